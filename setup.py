@@ -1,0 +1,36 @@
+"""Build of the compiled kernel engine (Cython + OpenMP); metadata lives in pyproject.toml."""
+import sys
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+if sys.platform == "darwin":
+    openmp = {"extra_compile_args": ["-O3", "-Xpreprocessor", "-fopenmp"], "extra_link_args": ["-lomp"]}
+elif sys.platform == "win32":
+    openmp = {"extra_compile_args": ["/O2", "/openmp"], "extra_link_args": []}
+else:
+    openmp = {"extra_compile_args": ["-O3", "-fopenmp"], "extra_link_args": ["-fopenmp"]}
+
+extensions = [
+    Extension(
+        "spacy_convkernels.kernels._tree_engine",
+        ["spacy_convkernels/kernels/_tree_engine.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        **openmp,
+    )
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+        },
+    )
+)

@@ -1,0 +1,32 @@
+"""Exceptions raised by spacy-convkernels.
+
+Every error a user can cause derives from :class:`ConvKernelsError`, and its message
+says what was wrong and where (position in a string, file and line in a corpus).
+"""
+
+
+class ConvKernelsError(Exception):
+    """Base class of every error raised by spacy-convkernels."""
+
+
+class TreeParseError(ConvKernelsError, ValueError):
+    """A bracket string is not a well-formed tree; ``position`` is the 0-based offset."""
+
+    def __init__(self, message: str, text: str, position: int):
+        self.text = text
+        self.position = position
+        context = text[max(0, position - 20) : position + 20]
+        super().__init__(f"{message} at position {position}: ...{context!s}...")
+
+
+class InvalidTreeError(ConvKernelsError, ValueError):
+    """A tree was built from an unusable label or child."""
+
+
+class CorpusFormatError(ConvKernelsError, ValueError):
+    """A corpus file holds a malformed record; ``path`` and ``line`` (1-based) locate it."""
+
+    def __init__(self, message: str, path, line: int):
+        self.path = str(path)
+        self.line = line
+        super().__init__(f"{self.path}, line {line}: {message}")

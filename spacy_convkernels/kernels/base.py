@@ -1,0 +1,116 @@
+"""The kernel API shared by every kernel of the package.
+
+A kernel compares two structures. Subclasses say how a list of structures is prepared
+for the compiled engine (``_prepare``) and how the engine computes raw values
+(``_block`` for a Gram block, ``_pairs`` for chosen pairs); this class adds
+normalization, self-kernel reuse, thread counts and input checks, in the manner of
+GraKeL's ``Kernel`` and scikit-learn's estimators (the constructor only stores
+parameters; ``get_params``/``set_params``/``clone`` work).
+"""
+import os
+from typing import Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from ..errors import ConvKernelsError
+
+
+class StructureTypeError(ConvKernelsError, TypeError):
+    """A kernel was given something that is not the structure type it compares."""
+
+
+class InvalidParameterError(ConvKernelsError, ValueError):
+    """A kernel parameter is out of its range."""
+
+
+def n_threads(n_jobs) -> int:
+    """Threads for ``n_jobs``: None or -1 = every core, k > 0 = k, -k = cores + 1 - k (as joblib)."""
+    cores = os.cpu_count() or 1
+    if n_jobs is None:
+        return cores
+    if not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise InvalidParameterError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
+    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+
+
+def normalize_block(K: np.ndarray, diag_a: np.ndarray, diag_b: np.ndarray) -> np.ndarray:
+    """K(a, b) / sqrt(K(a, a) K(b, b)), and 0 where a self-kernel is 0 (in place)."""
+    scale = np.sqrt(np.multiply.outer(diag_a, diag_b)) if K.ndim == 2 else np.sqrt(diag_a * diag_b)
+    np.divide(K, scale, out=K, where=scale > 0)
+    K[scale == 0] = 0.0
+    return K
+
+
+class Kernel(BaseEstimator):
+    """Base class: ``kernel(a, b)``, ``kernel.gram(X, Y)``, ``kernel.diag(X)``, ``kernel.pairs(X, pairs)``."""
+
+    structure_type: type = object
+
+    def __call__(self, a, b, normalize: bool = True) -> float:
+        """K(a, b), normalized by default."""
+        return float(self.pairs([a, b], [(0, 1)], normalize=normalize, n_jobs=1)[0])
+
+    def gram(self, X: Sequence, Y: Sequence = None, normalize: bool = True, n_jobs=None) -> np.ndarray:
+        """The Gram matrix K[i, j] = K(X[i], Y[j]) (Y = X when None), float64.
+
+        Each self-kernel needed for normalization is computed once per structure; with
+        ``Y=None`` only the upper triangle is computed.
+        """
+        threads = n_threads(n_jobs)
+        A = self._prepare(X)
+        if Y is None:
+            K = self._block(A, A, True, threads)
+            if normalize:
+                d = K.diagonal().copy()
+                normalize_block(K, d, d)
+            return K
+        B = self._prepare(Y)
+        K = self._block(A, B, False, threads)
+        if normalize:
+            normalize_block(K, self._self_kernels(A, threads), self._self_kernels(B, threads))
+        return K
+
+    def diag(self, X: Sequence, n_jobs=None) -> np.ndarray:
+        """Unnormalized self-kernels K(x, x)."""
+        return self._self_kernels(self._prepare(X), n_threads(n_jobs))
+
+    def pairs(self, X: Sequence, index_pairs, normalize: bool = True, n_jobs=None) -> np.ndarray:
+        """K(X[i], X[j]) for each (i, j) in ``index_pairs``; self-kernels once per structure used."""
+        threads = n_threads(n_jobs)
+        index = np.asarray(index_pairs, dtype=np.int64).reshape(-1, 2)
+        if index.size and (index.min() < 0 or index.max() >= len(X)):
+            raise IndexError(f"index_pairs refer to structures outside 0..{len(X) - 1}")
+        A = self._prepare(X)
+        i, j = np.ascontiguousarray(index[:, 0]), np.ascontiguousarray(index[:, 1])
+        K = self._pairs(A, A, i, j, threads)
+        if normalize:
+            used = np.unique(index)
+            self_k = np.zeros(len(X))
+            self_k[used] = self._pairs(A, A, used, used, threads)
+            normalize_block(K, self_k[i], self_k[j])
+        return K
+
+    def _self_kernels(self, prepared, threads: int) -> np.ndarray:
+        every = np.arange(len(prepared), dtype=np.int64)
+        return self._pairs(prepared, prepared, every, every, threads)
+
+    def _check_structures(self, X: Sequence) -> list:
+        X = list(X)
+        for k, x in enumerate(X):
+            if not isinstance(x, self.structure_type):
+                raise StructureTypeError(
+                    f"{type(self).__name__} compares {self.structure_type.__name__} objects; "
+                    f"item {k} is {type(x).__name__}"
+                )
+        return X
+
+    # subclass hooks
+    def _prepare(self, X: Sequence):
+        raise NotImplementedError
+
+    def _block(self, A, B, symmetric: bool, threads: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _pairs(self, A, B, index_a: np.ndarray, index_b: np.ndarray, threads: int) -> np.ndarray:
+        raise NotImplementedError

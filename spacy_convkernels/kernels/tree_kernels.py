@@ -1,0 +1,109 @@
+"""Tree kernels over :class:`~spacy_convkernels.Tree`: ST, SST and PTK, with KeLP's conventions.
+
+K(T1, T2) = sum over node pairs (n1, n2) of Delta(n1, n2). Leaves are nodes in their own
+right (KeLP's ``includeLeaves``), so pairs of equal leaves count too. The Delta recursions
+are documented with the compiled engine (``_tree_engine.pyx``); here they are:
+
+- ST and SST match nodes by *production*: a node's full label followed by its children's
+  labels (KeLP's ``TreeNode.getProduction``). Delta = lam * prod over aligned children.
+- PTK matches nodes by label *content*, the text after ``##`` (``SYNT##nsubj`` and
+  ``nsubj`` match), as KeLP's ``getTextFromData``.
+
+Normalization is K(a, b) / sqrt(K(a, a) K(b, b)), 0 when a self-kernel is 0.
+"""
+import numpy as np
+
+from ..structures.tree import Tree
+from . import _tree_engine
+from .base import InvalidParameterError, Kernel
+
+_SUBTREE_KELP, _SUBTREE_TEXTBOOK, _SUBSET_TREE, _PARTIAL_TREE = 0, 1, 2, 3
+
+
+class _CompiledTreeKernel(Kernel):
+    """Common plumbing of the kernels computed by ``_tree_engine``."""
+
+    structure_type = Tree
+    _match_key = "production"
+
+    def _engine_params(self):
+        """(kind, lam, mu, terminal_factor) for the engine, after checking ranges."""
+        raise NotImplementedError
+
+    def _prepare(self, X):
+        trees = self._check_structures(X)
+        return _tree_engine.PackedTrees([t.compiled for t in trees], self._match_key)
+
+    def _block(self, A, B, symmetric, threads):
+        return _tree_engine.tree_gram(*self._engine_params(), A, B, symmetric, threads)
+
+    def _pairs(self, A, B, index_a, index_b, threads):
+        return _tree_engine.tree_pairs(*self._engine_params(), A, B, index_a, index_b, threads)
+
+
+def _positive(name, value):
+    if not value > 0:
+        raise InvalidParameterError(f"{name} must be > 0, got {value!r}")
+    return float(value)
+
+
+class SubtreeKernel(_CompiledTreeKernel):
+    """Subtree kernel (ST, Vishwanathan & Smola 2003): common complete subtrees.
+
+    Delta(n1, n2) = 0 if the productions differ, else lam * prod_k f(c1k, c2k).
+
+    ``variant="kelp"`` (default) is KeLP's ``SubTreeKernel`` (reference ``stk``): f =
+    Delta(c1k, c2k) when both children are internal with equal productions, and 1
+    otherwise, including two internal children with equal labels but different
+    productions. ``variant="textbook"`` is the definition: f = 1 for two leaves, else
+    Delta(c1k, c2k), which is 0 when the productions differ.
+    """
+
+    def __init__(self, lam: float = 0.4, variant: str = "kelp"):
+        self.lam = lam
+        self.variant = variant
+
+    def _engine_params(self):
+        kinds = {"kelp": _SUBTREE_KELP, "textbook": _SUBTREE_TEXTBOOK}
+        if self.variant not in kinds:
+            raise InvalidParameterError(f"variant must be 'kelp' or 'textbook', got {self.variant!r}")
+        return kinds[self.variant], _positive("lam", self.lam), 1.0, 1.0
+
+
+class SubsetTreeKernel(_CompiledTreeKernel):
+    """Subset-tree kernel (SST, Collins & Duffy 2002), leaves included (KeLP ``sstk``).
+
+    Delta(n1, n2) = 0 if the productions differ, else lam * prod_k (1 + Delta(c1k, c2k)),
+    where the factor is 1 unless both children are internal with equal productions.
+    A pair of equal leaves gives lam.
+    """
+
+    def __init__(self, lam: float = 0.4):
+        self.lam = lam
+
+    def _engine_params(self):
+        return _SUBSET_TREE, _positive("lam", self.lam), 1.0, 1.0
+
+
+class PartialTreeKernel(_CompiledTreeKernel):
+    """Partial tree kernel (PTK, Moschitti 2006), with KeLP's terminal factor (``ptk``).
+
+    Nodes match by label content. For equal contents, Delta = mu * lam^2 *
+    terminal_factor when either node is a leaf, else mu * (lam^2 + sum over pairs of
+    equal-length child subsequences J1, J2 of lam^(gaps(J1) + gaps(J2)) * prod_k
+    Delta(c1[J1k], c2[J2k])), with gaps the children skipped inside a subsequence and
+    no cap on its length.
+    """
+
+    _match_key = "content"
+
+    def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0):
+        self.lam = lam
+        self.mu = mu
+        self.terminal_factor = terminal_factor
+
+    def _engine_params(self):
+        if not self.terminal_factor >= 0:
+            raise InvalidParameterError(f"terminal_factor must be >= 0, got {self.terminal_factor!r}")
+        return (_PARTIAL_TREE, _positive("lam", self.lam), _positive("mu", self.mu),
+                float(self.terminal_factor))

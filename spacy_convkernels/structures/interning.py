@@ -1,0 +1,47 @@
+"""Process-wide tables that map labels, label contents and productions to int32 ids.
+
+The compiled engine compares integers, never strings: two nodes match when their ids
+are equal. Ids are stable for the life of the process and are never pickled (a
+structure sent to another process is recompiled there).
+"""
+import threading
+from typing import Hashable, Iterable, List
+
+
+class Interner:
+    """Assigns consecutive ids to hashable keys, in order of first appearance."""
+
+    def __init__(self):
+        self._ids = {}
+        self._keys = []
+        self._lock = threading.Lock()
+
+    def ids(self, keys: Iterable[Hashable]) -> List[int]:
+        """The ids of ``keys``, adding the new ones."""
+        table = self._ids
+        with self._lock:
+            out = []
+            for key in keys:
+                i = table.get(key)
+                if i is None:
+                    i = table[key] = len(self._keys)
+                    self._keys.append(key)
+                out.append(i)
+            return out
+
+    def key(self, i: int) -> Hashable:
+        return self._keys[i]
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+def label_content(label: str) -> str:
+    """KeLP's node content: the text after the first ``##`` (``SYNT##nsubj`` -> ``nsubj``)."""
+    head, sep, tail = label.partition("##")
+    return tail if sep else label
+
+
+LABELS = Interner()
+CONTENTS = Interner()
+PRODUCTIONS = Interner()
