@@ -20,7 +20,7 @@ Everything below the Python entry points runs without the GIL; Gram blocks are s
 over threads with OpenMP, each thread owning one grow-only :c:type:`Workspace`.
 """
 from cython.parallel cimport parallel, prange
-from libc.math cimport NAN
+from libc.math cimport NAN, sqrt
 from libc.stdlib cimport free, malloc, realloc
 
 import numpy as np
@@ -378,23 +378,29 @@ def tree_gram(int kind, double lam, double mu, double terminal_factor,
 
 
 def tree_pairs(int kind, double lam, double mu, double terminal_factor,
-               PackedTrees A, PackedTrees B, const long long[::1] index_a,
-               const long long[::1] index_b, int n_threads):
-    """Unnormalized K(A[index_a[k]], B[index_b[k]]) for every k."""
+               PackedTrees A, PackedTrees B, const long long[:, ::1] index,
+               const double[::1] self_a, const double[::1] self_b, int n_threads):
+    """K(A[index[k, 0]], B[index[k, 1]]) for every k; normalized by the self-kernels
+    ``self_a``/``self_b`` (indexed like A and B) unless they are None."""
     cdef Params prm = make_params(kind, lam, mu, terminal_factor)
-    cdef Py_ssize_t n = index_a.shape[0], k
+    cdef Py_ssize_t n = index.shape[0], k
+    cdef bint normalize = self_a is not None
     out = np.zeros(n, dtype=np.float64)
     cdef double[::1] values = out
     cdef Workspace* ws
     cdef TreeView va, vb
+    cdef double scale
     if n == 0:
         return out
     with nogil, parallel(num_threads=n_threads):
         ws = workspace_new()
         for k in prange(n, schedule="dynamic", chunksize=64):
-            va = tree_view(&A.packed, index_a[k])
-            vb = tree_view(&B.packed, index_b[k])
+            va = tree_view(&A.packed, index[k, 0])
+            vb = tree_view(&B.packed, index[k, 1])
             values[k] = tree_kernel(ws, &prm, &va, &vb) if ws != NULL else NAN
+            if normalize:
+                scale = self_a[index[k, 0]] * self_b[index[k, 1]]
+                values[k] = values[k] / sqrt(scale) if scale > 0 else 0.0
         workspace_free(ws)
     _check(out)
     return out

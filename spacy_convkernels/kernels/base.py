@@ -35,8 +35,8 @@ def n_threads(n_jobs) -> int:
 
 
 def normalize_block(K: np.ndarray, diag_a: np.ndarray, diag_b: np.ndarray) -> np.ndarray:
-    """K(a, b) / sqrt(K(a, a) K(b, b)), and 0 where a self-kernel is 0 (in place)."""
-    scale = np.sqrt(np.multiply.outer(diag_a, diag_b)) if K.ndim == 2 else np.sqrt(diag_a * diag_b)
+    """K[i, j] / sqrt(K(a_i, a_i) K(b_j, b_j)), and 0 where a self-kernel is 0 (in place)."""
+    scale = np.sqrt(np.multiply.outer(diag_a, diag_b))
     np.divide(K, scale, out=K, where=scale > 0)
     K[scale == 0] = 0.0
     return K
@@ -78,22 +78,22 @@ class Kernel(BaseEstimator):
     def pairs(self, X: Sequence, index_pairs, normalize: bool = True, n_jobs=None) -> np.ndarray:
         """K(X[i], X[j]) for each (i, j) in ``index_pairs``; self-kernels once per structure used."""
         threads = n_threads(n_jobs)
-        index = np.asarray(index_pairs, dtype=np.int64).reshape(-1, 2)
+        index = np.ascontiguousarray(np.asarray(index_pairs, dtype=np.int64).reshape(-1, 2))
         if index.size and (index.min() < 0 or index.max() >= len(X)):
             raise IndexError(f"index_pairs refer to structures outside 0..{len(X) - 1}")
         A = self._prepare(X)
-        i, j = np.ascontiguousarray(index[:, 0]), np.ascontiguousarray(index[:, 1])
-        K = self._pairs(A, A, i, j, threads)
+        self_k = None
         if normalize:
-            used = np.unique(index)
+            used = np.zeros(len(X), dtype=bool)
+            used[index.ravel()] = True
+            used = np.flatnonzero(used)
             self_k = np.zeros(len(X))
-            self_k[used] = self._pairs(A, A, used, used, threads)
-            normalize_block(K, self_k[i], self_k[j])
-        return K
+            self_k[used] = self._pairs(A, A, np.repeat(used, 2).reshape(-1, 2), threads)
+        return self._pairs(A, A, index, threads, self_k, self_k)
 
     def _self_kernels(self, prepared, threads: int) -> np.ndarray:
-        every = np.arange(len(prepared), dtype=np.int64)
-        return self._pairs(prepared, prepared, every, every, threads)
+        every = np.repeat(np.arange(len(prepared), dtype=np.int64), 2).reshape(-1, 2)
+        return self._pairs(prepared, prepared, every, threads)
 
     def _check_structures(self, X: Sequence) -> list:
         X = list(X)
@@ -112,5 +112,7 @@ class Kernel(BaseEstimator):
     def _block(self, A, B, symmetric: bool, threads: int) -> np.ndarray:
         raise NotImplementedError
 
-    def _pairs(self, A, B, index_a: np.ndarray, index_b: np.ndarray, threads: int) -> np.ndarray:
+    def _pairs(self, A, B, index: np.ndarray, threads: int, self_a=None, self_b=None) -> np.ndarray:
+        """K(A[i], B[j]) for the rows (i, j) of ``index``, divided by sqrt(self_a[i] self_b[j])
+        (0 where that is 0) when self-kernels are given."""
         raise NotImplementedError

@@ -37,8 +37,8 @@ class _CompiledTreeKernel(Kernel):
     def _block(self, A, B, symmetric, threads):
         return _tree_engine.tree_gram(*self._engine_params(), A, B, symmetric, threads)
 
-    def _pairs(self, A, B, index_a, index_b, threads):
-        return _tree_engine.tree_pairs(*self._engine_params(), A, B, index_a, index_b, threads)
+    def _pairs(self, A, B, index, threads, self_a=None, self_b=None):
+        return _tree_engine.tree_pairs(*self._engine_params(), A, B, index, self_a, self_b, threads)
 
 
 def _positive(name, value):

@@ -1,0 +1,57 @@
+"""Random trees for the reference tests, including the awkward shapes."""
+import numpy as np
+
+from spacy_convkernels import Tree
+
+# typed labels whose contents collide across types (A##x and B##x share the content x)
+ALPHABET = ["A##x", "B##x", "A##y", "B##z", "w", "A##w", "C##y"]
+
+
+def random_tree(rng: np.random.Generator, n_nodes: int, labels=ALPHABET, max_children: int = 4) -> Tree:
+    """A random tree of ``n_nodes`` nodes: each new node hangs under a random earlier node."""
+    parent = [-1] + [int(rng.integers(0, i)) for i in range(1, n_nodes)]
+    children = [[] for _ in range(n_nodes)]
+    for node in range(1, n_nodes):
+        p = parent[node]
+        while len(children[p]) >= max_children:  # respect the fan-out by descending
+            p = children[p][int(rng.integers(0, len(children[p])))]
+        children[p].append(node)
+    built = [None] * n_nodes
+    for node in reversed(range(n_nodes)):  # children have larger numbers than parents
+        label = labels[int(rng.integers(0, len(labels)))]
+        built[node] = Tree(label, [built[c] for c in children[node]])
+    return built[0]
+
+
+def wide_tree(rng, n_children: int, labels=ALPHABET) -> Tree:
+    """A root with ``n_children`` children, some with a child of their own."""
+    kids = []
+    for _ in range(n_children):
+        label = labels[int(rng.integers(0, len(labels)))]
+        grandkids = [Tree(labels[int(rng.integers(0, len(labels)))])] if rng.random() < 0.5 else []
+        kids.append(Tree(label, grandkids))
+    return Tree(labels[int(rng.integers(0, 2))], kids)
+
+
+def chain(rng, depth: int, labels=ALPHABET) -> Tree:
+    """A path of ``depth`` nodes, sometimes with an extra leaf on the way."""
+    node = Tree(labels[int(rng.integers(0, len(labels)))])
+    for _ in range(depth - 1):
+        extra = [Tree(labels[int(rng.integers(0, len(labels)))])] if rng.random() < 0.1 else []
+        node = Tree(labels[int(rng.integers(0, len(labels)))], [node] + extra)
+    return node
+
+
+def random_pairs(seed: int, n_pairs: int):
+    """``n_pairs`` tree pairs mixing ordinary, wide (30+ children), deep (200+) and single-node trees."""
+    rng = np.random.default_rng(seed)
+    makers = [
+        lambda: random_tree(rng, int(rng.integers(1, 40))),
+        lambda: random_tree(rng, int(rng.integers(20, 60)), labels=ALPHABET[:2], max_children=3),
+        lambda: wide_tree(rng, int(rng.integers(30, 36))),
+        lambda: chain(rng, int(rng.integers(200, 230))),
+        lambda: Tree(ALPHABET[int(rng.integers(0, len(ALPHABET)))]),
+    ]
+    weights = np.array([0.55, 0.2, 0.1, 0.1, 0.05])
+    pick = lambda: makers[int(rng.choice(len(makers), p=weights))]()
+    return [(pick(), pick()) for _ in range(n_pairs)]

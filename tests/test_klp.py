@@ -1,0 +1,74 @@
+import gzip
+
+import numpy as np
+import pytest
+
+from spacy_convkernels import ConvKernelsError, CorpusFormatError, Tree
+from spacy_convkernels.corpora import parse_klp_line, read_klp
+
+from conftest import CORPORA
+
+SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
+
+
+def test_reads_the_bundled_sample():
+    examples = list(read_klp(SAMPLE))
+    assert len(examples) == 60
+    first = examples[0]
+    assert first.labels == ("NUM",)
+    assert first.texts == {"quest": "How far is it from Denver to Aspen ?"}
+    assert set(first.trees) == {"grct", "lct", "loct", "cgrct", "clct"}
+    assert all(isinstance(t, Tree) for t in first.trees.values())
+    assert first.vectors["bow"]["_?__."] == 1.0  # feature "_?__." written "_?__.:1.0"
+    assert first.vectors["bow"]["_denver__n"] == 1.0
+    assert str(first.trees["loct"]) == (
+        "(LEX##be::v(LEX##far::r(LEX##how::w))(LEX##it::p)(LEX##denver::n(LEX##aspen::n)))"
+    )
+
+
+def test_reads_the_full_qc_files(qc_dir):
+    train = list(read_klp(qc_dir / "train_5500.coarse.klp.gz"))
+    test = list(read_klp(qc_dir / "TREC_10.coarse.klp.gz"))
+    assert (len(train), len(test)) == (5452, 500)
+    assert {e.labels[0] for e in train} == {"ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM"}
+
+
+def test_all_kinds_and_unnamed_representations():
+    example = parse_klp_line("A B |BV| f:1 g:x:2.5 |EV| |BDV:d| 1 2.5 -3 |EDV| |BT| (S(x)) |ET| |BT| (T) |ET| |BS:s| a  b |ES|")
+    assert example.labels == ("A", "B")
+    assert example.vectors["0"] == {"f": 1.0, "g:x": 2.5}
+    np.testing.assert_array_equal(example.vectors["d"], [1.0, 2.5, -3.0])
+    assert [str(example.trees[k]) for k in ("0", "1")] == ["(S(x))", "(T)"]
+    assert example.texts == {"s": "a  b"}
+
+
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        ("NUM just a label\n", "no representation"),
+        ("NUM |BT:t| (S(x)) \n", "not closed"),
+        ("NUM |BT:t| (S(x)) |EV|\n", "not closed"),
+        ("NUM |ET| |BT:t| (S) |ET|\n", "without a matching begin"),
+        ("NUM |BT:t| (S(x) |ET|\n", "tree 't'"),
+        ("NUM |BV:v| a:1 b |EV|\n", "is not feature:value"),
+        ("NUM |BV:v| a:one |EV|\n", "is not feature:value"),
+        ("NUM |BDV:v| 1 two |EDV|\n", "non-number"),
+        ("NUM |BT:t| (S) |ET| junk |BS:s| x |ES|\n", "unexpected text"),
+        ("NUM |BT:t| (S) |ET| |BT:t| (S) |ET|\n", "two representations named 't'"),
+        ("NUM |BT:t| (S) |ET| trailing\n", "after the last"),
+    ],
+)
+def test_malformed_line_names_file_and_line(tmp_path, line, words):
+    path = tmp_path / "bad.klp.gz"
+    good = "NUM |BT:t| (S(x)) |ET|\n"
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        out.write(good + "\n" + good + line + good)
+    reader = read_klp(path)
+    assert len([next(reader), next(reader)]) == 2
+    with pytest.raises(CorpusFormatError) as info:
+        next(reader)
+    error = info.value
+    assert isinstance(error, ConvKernelsError)
+    assert error.line == 4 and error.path == str(path)
+    assert f"{path}, line 4" in str(error)
+    assert words in str(error)
