@@ -11,6 +11,26 @@ import sys
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
 
 
+class Node:
+    """A plain nested node, so the references rely on nothing but ``label`` and ``children``."""
+
+    def __init__(self, label, children):
+        self.label = label
+        self.children = children
+
+
+def nested(tree):
+    """The Node copy of a Tree (recursive: fine for the depths of the tests)."""
+    return Node(tree.label, [nested(child) for child in tree.children])
+
+
+def same_shape(x, y):
+    """Whether two Nodes are the same labelled ordered tree."""
+    return x.label == y.label and len(x.children) == len(y.children) and all(
+        same_shape(a, b) for a, b in zip(x.children, y.children)
+    )
+
+
 def content(label):
     """KeLP's label content: the text after the first ``##``."""
     head, sep, tail = label.partition("##")
@@ -33,6 +53,7 @@ def nodes(tree):
 
 def convolution(delta, a, b):
     """K(a, b) = sum over all node pairs of delta, with a cache per (node, node)."""
+    a, b = nested(a), nested(b)
     cache = {}
 
     def cached(x, y):
@@ -75,9 +96,9 @@ def subtree_textbook(a, b, lam=0.4):
 def subtree_textbook_brute(a, b, lam=0.4):
     """Textbook ST by its meaning: pairs of identical complete subtrees, weight lam^max(1, internal nodes)."""
     total = 0.0
-    for x in nodes(a):
-        for y in nodes(b):
-            if str(x) == str(y):
+    for x in nodes(nested(a)):
+        for y in nodes(nested(b)):
+            if same_shape(x, y):
                 internal = sum(1 for n in nodes(x) if n.children)
                 total += lam ** max(1, internal)
     return total

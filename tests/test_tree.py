@@ -18,9 +18,24 @@ def test_parse_structure():
     assert [c.label for c in tree.children] == ["NP", "VP"]
     assert tree.children[0].children[0].label == "DT##the::d"
     assert tree.children[1].is_leaf
-    assert [n.label for n in tree.nodes()] == ["S", "NP", "DT##the::d", "VP"]
-    assert [n.label for n in tree.leaves()] == ["DT##the::d", "VP"]
+    assert tree.labels == ("S", "NP", "DT##the::d", "VP")
+    assert tree.parents == (-1, 0, 1, 0)
+    assert tree.subtree(1) == Tree.from_string("(NP(DT##the::d))")
     assert tree.n_nodes == 4
+    assert Tree.from_flat(tree.labels, tree.parents) == tree
+
+
+def test_constructor_and_flat_form_agree():
+    built = Tree("A", [Tree("B", [Tree("C"), Tree("D")]), Tree("E"), Tree("F", [Tree("G", [Tree("H")])])])
+    parsed = Tree.from_string("(A(B(C)(D))(E)(F(G(H))))")
+    assert built == parsed and hash(built) == hash(parsed)
+    assert built.parents == (-1, 0, 1, 1, 0, 0, 5, 6)
+    assert [str(c) for c in built.children] == ["(B(C)(D))", "(E)", "(F(G(H)))"]
+    assert built.subtree(5).children[0] == Tree("G", [Tree("H")])
+    for labels, parents in [((), ()), (("A", "B"), (-1,)), (("A", "B"), (0, 0)), (("A", "B", "C"), (-1, 0, 3)),
+                            (("A", "B", "C", "D"), (-1, 0, 0, 1))]:
+        with pytest.raises(InvalidTreeError):
+            Tree.from_flat(labels, parents)
 
 
 def test_kelp_label_characters_survive():
@@ -67,7 +82,7 @@ def test_immutable_hashable_picklable():
     with pytest.raises(AttributeError):
         tree.label = "X"
     with pytest.raises(AttributeError):
-        tree.children[0].extra = 1
+        tree.children[0]._labels = ("X",)
     assert tree == Tree("A", [Tree("B"), Tree("C", [Tree("D")])])
     assert len({tree, Tree.from_string("(A(B)(C(D)))")}) == 1
     assert pickle.loads(pickle.dumps(tree)) == tree
@@ -85,7 +100,9 @@ def test_immutable_hashable_picklable():
         ("A(B)", 0),
         ("(A(B)x)", 1 + 4),  # bare word after children is a leaf: fine; see next test
         ("()", 0),
-        ("(A(()))", 3),
+        ("(A(()))", 2),
+        ("(A(B)) (C)", 7),
+        ("(A(B)) x", 7),
     ],
 )
 def test_malformed_strings_name_the_position(text, position):

@@ -1,48 +1,63 @@
 """An immutable labelled ordered tree, its bracket notation and its compiled form."""
 import re
-from typing import Iterator, Sequence
+from typing import Iterable, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import InvalidTreeError, TreeParseError
 from .interning import CONTENTS, LABELS, PRODUCTIONS, label_content
 
-_TOKEN = re.compile(r"\(|\)|[^\s()]+|\s+")
+_TOKEN = re.compile(r"\(|\)|[^\s()]+|\s+")  # covers every character, so offsets can be recovered
 _FORBIDDEN = re.compile(r"[\s()]")
 
 
 class Tree:
     """An immutable labelled ordered tree.
 
-    ``Tree(label, children)`` builds a node; ``Tree.from_string`` reads the bracket
-    notation ``(LABEL child child ...)`` and ``str(tree)`` writes it back in KeLP's
-    compact form ``(LABEL(child)(child))``. Every operation is iterative, so trees of
-    any depth are safe. Equality and hashing follow the bracket string. A tree is
-    compiled once, on first use by a kernel, into flat integer arrays
+    Stored flat, in preorder: ``labels[i]`` is the label of node i and ``parents[i]`` the
+    index of its parent (-1 for the root); the children of a node are in order, and a
+    subtree is a contiguous run of nodes. No operation is recursive, so trees of any
+    depth are safe, and a corpus of trees is a few tuples per tree.
+
+    ``Tree(label, children)`` builds a tree from subtrees; ``Tree.from_string`` reads the
+    bracket notation ``(LABEL child child ...)`` and ``str(tree)`` writes KeLP's compact
+    form ``(LABEL(child)(child))``. Equality and hashing follow labels and shape. A tree
+    is compiled once, on first use by a kernel, into flat integer arrays
     (:class:`CompiledTree`).
     """
 
-    __slots__ = ("label", "children", "_text", "_compiled")
+    __slots__ = ("_labels", "_parents", "_text", "_hash", "_compiled")
 
     def __init__(self, label: str, children: Sequence["Tree"] = ()):
-        if not isinstance(label, str) or not label or _FORBIDDEN.search(label):
-            raise InvalidTreeError(
-                f"a tree label must be a non-empty string without spaces or parentheses, got {label!r}"
-            )
-        children = tuple(children)
+        _check_label(label)
+        labels, parents = [label], [-1]
         for child in children:
             if not isinstance(child, Tree):
                 raise InvalidTreeError(f"children of {label!r} must be Tree objects, got {type(child).__name__}")
-        set_ = object.__setattr__
-        set_(self, "label", label)
-        set_(self, "children", children)
-        set_(self, "_text", None)
-        set_(self, "_compiled", None)
+            offset = len(labels)
+            labels.extend(child._labels)
+            parents.append(0)
+            parents.extend(p + offset for p in child._parents[1:])
+        _init(self, tuple(labels), tuple(parents))
 
-    def __setattr__(self, name, value):
-        raise AttributeError("Tree is immutable")
-
-    __delattr__ = __setattr__
+    @classmethod
+    def from_flat(cls, labels: Iterable[str], parents: Iterable[int]) -> "Tree":
+        """A tree from preorder labels and parent indices (-1 for the root), checked."""
+        labels, parents = tuple(labels), tuple(int(p) for p in parents)
+        if not labels or len(labels) != len(parents):
+            raise InvalidTreeError("labels and parents must be non-empty and of equal length")
+        for label in labels:
+            _check_label(label)
+        if parents[0] != -1:
+            raise InvalidTreeError("node 0 must be the root (parent -1)")
+        open_nodes = [0]  # the path from the root to the last node: where a preorder node may hang
+        for i in range(1, len(parents)):
+            while open_nodes and open_nodes[-1] != parents[i]:
+                open_nodes.pop()
+            if not open_nodes:
+                raise InvalidTreeError(f"parents are not a preorder tree: node {i} hangs under {parents[i]}")
+            open_nodes.append(i)
+        return cls._trusted(labels, parents)
 
     @classmethod
     def from_string(cls, text: str) -> "Tree":
@@ -52,52 +67,116 @@ class Tree:
         """
         if not isinstance(text, str):
             raise TypeError(f"Tree.from_string expects str, got {type(text).__name__}")
-        stack = []  # [label, children, start] of the open nodes
-        root = None
-        for match in _TOKEN.finditer(text):
-            token = match.group()
-            position = match.start()
-            if token.isspace():
-                continue
-            if root is not None:
-                raise TreeParseError("text after the end of the tree", text, position)
-            if token == "(":
-                stack.append([None, [], position])
+        tokens = _TOKEN.findall(text)
+
+        def fail(message, k):
+            raise TreeParseError(message, text, sum(map(len, tokens[:k])))
+
+        labels, parents = [], []
+        open_nodes = []  # (node, token index of its '(')
+        pending = None  # token index of a '(' still waiting for its label
+        for k, token in enumerate(tokens):
+            if pending is not None:
+                if token.isspace():
+                    continue
+                if token in "()":
+                    fail("node without a label", pending)
+                parents.append(open_nodes[-1][0] if open_nodes else -1)
+                open_nodes.append((len(labels), pending))
+                labels.append(token)
+                pending = None
+            elif token == "(":
+                if labels and not open_nodes:
+                    fail("text after the end of the tree", k)
+                pending = k
             elif token == ")":
-                if not stack:
-                    raise TreeParseError("unbalanced ')'", text, position)
-                label, children, start = stack.pop()
-                if label is None:
-                    raise TreeParseError("node without a label", text, start)
-                node = cls(label, children)
-                if stack:
-                    stack[-1][1].append(node)
-                else:
-                    root = node
-            elif not stack:
-                raise TreeParseError("expected '('", text, position)
-            elif stack[-1][0] is None:
-                stack[-1][0] = token
+                if not open_nodes:
+                    fail("unbalanced ')'", k)
+                open_nodes.pop()
+            elif token.isspace():
+                continue
+            elif open_nodes:
+                parents.append(open_nodes[-1][0])  # a bare word: a leaf
+                labels.append(token)
             else:
-                stack[-1][1].append(cls(token))
-        if stack:
-            raise TreeParseError("unclosed '('", text, stack[-1][2])
-        if root is None:
-            raise TreeParseError("empty tree string", text, 0)
-        return root
+                fail("text after the end of the tree" if labels else "expected '('", k)
+        if pending is not None:
+            fail("unclosed '('", pending)
+        if open_nodes:
+            fail("unclosed '('", open_nodes[-1][1])
+        if not labels:
+            fail("empty tree string", 0)
+        return cls._trusted(tuple(labels), tuple(parents))
+
+    @classmethod
+    def _trusted(cls, labels: Tuple[str, ...], parents: Tuple[int, ...]) -> "Tree":
+        """A tree from flat tuples already known to be valid (no checks)."""
+        tree = object.__new__(cls)
+        _init(tree, labels, parents)
+        return tree
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Tree is immutable")
+
+    __delattr__ = __setattr__
+
+    @property
+    def label(self) -> str:
+        return self._labels[0]
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        """Every node's label, in preorder."""
+        return self._labels
+
+    @property
+    def parents(self) -> Tuple[int, ...]:
+        """Every node's parent index in preorder (-1 for the root)."""
+        return self._parents
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self._labels)
+
+    @property
+    def is_leaf(self) -> bool:
+        return len(self._labels) == 1
+
+    @property
+    def children(self) -> Tuple["Tree", ...]:
+        """The subtrees under the root, left to right."""
+        sizes = self._sizes()
+        return tuple(self._subtree(i, sizes) for i, p in enumerate(self._parents) if p == 0)
+
+    def subtree(self, node: int) -> "Tree":
+        """The subtree rooted at preorder node ``node``."""
+        if not 0 <= node < len(self._labels):
+            raise IndexError(f"node {node} is not in a tree of {len(self._labels)} nodes")
+        return self._subtree(node, self._sizes())
+
+    def _sizes(self):
+        sizes = [1] * len(self._labels)
+        parents = self._parents
+        for i in range(len(sizes) - 1, 0, -1):
+            sizes[parents[i]] += sizes[i]
+        return sizes
+
+    def _subtree(self, node: int, sizes) -> "Tree":
+        end = node + sizes[node]
+        return Tree._trusted(self._labels[node:end], (-1, *[p - node for p in self._parents[node + 1 : end]]))
 
     def __str__(self) -> str:
         if self._text is None:
             parts = []
-            stack = [self]
-            while stack:
-                node = stack.pop()
-                if node is None:
+            open_nodes = []
+            for i, (label, parent) in enumerate(zip(self._labels, self._parents)):
+                while open_nodes and open_nodes[-1] != parent:
+                    open_nodes.pop()
                     parts.append(")")
-                    continue
-                parts.append("(" + node.label)
-                stack.append(None)
-                stack.extend(reversed(node.children))
+                parts.append("(")
+                parts.append(label)
+                open_nodes.append(i)
+            parts.append(")" * len(open_nodes))
             object.__setattr__(self, "_text", "".join(parts))
         return self._text
 
@@ -108,38 +187,37 @@ class Tree:
         return f"Tree({text!r})"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Tree) and (self is other or str(self) == str(other))
+        if not isinstance(other, Tree):
+            return NotImplemented
+        return self._labels == other._labels and self._parents == other._parents
 
     def __hash__(self) -> int:
-        return hash(str(self))
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash((self._labels, self._parents)))
+        return self._hash
 
     def __reduce__(self):
-        return (Tree.from_string, (str(self),))
-
-    @property
-    def is_leaf(self) -> bool:
-        return not self.children
-
-    def nodes(self) -> Iterator["Tree"]:
-        """All nodes in preorder (parents before children, children left to right)."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
-
-    def leaves(self) -> Iterator["Tree"]:
-        return (node for node in self.nodes() if not node.children)
-
-    @property
-    def n_nodes(self) -> int:
-        return self.compiled.n_nodes
+        return (Tree._trusted, (self._labels, self._parents))
 
     @property
     def compiled(self) -> "CompiledTree":
         if self._compiled is None:
-            object.__setattr__(self, "_compiled", CompiledTree(self))
+            object.__setattr__(self, "_compiled", CompiledTree(self._labels, self._parents))
         return self._compiled
+
+
+def _check_label(label):
+    if not isinstance(label, str) or not label or _FORBIDDEN.search(label):
+        raise InvalidTreeError(f"a tree label must be a non-empty string without spaces or parentheses, got {label!r}")
+
+
+def _init(tree: Tree, labels: tuple, parents: tuple):
+    set_ = object.__setattr__
+    set_(tree, "_labels", labels)
+    set_(tree, "_parents", parents)
+    set_(tree, "_text", None)
+    set_(tree, "_hash", None)
+    set_(tree, "_compiled", None)
 
 
 class CompiledTree:
@@ -162,32 +240,21 @@ class CompiledTree:
         "by_production", "rank_by_production", "by_content", "rank_by_content",
     )
 
-    def __init__(self, tree: Tree):
-        names = []
-        parents = []
-        stack = [(tree, -1)]
-        while stack:
-            node, parent = stack.pop()
-            index = len(names)
-            names.append(node.label)
-            parents.append(parent)
-            stack.extend((child, index) for child in reversed(node.children))
-        n = len(names)
+    def __init__(self, labels: Tuple[str, ...], parents: Tuple[int, ...]):
+        n = len(labels)
         parent = np.asarray(parents[1:], dtype=np.int64)
+        label_ids = LABELS.ids(labels)
         self.n_nodes = n
-        self.labels = np.asarray(LABELS.ids(names), dtype=np.int32)
-        self.contents = np.asarray(CONTENTS.ids(map(label_content, names)), dtype=np.int32)
+        self.labels = np.asarray(label_ids, dtype=np.int32)
+        self.contents = np.asarray(CONTENTS.ids(map(label_content, labels)), dtype=np.int32)
         self.child_ptr = np.zeros(n + 1, dtype=np.int32)
         np.cumsum(np.bincount(parent, minlength=n), out=self.child_ptr[1:])
         self.child_idx = (np.argsort(parent, kind="stable") + 1).astype(np.int32)
-        label_list = self.labels.tolist()
-        ptr = self.child_ptr.tolist()
-        kids = self.child_idx.tolist()
+        children = [[] for _ in range(n)]
+        for i, p in enumerate(parents[1:], start=1):
+            children[p].append(label_ids[i])
         self.productions = np.asarray(
-            PRODUCTIONS.ids(
-                (label_list[i], *[label_list[c] for c in kids[ptr[i] : ptr[i + 1]]]) for i in range(n)
-            ),
-            dtype=np.int32,
+            PRODUCTIONS.ids((label_ids[i], *kids) for i, kids in enumerate(children)), dtype=np.int32
         )
         self.by_production, self.rank_by_production = _sorted_order(self.productions)
         self.by_content, self.rank_by_content = _sorted_order(self.contents)
