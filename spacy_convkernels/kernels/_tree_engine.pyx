@@ -349,17 +349,21 @@ def _check(values):
 
 
 def tree_gram(int kind, double lam, double mu, double terminal_factor,
-              PackedTrees A, PackedTrees B, bint symmetric, int n_threads):
-    """Unnormalized Gram block K[r, c] = K(A[r], B[c]); with ``symmetric`` (A is B) only
-    the upper triangle is computed and mirrored."""
+              PackedTrees A, PackedTrees B, bint symmetric,
+              const double[::1] self_a, const double[::1] self_b, int n_threads):
+    """Gram block K[r, c] = K(A[r], B[c]), normalized by the self-kernels ``self_a``/``self_b``
+    unless they are None. With ``symmetric`` (A is B) only the upper triangle is computed,
+    then mirrored; normalized, its diagonal is 1 (0 for a zero self-kernel) without
+    recomputation."""
     cdef Params prm = make_params(kind, lam, mu, terminal_factor)
     cdef Py_ssize_t n_a = A.n_trees, n_b = B.n_trees
-    out = np.zeros((n_a, n_b), dtype=np.float64)
+    cdef bint normalize = self_a is not None
+    out = np.empty((n_a, n_b), dtype=np.float64)
     cdef double[:, ::1] K = out
     cdef Workspace* ws
     cdef Py_ssize_t r, c
     cdef TreeView va, vb
-    cdef double value
+    cdef double value, scale
     if n_a == 0 or n_b == 0:
         return out
     with nogil, parallel(num_threads=n_threads):
@@ -367,14 +371,36 @@ def tree_gram(int kind, double lam, double mu, double terminal_factor,
         for r in prange(n_a, schedule="dynamic"):
             va = tree_view(&A.packed, r)
             for c in range(r if symmetric else 0, n_b):
-                vb = tree_view(&B.packed, c)
-                value = tree_kernel(ws, &prm, &va, &vb) if ws != NULL else NAN
+                if normalize:
+                    scale = self_a[r] * self_b[c]
+                    if scale <= 0:
+                        value = 0.0
+                    elif symmetric and c == r:
+                        value = 1.0
+                    else:
+                        vb = tree_view(&B.packed, c)
+                        value = tree_kernel(ws, &prm, &va, &vb) if ws != NULL else NAN
+                        value = value / sqrt(scale)
+                else:
+                    vb = tree_view(&B.packed, c)
+                    value = tree_kernel(ws, &prm, &va, &vb) if ws != NULL else NAN
                 K[r, c] = value
-                if symmetric:
-                    K[c, r] = value
         workspace_free(ws)
+    if symmetric:
+        mirror_upper(K, n_threads)
     _check(out)
     return out
+
+
+cdef void mirror_upper(double[:, ::1] K, int n_threads) noexcept nogil:
+    """Copy the upper triangle onto the lower one, tile by tile to stay in cache."""
+    cdef Py_ssize_t n = K.shape[0], tile = 64, n_tiles = (n + tile - 1) // tile
+    cdef Py_ssize_t ti, tj, i, j
+    for ti in prange(n_tiles, num_threads=n_threads, schedule="dynamic"):
+        for tj in range(ti, n_tiles):
+            for i in range(ti * tile, min((ti + 1) * tile, n)):
+                for j in range(max(tj * tile, i + 1), min((tj + 1) * tile, n)):
+                    K[j, i] = K[i, j]
 
 
 def tree_pairs(int kind, double lam, double mu, double terminal_factor,

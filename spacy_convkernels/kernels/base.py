@@ -34,14 +34,6 @@ def n_threads(n_jobs) -> int:
     return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
 
 
-def normalize_block(K: np.ndarray, diag_a: np.ndarray, diag_b: np.ndarray) -> np.ndarray:
-    """K[i, j] / sqrt(K(a_i, a_i) K(b_j, b_j)), and 0 where a self-kernel is 0 (in place)."""
-    scale = np.sqrt(np.multiply.outer(diag_a, diag_b))
-    np.divide(K, scale, out=K, where=scale > 0)
-    K[scale == 0] = 0.0
-    return K
-
-
 class Kernel(BaseEstimator):
     """Base class: ``kernel(a, b)``, ``kernel.gram(X, Y)``, ``kernel.diag(X)``, ``kernel.pairs(X, pairs)``."""
 
@@ -59,17 +51,12 @@ class Kernel(BaseEstimator):
         """
         threads = n_threads(n_jobs)
         A = self._prepare(X)
-        if Y is None:
-            K = self._block(A, A, True, threads)
-            if normalize:
-                d = K.diagonal().copy()
-                normalize_block(K, d, d)
-            return K
-        B = self._prepare(Y)
-        K = self._block(A, B, False, threads)
+        B = A if Y is None else self._prepare(Y)
+        self_a = self_b = None
         if normalize:
-            normalize_block(K, self._self_kernels(A, threads), self._self_kernels(B, threads))
-        return K
+            self_a = self._self_kernels(A, threads)
+            self_b = self_a if Y is None else self._self_kernels(B, threads)
+        return self._block(A, B, Y is None, threads, self_a, self_b)
 
     def diag(self, X: Sequence, n_jobs=None) -> np.ndarray:
         """Unnormalized self-kernels K(x, x)."""
@@ -109,7 +96,9 @@ class Kernel(BaseEstimator):
     def _prepare(self, X: Sequence):
         raise NotImplementedError
 
-    def _block(self, A, B, symmetric: bool, threads: int) -> np.ndarray:
+    def _block(self, A, B, symmetric: bool, threads: int, self_a=None, self_b=None) -> np.ndarray:
+        """The block K(A[i], B[j]) (A is B when ``symmetric``), divided by
+        sqrt(self_a[i] self_b[j]) (0 where that is 0) when self-kernels are given."""
         raise NotImplementedError
 
     def _pairs(self, A, B, index: np.ndarray, threads: int, self_a=None, self_b=None) -> np.ndarray:

@@ -34,8 +34,8 @@ class _CompiledTreeKernel(Kernel):
         trees = self._check_structures(X)
         return _tree_engine.PackedTrees([t.compiled for t in trees], self._match_key)
 
-    def _block(self, A, B, symmetric, threads):
-        return _tree_engine.tree_gram(*self._engine_params(), A, B, symmetric, threads)
+    def _block(self, A, B, symmetric, threads, self_a=None, self_b=None):
+        return _tree_engine.tree_gram(*self._engine_params(), A, B, symmetric, self_a, self_b, threads)
 
     def _pairs(self, A, B, index, threads, self_a=None, self_b=None):
         return _tree_engine.tree_pairs(*self._engine_params(), A, B, index, self_a, self_b, threads)
