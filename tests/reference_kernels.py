@@ -66,17 +66,24 @@ def convolution(delta, a, b):
     return sum(cached(x, y) for x in nodes(a) for y in nodes_b)
 
 
-def subtree_kelp(a, b, lam=0.4):
+def production_kernel(a, b, lam, sigma):
+    """KeLP's ST (sigma = 0) and SST (sigma = 1): Delta = lam * prod (sigma + Delta(children))
+    over aligned children that are both internal with equal productions."""
+
     def delta(x, y, rec):
         if production(x) != production(y):
             return 0.0
         prod = 1.0
         for cx, cy in zip(x.children, y.children):
             if cx.children and cy.children and production(cx) == production(cy):
-                prod *= rec(cx, cy)
+                prod *= sigma + rec(cx, cy)
         return lam * prod
 
     return convolution(delta, a, b)
+
+
+def subtree_kelp(a, b, lam=0.4):
+    return production_kernel(a, b, lam, sigma=0.0)
 
 
 def subtree_textbook(a, b, lam=0.4):
@@ -105,16 +112,7 @@ def subtree_textbook_brute(a, b, lam=0.4):
 
 
 def subset_tree(a, b, lam=0.4):
-    def delta(x, y, rec):
-        if production(x) != production(y):
-            return 0.0
-        prod = 1.0
-        for cx, cy in zip(x.children, y.children):
-            if cx.children and cy.children and production(cx) == production(cy):
-                prod *= 1.0 + rec(cx, cy)
-        return lam * prod
-
-    return convolution(delta, a, b)
+    return production_kernel(a, b, lam, sigma=1.0)
 
 
 def partial_tree(a, b, lam=0.4, mu=0.4, terminal_factor=1.0, subsequences=None):

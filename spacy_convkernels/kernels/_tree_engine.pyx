@@ -173,27 +173,16 @@ cdef bint reserve_nodes(Workspace* ws, long long n) noexcept nogil:
     return True
 
 
-cdef bint reserve_pairs(Workspace* ws, long long n) noexcept nogil:
-    if n <= ws.pair_capacity:
+cdef bint reserve_doubles(double** buffer, long long* capacity, long long n) noexcept nogil:
+    """Grow ``*buffer`` to hold at least ``n`` doubles (contents kept); False if out of memory."""
+    if n <= capacity[0]:
         return True
-    cdef long long c = grown(n, ws.pair_capacity)
-    cdef void* a = realloc(ws.delta, c * sizeof(double))
+    cdef long long c = grown(n, capacity[0])
+    cdef void* a = realloc(buffer[0], c * sizeof(double))
     if a == NULL:
         return False
-    ws.delta = <double*>a
-    ws.pair_capacity = c
-    return True
-
-
-cdef bint reserve_rows(Workspace* ws, long long n) noexcept nogil:
-    if n <= ws.row_capacity:
-        return True
-    cdef long long c = grown(n, ws.row_capacity)
-    cdef void* a = realloc(ws.rows, c * sizeof(double))
-    if a == NULL:
-        return False
-    ws.rows = <double*>a
-    ws.row_capacity = c
+    buffer[0] = <double*>a
+    capacity[0] = c
     return True
 
 
@@ -260,7 +249,7 @@ cdef double partial_delta(Workspace* ws, const Params* prm,
     cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int m = b.child_ptr[y + 1] - pb
-    if not reserve_rows(ws, 2 * (m + 1)):
+    if not reserve_doubles(&ws.rows, &ws.row_capacity, 2 * (m + 1)):
         return NAN
     cdef double* prev = ws.rows
     cdef double* cur = ws.rows + (m + 1)
@@ -318,7 +307,7 @@ cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, con
             j = j_end
     if n_pairs == 0:
         return 0.0
-    if not reserve_pairs(ws, n_pairs):
+    if not reserve_doubles(&ws.delta, &ws.pair_capacity, n_pairs):
         return NAN
     for node in range(na - 1, -1, -1):
         base = ws.pair_start[node]
