@@ -1,4 +1,5 @@
-"""Corpus readers."""
+"""Corpus readers: KeLP examples, CoNLL-U treebanks."""
+from .conllu import CorpusWarning, read_conllu
 from .klp import KlpExample, parse_klp_line, read_klp
 
-__all__ = ["read_klp", "parse_klp_line", "KlpExample"]
+__all__ = ["read_klp", "parse_klp_line", "KlpExample", "read_conllu", "CorpusWarning"]

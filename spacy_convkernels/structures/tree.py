@@ -109,10 +109,13 @@ class Tree:
         return cls._trusted(tuple(labels), tuple(parents))
 
     @classmethod
-    def _trusted(cls, labels: Tuple[str, ...], parents: Tuple[int, ...]) -> "Tree":
-        """A tree from flat tuples already known to be valid (no checks)."""
+    def _trusted(cls, labels: Tuple[str, ...], parents: Tuple[int, ...], text: str = None) -> "Tree":
+        """A tree from flat tuples already known to be valid (no checks), and its
+        bracket string when the caller has it."""
         tree = object.__new__(cls)
         _init(tree, labels, parents)
+        if text is not None:
+            object.__setattr__(tree, "_text", text)
         return tree
 
     def __setattr__(self, name, value):

@@ -1,0 +1,1 @@
+"""spaCy pipeline components: thin adapters between Docs and the library."""

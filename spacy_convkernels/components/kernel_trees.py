@@ -1,0 +1,63 @@
+"""The ``kernel_trees`` component: a sentence's dependency parse as kernel-ready trees.
+
+    nlp.add_pipe("kernel_trees", config={"representations": ["grct", "lct"]})
+
+writes ``Span._.kernel_trees`` on every sentence (representation name to bracket
+string); ``Doc._.kernel_trees`` reads them back as a list, one dict per sentence. The
+values are plain strings stored with the sentences, so they survive
+``DocBin(store_user_data=True)`` and ``nlp.pipe(..., n_process=N)``;
+``Tree.from_string`` gives the trees back.
+"""
+from typing import List
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..structures.dependency import REPRESENTATIONS, MissingAnnotationError, UnknownRepresentationError, span_to_trees
+
+Span.set_extension("kernel_trees", default=None, force=True)
+
+
+def _doc_kernel_trees(doc: Doc) -> List[dict]:
+    """The sentences' trees, in order ([] for an empty Doc)."""
+    return [sentence._.kernel_trees for sentence in doc.sents] if len(doc) else []
+
+
+Doc.set_extension("kernel_trees", getter=_doc_kernel_trees, force=True)
+
+
+@Language.factory(
+    "kernel_trees",
+    default_config={"representations": list(REPRESENTATIONS), "lowercase": True, "collapse_prepositions": True},
+)
+def make_kernel_trees(nlp: Language, name: str, representations: List[str], lowercase: bool,
+                      collapse_prepositions: bool) -> "KernelTrees":
+    return KernelTrees(name, representations, lowercase=lowercase, collapse_prepositions=collapse_prepositions)
+
+
+class KernelTrees:
+    """Writes the tree representations of each sentence (see the module docstring)."""
+
+    def __init__(self, name: str = "kernel_trees", representations=REPRESENTATIONS, *, lowercase: bool = True,
+                 collapse_prepositions: bool = True):
+        unknown = [r for r in representations if r not in REPRESENTATIONS]
+        if unknown or not representations:
+            raise UnknownRepresentationError(
+                f"kernel_trees: representations must be some of {', '.join(REPRESENTATIONS)}, got {list(representations)}"
+            )
+        self.name = name
+        self.representations = list(representations)
+        self.options = {"lowercase": lowercase, "collapse_prepositions": collapse_prepositions}
+
+    def __call__(self, doc: Doc) -> Doc:
+        if len(doc) == 0:
+            return doc
+        if not doc.has_annotation("DEP"):
+            raise MissingAnnotationError(
+                f"{self.name}: the Doc has no dependency parse (token.dep_, token.head); "
+                "put a parser before this component"
+            )
+        for sentence in doc.sents:
+            trees = span_to_trees(sentence, self.representations, **self.options)
+            sentence._.kernel_trees = {name: str(tree) if tree is not None else "" for name, tree in trees.items()}
+        return doc

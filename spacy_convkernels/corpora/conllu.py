@@ -1,0 +1,169 @@
+"""Reader of CoNLL-U treebanks (Universal Dependencies) into spaCy Docs.
+
+Each sentence becomes tokens with their words and spacing (``SpaceAfter=No``), gold
+heads, relations (DEPREL), fine tags (XPOS), coarse tags (UPOS), morphology and lemmas,
+and sentence starts. Multi-word tokens (``19-20 don't``) give their syntactic words
+(``do``, ``n't``) written without a space between them; empty nodes (``8.1``) belong to
+the enhanced graph only and are left out.
+"""
+import warnings
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, List, Optional
+
+from spacy.tokens import Doc
+from spacy.training import Example
+from spacy.util import registry
+from spacy.vocab import Vocab
+
+from ..errors import ConvKernelsError, CorpusFormatError
+
+
+class CorpusWarning(UserWarning):
+    """A malformed record was skipped, at the caller's request."""
+
+
+def read_conllu(path, vocab: Optional[Vocab] = None, *, n_sents: int = 1, skip_errors: bool = False,
+                errors: Optional[List[CorpusFormatError]] = None) -> Iterator[Doc]:
+    """Yield Docs of ``n_sents`` sentences each from a ``.conllu`` file.
+
+    A malformed sentence raises :class:`~spacy_convkernels.CorpusFormatError` naming the
+    file and line; with ``skip_errors=True`` it is skipped instead, reported by a
+    :class:`CorpusWarning` and appended to ``errors`` when a list is given, and reading
+    goes on.
+    """
+    if n_sents < 1:
+        raise ConvKernelsError(f"n_sents must be >= 1, got {n_sents}")
+    vocab = vocab if vocab is not None else Vocab()
+    path = Path(path)
+    batch = []
+    for first_line, rows in _sentences(path):
+        try:
+            batch.append(_parse_sentence(rows))
+        except _Malformed as problem:
+            error = CorpusFormatError(problem.message, path, problem.line or first_line)
+            if not skip_errors:
+                raise error from None
+            warnings.warn(f"skipped a sentence: {error}", CorpusWarning, stacklevel=2)
+            if errors is not None:
+                errors.append(error)
+            continue
+        if len(batch) == n_sents:
+            yield _make_doc(vocab, batch)
+            batch = []
+    if batch:
+        yield _make_doc(vocab, batch)
+
+
+@registry.readers("spacy_convkernels.ConllU.v1")
+def create_conllu_reader(path: Path, n_sents: int = 1, skip_errors: bool = False) -> Callable:
+    """spaCy reader for training configs: ``[corpora.train] @readers = "spacy_convkernels.ConllU.v1"``."""
+
+    def read(nlp) -> Iterable[Example]:
+        for doc in read_conllu(path, nlp.vocab, n_sents=n_sents, skip_errors=skip_errors):
+            yield Example(nlp.make_doc(doc.text), doc)
+
+    return read
+
+
+class _Malformed(Exception):
+    def __init__(self, message: str, line: int = 0):
+        self.message = message
+        self.line = line
+
+
+def _sentences(path: Path):
+    """(first line number, [(line number, fields)]) per sentence; comments dropped."""
+    rows, first = [], 0
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            line = line.rstrip("\r\n")
+            if not line.strip():
+                if rows:
+                    yield first, rows
+                rows = []
+                continue
+            if line.startswith("#"):
+                continue
+            if not rows:
+                first = number
+            rows.append((number, line.split("\t")))
+    if rows:
+        yield first, rows
+
+
+def _parse_sentence(rows):
+    words, spaces, lemmas, tags, pos, morphs, heads, deps = [], [], [], [], [], [], [], []
+    multiword_end, multiword_space = 0, True
+    for number, fields in rows:
+        if len(fields) != 10:
+            raise _Malformed(f"a token line has {len(fields)} tab-separated fields, CoNLL-U needs 10", number)
+        ident, form, lemma, upos, xpos, feats, head, deprel, _, misc = fields
+        space = "SpaceAfter=No" not in misc.split("|")
+        if "-" in ident:
+            start, _, end = ident.partition("-")
+            if not (start.isdigit() and end.isdigit() and int(start) == len(words) + 1 and int(end) > int(start)):
+                raise _Malformed(f"bad multi-word token range {ident!r}", number)
+            multiword_end, multiword_space = int(end), space
+            continue
+        if "." in ident:
+            continue  # an empty node of the enhanced graph
+        if not ident.isdigit() or int(ident) != len(words) + 1:
+            raise _Malformed(f"token id {ident!r} where {len(words) + 1} was expected", number)
+        if not head.isdigit():
+            raise _Malformed(f"head {head!r} of token {ident} is not a number", number)
+        if not form or deprel in ("", "_"):
+            raise _Malformed(f"token {ident} has no form or no relation", number)
+        if multiword_end:
+            space = int(ident) == multiword_end and multiword_space
+            if int(ident) == multiword_end:
+                multiword_end = 0
+        words.append(form)
+        spaces.append(space)
+        lemmas.append(lemma if lemma != "_" or form == "_" else form)
+        pos.append(upos if upos != "_" else "")
+        tags.append(xpos if xpos != "_" else "")
+        morphs.append(feats if feats != "_" else "")
+        heads.append((int(head) - 1, number))
+        deps.append(deprel)
+    if not words:
+        raise _Malformed("a sentence without tokens", rows[0][0])
+    n = len(words)
+    for i, (head, number) in enumerate(heads):
+        if head >= n:
+            raise _Malformed(f"head {head + 1} of token {i + 1} is beyond the sentence's {n} tokens", number)
+    heads = [h for h, _ in heads]
+    roots = [i for i in range(n) if heads[i] < 0]
+    if not roots:
+        raise _Malformed("the sentence has no root (head 0)", rows[0][0])
+    for i in range(n):  # every token must reach a root
+        seen, k = 0, i
+        while heads[k] >= 0 and seen <= n:
+            k, seen = heads[k], seen + 1
+        if seen > n:
+            raise _Malformed(f"token {i + 1} is on a cycle of heads", rows[0][0])
+    for label in pos:
+        if label and label not in _UPOS:
+            raise _Malformed(f"unknown UPOS tag {label!r}", rows[0][0])
+    return words, spaces, lemmas, tags, pos, morphs, heads, deps
+
+
+_UPOS = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
+         "PUNCT", "SCONJ", "SYM", "VERB", "X"}
+
+
+def _make_doc(vocab: Vocab, sentences) -> Doc:
+    words, spaces, lemmas, tags, pos, morphs, heads, deps, starts = [], [], [], [], [], [], [], [], []
+    for s_words, s_spaces, s_lemmas, s_tags, s_pos, s_morphs, s_heads, s_deps in sentences:
+        offset = len(words)
+        words += s_words
+        spaces += s_spaces
+        lemmas += s_lemmas
+        tags += s_tags
+        pos += s_pos
+        morphs += s_morphs
+        heads += [offset + (h if h >= 0 else i) for i, h in enumerate(s_heads)]
+        deps += s_deps
+        starts += [True] + [False] * (len(s_words) - 1)
+    spaces[-1] = False  # no whitespace after the end of the text
+    return Doc(vocab, words=words, spaces=spaces, lemmas=lemmas, tags=tags, pos=pos, morphs=morphs,
+               heads=heads, deps=deps, sent_starts=starts)

@@ -1,0 +1,240 @@
+"""Dependency parses as trees: GRCT, LCT, LOCT and the compositional CGRCT and CLCT.
+
+The representations of Croce, Moschitti & Basili (2011) and Annesi, Croce & Basili
+(2014), with KeLP's label conventions (see any tree of ``trec-qc-kelp``), for a sentence
+with tokens t (children in word order):
+
+- GRCT: ``SYNT##rel(t)`` over [GRCT of the dependents before t] ``POS##tag(LEX##lemma::p)``
+  [GRCT of the dependents after t];
+- LCT: ``LEX##lemma::p`` over [LCT of every dependent] ``POS##tag`` ``SYNT##rel``;
+- LOCT: ``LEX##lemma::p`` over [LOCT of every dependent];
+- CGRCT: the GRCT with ``SYNT##rel`` replaced by ``COMP##rel<head::p,lemma::p>``
+  (the root: ``COMP##root<*::*,lemma::p>``);
+- CLCT: ``COMP##rel<head::p,lemma::p>`` over [CLCT of every dependent] ``POS##tag``
+  ``SYNT##rel`` ``LEX##lemma::p``.
+
+``p`` is the lower-cased first character of the tag (KeLP's POS initial: NNS -> n,
+WRB -> w, -LRB- -> -). The root's relation is ``root``. Before building, a parse is
+normalized as KeLP's data was: punctuation (relation ``punct``) is dropped, a
+preposition (``prep``) with an object (``pobj``) is collapsed into the relation
+``prep_<word>`` from its head to the object, multi-word parts (``mwe``) joining the word
+(``prep_out_of``); as in KeLP's data, a preposition stays when its object is an adverb
+(tag ``RB*``: "from here", "by much") or a clause (``pcomp``); a sentence with several roots keeps
+the first as root and hangs the others under it. Parentheses and spaces in labels are
+written ``-LRB-``, ``-RRB-`` and ``_`` so the bracket notation stays readable.
+"""
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Sequence, Tuple
+
+from ..errors import ConvKernelsError
+from .tree import Tree
+
+REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
+
+
+class MissingAnnotationError(ConvKernelsError, ValueError):
+    """A Doc lacks an annotation a converter needs (dependency parse, tags or lemmas)."""
+
+
+class UnknownRepresentationError(ConvKernelsError, ValueError):
+    """A tree representation name that is not one of ``REPRESENTATIONS``."""
+
+
+@dataclass(frozen=True)
+class DependencyParse:
+    """One sentence, normalized: per token its word, lemma, tag, relation and head (-1: root)."""
+
+    words: Tuple[str, ...]
+    lemmas: Tuple[str, ...]
+    tags: Tuple[str, ...]
+    relations: Tuple[str, ...]
+    heads: Tuple[int, ...]
+
+    @classmethod
+    def normalized(cls, words, lemmas, tags, relations, heads, *, lowercase=True,
+                   collapse_prepositions=True) -> "DependencyParse":
+        """Apply KeLP's normalization (module docstring) to a raw parse whose ``heads``
+        index the tokens (-1 or the token itself for a root)."""
+        n = len(words)
+        heads = [-1 if h == i or h is None or h < 0 else h for i, h in enumerate(heads)]
+        relations = [r.lower() for r in relations]
+        lemmas = [lemma.lower() for lemma in lemmas] if lowercase else list(lemmas)
+        keep = [True] * n
+        children = [[] for _ in range(n)]
+        for i, h in enumerate(heads):
+            if h >= 0:
+                children[h].append(i)
+
+        def remove(i):
+            """Drop token i; its dependents move up to its head."""
+            keep[i] = False
+            for c in children[i]:
+                heads[c] = heads[i]
+                if heads[i] >= 0:
+                    children[heads[i]].append(c)
+            if heads[i] >= 0:
+                children[heads[i]].remove(i)
+            children[i] = []
+
+        if collapse_prepositions:
+            for p in range(n):
+                if relations[p] != "prep" or not keep[p]:
+                    continue
+                objects = [c for c in children[p] if relations[c] == "pobj" and not tags[c].startswith("RB")]
+                if not objects:
+                    continue
+                obj = objects[0]
+                parts = [p] + sorted(c for c in children[p] if relations[c] == "mwe")
+                name = "_".join(words[k].lower() for k in parts)
+                relations[obj] = "prep_" + name
+                for k in parts[1:]:
+                    remove(k)
+                children[p].remove(obj)
+                children[p].insert(0, obj)  # the object takes the preposition's place
+                remove(p)
+        for i in range(n):
+            if keep[i] and relations[i] == "punct":
+                remove(i)
+        roots = [i for i in range(n) if keep[i] and heads[i] < 0]
+        for extra in roots[1:]:
+            heads[extra] = roots[0]
+        if roots:
+            relations[roots[0]] = "root"
+        index = {old: new for new, old in enumerate(i for i in range(n) if keep[i])}
+        kept = [i for i in range(n) if keep[i]]
+        return cls(
+            words=tuple(words[i] for i in kept),
+            lemmas=tuple(lemmas[i] for i in kept),
+            tags=tuple(tags[i] for i in kept),
+            relations=tuple(relations[i] for i in kept),
+            heads=tuple(index[heads[i]] if heads[i] >= 0 else -1 for i in kept),
+        )
+
+
+def span_to_parse(span, *, lowercase: bool = True, collapse_prepositions: bool = True) -> DependencyParse:
+    """The normalized :class:`DependencyParse` of a spaCy sentence ``Span`` (or ``Doc``).
+
+    Heads outside the span make a token a root. Raises :class:`MissingAnnotationError`
+    when the Doc has no dependency parse, tags or lemmas.
+    """
+    doc = span.doc if hasattr(span, "doc") else span
+    for annotation, what in (("DEP", "a dependency parse (token.dep_, token.head)"),
+                             ("TAG", "part-of-speech tags (token.tag_)"), ("LEMMA", "lemmas (token.lemma_)")):
+        if len(doc) and not doc.has_annotation(annotation):
+            raise MissingAnnotationError(
+                f"the Doc has no {what}: run a pipeline with a parser, tagger and lemmatizer first"
+            )
+    start = span.start if hasattr(span, "start") else 0
+    end = start + len(span)
+    tokens = list(span)
+    return DependencyParse.normalized(
+        [t.text for t in tokens],
+        [t.lemma_ or t.text for t in tokens],
+        [t.tag_ for t in tokens],
+        [t.dep_ for t in tokens],
+        [t.head.i - start if start <= t.head.i < end else -1 for t in tokens],
+        lowercase=lowercase,
+        collapse_prepositions=collapse_prepositions,
+    )
+
+
+def span_to_tree(span, representation: str, **options) -> Tree:
+    """The tree of a spaCy sentence ``Span`` in one representation (``grct``, ``lct``,
+    ``loct``, ``cgrct`` or ``clct``); options as :func:`span_to_parse`."""
+    return parse_to_trees(span_to_parse(span, **options), [representation])[representation]
+
+
+def span_to_trees(span, representations: Iterable[str] = REPRESENTATIONS, **options) -> Dict[str, Tree]:
+    """The trees of a sentence in several representations, from one parse."""
+    return parse_to_trees(span_to_parse(span, **options), representations)
+
+
+def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPRESENTATIONS) -> Dict[str, Tree]:
+    """Build the requested representations of a normalized parse (None for an empty one)."""
+    representations = list(representations)
+    for name in representations:
+        if name not in REPRESENTATIONS:
+            raise UnknownRepresentationError(f"unknown tree representation {name!r}; known: {', '.join(REPRESENTATIONS)}")
+    n = len(parse.heads)
+    if n == 0:
+        return {name: None for name in representations}
+    tags = [_clean(t) for t in parse.tags]
+    keys = [f"{_clean(lemma)}::{tag[:1].lower()}" for lemma, tag in zip(parse.lemmas, tags)]
+    relations = [_clean(r) for r in parse.relations]
+    lex = ["LEX##" + k for k in keys]
+    pos = ["POS##" + t for t in tags]
+    synt = ["SYNT##" + r for r in relations]
+    comp = [f"COMP##{r}<{keys[h] if h >= 0 else '*::*'},{k}>" for k, r, h in zip(keys, relations, parse.heads)]
+    layouts = {  # the node a token becomes; whether POS(LEX) sits among its dependents; leaves after them
+        "grct": (synt, True, ()),
+        "lct": (lex, False, (pos, synt)),
+        "loct": (lex, False, ()),
+        "cgrct": (comp, True, ()),
+        "clct": (comp, False, (pos, synt, lex)),
+    }
+    tour = _tour(parse.heads)
+    return {name: _emit(tour, *layouts[name], pos, lex) for name in representations}
+
+
+_ENTER, _MIDDLE, _EXIT = 0, 1, 2
+
+
+def _tour(heads: Sequence[int]) -> List[Tuple[int, int]]:
+    """(event, token) in the order a word-ordered walk of the dependency tree meets them:
+    entering a token, passing it (its dependents before it are done, those after it to
+    come) and leaving it. Iterative, so any depth."""
+    dependents: List[List[int]] = [[] for _ in heads]
+    root = 0
+    for i, h in enumerate(heads):
+        if h < 0:
+            root = i
+        else:
+            dependents[h].append(i)
+    tour = []
+    stack = [(_ENTER, root)]
+    while stack:
+        event, t = stack.pop()
+        tour.append((event, t))
+        if event == _ENTER:
+            deps = dependents[t]
+            stack.append((_EXIT, t))
+            stack.extend((_ENTER, d) for d in reversed(deps) if d > t)
+            stack.append((_MIDDLE, t))
+            stack.extend((_ENTER, d) for d in reversed(deps) if d < t)
+    return tour
+
+
+def _emit(tour, own, pos_lex_inside, tail, pos, lex) -> Tree:
+    """One representation: preorder labels and parents, and the bracket string alongside."""
+    labels: List[str] = []
+    parents: List[int] = []
+    text: List[str] = []
+    open_nodes = [-1]
+    for event, t in tour:
+        if event == _ENTER:
+            parents.append(open_nodes[-1])
+            open_nodes.append(len(labels))
+            labels.append(own[t])
+            text.append("(" + own[t])
+        elif event == _MIDDLE:
+            if pos_lex_inside:
+                parents.append(open_nodes[-1])
+                parents.append(len(labels))
+                labels.append(pos[t])
+                labels.append(lex[t])
+                text.append(f"({pos[t]}({lex[t]}))")
+        else:
+            for leaves in tail:
+                parents.append(open_nodes[-1])
+                labels.append(leaves[t])
+                text.append(f"({leaves[t]})")
+            open_nodes.pop()
+            text.append(")")
+    return Tree._trusted(tuple(labels), tuple(parents), "".join(text))
+
+
+_ESCAPES = str.maketrans({"(": "-LRB-", ")": "-RRB-", " ": "_", "\t": "_", "\n": "_"})
+
+
+def _clean(text: str) -> str:
+    return text.translate(_ESCAPES) or "_"
