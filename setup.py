@@ -23,14 +23,5 @@ extensions = [
 ]
 
 setup(
-    ext_modules=cythonize(
-        extensions,
-        compiler_directives={
-            "language_level": 3,
-            "boundscheck": False,
-            "wraparound": False,
-            "cdivision": True,
-            "initializedcheck": False,
-        },
-    )
+    ext_modules=cythonize(extensions, compiler_directives={"language_level": 3})
 )

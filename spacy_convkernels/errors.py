@@ -13,10 +13,14 @@ class TreeParseError(ConvKernelsError, ValueError):
     """A bracket string is not a well-formed tree; ``position`` is the 0-based offset."""
 
     def __init__(self, message: str, text: str, position: int):
+        self.reason = message
         self.text = text
         self.position = position
         context = text[max(0, position - 20) : position + 20]
-        super().__init__(f"{message} at position {position}: ...{context!s}...")
+        super().__init__(f"{message} at position {position}: {context!r}")
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.text, self.position))
 
 
 class InvalidTreeError(ConvKernelsError, ValueError):
@@ -27,6 +31,14 @@ class CorpusFormatError(ConvKernelsError, ValueError):
     """A corpus file holds a malformed record; ``path`` and ``line`` (1-based) locate it."""
 
     def __init__(self, message: str, path, line: int):
+        self.reason = message
         self.path = str(path)
         self.line = line
         super().__init__(f"{self.path}, line {line}: {message}")
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path, self.line))
+
+
+class KernelOverflowError(ConvKernelsError, ArithmeticError):
+    """A kernel value left the range of float64 (too large parameters for too large structures)."""

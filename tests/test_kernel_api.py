@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from spacy_convkernels import ConvKernelsError, Tree
+from spacy_convkernels import ConvKernelsError, KernelOverflowError, Tree
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import (
     InvalidParameterError,
@@ -98,14 +98,20 @@ def test_bad_structures_are_named():
         kernel.gram([Tree("a"), "(a)"])
     with pytest.raises(ConvKernelsError):
         kernel(Tree("a"), None)
-    with pytest.raises(IndexError):
+    with pytest.raises(InvalidParameterError, match="outside"):
         kernel.pairs([Tree("a")], [(0, 1)])
+    for bad in ([(0, 1, 0)], [(0.0, 1.0)], [0, 1, 0]):
+        with pytest.raises(InvalidParameterError, match="shape"):
+            kernel.pairs([Tree("a"), Tree("b")], bad)
+    with pytest.raises(StructureTypeError):
+        kernel.gram(Tree("a"))
 
 
 @pytest.mark.parametrize(
     "kernel",
-    [SubtreeKernel(lam=0), SubtreeKernel(variant="fast"), SubsetTreeKernel(lam=-1),
-     PartialTreeKernel(mu=0), PartialTreeKernel(terminal_factor=-1), PartialTreeKernel(lam=float("nan"))],
+    [SubtreeKernel(lam=0), SubtreeKernel(variant="fast"), SubsetTreeKernel(lam=-1), SubsetTreeKernel(lam=float("inf")),
+     PartialTreeKernel(mu=0), PartialTreeKernel(terminal_factor=-1), PartialTreeKernel(lam=float("nan")),
+     PartialTreeKernel(lam="0.4"), PartialTreeKernel(mu=None), PartialTreeKernel(terminal_factor=True)],
     ids=repr,
 )
 def test_bad_parameters_are_refused(kernel):
@@ -114,8 +120,50 @@ def test_bad_parameters_are_refused(kernel):
 
 
 def test_bad_n_jobs_is_refused():
-    with pytest.raises(InvalidParameterError):
-        PartialTreeKernel().gram([Tree("a")], n_jobs=0)
+    for n_jobs in (0, 1.5, "2", True):
+        with pytest.raises(InvalidParameterError):
+            PartialTreeKernel().gram([Tree("a")], n_jobs=n_jobs)
+    assert PartialTreeKernel().gram([Tree("a")], n_jobs=10**10).shape == (1, 1)  # capped at the cores
+
+
+def test_normalization_neither_overflows_nor_underflows():
+    wide = Tree.from_string("(r" + " (a)" * 300 + ")")  # self-kernel about 1e179 with lam = mu = 1
+    kernel = PartialTreeKernel(lam=1, mu=1)
+    assert kernel(wide, wide, normalize=False) > 1e170
+    assert kernel(wide, wide) == pytest.approx(1.0)
+    np.testing.assert_allclose(kernel.gram([wide, wide]), 1.0)
+    np.testing.assert_allclose(kernel.gram([wide], [wide]), 1.0)
+    tiny = SubsetTreeKernel(lam=1e-170)
+    assert tiny(Tree("x"), Tree("x")) == pytest.approx(1.0)
+
+
+def test_overflow_is_an_error_not_a_wrong_value():
+    huge = Tree.from_string("(r" + " (a)" * 600 + ")")
+    with pytest.raises(KernelOverflowError, match="overflowed"):
+        PartialTreeKernel(lam=1, mu=1).gram([huge])
+
+
+def test_self_kernels_are_computed_once_per_structure(monkeypatch):
+    kernel = PartialTreeKernel(terminal_factor=3)
+    a, b, c = (Tree.from_string(s) for s in ("(a(b)(c))", "(a(b))", "(a(c)(b))"))
+    computed = []
+    original = type(kernel)._pairs
+
+    def counting(self, A, B, index, threads, inv_a=None, inv_b=None):
+        if inv_a is None:  # the raw values: self-kernels
+            computed.append(len(index))
+        return original(self, A, B, index, threads, inv_a, inv_b)
+
+    monkeypatch.setattr(type(kernel), "_pairs", counting)
+    first = kernel(a, b)
+    assert computed == [2]  # K(a,a) and K(b,b)
+    computed.clear()
+    assert kernel(a, b) == first and computed == []  # the self-kernels were kept
+    kernel(a, c)
+    assert computed == [1]  # only K(c, c) is new
+    computed.clear()
+    kernel.set_params(lam=0.5)(a, b)
+    assert computed == [2]  # another configuration, other self-kernels
 
 
 def test_scikit_learn_estimator_protocol():

@@ -38,8 +38,11 @@ def test_all_kinds_and_unnamed_representations():
     assert example.labels == ("A", "B")
     assert example.vectors["0"] == {"f": 1.0, "g:x": 2.5}
     np.testing.assert_array_equal(example.vectors["d"], [1.0, 2.5, -3.0])
-    assert [str(example.trees[k]) for k in ("0", "1")] == ["(S(x))", "(T)"]
+    # unnamed representations are named by their position among all of them, as KeLP does
+    assert [str(example.trees[k]) for k in ("2", "3")] == ["(S(x))", "(T)"]
     assert example.texts == {"s": "a  b"}
+    both = parse_klp_line("X |BV| a:1 |EV| |BDV| 1 2 |EDV|")
+    assert set(both.vectors) == {"0", "1"}
 
 
 @pytest.mark.parametrize(
@@ -49,12 +52,15 @@ def test_all_kinds_and_unnamed_representations():
         ("NUM |BT:t| (S(x)) \n", "not closed"),
         ("NUM |BT:t| (S(x)) |EV|\n", "not closed"),
         ("NUM |ET| |BT:t| (S) |ET|\n", "without a matching begin"),
-        ("NUM |BT:t| (S(x) |ET|\n", "tree 't'"),
+        ("NUM |BT:t| (S(x) |ET|\n", "tree 't': unclosed '('"),
         ("NUM |BV:v| a:1 b |EV|\n", "is not feature:value"),
         ("NUM |BV:v| a:one |EV|\n", "is not feature:value"),
-        ("NUM |BDV:v| 1 two |EDV|\n", "non-number"),
+        ("NUM |BDV:v| 1 two |EDV|\n", "not a finite number"),
         ("NUM |BT:t| (S) |ET| junk |BS:s| x |ES|\n", "unexpected text"),
         ("NUM |BT:t| (S) |ET| |BT:t| (S) |ET|\n", "two representations named 't'"),
+        ("NUM |BT:t| (S) |ET| |BS:t| x |ES|\n", "two representations named 't'"),
+        ("NUM |BV:v| a:nan |EV|\n", "finite"),
+        ("NUM |BDV:v| 1 inf |EDV|\n", "finite"),
         ("NUM |BT:t| (S) |ET| trailing\n", "after the last"),
     ],
 )
@@ -72,3 +78,35 @@ def test_malformed_line_names_file_and_line(tmp_path, line, words):
     assert error.line == 4 and error.path == str(path)
     assert f"{path}, line 4" in str(error)
     assert words in str(error)
+
+
+def test_undecodable_and_broken_files_name_the_line(tmp_path):
+    bad_bytes = tmp_path / "latin1.klp"
+    bad_bytes.write_bytes(b"A |BS:s| ok |ES|\nB |BS:s| caf\xe9 |ES|\n")
+    with pytest.raises(CorpusFormatError, match="line 2: not UTF-8"):
+        list(read_klp(bad_bytes))
+    truncated = tmp_path / "cut.klp.gz"
+    data = gzip.compress("".join(f"A |BS:s| {i * 7919 % 104729} |ES|\n" for i in range(5000)).encode())
+    truncated.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CorpusFormatError, match="gzip"):
+        list(read_klp(truncated))
+    not_gzip = tmp_path / "plain.klp.gz"
+    not_gzip.write_bytes(b"A |BS:s| ok |ES|\n")
+    with pytest.raises(CorpusFormatError, match="line 1: unreadable gzip"):
+        list(read_klp(not_gzip))
+
+
+def test_a_carriage_return_inside_a_line_does_not_split_it(tmp_path):
+    path = tmp_path / "cr.klp"
+    path.write_bytes(b"A |BS:s| one\rtwo |ES|\r\nB |BS:s| three |ES|\n")
+    examples = list(read_klp(path))
+    assert [e.labels for e in examples] == [("A",), ("B",)]
+    assert examples[0].texts["s"] == "one\rtwo"
+
+
+def test_errors_survive_pickling():
+    import pickle
+
+    error = CorpusFormatError("bad", "f.klp", 3)
+    again = pickle.loads(pickle.dumps(error))
+    assert (type(again), str(again), again.line, again.path) == (CorpusFormatError, str(error), 3, "f.klp")

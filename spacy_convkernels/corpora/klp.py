@@ -7,10 +7,12 @@ an end marker::
 
 ``|BT:name| tree |ET|`` holds a tree in bracket notation, ``|BV:name| feature:value ... |EV|``
 a sparse vector, ``|BDV:name| v1 v2 ... |EDV|`` a dense vector and ``|BS:name| text |ES|`` a
-text. A representation without a name (``|BT|``) is named by its position among those of
-its kind, from ``"0"``.
+text. As in KeLP, names are unique within an example whatever the kind, and a
+representation without a name (``|BT|``) is named by its position among all the
+example's representations, from ``"0"``.
 """
 import gzip
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,13 +45,19 @@ def read_klp(path) -> Iterator[KlpExample]:
     """
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if line.strip():
-                try:
+    number = 0
+    with opener(path, "rb") as lines:
+        try:
+            for number, raw in enumerate(lines, start=1):
+                line = raw.decode("utf-8")
+                if line.strip():
                     yield parse_klp_line(line)
-                except ValueError as error:
-                    raise CorpusFormatError(str(error), path, number) from error
+        except UnicodeDecodeError as error:
+            raise CorpusFormatError(f"not UTF-8 text ({error.reason} at byte {error.start})", path, number) from None
+        except ValueError as error:
+            raise CorpusFormatError(str(error), path, number) from error
+        except (EOFError, gzip.BadGzipFile) as error:  # a truncated or broken .gz, found reading line number + 1
+            raise CorpusFormatError(f"unreadable gzip data ({error})", path, number + 1) from error
 
 
 def parse_klp_line(line: str) -> KlpExample:
@@ -58,7 +66,7 @@ def parse_klp_line(line: str) -> KlpExample:
     if first is None:
         raise ValueError("no representation (|BT:...|, |BV:...|, |BDV:...| or |BS:...|) on the line")
     example = KlpExample(labels=tuple(line[: first.start()].split()))
-    unnamed = {}
+    names = set()
     position = first.start()
     while True:
         begin = _MARKER.search(line, position)
@@ -73,13 +81,12 @@ def parse_klp_line(line: str) -> KlpExample:
         if end is None or end.group(1) != "E" or end.group(2) != kind:
             raise ValueError(f"'{begin.group()}' is not closed by '|E{kind}|'")
         if name is None:
-            name = str(unnamed.get(kind, 0))
-            unnamed[kind] = int(name) + 1
-        body = line[begin.end() : end.start()].strip()
-        target = getattr(example, _KINDS[kind])
-        if name in target:
+            name = str(len(names))
+        if name in names:
             raise ValueError(f"two representations named {name!r}")
-        target[name] = _parse_body(kind, name, body)
+        names.add(name)
+        body = line[begin.end() : end.start()].strip()
+        getattr(example, _KINDS[kind])[name] = _parse_body(kind, name, body)
         position = end.end()
     if line[position:].strip():
         raise ValueError(f"unexpected text {line[position:].strip()[:30]!r} after the last representation")
@@ -91,21 +98,28 @@ def _parse_body(kind: str, name: str, body: str):
         try:
             return Tree.from_string(body)
         except TreeParseError as error:
-            raise TreeParseError(f"tree {name!r}: bad bracket string", error.text, error.position) from None
+            raise TreeParseError(f"tree {name!r}: {error.reason}", error.text, error.position) from None
     if kind == "S":
         return body
     if kind == "DV":
-        try:
-            return np.array([float(v) for v in body.split()], dtype=np.float64)
-        except ValueError:
-            raise ValueError(f"dense vector {name!r} holds a non-number") from None
+        values = [_finite(v) for v in body.split()]
+        if None in values:
+            raise ValueError(f"dense vector {name!r} holds something that is not a finite number")
+        return np.array(values, dtype=np.float64)
     vector = {}
     for item in body.split():
-        feature, sep, value = item.rpartition(":")
-        try:
-            vector[feature] = float(value)
-        except ValueError:
-            sep = ""
-        if not sep or not feature:
-            raise ValueError(f"sparse vector {name!r}: {item!r} is not feature:value") from None
+        feature, _, value = item.rpartition(":")
+        number = _finite(value)
+        if not feature or number is None:
+            raise ValueError(f"sparse vector {name!r}: {item!r} is not feature:value with a finite value")
+        vector[feature] = number
     return vector
+
+
+def _finite(text: str):
+    """The finite float written in ``text``, or None."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None

@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Compiled engine of the tree kernels ST, SST and PTK.
 
 Trees arrive packed (:class:`PackedTrees`): the compiled arrays of many trees
@@ -20,13 +20,13 @@ Everything below the Python entry points runs without the GIL; Gram blocks are s
 over threads with OpenMP, each thread owning one grow-only :c:type:`Workspace`.
 """
 from cython.parallel cimport parallel, prange
-from libc.math cimport NAN, sqrt
 from libc.stdlib cimport free, malloc, realloc
 
 import numpy as np
 
-# Kernel kinds (mirrored in tree_kernels.py)
-cdef enum:
+from ..errors import KernelOverflowError
+
+cpdef enum KernelKind:
     SUBTREE_KELP = 0
     SUBTREE_TEXTBOOK = 1
     SUBSET_TREE = 2
@@ -68,6 +68,7 @@ cdef struct Workspace:
     long long pair_capacity
     double* rows
     long long row_capacity
+    bint failed             # an allocation failed: the value being computed is void
 
 
 cdef class PackedTrees:
@@ -133,6 +134,7 @@ cdef Workspace* workspace_new() noexcept nogil:
         ws.pair_capacity = 0
         ws.rows = NULL
         ws.row_capacity = 0
+        ws.failed = False
     return ws
 
 
@@ -250,7 +252,8 @@ cdef double partial_delta(Workspace* ws, const Params* prm,
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int m = b.child_ptr[y + 1] - pb
     if not reserve_doubles(&ws.rows, &ws.row_capacity, 2 * (m + 1)):
-        return NAN
+        ws.failed = True
+        return 0.0
     cdef double* prev = ws.rows
     cdef double* cur = ws.rows + (m + 1)
     cdef double* swap
@@ -278,13 +281,13 @@ cdef double partial_delta(Workspace* ws, const Params* prm,
 
 
 cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, const TreeView* b) noexcept nogil:
-    """Unnormalized K(a, b) = sum of Delta over node pairs with equal match keys; NaN if out of memory."""
+    """Unnormalized K(a, b) = sum of Delta over node pairs with equal match keys; -1 if out of memory."""
     cdef int na = a.n, nb = b.n
     cdef int i = 0, j = 0, j_end, node, t, key, other
     cdef long long n_pairs = 0, base
     cdef double total = 0.0, d
     if not reserve_nodes(ws, na):
-        return NAN
+        return -1.0
     for node in range(na):
         ws.group_len[node] = 0
     while i < na and j < nb:
@@ -308,7 +311,7 @@ cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, con
     if n_pairs == 0:
         return 0.0
     if not reserve_doubles(&ws.delta, &ws.pair_capacity, n_pairs):
-        return NAN
+        return -1.0
     for node in range(na - 1, -1, -1):
         base = ws.pair_start[node]
         for t in range(ws.group_len[node]):
@@ -319,7 +322,7 @@ cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, con
                 d = production_delta(ws, prm, a, b, node, other)
             ws.delta[base + t] = d
             total += d
-    return total
+    return -1.0 if ws.failed else total
 
 
 cdef Params make_params(int kind, double lam, double mu, double terminal_factor):
@@ -332,23 +335,30 @@ cdef Params make_params(int kind, double lam, double mu, double terminal_factor)
     return p
 
 
-def _check(values):
-    if np.isnan(values).any():
+def _raise_on_failure(failed, values):
+    if failed[0]:
         raise MemoryError("the tree kernel engine could not allocate its scratch buffers")
+    if not np.isfinite(values).all():
+        raise KernelOverflowError(
+            "kernel values overflowed float64; use smaller lam, mu or terminal_factor for structures this large"
+        )
 
 
 def tree_gram(int kind, double lam, double mu, double terminal_factor,
               PackedTrees A, PackedTrees B, bint symmetric,
-              const double[::1] self_a, const double[::1] self_b, int n_threads):
-    """Gram block K[r, c] = K(A[r], B[c]), normalized by the self-kernels ``self_a``/``self_b``
-    unless they are None. With ``symmetric`` (A is B) only the upper triangle is computed,
-    then mirrored; normalized, its diagonal is 1 (0 for a zero self-kernel) without
+              const double[::1] inv_norm_a, const double[::1] inv_norm_b, int n_threads):
+    """Gram block K[r, c] = K(A[r], B[c]), normalized as K * inv_norm_a[r] * inv_norm_b[c]
+    (the reciprocal square roots of the self-kernels, 0 for a zero self-kernel) unless
+    they are None. With ``symmetric`` (A is B) only the upper triangle is computed, then
+    mirrored; normalized, its diagonal is 1 (0 for a zero self-kernel) without
     recomputation."""
     cdef Params prm = make_params(kind, lam, mu, terminal_factor)
     cdef Py_ssize_t n_a = A.n_trees, n_b = B.n_trees
-    cdef bint normalize = self_a is not None
+    cdef bint normalize = inv_norm_a is not None
     out = np.empty((n_a, n_b), dtype=np.float64)
+    failed = np.zeros(1, dtype=np.int32)
     cdef double[:, ::1] K = out
+    cdef int[::1] failure = failed
     cdef Workspace* ws
     cdef Py_ssize_t r, c
     cdef TreeView va, vb
@@ -357,27 +367,33 @@ def tree_gram(int kind, double lam, double mu, double terminal_factor,
         return out
     with nogil, parallel(num_threads=n_threads):
         ws = workspace_new()
+        if ws == NULL:
+            failure[0] = 1
         for r in prange(n_a, schedule="dynamic"):
             va = tree_view(&A.packed, r)
             for c in range(r if symmetric else 0, n_b):
+                if ws == NULL:
+                    break
                 if normalize:
-                    scale = self_a[r] * self_b[c]
-                    if scale <= 0:
-                        value = 0.0
-                    elif symmetric and c == r:
-                        value = 1.0
-                    else:
-                        vb = tree_view(&B.packed, c)
-                        value = tree_kernel(ws, &prm, &va, &vb) if ws != NULL else NAN
-                        value = value / sqrt(scale)
-                else:
-                    vb = tree_view(&B.packed, c)
-                    value = tree_kernel(ws, &prm, &va, &vb) if ws != NULL else NAN
+                    scale = inv_norm_a[r] * inv_norm_b[c]
+                    if scale == 0:
+                        K[r, c] = 0.0
+                        continue
+                    if symmetric and c == r:
+                        K[r, c] = 1.0
+                        continue
+                vb = tree_view(&B.packed, c)
+                value = tree_kernel(ws, &prm, &va, &vb)
+                if value < 0:
+                    failure[0] = 1
+                if normalize:
+                    value = value * inv_norm_a[r] * inv_norm_b[c]
                 K[r, c] = value
         workspace_free(ws)
-    if symmetric:
-        mirror_upper(K, n_threads)
-    _check(out)
+    if symmetric and not failed[0]:
+        with nogil:
+            mirror_upper(K, n_threads)
+    _raise_on_failure(failed, out)
     return out
 
 
@@ -394,28 +410,36 @@ cdef void mirror_upper(double[:, ::1] K, int n_threads) noexcept nogil:
 
 def tree_pairs(int kind, double lam, double mu, double terminal_factor,
                PackedTrees A, PackedTrees B, const long long[:, ::1] index,
-               const double[::1] self_a, const double[::1] self_b, int n_threads):
-    """K(A[index[k, 0]], B[index[k, 1]]) for every k; normalized by the self-kernels
-    ``self_a``/``self_b`` (indexed like A and B) unless they are None."""
+               const double[::1] inv_norm_a, const double[::1] inv_norm_b, int n_threads):
+    """K(A[index[k, 0]], B[index[k, 1]]) for every k, normalized as in :func:`tree_gram`
+    unless ``inv_norm_a`` is None."""
     cdef Params prm = make_params(kind, lam, mu, terminal_factor)
     cdef Py_ssize_t n = index.shape[0], k
-    cdef bint normalize = self_a is not None
+    cdef bint normalize = inv_norm_a is not None
     out = np.zeros(n, dtype=np.float64)
+    failed = np.zeros(1, dtype=np.int32)
     cdef double[::1] values = out
+    cdef int[::1] failure = failed
     cdef Workspace* ws
     cdef TreeView va, vb
-    cdef double scale
+    cdef double value
     if n == 0:
         return out
     with nogil, parallel(num_threads=n_threads):
         ws = workspace_new()
+        if ws == NULL:
+            failure[0] = 1
         for k in prange(n, schedule="dynamic", chunksize=64):
+            if ws == NULL:
+                continue
             va = tree_view(&A.packed, index[k, 0])
             vb = tree_view(&B.packed, index[k, 1])
-            values[k] = tree_kernel(ws, &prm, &va, &vb) if ws != NULL else NAN
+            value = tree_kernel(ws, &prm, &va, &vb)
+            if value < 0:
+                failure[0] = 1
             if normalize:
-                scale = self_a[index[k, 0]] * self_b[index[k, 1]]
-                values[k] = values[k] / sqrt(scale) if scale > 0 else 0.0
+                value = value * inv_norm_a[index[k, 0]] * inv_norm_b[index[k, 1]]
+            values[k] = value
         workspace_free(ws)
-    _check(out)
+    _raise_on_failure(failed, out)
     return out

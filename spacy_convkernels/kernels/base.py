@@ -6,7 +6,15 @@ for the compiled engine (``_prepare``) and how the engine computes raw values
 normalization, self-kernel reuse, thread counts and input checks, in the manner of
 GraKeL's ``Kernel`` and scikit-learn's estimators (the constructor only stores
 parameters; ``get_params``/``set_params``/``clone`` work).
+
+Normalization is K(a, b) / sqrt(K(a, a) K(b, b)), computed as K(a, b) * r(a) * r(b)
+with r(x) = 1 / sqrt(K(x, x)) (0 when K(x, x) = 0), which neither overflows nor
+underflows where the kernel values themselves do not. A self-kernel is computed once
+per structure and kernel configuration and kept with the compiled structure, so later
+calls reuse it.
 """
+import math
+import numbers
 import os
 from typing import Sequence
 
@@ -21,17 +29,28 @@ class StructureTypeError(ConvKernelsError, TypeError):
 
 
 class InvalidParameterError(ConvKernelsError, ValueError):
-    """A kernel parameter is out of its range."""
+    """A kernel parameter or argument is out of its range."""
 
 
 def n_threads(n_jobs) -> int:
-    """Threads for ``n_jobs``: None or -1 = every core, k > 0 = k, -k = cores + 1 - k (as joblib)."""
+    """Threads for ``n_jobs``: None or -1 = every core, k > 0 = k, -k = cores + 1 - k (as
+    joblib); never more than the cores, as the work is compute-bound."""
     cores = os.cpu_count() or 1
     if n_jobs is None:
         return cores
-    if not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+    if not isinstance(n_jobs, (numbers.Integral, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0:
         raise InvalidParameterError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
-    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+    threads = int(n_jobs) if n_jobs > 0 else cores + 1 + int(n_jobs)
+    return min(max(threads, 1), cores)
+
+
+def check_number(name: str, value, minimum: float = 0.0, inclusive: bool = False) -> float:
+    """``value`` as a float after checking it is a finite real number above ``minimum``."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not math.isfinite(value):
+        raise InvalidParameterError(f"{name} must be a finite number, got {value!r}")
+    if value < minimum or (value == minimum and not inclusive):
+        raise InvalidParameterError(f"{name} must be {'>=' if inclusive else '>'} {minimum}, got {value!r}")
+    return float(value)
 
 
 class Kernel(BaseEstimator):
@@ -46,43 +65,67 @@ class Kernel(BaseEstimator):
     def gram(self, X: Sequence, Y: Sequence = None, normalize: bool = True, n_jobs=None) -> np.ndarray:
         """The Gram matrix K[i, j] = K(X[i], Y[j]) (Y = X when None), float64.
 
-        Each self-kernel needed for normalization is computed once per structure; with
-        ``Y=None`` only the upper triangle is computed.
+        With ``Y=None`` only the upper triangle is computed.
         """
         threads = n_threads(n_jobs)
+        X = self._check_structures(X)
         A = self._prepare(X)
-        B = A if Y is None else self._prepare(Y)
-        self_a = self_b = None
+        if Y is None:
+            inv = self._inverse_norms(X, threads) if normalize else None
+            return self._block(A, A, True, threads, inv, inv)
+        Y = self._check_structures(Y)
+        B = self._prepare(Y)
+        inv_a = inv_b = None
         if normalize:
-            self_a = self._self_kernels(A, threads)
-            self_b = self_a if Y is None else self._self_kernels(B, threads)
-        return self._block(A, B, Y is None, threads, self_a, self_b)
+            inv_a, inv_b = self._inverse_norms(X, threads), self._inverse_norms(Y, threads)
+        return self._block(A, B, False, threads, inv_a, inv_b)
 
     def diag(self, X: Sequence, n_jobs=None) -> np.ndarray:
         """Unnormalized self-kernels K(x, x)."""
-        return self._self_kernels(self._prepare(X), n_threads(n_jobs))
+        return self._self_kernels(self._check_structures(X), n_threads(n_jobs))
 
     def pairs(self, X: Sequence, index_pairs, normalize: bool = True, n_jobs=None) -> np.ndarray:
-        """K(X[i], X[j]) for each (i, j) in ``index_pairs``; self-kernels once per structure used."""
+        """K(X[i], X[j]) for each row (i, j) of ``index_pairs``."""
         threads = n_threads(n_jobs)
-        index = np.ascontiguousarray(np.asarray(index_pairs, dtype=np.int64).reshape(-1, 2))
-        if index.size and (index.min() < 0 or index.max() >= len(X)):
-            raise IndexError(f"index_pairs refer to structures outside 0..{len(X) - 1}")
+        X = self._check_structures(X)
+        index = _check_index_pairs(index_pairs, len(X))
         A = self._prepare(X)
-        self_k = None
+        inv = None
         if normalize:
             used = np.zeros(len(X), dtype=bool)
             used[index.ravel()] = True
             used = np.flatnonzero(used)
-            self_k = np.zeros(len(X))
-            self_k[used] = self._pairs(A, A, np.repeat(used, 2).reshape(-1, 2), threads)
-        return self._pairs(A, A, index, threads, self_k, self_k)
+            inv = np.zeros(len(X))
+            inv[used] = self._inverse_norms([X[i] for i in used], threads)
+        return self._pairs(A, A, index, threads, inv, inv)
 
-    def _self_kernels(self, prepared, threads: int) -> np.ndarray:
-        every = np.repeat(np.arange(len(prepared), dtype=np.int64), 2).reshape(-1, 2)
-        return self._pairs(prepared, prepared, every, threads)
+    def _inverse_norms(self, X: list, threads: int) -> np.ndarray:
+        self_k = self._self_kernels(X, threads)
+        inv = np.zeros_like(self_k)
+        np.divide(1.0, np.sqrt(self_k), out=inv, where=self_k > 0)
+        return inv
+
+    def _self_kernels(self, X: list, threads: int) -> np.ndarray:
+        """K(x, x) for every x, from the cache kept with each compiled structure when there."""
+        key = self._cache_key()
+        caches = [self._self_kernel_cache(x) for x in X]
+        values = np.array([cache.get(key, np.nan) for cache in caches])
+        missing = np.flatnonzero(np.isnan(values))
+        if len(missing):
+            prepared = self._prepare([X[i] for i in missing])
+            diagonal = np.repeat(np.arange(len(missing)), 2).reshape(-1, 2)
+            values[missing] = self._pairs(prepared, prepared, diagonal, threads)
+            for i in missing:
+                caches[i][key] = values[i]
+        return values
+
+    def _cache_key(self):
+        """Identifies the kernel configuration whose self-kernels a structure keeps."""
+        return (type(self).__name__, tuple(sorted(self.get_params().items())))
 
     def _check_structures(self, X: Sequence) -> list:
+        if isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
+            raise StructureTypeError(f"{type(self).__name__} needs a sequence of structures, got {type(X).__name__}")
         X = list(X)
         for k, x in enumerate(X):
             if not isinstance(x, self.structure_type):
@@ -93,15 +136,30 @@ class Kernel(BaseEstimator):
         return X
 
     # subclass hooks
-    def _prepare(self, X: Sequence):
+    def _self_kernel_cache(self, x) -> dict:
+        """The dict in which structure ``x`` keeps its self-kernels."""
         raise NotImplementedError
 
-    def _block(self, A, B, symmetric: bool, threads: int, self_a=None, self_b=None) -> np.ndarray:
-        """The block K(A[i], B[j]) (A is B when ``symmetric``), divided by
-        sqrt(self_a[i] self_b[j]) (0 where that is 0) when self-kernels are given."""
+    def _prepare(self, X: list):
         raise NotImplementedError
 
-    def _pairs(self, A, B, index: np.ndarray, threads: int, self_a=None, self_b=None) -> np.ndarray:
-        """K(A[i], B[j]) for the rows (i, j) of ``index``, divided by sqrt(self_a[i] self_b[j])
-        (0 where that is 0) when self-kernels are given."""
+    def _block(self, A, B, symmetric: bool, threads: int, inv_a=None, inv_b=None) -> np.ndarray:
+        """The block K(A[i], B[j]) (A is B when ``symmetric``), times inv_a[i] * inv_b[j]
+        when those reciprocal square roots of the self-kernels are given."""
         raise NotImplementedError
+
+    def _pairs(self, A, B, index: np.ndarray, threads: int, inv_a=None, inv_b=None) -> np.ndarray:
+        """K(A[i], B[j]) for the rows (i, j) of ``index``, normalized as ``_block``."""
+        raise NotImplementedError
+
+
+def _check_index_pairs(index_pairs, n: int) -> np.ndarray:
+    index = np.asarray(index_pairs)
+    if index.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if index.ndim != 2 or index.shape[1] != 2 or not np.issubdtype(index.dtype, np.integer):
+        raise InvalidParameterError(f"index_pairs must be integer pairs of shape (n, 2), got shape {index.shape} "
+                                    f"of {index.dtype}")
+    if index.min() < 0 or index.max() >= n:
+        raise InvalidParameterError(f"index_pairs refer to structures outside 0..{n - 1}")
+    return np.ascontiguousarray(index, dtype=np.int64)

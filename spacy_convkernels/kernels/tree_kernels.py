@@ -15,9 +15,8 @@ import numpy as np
 
 from ..structures.tree import Tree
 from . import _tree_engine
-from .base import InvalidParameterError, Kernel
-
-_SUBTREE_KELP, _SUBTREE_TEXTBOOK, _SUBSET_TREE, _PARTIAL_TREE = 0, 1, 2, 3
+from ._tree_engine import KernelKind
+from .base import InvalidParameterError, Kernel, check_number
 
 
 class _CompiledTreeKernel(Kernel):
@@ -30,21 +29,17 @@ class _CompiledTreeKernel(Kernel):
         """(kind, lam, mu, terminal_factor) for the engine, after checking ranges."""
         raise NotImplementedError
 
-    def _prepare(self, X):
-        trees = self._check_structures(X)
+    def _self_kernel_cache(self, tree):
+        return tree.compiled.self_kernels
+
+    def _prepare(self, trees):
         return _tree_engine.PackedTrees([t.compiled for t in trees], self._match_key)
 
-    def _block(self, A, B, symmetric, threads, self_a=None, self_b=None):
-        return _tree_engine.tree_gram(*self._engine_params(), A, B, symmetric, self_a, self_b, threads)
+    def _block(self, A, B, symmetric, threads, inv_a=None, inv_b=None):
+        return _tree_engine.tree_gram(*self._engine_params(), A, B, symmetric, inv_a, inv_b, threads)
 
-    def _pairs(self, A, B, index, threads, self_a=None, self_b=None):
-        return _tree_engine.tree_pairs(*self._engine_params(), A, B, index, self_a, self_b, threads)
-
-
-def _positive(name, value):
-    if not value > 0:
-        raise InvalidParameterError(f"{name} must be > 0, got {value!r}")
-    return float(value)
+    def _pairs(self, A, B, index, threads, inv_a=None, inv_b=None):
+        return _tree_engine.tree_pairs(*self._engine_params(), A, B, index, inv_a, inv_b, threads)
 
 
 class SubtreeKernel(_CompiledTreeKernel):
@@ -64,10 +59,10 @@ class SubtreeKernel(_CompiledTreeKernel):
         self.variant = variant
 
     def _engine_params(self):
-        kinds = {"kelp": _SUBTREE_KELP, "textbook": _SUBTREE_TEXTBOOK}
+        kinds = {"kelp": KernelKind.SUBTREE_KELP, "textbook": KernelKind.SUBTREE_TEXTBOOK}
         if self.variant not in kinds:
             raise InvalidParameterError(f"variant must be 'kelp' or 'textbook', got {self.variant!r}")
-        return kinds[self.variant], _positive("lam", self.lam), 1.0, 1.0
+        return kinds[self.variant], check_number("lam", self.lam), 1.0, 1.0
 
 
 class SubsetTreeKernel(_CompiledTreeKernel):
@@ -82,7 +77,7 @@ class SubsetTreeKernel(_CompiledTreeKernel):
         self.lam = lam
 
     def _engine_params(self):
-        return _SUBSET_TREE, _positive("lam", self.lam), 1.0, 1.0
+        return KernelKind.SUBSET_TREE, check_number("lam", self.lam), 1.0, 1.0
 
 
 class PartialTreeKernel(_CompiledTreeKernel):
@@ -103,7 +98,5 @@ class PartialTreeKernel(_CompiledTreeKernel):
         self.terminal_factor = terminal_factor
 
     def _engine_params(self):
-        if not self.terminal_factor >= 0:
-            raise InvalidParameterError(f"terminal_factor must be >= 0, got {self.terminal_factor!r}")
-        return (_PARTIAL_TREE, _positive("lam", self.lam), _positive("mu", self.mu),
-                float(self.terminal_factor))
+        return (KernelKind.PARTIAL_TREE, check_number("lam", self.lam), check_number("mu", self.mu),
+                check_number("terminal_factor", self.terminal_factor, inclusive=True))

@@ -13,7 +13,6 @@ class Interner:
 
     def __init__(self):
         self._ids = {}
-        self._keys = []
         self._lock = threading.Lock()
 
     def ids(self, keys: Iterable[Hashable]) -> List[int]:
@@ -24,16 +23,9 @@ class Interner:
             for key in keys:
                 i = table.get(key)
                 if i is None:
-                    i = table[key] = len(self._keys)
-                    self._keys.append(key)
+                    i = table[key] = len(table)
                 out.append(i)
             return out
-
-    def key(self, i: int) -> Hashable:
-        return self._keys[i]
-
-    def __len__(self) -> int:
-        return len(self._keys)
 
 
 def label_content(label: str) -> str:

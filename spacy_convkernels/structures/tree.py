@@ -26,10 +26,13 @@ class Tree:
     (:class:`CompiledTree`).
     """
 
-    __slots__ = ("_labels", "_parents", "_text", "_hash", "_compiled")
+    __slots__ = ("_labels", "_parents", "_text", "_hash", "_compiled", "_sizes")
 
     def __init__(self, label: str, children: Sequence["Tree"] = ()):
+        """A node over ``children``; it copies them, so build deep trees with ``from_flat``."""
         _check_label(label)
+        if isinstance(children, (Tree, str, bytes)) or not hasattr(children, "__iter__"):
+            raise InvalidTreeError(f"children of {label!r} must be a sequence of Trees, got {type(children).__name__}")
         labels, parents = [label], [-1]
         for child in children:
             if not isinstance(child, Tree):
@@ -43,7 +46,12 @@ class Tree:
     @classmethod
     def from_flat(cls, labels: Iterable[str], parents: Iterable[int]) -> "Tree":
         """A tree from preorder labels and parent indices (-1 for the root), checked."""
-        labels, parents = tuple(labels), tuple(int(p) for p in parents)
+        if isinstance(labels, (str, bytes)) or isinstance(parents, (str, bytes)):
+            raise InvalidTreeError("labels and parents must be sequences, not strings")
+        labels, parents = tuple(labels), tuple(parents)
+        if not all(isinstance(p, (int, np.integer)) and not isinstance(p, bool) for p in parents):
+            raise InvalidTreeError("parents must be integers")
+        parents = tuple(int(p) for p in parents)
         if not labels or len(labels) != len(parents):
             raise InvalidTreeError("labels and parents must be non-empty and of equal length")
         for label in labels:
@@ -66,7 +74,7 @@ class Tree:
         Raises :class:`TreeParseError` with the offending position.
         """
         if not isinstance(text, str):
-            raise TypeError(f"Tree.from_string expects str, got {type(text).__name__}")
+            raise InvalidTreeError(f"Tree.from_string expects a str, got {type(text).__name__}")
         tokens = _TOKEN.findall(text)
 
         def fail(message, k):
@@ -148,21 +156,24 @@ class Tree:
     @property
     def children(self) -> Tuple["Tree", ...]:
         """The subtrees under the root, left to right."""
-        sizes = self._sizes()
+        sizes = self._subtree_sizes()
         return tuple(self._subtree(i, sizes) for i, p in enumerate(self._parents) if p == 0)
 
     def subtree(self, node: int) -> "Tree":
         """The subtree rooted at preorder node ``node``."""
         if not 0 <= node < len(self._labels):
             raise IndexError(f"node {node} is not in a tree of {len(self._labels)} nodes")
-        return self._subtree(node, self._sizes())
+        return self._subtree(node, self._subtree_sizes())
 
-    def _sizes(self):
-        sizes = [1] * len(self._labels)
-        parents = self._parents
-        for i in range(len(sizes) - 1, 0, -1):
-            sizes[parents[i]] += sizes[i]
-        return sizes
+    def _subtree_sizes(self):
+        """Nodes in the subtree of each node (kept: the tree is immutable)."""
+        if self._sizes is None:
+            sizes = [1] * len(self._labels)
+            parents = self._parents
+            for i in range(len(sizes) - 1, 0, -1):
+                sizes[parents[i]] += sizes[i]
+            object.__setattr__(self, "_sizes", sizes)
+        return self._sizes
 
     def _subtree(self, node: int, sizes) -> "Tree":
         end = node + sizes[node]
@@ -221,6 +232,7 @@ def _init(tree: Tree, labels: tuple, parents: tuple):
     set_(tree, "_text", None)
     set_(tree, "_hash", None)
     set_(tree, "_compiled", None)
+    set_(tree, "_sizes", None)
 
 
 class CompiledTree:
@@ -235,12 +247,13 @@ class CompiledTree:
     - ``child_ptr``/``child_idx``: children in CSR form, children of node ``i`` are
       ``child_idx[child_ptr[i]:child_ptr[i+1]]``, left to right;
     - ``by_production``/``by_content``: node indices sorted by id, so matching node pairs
-      of two trees are enumerated by a merge; ``rank_by_*`` are their inverses.
+      of two trees are enumerated by a merge; ``rank_by_*`` are their inverses;
+    - ``self_kernels``: K(tree, tree) by kernel configuration, filled by the kernels.
     """
 
     __slots__ = (
         "n_nodes", "labels", "contents", "productions", "child_ptr", "child_idx",
-        "by_production", "rank_by_production", "by_content", "rank_by_content",
+        "by_production", "rank_by_production", "by_content", "rank_by_content", "self_kernels",
     )
 
     def __init__(self, labels: Tuple[str, ...], parents: Tuple[int, ...]):
@@ -261,6 +274,7 @@ class CompiledTree:
         )
         self.by_production, self.rank_by_production = _sorted_order(self.productions)
         self.by_content, self.rank_by_content = _sorted_order(self.contents)
+        self.self_kernels = {}
 
 
 def _sorted_order(keys: np.ndarray):
