@@ -4,13 +4,15 @@ import io
 import os
 import re
 
-from conftest import ROOT, need_shared
+from conftest import ROOT, SHARED, need_shared
 
 
 def _run_readme_block(heading: str) -> str:
-    """Run the first python block under ``heading`` from the repository root; return its output."""
+    """Run the first python block under ``heading`` from the repository root, with
+    ``../shared`` standing for wherever the shared data are; return its output."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     code = re.search(rf"## {heading}.*?```python\n(.*?)```", text, re.S).group(1)
+    code = code.replace('"../shared/', f'"{SHARED}/')
     printed = io.StringIO()
     cwd = os.getcwd()
     os.chdir(ROOT)
