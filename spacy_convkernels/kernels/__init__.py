@@ -1,12 +1,21 @@
 """Kernels over structures, computed by the compiled engine."""
 from .base import InvalidParameterError, Kernel, StructureTypeError
+from .node_similarity import CompositionalSimilarity, LexicalSimilarity
+from .smoothed_tree_kernels import CompositionalSmoothedPartialTreeKernel, SmoothedPartialTreeKernel
 from .tree_kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
+from .vectors import VectorsError, WordVectors
 
 __all__ = [
     "Kernel",
     "SubtreeKernel",
     "SubsetTreeKernel",
     "PartialTreeKernel",
+    "SmoothedPartialTreeKernel",
+    "CompositionalSmoothedPartialTreeKernel",
+    "LexicalSimilarity",
+    "CompositionalSimilarity",
+    "WordVectors",
+    "VectorsError",
     "StructureTypeError",
     "InvalidParameterError",
 ]

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Compiled engine of the tree kernels ST, SST and PTK.
+"""Compiled engine of the tree kernels ST, SST, PTK and the smoothed SPTK.
 
 Trees arrive packed (:class:`PackedTrees`): the compiled arrays of many trees
 concatenated, nodes in preorder. For one pair of trees the engine
@@ -16,6 +16,11 @@ Delta values live in one array of the matching pairs: pairs are grouped by node 
 first tree, and inside a group ordered like the second tree's sorted node list, so the
 pair (x, y) sits at ``pair_start[x] + rank_b[y] - group_start[x]``.
 
+SPTK pairs also come from a node similarity (lexical or compositional, see
+:class:`NodeSimilarity`): a node of the first tree pairs with the nodes of the second
+whose similarity reaches the threshold, and each node's partners are kept sorted, so a
+child pair is found by walking the list.
+
 Everything below the Python entry points runs without the GIL; Gram blocks are spread
 over threads with OpenMP, each thread owning one grow-only :c:type:`Workspace`.
 """
@@ -31,6 +36,13 @@ cpdef enum KernelKind:
     SUBTREE_TEXTBOOK = 1
     SUBSET_TREE = 2
     PARTIAL_TREE = 3
+    SMOOTHED_PARTIAL_TREE = 4
+
+
+cpdef enum SimilarityKind:
+    EXACT = 0           # the label matches itself only
+    LEXICAL = 1         # cosine of word vectors, kept when positive (KeLP's lexical similarity)
+    COMPOSITIONAL = 2   # cosine of composed head-modifier vectors
 
 
 cdef struct Params:
@@ -39,46 +51,73 @@ cdef struct Params:
     double lam2
     double mu
     double terminal_factor
+    const Similarity* similarity    # SPTK only
 
 
 cdef struct Packed:
     const long long* node_offset
     const int* key
+    const int* label
     const int* child_ptr
     const int* child_idx
     const int* order
     const int* rank
+    const long long* smooth_offset
+    const int* smooth
 
 
 cdef struct TreeView:
     int n
     const int* key
+    const int* label
     const int* child_ptr
     const int* child_idx
     const int* order
     const int* rank
+    int n_smooth            # nodes with a non-exact similarity, in preorder
+    const int* smooth
+
+
+cdef struct Similarity:
+    int n_labels
+    const int* kind         # per label id: a SimilarityKind
+    const int* group        # labels are compared only within a group (same POS, same POS pattern)
+    const int* row          # row of the label's unit vector, -1 for none
+    const double* vectors
+    int dim
+    double same_row         # similarity of two different labels on one row (1 as KeLP, 0: no evidence)
+    double threshold
 
 
 cdef struct Workspace:
     int* group_start
-    int* group_len
+    int* group_len          # per node of the first tree: its number of partners
     long long* pair_start
     long long node_capacity
     double* delta
     long long pair_capacity
+    int* partner            # SPTK: the partner node of each pair
+    long long partner_capacity
+    double* pair_sim        # SPTK: the node similarity of each pair
+    long long sim_capacity
     double* rows
     long long row_capacity
     bint failed             # an allocation failed: the value being computed is void
 
 
 cdef class PackedTrees:
-    """Compiled trees concatenated for the engine, keyed by ``"production"`` or ``"content"``."""
-    cdef readonly object node_offset, key, child_ptr, child_idx, order, rank
+    """Compiled trees concatenated for the engine.
+
+    ``key`` is the match key: ``"production"`` (ST, SST), ``"content"`` (PTK) or
+    ``"label"`` (SPTK). ``smooth_kinds``, a SimilarityKind per label id, marks the nodes
+    whose partners come from a node similarity rather than from equal keys.
+    """
+    cdef readonly object node_offset, key, label, child_ptr, child_idx, order, rank, smooth_offset, smooth
     cdef Packed packed
     cdef readonly Py_ssize_t n_trees
 
-    def __init__(self, compiled_trees, str key):
-        if key not in ("production", "content"):
+    def __init__(self, compiled_trees, str key, smooth_kinds=None):
+        if key not in ("production", "content", "label"):
             raise ValueError(f"unknown match key {key!r}")
         trees = list(compiled_trees)
         self.n_trees = len(trees)
@@ -92,22 +131,94 @@ cdef class PackedTrees:
             return np.ascontiguousarray(np.concatenate(parts), dtype=np.int32)
 
         self.key = cat(key + "s")
+        self.label = cat("labels")
         self.child_ptr = cat("child_ptr")
         self.child_idx = cat("child_idx")
         self.order = cat("by_" + key)
         self.rank = cat("rank_by_" + key)
-        cdef const long long[::1] offsets = self.node_offset
-        cdef const int[::1] keys = self.key, ptr = self.child_ptr, idx = self.child_idx
-        cdef const int[::1] order = self.order, rank = self.rank
+        is_smooth = np.zeros(len(self.label) - 1, dtype=bool)
+        if smooth_kinds is not None:
+            is_smooth = np.asarray(smooth_kinds)[self.label[:-1]] != EXACT
+        tree_of_node = np.repeat(np.arange(len(trees)), sizes)
+        self.smooth_offset = np.zeros(len(trees) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(tree_of_node[is_smooth], minlength=len(trees)), out=self.smooth_offset[1:])
+        local = np.flatnonzero(is_smooth) - self.node_offset[:-1][tree_of_node[is_smooth]]
+        self.smooth = np.ascontiguousarray(np.append(local, 0), dtype=np.int32)
+        cdef const long long[::1] offsets = self.node_offset, smooth_offsets = self.smooth_offset
+        cdef const int[::1] keys = self.key, labels = self.label, ptr = self.child_ptr, idx = self.child_idx
+        cdef const int[::1] order = self.order, rank = self.rank, smooth = self.smooth
         self.packed.node_offset = &offsets[0]
         self.packed.key = &keys[0]
+        self.packed.label = &labels[0]
         self.packed.child_ptr = &ptr[0]
         self.packed.child_idx = &idx[0]
         self.packed.order = &order[0]
         self.packed.rank = &rank[0]
+        self.packed.smooth_offset = &smooth_offsets[0]
+        self.packed.smooth = &smooth[0]
 
     def __len__(self):
         return self.n_trees
+
+
+cdef class NodeSimilarity:
+    """A node similarity as tables indexed by label id (see the ``Similarity`` struct):
+    ``kinds``, ``groups`` and ``rows`` per label, unit ``vectors`` by row."""
+    cdef readonly object kinds, groups, rows, vectors
+    cdef Similarity similarity
+
+    def __init__(self, kinds, groups, rows, vectors, double same_row, double threshold):
+        self.kinds = np.ascontiguousarray(kinds, dtype=np.int32)
+        self.groups = np.ascontiguousarray(groups, dtype=np.int32)
+        self.rows = np.ascontiguousarray(rows, dtype=np.int32)
+        self.vectors = np.ascontiguousarray(vectors, dtype=np.float64)
+        if not (len(self.kinds) == len(self.groups) == len(self.rows)) or self.vectors.ndim != 2:
+            raise ValueError("kinds, groups and rows must be per label id; vectors a matrix")
+        if len(self.rows) and self.rows.max(initial=-1) >= len(self.vectors):
+            raise ValueError("a label points to a vector row that does not exist")
+        if self.vectors.size == 0:
+            self.vectors = np.zeros((1, 1))
+        cdef const int[::1] k = self.kinds, g = self.groups, r = self.rows
+        cdef const double[:, ::1] v = self.vectors
+        self.similarity.n_labels = len(self.kinds)
+        self.similarity.kind = &k[0] if len(self.kinds) else NULL
+        self.similarity.group = &g[0] if len(self.kinds) else NULL
+        self.similarity.row = &r[0] if len(self.kinds) else NULL
+        self.similarity.vectors = &v[0, 0]
+        self.similarity.dim = self.vectors.shape[1]
+        self.similarity.same_row = same_row
+        self.similarity.threshold = threshold
+
+    def __call__(self, int label_a, int label_b):
+        """The similarity of two labels (for tests and inspection)."""
+        if not (0 <= label_a < self.similarity.n_labels and 0 <= label_b < self.similarity.n_labels):
+            raise IndexError("label id outside the table")
+        return node_similarity(&self.similarity, label_a, label_b)
+
+
+cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept nogil:
+    """sigma(a, b) for two label ids of the table: 1 for the same label; for two labels of
+    the same non-exact kind and group with vectors, the dot product of their unit vectors
+    (``same_row`` when they share a row), a lexical one kept only when positive; else 0."""
+    if a == b:
+        return 1.0
+    cdef int kind = s.kind[a]
+    if kind == EXACT or kind != s.kind[b] or s.group[a] != s.group[b]:
+        return 0.0
+    cdef int ra = s.row[a], rb = s.row[b]
+    if ra < 0 or rb < 0:
+        return 0.0
+    if ra == rb:
+        return s.same_row
+    cdef const double* u = s.vectors + <long long>ra * s.dim
+    cdef const double* v = s.vectors + <long long>rb * s.dim
+    cdef double dot = 0.0
+    cdef int t
+    for t in range(s.dim):
+        dot += u[t] * v[t]
+    if kind == LEXICAL and dot <= 0.0:
+        return 0.0
+    return dot
 
 
 cdef inline TreeView tree_view(const Packed* p, Py_ssize_t t) noexcept nogil:
@@ -116,10 +227,13 @@ cdef inline TreeView tree_view(const Packed* p, Py_ssize_t t) noexcept nogil:
     cdef long long o = p.node_offset[t]
     v.n = <int>(p.node_offset[t + 1] - o)
     v.key = p.key + o
+    v.label = p.label + o
     v.child_ptr = p.child_ptr + o + t      # n + 1 offsets per tree
     v.child_idx = p.child_idx + o - t      # n - 1 children per tree
     v.order = p.order + o
     v.rank = p.rank + o
+    v.smooth = p.smooth + p.smooth_offset[t]
+    v.n_smooth = <int>(p.smooth_offset[t + 1] - p.smooth_offset[t])
     return v
 
 
@@ -132,6 +246,10 @@ cdef Workspace* workspace_new() noexcept nogil:
         ws.node_capacity = 0
         ws.delta = NULL
         ws.pair_capacity = 0
+        ws.partner = NULL
+        ws.partner_capacity = 0
+        ws.pair_sim = NULL
+        ws.sim_capacity = 0
         ws.rows = NULL
         ws.row_capacity = 0
         ws.failed = False
@@ -144,6 +262,8 @@ cdef void workspace_free(Workspace* ws) noexcept nogil:
         free(ws.group_len)
         free(ws.pair_start)
         free(ws.delta)
+        free(ws.partner)
+        free(ws.pair_sim)
         free(ws.rows)
         free(ws)
 
@@ -175,15 +295,15 @@ cdef bint reserve_nodes(Workspace* ws, long long n) noexcept nogil:
     return True
 
 
-cdef bint reserve_doubles(double** buffer, long long* capacity, long long n) noexcept nogil:
-    """Grow ``*buffer`` to hold at least ``n`` doubles (contents kept); False if out of memory."""
+cdef bint reserve(void** buffer, long long* capacity, long long n, size_t item) noexcept nogil:
+    """Grow ``*buffer`` to hold at least ``n`` items (contents kept); False if out of memory."""
     if n <= capacity[0]:
         return True
     cdef long long c = grown(n, capacity[0])
-    cdef void* a = realloc(buffer[0], c * sizeof(double))
+    cdef void* a = realloc(buffer[0], c * item)
     if a == NULL:
         return False
-    buffer[0] = <double*>a
+    buffer[0] = a
     capacity[0] = c
     return True
 
@@ -251,7 +371,7 @@ cdef double partial_delta(Workspace* ws, const Params* prm,
     cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int m = b.child_ptr[y + 1] - pb
-    if not reserve_doubles(&ws.rows, &ws.row_capacity, 2 * (m + 1)):
+    if not reserve(<void**>&ws.rows, &ws.row_capacity, 2 * (m + 1), sizeof(double)):
         ws.failed = True
         return 0.0
     cdef double* prev = ws.rows
@@ -310,7 +430,7 @@ cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, con
             j = j_end
     if n_pairs == 0:
         return 0.0
-    if not reserve_doubles(&ws.delta, &ws.pair_capacity, n_pairs):
+    if not reserve(<void**>&ws.delta, &ws.pair_capacity, n_pairs, sizeof(double)):
         return -1.0
     for node in range(na - 1, -1, -1):
         base = ws.pair_start[node]
@@ -325,13 +445,140 @@ cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, con
     return -1.0 if ws.failed else total
 
 
-cdef Params make_params(int kind, double lam, double mu, double terminal_factor):
+cdef double smoothed_subsequences(Workspace* ws, const Params* prm,
+                                  const TreeView* a, const TreeView* b, int x, int y) noexcept nogil:
+    """The child-subsequence sum of PTK for the SPTK pair (x, y), one O(n*m) pass as in
+    :func:`partial_delta`; the Delta of a child pair is found by walking the first
+    child's partner list, which is sorted like the second tree's nodes."""
+    cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
+    cdef int n = a.child_ptr[x + 1] - pa
+    cdef int m = b.child_ptr[y + 1] - pb
+    if not reserve(<void**>&ws.rows, &ws.row_capacity, 2 * (m + 1), sizeof(double)):
+        ws.failed = True
+        return 0.0
+    cdef double* prev = ws.rows
+    cdef double* cur = ws.rows + (m + 1)
+    cdef double* swap
+    cdef double total = 0.0, row, d, lam = prm.lam
+    cdef int i, j, ca, cb
+    cdef long long k, end
+    for j in range(m + 1):
+        prev[j] = 0.0
+    cur[0] = 0.0
+    for i in range(n):
+        ca = a.child_idx[pa + i]
+        k = ws.pair_start[ca]
+        end = k + ws.group_len[ca]
+        row = 0.0
+        for j in range(1, m + 1):
+            cb = b.child_idx[pb + j - 1]
+            while k < end and ws.partner[k] < cb:
+                k += 1
+            if k < end and ws.partner[k] == cb:
+                d = ws.delta[k] * (1.0 + prev[j - 1])
+                total += d
+            else:
+                d = 0.0
+            row = d + lam * row
+            cur[j] = row + lam * prev[j]
+        swap = prev
+        prev = cur
+        cur = swap
+    return total
+
+
+cdef double smoothed_kernel(Workspace* ws, const Params* prm, const TreeView* a, const TreeView* b) noexcept nogil:
+    """Unnormalized SPTK (Croce et al. 2011, eq. 1; KeLP's SmoothedPartialTreeKernel):
+    sum over node pairs with sigma(x, y) >= threshold of
+
+        Delta(x, y) = mu * lam^2 * terminal_factor * sigma(x, y)        if x or y is a leaf,
+        Delta(x, y) = mu * sigma(x, y) * (lam^2 + child-subsequence sum)  otherwise.
+
+    Nodes of exact kind pair with equal keys (found by the merge); the others with every
+    node of the other tree whose similarity reaches the threshold. -1 if out of memory."""
+    cdef const Similarity* sim = prm.similarity
+    cdef int na = a.n, nb = b.n
+    cdef int i = 0, j = 0, j_end, x, y, t, key, u
+    cdef long long n_pairs = 0, bound, k, base
+    cdef double total = 0.0, d, sigma
+    if not reserve_nodes(ws, na):
+        return -1.0
+    for x in range(na):
+        ws.group_len[x] = 0
+    while i < na and j < nb:  # exact partners: equal keys
+        key = a.key[a.order[i]]
+        if key < b.key[b.order[j]]:
+            i += 1
+        elif key > b.key[b.order[j]]:
+            j += 1
+        else:
+            j_end = j + 1
+            while j_end < nb and b.key[b.order[j_end]] == key:
+                j_end += 1
+            while i < na and a.key[a.order[i]] == key:
+                x = a.order[i]
+                if sim.kind[a.label[x]] == EXACT:
+                    ws.group_start[x] = j
+                    ws.group_len[x] = j_end - j
+                    n_pairs += j_end - j
+                i += 1
+            j = j_end
+    bound = n_pairs + <long long>a.n_smooth * b.n_smooth
+    if bound == 0:
+        return 0.0
+    if not (reserve(<void**>&ws.partner, &ws.partner_capacity, bound, sizeof(int))
+            and reserve(<void**>&ws.pair_sim, &ws.sim_capacity, bound, sizeof(double))
+            and reserve(<void**>&ws.delta, &ws.pair_capacity, bound, sizeof(double))):
+        return -1.0
+    k = 0
+    for x in range(na):
+        if ws.group_len[x]:
+            ws.pair_start[x] = k
+            for t in range(ws.group_len[x]):
+                ws.partner[k] = b.order[ws.group_start[x] + t]
+                ws.pair_sim[k] = 1.0
+                k += 1
+    for i in range(a.n_smooth):  # smoothed partners: similar labels
+        x = a.smooth[i]
+        ws.pair_start[x] = k
+        for u in range(b.n_smooth):
+            y = b.smooth[u]
+            sigma = node_similarity(sim, a.label[x], b.label[y])
+            if sigma >= sim.threshold and sigma > 0.0:
+                ws.partner[k] = y
+                ws.pair_sim[k] = sigma
+                k += 1
+        ws.group_len[x] = <int>(k - ws.pair_start[x])
+    for x in range(na - 1, -1, -1):  # children before parents
+        base = ws.pair_start[x]
+        for t in range(ws.group_len[x]):
+            y = ws.partner[base + t]
+            sigma = ws.pair_sim[base + t]
+            if is_leaf(a, x) or is_leaf(b, y):
+                d = prm.mu * prm.lam2 * prm.terminal_factor * sigma
+            else:
+                d = prm.mu * sigma * (prm.lam2 + smoothed_subsequences(ws, prm, a, b, x, y))
+            ws.delta[base + t] = d
+            total += d
+    return -1.0 if ws.failed else total
+
+
+cdef inline double evaluate(Workspace* ws, const Params* prm, const TreeView* a, const TreeView* b) noexcept nogil:
+    if prm.kind == SMOOTHED_PARTIAL_TREE:
+        return smoothed_kernel(ws, prm, a, b)
+    return tree_kernel(ws, prm, a, b)
+
+
+cdef Params make_params(int kind, double lam, double mu, double terminal_factor, NodeSimilarity similarity):
     cdef Params p
     p.kind = kind
     p.lam = lam
     p.lam2 = lam * lam
     p.mu = mu
     p.terminal_factor = terminal_factor
+    p.similarity = &similarity.similarity if similarity is not None else NULL
+    if kind == SMOOTHED_PARTIAL_TREE and similarity is None:
+        raise ValueError("the smoothed partial tree kernel needs a NodeSimilarity")
     return p
 
 
@@ -344,7 +591,12 @@ def _raise_on_failure(failed, values):
         )
 
 
-def tree_gram(int kind, double lam, double mu, double terminal_factor,
+def _check_labels(NodeSimilarity similarity, PackedTrees A, PackedTrees B):
+    if similarity is not None and max(A.label.max(), B.label.max()) >= len(similarity.kinds):
+        raise ValueError("the node similarity table does not cover every label of the trees")
+
+
+def tree_gram(int kind, double lam, double mu, double terminal_factor, NodeSimilarity similarity,
               PackedTrees A, PackedTrees B, bint symmetric,
               const double[::1] inv_norm_a, const double[::1] inv_norm_b, int n_threads):
     """Gram block K[r, c] = K(A[r], B[c]), normalized as K * inv_norm_a[r] * inv_norm_b[c]
@@ -352,7 +604,8 @@ def tree_gram(int kind, double lam, double mu, double terminal_factor,
     they are None. With ``symmetric`` (A is B) only the upper triangle is computed, then
     mirrored; normalized, its diagonal is 1 (0 for a zero self-kernel) without
     recomputation."""
-    cdef Params prm = make_params(kind, lam, mu, terminal_factor)
+    cdef Params prm = make_params(kind, lam, mu, terminal_factor, similarity)
+    _check_labels(similarity, A, B)
     cdef Py_ssize_t n_a = A.n_trees, n_b = B.n_trees
     cdef bint normalize = inv_norm_a is not None
     out = np.empty((n_a, n_b), dtype=np.float64)
@@ -383,7 +636,7 @@ def tree_gram(int kind, double lam, double mu, double terminal_factor,
                         K[r, c] = 1.0
                         continue
                 vb = tree_view(&B.packed, c)
-                value = tree_kernel(ws, &prm, &va, &vb)
+                value = evaluate(ws, &prm, &va, &vb)
                 if value < 0:
                     failure[0] = 1
                 if normalize:
@@ -408,12 +661,13 @@ cdef void mirror_upper(double[:, ::1] K, int n_threads) noexcept nogil:
                     K[j, i] = K[i, j]
 
 
-def tree_pairs(int kind, double lam, double mu, double terminal_factor,
+def tree_pairs(int kind, double lam, double mu, double terminal_factor, NodeSimilarity similarity,
                PackedTrees A, PackedTrees B, const long long[:, ::1] index,
                const double[::1] inv_norm_a, const double[::1] inv_norm_b, int n_threads):
     """K(A[index[k, 0]], B[index[k, 1]]) for every k, normalized as in :func:`tree_gram`
     unless ``inv_norm_a`` is None."""
-    cdef Params prm = make_params(kind, lam, mu, terminal_factor)
+    cdef Params prm = make_params(kind, lam, mu, terminal_factor, similarity)
+    _check_labels(similarity, A, B)
     cdef Py_ssize_t n = index.shape[0], k
     cdef bint normalize = inv_norm_a is not None
     out = np.zeros(n, dtype=np.float64)
@@ -434,7 +688,7 @@ def tree_pairs(int kind, double lam, double mu, double terminal_factor,
                 continue
             va = tree_view(&A.packed, index[k, 0])
             vb = tree_view(&B.packed, index[k, 1])
-            value = tree_kernel(ws, &prm, &va, &vb)
+            value = evaluate(ws, &prm, &va, &vb)
             if value < 0:
                 failure[0] = 1
             if normalize:

@@ -26,7 +26,7 @@ class _CompiledTreeKernel(Kernel):
     _match_key = "production"
 
     def _engine_params(self):
-        """(kind, lam, mu, terminal_factor) for the engine, after checking ranges."""
+        """(kind, lam, mu, terminal_factor, node similarity or None) for the engine, after checking ranges."""
         raise NotImplementedError
 
     def _self_kernel_cache(self, tree):
@@ -62,7 +62,7 @@ class SubtreeKernel(_CompiledTreeKernel):
         kinds = {"kelp": KernelKind.SUBTREE_KELP, "textbook": KernelKind.SUBTREE_TEXTBOOK}
         if self.variant not in kinds:
             raise InvalidParameterError(f"variant must be 'kelp' or 'textbook', got {self.variant!r}")
-        return kinds[self.variant], check_number("lam", self.lam), 1.0, 1.0
+        return kinds[self.variant], check_number("lam", self.lam), 1.0, 1.0, None
 
 
 class SubsetTreeKernel(_CompiledTreeKernel):
@@ -77,7 +77,7 @@ class SubsetTreeKernel(_CompiledTreeKernel):
         self.lam = lam
 
     def _engine_params(self):
-        return KernelKind.SUBSET_TREE, check_number("lam", self.lam), 1.0, 1.0
+        return KernelKind.SUBSET_TREE, check_number("lam", self.lam), 1.0, 1.0, None
 
 
 class PartialTreeKernel(_CompiledTreeKernel):
@@ -99,4 +99,4 @@ class PartialTreeKernel(_CompiledTreeKernel):
 
     def _engine_params(self):
         return (KernelKind.PARTIAL_TREE, check_number("lam", self.lam), check_number("mu", self.mu),
-                check_number("terminal_factor", self.terminal_factor, inclusive=True))
+                check_number("terminal_factor", self.terminal_factor, inclusive=True), None)

@@ -246,14 +246,15 @@ class CompiledTree:
       (KeLP's ST/SST match key);
     - ``child_ptr``/``child_idx``: children in CSR form, children of node ``i`` are
       ``child_idx[child_ptr[i]:child_ptr[i+1]]``, left to right;
-    - ``by_production``/``by_content``: node indices sorted by id, so matching node pairs
-      of two trees are enumerated by a merge; ``rank_by_*`` are their inverses;
+    - ``by_production``/``by_content``/``by_label``: node indices sorted by id, so matching
+      node pairs of two trees are enumerated by a merge; ``rank_by_*`` are their inverses;
     - ``self_kernels``: K(tree, tree) by kernel configuration, filled by the kernels.
     """
 
     __slots__ = (
         "n_nodes", "labels", "contents", "productions", "child_ptr", "child_idx",
-        "by_production", "rank_by_production", "by_content", "rank_by_content", "self_kernels",
+        "by_production", "rank_by_production", "by_content", "rank_by_content", "by_label", "rank_by_label",
+        "self_kernels",
     )
 
     def __init__(self, labels: Tuple[str, ...], parents: Tuple[int, ...]):
@@ -274,6 +275,7 @@ class CompiledTree:
         )
         self.by_production, self.rank_by_production = _sorted_order(self.productions)
         self.by_content, self.rank_by_content = _sorted_order(self.contents)
+        self.by_label, self.rank_by_label = _sorted_order(self.labels)
         self.self_kernels = {}
 
 

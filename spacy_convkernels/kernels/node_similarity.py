@@ -1,0 +1,162 @@
+"""Node similarities sigma for the smoothed tree kernels, as tables indexed by label id.
+
+A rule looks at a label once and says how it may match labels other than itself:
+
+- :class:`LexicalSimilarity`, on ``LEX##lemma::p``: the cosine of the lemmas' word
+  vectors, only between labels with the same POS initial, and only when positive
+  (KeLP's ``LexicalStructureElementSimilarity``);
+- :class:`CompositionalSimilarity`, on ``COMP##rel<h::hp,m::mp>``: the cosine of the
+  additive compositions alpha*h + beta*m of the unit vectors of head and modifier,
+  only between labels with the same POS pattern (hp, mp), and the same relation when
+  ``syntactic_restriction`` (KeLP's ``CompositionalNodeSimilaritySum``; a missing head or
+  modifier vector is replaced by the other, as KeLP does).
+
+Every other label, and a word without a vector, matches itself only (sigma = 1).
+
+``shared_rows`` decides what two *different* labels on one row of identical vectors are
+worth: ``"kelp"`` gives them the cosine of identical vectors, 1, as KeLP does;
+``"distinct"`` gives them 0, since in a pruned table (en_core_web_md keeps 10k distinct
+vectors for 685k words, and what, how, when, where and that share one) a shared row is
+not evidence that the words mean the same. Labels on different rows compare as usual.
+
+:class:`SimilarityTable` turns rules into the arrays the engine reads (kind, group and
+vector row per label id), growing as new labels appear.
+"""
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ._tree_engine import NodeSimilarity, SimilarityKind
+from .base import InvalidParameterError, check_number
+from .vectors import WordVectors
+
+SHARED_ROW_RULES = {"kelp": 1.0, "distinct": 0.0}
+
+
+class LexicalSimilarity:
+    """Cosine of word vectors between ``LEX##lemma::p`` labels with the same POS initial."""
+
+    kind = SimilarityKind.LEXICAL
+
+    def __init__(self, vectors: WordVectors):
+        self.vectors = vectors
+
+    def describe(self, label: str) -> Optional[Tuple[tuple, tuple, np.ndarray]]:
+        """(group, vector key, unit vector) of a label this rule smooths, else None."""
+        if not label.startswith("LEX##"):
+            return None
+        lemma, pos = _lemma_and_pos(label[len("LEX##") :])
+        row = self.vectors.lexical_row(lemma, pos)
+        if row < 0:
+            return None
+        return ("LEX", pos), ("word", row), self.vectors.matrix[row]
+
+
+class CompositionalSimilarity:
+    """Cosine of alpha*h + beta*m between ``COMP##rel<h::hp,m::mp>`` labels with the same POS pattern."""
+
+    kind = SimilarityKind.COMPOSITIONAL
+
+    def __init__(self, vectors: WordVectors, alpha: float = 1.0, beta: float = 1.0,
+                 syntactic_restriction: bool = False):
+        self.vectors = vectors
+        self.alpha = alpha
+        self.beta = beta
+        self.syntactic_restriction = syntactic_restriction
+
+    def describe(self, label: str) -> Optional[Tuple[tuple, tuple, np.ndarray]]:
+        parsed = _parse_compositional(label)
+        if parsed is None:
+            return None
+        relation, (head, head_pos), (modifier, modifier_pos) = parsed
+        h = self.vectors.lexical_row(head, head_pos)
+        m = self.vectors.lexical_row(modifier, modifier_pos)
+        if h < 0 and m < 0:
+            return None
+        h, m = (m if h < 0 else h), (h if m < 0 else m)  # KeLP: a missing vector copies the other
+        composed = self.alpha * self.vectors.matrix[h] + self.beta * self.vectors.matrix[m]
+        norm = np.linalg.norm(composed)
+        if norm == 0:
+            return None
+        group = ("COMP", head_pos, modifier_pos) + ((relation,) if self.syntactic_restriction else ())
+        return group, ("composition", h, m), composed / norm
+
+
+class SimilarityTable:
+    """The per-label-id arrays of a set of rules (the first rule that smooths a label wins)."""
+
+    def __init__(self, rules: Sequence, shared_rows: str = "kelp", threshold: float = 0.01):
+        if shared_rows not in SHARED_ROW_RULES:
+            raise InvalidParameterError(f"shared_rows must be one of {sorted(SHARED_ROW_RULES)}, got {shared_rows!r}")
+        self.rules = list(rules)
+        self.same_row = SHARED_ROW_RULES[shared_rows]
+        self.threshold = check_number("threshold", threshold, inclusive=True)
+        self.kinds = np.zeros(0, dtype=np.int32)
+        self.groups = np.zeros(0, dtype=np.int32)
+        self.rows = np.zeros(0, dtype=np.int32)
+        self._seen = np.zeros(0, dtype=bool)
+        self._group_ids: Dict[tuple, int] = {}
+        self._row_ids: Dict[tuple, int] = {}
+        self._vectors: List[np.ndarray] = []
+        self._engine: Optional[NodeSimilarity] = None
+
+    def cover(self, label_ids: Iterable[int], labels: Iterable[str]) -> None:
+        """Describe the labels not seen yet (``label_ids[k]`` is the id of ``labels[k]``)."""
+        ids = np.fromiter(label_ids, dtype=np.int64)
+        if ids.size == 0:
+            return
+        if ids.max() >= len(self.kinds):
+            self._grow(int(ids.max()) + 1)
+        new = ~self._seen[ids]
+        if not new.any():
+            return
+        labels = list(labels)
+        for k in np.flatnonzero(new):
+            i = ids[k]
+            if self._seen[i]:
+                continue
+            self._seen[i] = True
+            for rule in self.rules:
+                described = rule.describe(labels[k])
+                if described is not None:
+                    group, row_key, vector = described
+                    self.kinds[i] = rule.kind
+                    self.groups[i] = self._group_ids.setdefault(group, len(self._group_ids))
+                    if row_key not in self._row_ids:
+                        self._row_ids[row_key] = len(self._vectors)
+                        self._vectors.append(vector)
+                    self.rows[i] = self._row_ids[row_key]
+                    break
+        self._engine = None
+
+    def engine(self) -> NodeSimilarity:
+        """The table as the engine reads it."""
+        if self._engine is None:
+            vectors = np.array(self._vectors) if self._vectors else np.zeros((0, 1))
+            self._engine = NodeSimilarity(self.kinds, self.groups, self.rows, vectors, self.same_row, self.threshold)
+        return self._engine
+
+    def _grow(self, size: int) -> None:
+        grow = size + size // 2 - len(self.kinds)
+        self.kinds = np.concatenate([self.kinds, np.full(grow, SimilarityKind.EXACT, dtype=np.int32)])
+        self.groups = np.concatenate([self.groups, np.zeros(grow, dtype=np.int32)])
+        self.rows = np.concatenate([self.rows, np.full(grow, -1, dtype=np.int32)])
+        self._seen = np.concatenate([self._seen, np.zeros(grow, dtype=bool)])
+
+
+def _lemma_and_pos(key: str) -> Tuple[str, str]:
+    """KeLP's ``lemma::pos`` split at the first ``::``."""
+    lemma, _, pos = key.partition("::")
+    return lemma, pos
+
+
+def _parse_compositional(label: str):
+    """``COMP##rel<h::hp,m::mp>`` as (rel, (h, hp), (m, mp)), split as KeLP does (first
+    ``<``, first ``,``, first ``>``), or None."""
+    if not label.startswith("COMP##"):
+        return None
+    body = label[len("COMP##") :]
+    opening, comma, closing = body.find("<"), body.find(","), body.find(">")
+    if not 0 <= opening < comma < closing:
+        return None
+    return body[:opening], _lemma_and_pos(body[opening + 1 : comma]), _lemma_and_pos(body[comma + 1 : closing])

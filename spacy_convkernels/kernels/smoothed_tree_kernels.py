@@ -1,0 +1,100 @@
+"""Smoothed partial tree kernels: SPTK (Croce, Moschitti & Basili 2011) and the
+compositional CSPTK (Annesi, Croce & Basili 2014), with KeLP's conventions.
+
+SPTK is PTK in which two nodes match to the degree sigma(n1, n2) of a node similarity
+(eq. (1) of Croce et al., "Kernel-based sentence embeddings"):
+
+    Delta(n1, n2) = mu * lam^2 * terminal_factor * sigma(n1, n2)           if n1 or n2 is a leaf,
+    Delta(n1, n2) = mu * sigma(n1, n2) * (lam^2 + sum over pairs of equal-length child
+                    subsequences J1, J2 of lam^(gaps(J1) + gaps(J2)) * prod_k Delta(c1[J1k], c2[J2k])),
+
+summed over the node pairs with sigma >= threshold. sigma is 1 between equal labels and
+comes from :mod:`.node_similarity` otherwise: the cosine of word vectors between lexical
+nodes (SPTK) or of composed head-modifier vectors between compositional nodes (CSPTK).
+Without vectors sigma is the identity on label contents and SPTK is exactly PTK.
+"""
+import numpy as np
+
+from ._tree_engine import KernelKind, PackedTrees
+from .base import check_number
+from .node_similarity import CompositionalSimilarity, LexicalSimilarity, SimilarityTable
+from .tree_kernels import _CompiledTreeKernel
+from .vectors import WordVectors
+
+
+class SmoothedPartialTreeKernel(_CompiledTreeKernel):
+    """SPTK with KeLP's lexical similarity (``sptk``; KeLP's reference: lam = mu = 0.4,
+    terminal_factor = 0.2, threshold = 0.01 on LCT trees).
+
+    ``vectors``: a spaCy ``Vocab`` or ``Vectors``, a :class:`~.vectors.WordVectors`, or a
+    path to a word-space file (see :meth:`WordVectors.load`); None for the identity
+    similarity. ``shared_rows``: ``"kelp"`` (default, KeLP's semantics) or ``"distinct"``,
+    where two different words on one row of identical vectors do not count as similar
+    (see :mod:`.node_similarity`).
+    """
+
+    def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
+                 vectors=None, shared_rows: str = "kelp"):
+        self.lam = lam
+        self.mu = mu
+        self.terminal_factor = terminal_factor
+        self.threshold = threshold
+        self.vectors = vectors
+        self.shared_rows = shared_rows
+
+    @property
+    def _match_key(self):
+        return "content" if self.vectors is None else "label"
+
+    def _rules(self, vectors: WordVectors) -> list:
+        return [LexicalSimilarity(vectors)]
+
+    def _similarity_table(self) -> SimilarityTable:
+        """The table of the current parameters, built once and grown with new labels."""
+        key = tuple((name, id(value) if name == "vectors" else value) for name, value in self.get_params().items())
+        cached = getattr(self, "_table_cache", None)
+        if cached is None or cached[0] != key:
+            rules = [] if self.vectors is None else self._rules(WordVectors.load(self.vectors))
+            cached = (key, SimilarityTable(rules, self.shared_rows, self.threshold))
+            self._table_cache = cached
+        return cached[1]
+
+    def _prepare(self, trees):
+        table = self._similarity_table()
+        compiled = [t.compiled for t in trees]
+        if compiled:
+            table.cover(np.concatenate([c.labels for c in compiled]), [label for t in trees for label in t.labels])
+        return PackedTrees(compiled, self._match_key, table.kinds)
+
+    def _engine_params(self):
+        return (KernelKind.SMOOTHED_PARTIAL_TREE, check_number("lam", self.lam), check_number("mu", self.mu),
+                check_number("terminal_factor", self.terminal_factor, inclusive=True),
+                self._similarity_table().engine())
+
+
+class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
+    """CSPTK: SPTK with the compositional similarity on ``COMP##`` nodes (KeLP's ``csptk``
+    with ``CompositionalNodeSimilaritySum``; KeLP's reference: lam = mu = 0.4,
+    terminal_factor = 1, threshold = 0.01 on CLCT trees).
+
+    ``alpha``, ``beta`` weigh head and modifier in the composition alpha*h + beta*m;
+    ``syntactic_restriction`` also requires equal relations. As in KeLP, lexical nodes
+    match only themselves; ``lexical=True`` smooths them with the lexical similarity too,
+    as the CSPTK of the paper does.
+    """
+
+    def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
+                 vectors=None, alpha: float = 1.0, beta: float = 1.0, lexical: bool = False,
+                 syntactic_restriction: bool = False, shared_rows: str = "kelp"):
+        super().__init__(lam, mu, terminal_factor, threshold, vectors, shared_rows)
+        self.alpha = alpha
+        self.beta = beta
+        self.lexical = lexical
+        self.syntactic_restriction = syntactic_restriction
+
+    def _rules(self, vectors: WordVectors) -> list:
+        alpha, beta = check_number("alpha", self.alpha, inclusive=True), check_number("beta", self.beta, inclusive=True)
+        rules = [CompositionalSimilarity(vectors, alpha, beta, bool(self.syntactic_restriction))]
+        return rules + ([LexicalSimilarity(vectors)] if self.lexical else [])
+
+

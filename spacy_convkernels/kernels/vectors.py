@@ -1,0 +1,123 @@
+"""Word vectors for node similarities, from a spaCy table or a file.
+
+Every source becomes one :class:`WordVectors`: keys (words, or KeLP's ``lemma::p``)
+mapped to rows of distinct unit vectors. Keys whose vectors are identical share a row,
+whichever source they came from: a pruned table such as en_core_web_md's maps many
+words onto one vector (685k keys, 20k rows, 10k distinct vectors), and a shared row says
+nothing about the meaning of the words on it.
+"""
+import gzip
+from pathlib import Path
+from typing import Dict, Iterable, Tuple
+
+import numpy as np
+
+from ..errors import ConvKernelsError
+
+
+class VectorsError(ConvKernelsError, ValueError):
+    """A word-vector source that cannot be read or used."""
+
+
+class WordVectors:
+    """Unit vectors by key; ``rows[key]`` indexes ``matrix``, one row per distinct vector."""
+
+    def __init__(self, keys: Dict[str, int], matrix: np.ndarray):
+        self.rows = keys
+        self.matrix = matrix
+        self.keys_per_row = np.bincount(np.fromiter(keys.values(), dtype=np.int64, count=len(keys)),
+                                        minlength=len(matrix))
+
+    @classmethod
+    def from_arrays(cls, keys: Iterable[str], vectors: np.ndarray) -> "WordVectors":
+        """Keys with one vector each: vectors are normalized, identical ones merged, zero ones dropped."""
+        keys = list(keys)
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or len(vectors) != len(keys):
+            raise VectorsError(f"{len(keys)} keys need a matrix of {len(keys)} rows, got shape {vectors.shape}")
+        if not np.isfinite(vectors).all():
+            raise VectorsError("word vectors hold NaN or infinite values")
+        nonzero = np.flatnonzero(np.abs(vectors).sum(axis=1) > 0)
+        distinct, row_of = np.unique(vectors[nonzero], axis=0, return_inverse=True)
+        norms = np.linalg.norm(distinct.astype(np.float64), axis=1, keepdims=True)
+        rows = {}
+        for k, row in zip(nonzero.tolist(), row_of.reshape(-1).tolist()):
+            rows.setdefault(keys[k], row)
+        return cls(rows, distinct.astype(np.float64) / norms)
+
+    @classmethod
+    def load(cls, source) -> "WordVectors":
+        """From a spaCy ``Vocab`` or ``Vectors``, a ``WordVectors``, or a path: a KeLP word
+        space or word2vec/GloVe text file (``.txt``, ``.txt.gz``, ``.vec``), or a ``.npy``
+        matrix with its keys, one per line, in a ``.keys`` file beside it."""
+        if isinstance(source, WordVectors):
+            return source
+        if hasattr(source, "vectors") and hasattr(source, "strings"):  # a spaCy Vocab
+            return _from_spacy(source.vectors, source.strings)
+        if hasattr(source, "key2row"):  # a spaCy Vectors table
+            return _from_spacy(source, source.strings)
+        if isinstance(source, (str, Path)):
+            path = Path(source)
+            if not path.exists():
+                raise VectorsError(f"no word-vector file at {path}")
+            if path.suffix == ".npy":
+                keys_path = path.with_suffix(".keys")
+                if not keys_path.exists():
+                    raise VectorsError(f"{path} needs its keys, one per line, in {keys_path}")
+                keys = keys_path.read_text(encoding="utf-8").splitlines()
+                return cls.from_arrays(keys, np.load(path))
+            return cls.from_arrays(*_read_text(path))
+        raise VectorsError(f"cannot take word vectors from {type(source).__name__}")
+
+    def row(self, key: str) -> int:
+        """The row of ``key``, -1 when it has no vector."""
+        return self.rows.get(key, -1)
+
+    def lexical_row(self, lemma: str, pos: str) -> int:
+        """The row of a lemma with its POS initial: ``lemma::p`` (KeLP's keys), else ``lemma``."""
+        row = self.rows.get(f"{lemma}::{pos}", -1)
+        return row if row >= 0 else self.rows.get(lemma, -1)
+
+
+def _from_spacy(vectors, strings) -> WordVectors:
+    if vectors.shape[0] == 0:
+        raise VectorsError("the spaCy vectors table is empty")
+    data = np.asarray(vectors.data.get() if hasattr(vectors.data, "get") else vectors.data)
+    table = WordVectors.from_arrays([str(i) for i in range(len(data))], data)
+    rows = {}
+    for key, row in vectors.key2row.items():
+        distinct = table.rows.get(str(row), -1)
+        if distinct >= 0 and key in strings:
+            rows[strings[key]] = distinct
+    return WordVectors(rows, table.matrix)
+
+
+def _read_text(path: Path) -> Tuple[list, np.ndarray]:
+    """Keys and vectors of a text file: KeLP (``key<TAB>w<TAB>f<TAB>v1,v2,...``) or word2vec/GloVe
+    (``key v1 v2 ...``), either with an optional first line giving the counts."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    keys, rows = [], []
+    with opener(path, "rt", encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) == 4:  # KeLP's word space
+                key, values = fields[0], fields[3].split(",")
+            else:
+                parts = line.split()
+                if number == 1 and len(parts) == 2:
+                    continue  # "count dim" header
+                if not parts:
+                    continue
+                key, values = parts[0], parts[1:]
+            try:
+                rows.append([float(v) for v in values])
+            except ValueError:
+                raise VectorsError(f"{path}, line {number}: the vector of {key!r} holds a non-number") from None
+            if rows and len(rows[-1]) != len(rows[0]):
+                raise VectorsError(f"{path}, line {number}: {len(rows[-1])} values where {len(rows[0])} were expected")
+            keys.append(key)
+    if not keys:
+        raise VectorsError(f"{path} holds no vectors")
+    return keys, np.array(rows, dtype=np.float32)
+
+
