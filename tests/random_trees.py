@@ -42,15 +42,15 @@ def chain(rng, depth: int, labels=ALPHABET) -> Tree:
     return node
 
 
-def random_pairs(seed: int, n_pairs: int):
+def random_pairs(seed: int, n_pairs: int, labels=ALPHABET):
     """``n_pairs`` tree pairs mixing ordinary, wide (30+ children), deep (200+) and single-node trees."""
     rng = np.random.default_rng(seed)
     makers = [
-        lambda: random_tree(rng, int(rng.integers(1, 40))),
-        lambda: random_tree(rng, int(rng.integers(20, 60)), labels=ALPHABET[:2], max_children=3),
-        lambda: wide_tree(rng, int(rng.integers(30, 36))),
-        lambda: chain(rng, int(rng.integers(200, 230))),
-        lambda: Tree(ALPHABET[int(rng.integers(0, len(ALPHABET)))]),
+        lambda: random_tree(rng, int(rng.integers(1, 40)), labels),
+        lambda: random_tree(rng, int(rng.integers(20, 60)), labels=labels[:2], max_children=3),
+        lambda: wide_tree(rng, int(rng.integers(30, 36)), labels),
+        lambda: chain(rng, int(rng.integers(200, 230)), labels),
+        lambda: Tree(labels[int(rng.integers(0, len(labels)))]),
     ]
     weights = np.array([0.55, 0.2, 0.1, 0.1, 0.05])
     pick = lambda: makers[int(rng.choice(len(makers), p=weights))]()

@@ -117,14 +117,21 @@ def subset_tree(a, b, lam=0.4):
 
 def partial_tree(a, b, lam=0.4, mu=0.4, terminal_factor=1.0, subsequences=None):
     """PTK; ``subsequences`` computes the child-subsequence sum (default: length by length)."""
+    return smoothed_partial_tree(a, b, lambda x, y: float(content(x) == content(y)), lam, mu, terminal_factor,
+                                 threshold=1.0, subsequences=subsequences)
+
+
+def smoothed_partial_tree(a, b, sigma, lam=0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, subsequences=None):
+    """SPTK (KeLP's SmoothedPartialTreeKernel) for a label similarity ``sigma(label, label)``."""
     subsequences = subsequences or subsequence_sum_by_length
 
     def delta(x, y, rec):
-        if content(x.label) != content(y.label):
+        s = sigma(x.label, y.label)
+        if s < threshold or s <= 0:
             return 0.0
         if not x.children or not y.children:
-            return mu * lam * lam * terminal_factor
-        return mu * (lam * lam + subsequences(x.children, y.children, rec, lam))
+            return mu * lam * lam * terminal_factor * s
+        return mu * s * (lam * lam + subsequences(x.children, y.children, rec, lam))
 
     return convolution(delta, a, b)
 
@@ -136,7 +143,7 @@ def subsequence_sum_by_length(xs, ys, rec, lam):
     reach[i][j] the lam-discounted sum of ``ending`` over i' <= i, j' <= j.
     """
     n, m = len(xs), len(ys)
-    d = [[rec(x, y) if content(x.label) == content(y.label) else 0.0 for y in ys] for x in xs]
+    d = [[rec(x, y) for y in ys] for x in xs]
     ending = [row[:] for row in d]
     total = sum(map(sum, ending))
     for _ in range(1, min(n, m)):
@@ -157,10 +164,7 @@ def subsequence_sum_brute(xs, ys, rec, lam):
         for J1 in itertools.combinations(range(len(xs)), length):
             for J2 in itertools.combinations(range(len(ys)), length):
                 gaps = (J1[-1] - J1[0] + 1 - length) + (J2[-1] - J2[0] + 1 - length)
-                prod = math.prod(
-                    rec(xs[i], ys[j]) if content(xs[i].label) == content(ys[j].label) else 0.0
-                    for i, j in zip(J1, J2)
-                )
+                prod = math.prod(rec(xs[i], ys[j]) for i, j in zip(J1, J2))
                 total += lam**gaps * prod
     return total
 

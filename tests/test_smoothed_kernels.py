@@ -1,0 +1,155 @@
+"""SPTK and CSPTK: against plain-Python references with random similarity tables, and PTK."""
+import functools
+import itertools
+
+import numpy as np
+import pytest
+
+from spacy_convkernels.kernels import (
+    CompositionalSmoothedPartialTreeKernel,
+    InvalidParameterError,
+    PartialTreeKernel,
+    SmoothedPartialTreeKernel,
+    WordVectors,
+)
+
+import reference_kernels as ref
+from random_trees import ALPHABET, random_pairs
+
+# a small vocabulary: walk shares run's vector (one row), blue is red's opposite, zzz has none
+RNG = np.random.default_rng(11)
+# float32 values, as WordVectors stores them, so that the reference sees the same numbers
+RAW = {word: RNG.normal(size=6).astype(np.float32).astype(float) for word in ("dog", "cat", "car", "run", "eat", "red", "big")}
+RAW["walk"] = RAW["run"].copy()
+RAW["blue"] = -RAW["red"]
+RAW["sit::v"] = RNG.normal(size=6).astype(np.float32).astype(float)  # a KeLP-style key with its POS
+WORDS = [("dog", "n"), ("cat", "n"), ("car", "n"), ("zzz", "n"), ("run", "v"), ("walk", "v"), ("eat", "v"),
+         ("sit", "v"), ("run", "n"), ("red", "j"), ("blue", "j"), ("big", "j")]
+LEX = [f"LEX##{w}::{p}" for w, p in WORDS]
+RELATIONS = ["nsubj", "dobj", "amod"]
+COMP = [f"COMP##{r}<{h}::{hp},{m}::{mp}>" for r, (h, hp), (m, mp) in
+        itertools.islice(itertools.product(RELATIONS, WORDS[:8], WORDS), 0, None, 7)]
+COMP += ["COMP##root<*::*,run::v>", "COMP##root<*::*,walk::v>", "COMP##root<*::*,zzz::n>"]
+OTHER = ["POS##NN", "POS##VB", "SYNT##nsubj", "SYNT##root"]
+LABELS = LEX + COMP + OTHER
+VECTORS = WordVectors.from_arrays(list(RAW), np.array(list(RAW.values())))
+
+
+def _unit(word, pos):
+    raw = RAW.get(f"{word}::{pos}", RAW.get(word))
+    return None if raw is None else raw / np.linalg.norm(raw)
+
+
+def _parse_comp(label):
+    body = label[len("COMP##"):]
+    relation, rest = body.split("<")
+    head, modifier = rest.rstrip(">").split(",")
+    return relation, tuple(head.split("::")), tuple(modifier.split("::"))
+
+
+def reference_sigma(lexical=True, compositional=False, same_row=1.0, alpha=1.0, beta=1.0, syntactic=False):
+    """sigma from the definitions, with numpy on the raw vectors (rows = identical vectors)."""
+
+    @functools.lru_cache(maxsize=None)
+    def sigma(a, b):
+        if a == b:
+            return 1.0
+        if lexical and a.startswith("LEX##") and b.startswith("LEX##"):
+            (wa, pa), (wb, pb) = a[5:].split("::"), b[5:].split("::")
+            ua, ub = _unit(wa, pa), _unit(wb, pb)
+            if pa != pb or ua is None or ub is None:
+                return 0.0
+            dot = same_row if np.array_equal(ua, ub) else float(ua @ ub)
+            return dot if dot > 0 else 0.0
+        if compositional and a.startswith("COMP##") and b.startswith("COMP##"):
+            (ra, ha, ma), (rb, hb, mb) = _parse_comp(a), _parse_comp(b)
+            if (ha[1], ma[1]) != (hb[1], mb[1]) or (syntactic and ra != rb):
+                return 0.0
+            composed = []
+            for head, modifier in ((ha, ma), (hb, mb)):
+                h, m = _unit(*head), _unit(*modifier)
+                if h is None and m is None:
+                    return 0.0
+                h, m = (m if h is None else h), (h if m is None else m)
+                composed.append((tuple(h), tuple(m), alpha * h + beta * m))
+            (h1, m1, c1), (h2, m2, c2) = composed
+            if (h1, m1) == (h2, m2):
+                return same_row
+            return float(c1 @ c2 / np.linalg.norm(c1) / np.linalg.norm(c2))
+        return 0.0
+
+    return sigma
+
+
+PAIRS = random_pairs(seed=4242, n_pairs=200, labels=LABELS)
+
+CASES = [
+    (SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=VECTORS), reference_sigma()),
+    (SmoothedPartialTreeKernel(0.7, 0.5, 2.0, 0.3, vectors=VECTORS, shared_rows="distinct"),
+     reference_sigma(same_row=0.0)),
+    (CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=VECTORS),
+     reference_sigma(lexical=False, compositional=True)),
+    (CompositionalSmoothedPartialTreeKernel(0.6, 0.3, 1.5, 0.05, vectors=VECTORS, alpha=0.7, beta=1.3, lexical=True,
+                                            syntactic_restriction=True, shared_rows="distinct"),
+     reference_sigma(compositional=True, same_row=0.0, alpha=0.7, beta=1.3, syntactic=True)),
+]
+
+
+@pytest.mark.parametrize("kernel, sigma", CASES, ids=["sptk", "sptk-distinct", "csptk", "csptk-options"])
+def test_compiled_equals_reference(kernel, sigma):
+    params = dict(lam=kernel.lam, mu=kernel.mu, terminal_factor=kernel.terminal_factor, threshold=kernel.threshold)
+    X = [t for pair in PAIRS for t in pair]
+    index = [(2 * k, 2 * k + 1) for k in range(len(PAIRS))]
+    values = np.array([[ref.smoothed_partial_tree(x, y, sigma, **params) for x, y in ((a, b), (a, a), (b, b))]
+                       for a, b in PAIRS])
+    assert np.count_nonzero(values[:, 0]) > 120
+    np.testing.assert_allclose(kernel.pairs(X, index, normalize=False), values[:, 0], rtol=1e-9, atol=1e-12)
+    normalized = np.array([ref.normalize(*row) for row in values])
+    np.testing.assert_allclose(kernel.pairs(X, index), normalized, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(kernel.gram(X[:30], n_jobs=2), kernel.gram(X[:30], X[:30], n_jobs=1), rtol=1e-12)
+
+
+def test_the_similarities_really_smooth():
+    """Smoothing changes values where labels differ but are similar: the references are not trivial."""
+    sigma = reference_sigma(compositional=True)
+    assert 0 < sigma("LEX##dog::n", "LEX##cat::n") < 1
+    assert sigma("LEX##run::v", "LEX##walk::v") == 1.0  # one row, KeLP's semantics
+    assert reference_sigma(same_row=0.0)("LEX##run::v", "LEX##walk::v") == 0.0
+    assert sigma("LEX##red::j", "LEX##blue::j") == 0.0  # negative cosine
+    assert sigma("LEX##dog::n", "LEX##run::v") == 0.0  # different POS
+    assert sigma("LEX##zzz::n", "LEX##dog::n") == 0.0  # no vector: exact match only
+    assert sigma("COMP##root<*::*,run::v>", "COMP##root<*::*,walk::v>") == 1.0
+    sptk, _ = CASES[0]
+    ptk = PartialTreeKernel(0.4, 0.4, 0.2)
+    X = [t for pair in PAIRS[:40] for t in pair]
+    assert np.abs(sptk.gram(X) - ptk.gram(X)).max() > 0.05
+
+
+def test_identity_similarity_is_ptk():
+    pairs = random_pairs(seed=5, n_pairs=150, labels=ALPHABET)
+    X = [t for pair in pairs for t in pair]
+    for lam, mu, tf in ((0.4, 0.4, 1.0), (0.9, 0.6, 5.0)):
+        sptk = SmoothedPartialTreeKernel(lam, mu, tf)
+        ptk = PartialTreeKernel(lam, mu, tf)
+        np.testing.assert_allclose(sptk.gram(X, normalize=False), ptk.gram(X, normalize=False), rtol=1e-12)
+
+
+def test_parameters_are_checked():
+    tree = PAIRS[0][0]
+    for kernel in (SmoothedPartialTreeKernel(threshold=-1, vectors=VECTORS),
+                   SmoothedPartialTreeKernel(vectors=VECTORS, shared_rows="sometimes"),
+                   CompositionalSmoothedPartialTreeKernel(vectors=VECTORS, alpha=float("nan")),
+                   SmoothedPartialTreeKernel(lam=0)):
+        with pytest.raises(InvalidParameterError):
+            kernel.gram([tree])
+
+
+def test_changing_parameters_rebuilds_the_table():
+    kernel = SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=VECTORS)
+    X = [t for pair in PAIRS[:20] for t in pair]
+    before = kernel.gram(X)
+    kernel.set_params(shared_rows="distinct")
+    after = kernel.gram(X)
+    fresh = SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=VECTORS, shared_rows="distinct").gram(X)
+    np.testing.assert_allclose(after, fresh, rtol=1e-12)
+    assert np.abs(before - after).max() > 0
