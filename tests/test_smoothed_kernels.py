@@ -40,6 +40,17 @@ def _unit(word, pos):
     return None if raw is None else raw / np.linalg.norm(raw)
 
 
+def _weight(word, pos, shared_rows):
+    """Trust in a word's vector: the lemmas of the source that have the same vector."""
+    unit = _unit(word, pos)
+    lemmas = {key.split("::")[0] for key, raw in RAW.items() if np.array_equal(raw / np.linalg.norm(raw), unit)}
+    if shared_rows == "kelp":
+        return 1.0
+    if shared_rows == "exclusive":
+        return float(len(lemmas) == 1)
+    return len(lemmas) ** -0.25
+
+
 def _parse_comp(label):
     body = label[len("COMP##"):]
     relation, rest = body.split("<")
@@ -47,7 +58,7 @@ def _parse_comp(label):
     return relation, tuple(head.split("::")), tuple(modifier.split("::"))
 
 
-def reference_sigma(lexical=True, compositional=False, same_row=1.0, alpha=1.0, beta=1.0, syntactic=False):
+def reference_sigma(lexical=True, compositional=False, shared_rows="kelp", alpha=1.0, beta=1.0, syntactic=False):
     """sigma from the definitions, with numpy on the raw vectors (rows = identical vectors)."""
 
     @functools.lru_cache(maxsize=None)
@@ -59,7 +70,8 @@ def reference_sigma(lexical=True, compositional=False, same_row=1.0, alpha=1.0, 
             ua, ub = _unit(wa, pa), _unit(wb, pb)
             if pa != pb or ua is None or ub is None:
                 return 0.0
-            dot = same_row if np.array_equal(ua, ub) else float(ua @ ub)
+            dot = 1.0 if np.array_equal(ua, ub) else float(ua @ ub)
+            dot *= _weight(wa, pa, shared_rows) * _weight(wb, pb, shared_rows)
             return dot if dot > 0 else 0.0
         if compositional and a.startswith("COMP##") and b.startswith("COMP##"):
             (ra, ha, ma), (rb, hb, mb) = _parse_comp(a), _parse_comp(b)
@@ -74,7 +86,7 @@ def reference_sigma(lexical=True, compositional=False, same_row=1.0, alpha=1.0, 
                 composed.append((tuple(h), tuple(m), alpha * h + beta * m))
             (h1, m1, c1), (h2, m2, c2) = composed
             if (h1, m1) == (h2, m2):
-                return same_row
+                return 1.0
             return float(c1 @ c2 / np.linalg.norm(c1) / np.linalg.norm(c2))
         return 0.0
 
@@ -85,17 +97,19 @@ PAIRS = random_pairs(seed=4242, n_pairs=200, labels=LABELS)
 
 CASES = [
     (SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=VECTORS), reference_sigma()),
-    (SmoothedPartialTreeKernel(0.7, 0.5, 2.0, 0.3, vectors=VECTORS, shared_rows="distinct"),
-     reference_sigma(same_row=0.0)),
+    (SmoothedPartialTreeKernel(0.7, 0.5, 2.0, 0.3, vectors=VECTORS, shared_rows="diluted"),
+     reference_sigma(shared_rows="diluted")),
+    (SmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=VECTORS, shared_rows="exclusive"),
+     reference_sigma(shared_rows="exclusive")),
     (CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=VECTORS),
      reference_sigma(lexical=False, compositional=True)),
     (CompositionalSmoothedPartialTreeKernel(0.6, 0.3, 1.5, 0.05, vectors=VECTORS, alpha=0.7, beta=1.3, lexical=True,
-                                            syntactic_restriction=True, shared_rows="distinct"),
-     reference_sigma(compositional=True, same_row=0.0, alpha=0.7, beta=1.3, syntactic=True)),
+                                            syntactic_restriction=True, shared_rows="diluted"),
+     reference_sigma(compositional=True, shared_rows="diluted", alpha=0.7, beta=1.3, syntactic=True)),
 ]
 
 
-@pytest.mark.parametrize("kernel, sigma", CASES, ids=["sptk", "sptk-distinct", "csptk", "csptk-options"])
+@pytest.mark.parametrize("kernel, sigma", CASES, ids=["sptk", "sptk-diluted", "sptk-exclusive", "csptk", "csptk-options"])
 def test_compiled_equals_reference(kernel, sigma):
     params = dict(lam=kernel.lam, mu=kernel.mu, terminal_factor=kernel.terminal_factor, threshold=kernel.threshold)
     X = [t for pair in PAIRS for t in pair]
@@ -114,7 +128,8 @@ def test_the_similarities_really_smooth():
     sigma = reference_sigma(compositional=True)
     assert 0 < sigma("LEX##dog::n", "LEX##cat::n") < 1
     assert sigma("LEX##run::v", "LEX##walk::v") == 1.0  # one row, KeLP's semantics
-    assert reference_sigma(same_row=0.0)("LEX##run::v", "LEX##walk::v") == 0.0
+    assert reference_sigma(shared_rows="diluted")("LEX##run::v", "LEX##walk::v") == pytest.approx(2**-0.5)
+    assert reference_sigma(shared_rows="exclusive")("LEX##run::v", "LEX##eat::v") == 0.0
     assert sigma("LEX##red::j", "LEX##blue::j") == 0.0  # negative cosine
     assert sigma("LEX##dog::n", "LEX##run::v") == 0.0  # different POS
     assert sigma("LEX##zzz::n", "LEX##dog::n") == 0.0  # no vector: exact match only
@@ -148,8 +163,15 @@ def test_changing_parameters_rebuilds_the_table():
     kernel = SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=VECTORS)
     X = [t for pair in PAIRS[:20] for t in pair]
     before = kernel.gram(X)
-    kernel.set_params(shared_rows="distinct")
+    kernel.set_params(shared_rows="diluted")
     after = kernel.gram(X)
-    fresh = SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=VECTORS, shared_rows="distinct").gram(X)
+    fresh = SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=VECTORS, shared_rows="diluted").gram(X)
     np.testing.assert_allclose(after, fresh, rtol=1e-12)
     assert np.abs(before - after).max() > 0
+
+
+def test_shared_row_rules_keep_the_kernel_positive_semidefinite():
+    X = [t for pair in PAIRS[:60] for t in pair if t.n_nodes < 60]
+    for shared_rows in ("kelp", "diluted", "exclusive"):
+        G = SmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.0, vectors=VECTORS, shared_rows=shared_rows).gram(X)
+        assert np.linalg.eigvalsh(G).min() > -1e-8, shared_rows

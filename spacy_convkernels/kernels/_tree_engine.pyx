@@ -83,9 +83,9 @@ cdef struct Similarity:
     const int* kind         # per label id: a SimilarityKind
     const int* group        # labels are compared only within a group (same POS, same POS pattern)
     const int* row          # row of the label's unit vector, -1 for none
+    const double* weight    # per label id: the trust in its vector, in [0, 1]
     const double* vectors
     int dim
-    double same_row         # similarity of two different labels on one row (1 as KeLP, 0: no evidence)
     double threshold
 
 
@@ -163,30 +163,32 @@ cdef class PackedTrees:
 
 cdef class NodeSimilarity:
     """A node similarity as tables indexed by label id (see the ``Similarity`` struct):
-    ``kinds``, ``groups`` and ``rows`` per label, unit ``vectors`` by row."""
-    cdef readonly object kinds, groups, rows, vectors
+    ``kinds``, ``groups``, ``rows`` and ``weights`` per label, unit ``vectors`` by row."""
+    cdef readonly object kinds, groups, rows, weights, vectors
     cdef Similarity similarity
 
-    def __init__(self, kinds, groups, rows, vectors, double same_row, double threshold):
+    def __init__(self, kinds, groups, rows, weights, vectors, double threshold):
         self.kinds = np.ascontiguousarray(kinds, dtype=np.int32)
         self.groups = np.ascontiguousarray(groups, dtype=np.int32)
         self.rows = np.ascontiguousarray(rows, dtype=np.int32)
+        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
         self.vectors = np.ascontiguousarray(vectors, dtype=np.float64)
-        if not (len(self.kinds) == len(self.groups) == len(self.rows)) or self.vectors.ndim != 2:
-            raise ValueError("kinds, groups and rows must be per label id; vectors a matrix")
+        if not (len(self.kinds) == len(self.groups) == len(self.rows) == len(self.weights)) or self.vectors.ndim != 2:
+            raise ValueError("kinds, groups, rows and weights must be per label id; vectors a matrix")
         if len(self.rows) and self.rows.max(initial=-1) >= len(self.vectors):
             raise ValueError("a label points to a vector row that does not exist")
         if self.vectors.size == 0:
             self.vectors = np.zeros((1, 1))
         cdef const int[::1] k = self.kinds, g = self.groups, r = self.rows
+        cdef const double[::1] w = self.weights
         cdef const double[:, ::1] v = self.vectors
         self.similarity.n_labels = len(self.kinds)
         self.similarity.kind = &k[0] if len(self.kinds) else NULL
         self.similarity.group = &g[0] if len(self.kinds) else NULL
         self.similarity.row = &r[0] if len(self.kinds) else NULL
+        self.similarity.weight = &w[0] if len(self.kinds) else NULL
         self.similarity.vectors = &v[0, 0]
         self.similarity.dim = self.vectors.shape[1]
-        self.similarity.same_row = same_row
         self.similarity.threshold = threshold
 
     def __call__(self, int label_a, int label_b):
@@ -198,18 +200,19 @@ cdef class NodeSimilarity:
 
 cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept nogil:
     """sigma(a, b) for two label ids of the table: 1 for the same label; for two labels of
-    the same non-exact kind and group with vectors, the dot product of their unit vectors
-    (``same_row`` when they share a row), a lexical one kept only when positive; else 0."""
+    the same non-exact kind and group with vectors, w_a * w_b * <u_a, u_b> with u the unit
+    vectors (1 for one row) and w the weights, a lexical one kept only when positive; else 0."""
     if a == b:
         return 1.0
     cdef int kind = s.kind[a]
     if kind == EXACT or kind != s.kind[b] or s.group[a] != s.group[b]:
         return 0.0
     cdef int ra = s.row[a], rb = s.row[b]
-    if ra < 0 or rb < 0:
+    cdef double scale = s.weight[a] * s.weight[b]
+    if ra < 0 or rb < 0 or scale == 0.0:
         return 0.0
     if ra == rb:
-        return s.same_row
+        return scale
     cdef const double* u = s.vectors + <long long>ra * s.dim
     cdef const double* v = s.vectors + <long long>rb * s.dim
     cdef double dot = 0.0
@@ -218,7 +221,7 @@ cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept n
         dot += u[t] * v[t]
     if kind == LEXICAL and dot <= 0.0:
         return 0.0
-    return dot
+    return scale * dot
 
 
 cdef inline TreeView tree_view(const Packed* p, Py_ssize_t t) noexcept nogil:

@@ -16,8 +16,8 @@ Without vectors sigma is the identity on label contents and SPTK is exactly PTK.
 import numpy as np
 
 from ._tree_engine import KernelKind, PackedTrees
-from .base import check_number
-from .node_similarity import CompositionalSimilarity, LexicalSimilarity, SimilarityTable
+from .base import InvalidParameterError, check_number
+from .node_similarity import SHARED_ROW_RULES, CompositionalSimilarity, LexicalSimilarity, SimilarityTable
 from .tree_kernels import _CompiledTreeKernel
 from .vectors import WordVectors
 
@@ -28,9 +28,9 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
 
     ``vectors``: a spaCy ``Vocab`` or ``Vectors``, a :class:`~.vectors.WordVectors`, or a
     path to a word-space file (see :meth:`WordVectors.load`); None for the identity
-    similarity. ``shared_rows``: ``"kelp"`` (default, KeLP's semantics) or ``"distinct"``,
-    where two different words on one row of identical vectors do not count as similar
-    (see :mod:`.node_similarity`).
+    similarity. ``shared_rows``: ``"kelp"`` (default, KeLP's semantics), ``"diluted"`` or
+    ``"exclusive"``: how far to trust the vector of a word that shares its row of a
+    pruned table with other words (see :mod:`.node_similarity`).
     """
 
     def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
@@ -47,7 +47,12 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
         return "content" if self.vectors is None else "label"
 
     def _rules(self, vectors: WordVectors) -> list:
-        return [LexicalSimilarity(vectors)]
+        return [LexicalSimilarity(vectors, self._shared_rows())]
+
+    def _shared_rows(self) -> str:
+        if self.shared_rows not in SHARED_ROW_RULES:
+            raise InvalidParameterError(f"shared_rows must be one of {', '.join(SHARED_ROW_RULES)}, got {self.shared_rows!r}")
+        return self.shared_rows
 
     def _similarity_table(self) -> SimilarityTable:
         """The table of the current parameters, built once and grown with new labels."""
@@ -55,7 +60,7 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
         cached = getattr(self, "_table_cache", None)
         if cached is None or cached[0] != key:
             rules = [] if self.vectors is None else self._rules(WordVectors.load(self.vectors))
-            cached = (key, SimilarityTable(rules, self.shared_rows, self.threshold))
+            cached = (key, SimilarityTable(rules, self.threshold))
             self._table_cache = cached
         return cached[1]
 
@@ -79,8 +84,8 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
 
     ``alpha``, ``beta`` weigh head and modifier in the composition alpha*h + beta*m;
     ``syntactic_restriction`` also requires equal relations. As in KeLP, lexical nodes
-    match only themselves; ``lexical=True`` smooths them with the lexical similarity too,
-    as the CSPTK of the paper does.
+    match only themselves; ``lexical=True`` smooths them with the lexical similarity too
+    (under ``shared_rows``), as the CSPTK of the paper does.
     """
 
     def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
@@ -95,6 +100,6 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
     def _rules(self, vectors: WordVectors) -> list:
         alpha, beta = check_number("alpha", self.alpha, inclusive=True), check_number("beta", self.beta, inclusive=True)
         rules = [CompositionalSimilarity(vectors, alpha, beta, bool(self.syntactic_restriction))]
-        return rules + ([LexicalSimilarity(vectors)] if self.lexical else [])
+        return rules + ([LexicalSimilarity(vectors, self._shared_rows())] if self.lexical else [])
 
 

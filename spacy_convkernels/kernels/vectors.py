@@ -25,8 +25,9 @@ class WordVectors:
     def __init__(self, keys: Dict[str, int], matrix: np.ndarray):
         self.rows = keys
         self.matrix = matrix
-        self.keys_per_row = np.bincount(np.fromiter(keys.values(), dtype=np.int64, count=len(keys)),
-                                        minlength=len(matrix))
+        lemma_rows = {(key.partition("::")[0].lower(), row) for key, row in keys.items()}
+        self.lemmas_per_row = np.bincount(np.fromiter((row for _, row in lemma_rows), dtype=np.int64),
+                                          minlength=len(matrix))
 
     @classmethod
     def from_arrays(cls, keys: Iterable[str], vectors: np.ndarray) -> "WordVectors":
