@@ -182,3 +182,13 @@ def test_precomputed_svm_accepts_the_gram(qc_trees):
     y = np.arange(30) % 2
     G = SubsetTreeKernel().gram(X)
     assert SVC(kernel="precomputed").fit(G, y).predict(G).shape == (30,)
+
+
+def test_prepared_structures_give_the_same_gram(qc_trees):
+    kernel = PartialTreeKernel(terminal_factor=5)
+    X, Y = qc_trees[:40], qc_trees[40:70]
+    prepared = kernel.prepare(Y)
+    np.testing.assert_array_equal(kernel.gram(X, prepared), kernel.gram(X, Y))
+    np.testing.assert_array_equal(kernel.gram(prepared), kernel.gram(Y))
+    kernel.set_params(terminal_factor=1)  # a stale preparation is redone, not misused
+    np.testing.assert_array_equal(kernel.gram(X, prepared), kernel.gram(X, Y))

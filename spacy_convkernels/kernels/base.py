@@ -53,6 +53,21 @@ def check_number(name: str, value, minimum: float = 0.0, inclusive: bool = False
     return float(value)
 
 
+class Prepared:
+    """Structures made ready for the engine under one kernel configuration
+    (:meth:`Kernel.prepare`); ``gram`` takes it wherever it takes structures and skips
+    the preparation, which pays when the same structures (landmarks, a reference set)
+    meet many others."""
+
+    def __init__(self, configuration, structures: list, engine_data):
+        self.configuration = configuration
+        self.structures = structures
+        self.engine_data = engine_data
+
+    def __len__(self) -> int:
+        return len(self.structures)
+
+
 class Kernel(BaseEstimator):
     """Base class: ``kernel(a, b)``, ``kernel.gram(X, Y)``, ``kernel.diag(X)``, ``kernel.pairs(X, pairs)``."""
 
@@ -68,17 +83,27 @@ class Kernel(BaseEstimator):
         With ``Y=None`` only the upper triangle is computed.
         """
         threads = n_threads(n_jobs)
-        X = self._check_structures(X)
-        A = self._prepare(X)
+        X, A = self._resolve(X)
         if Y is None:
             inv = self._inverse_norms(X, threads) if normalize else None
             return self._block(A, A, True, threads, inv, inv)
-        Y = self._check_structures(Y)
-        B = self._prepare(Y)
+        Y, B = self._resolve(Y)
         inv_a = inv_b = None
         if normalize:
             inv_a, inv_b = self._inverse_norms(X, threads), self._inverse_norms(Y, threads)
         return self._block(A, B, False, threads, inv_a, inv_b)
+
+    def prepare(self, X: Sequence) -> Prepared:
+        """``X`` made ready for the engine once, for repeated ``gram`` calls."""
+        X = self._check_structures(X)
+        return Prepared(self._cache_key(), X, self._prepare(X))
+
+    def _resolve(self, X):
+        """(structures, engine data) of a sequence or of a Prepared still valid for this configuration."""
+        if isinstance(X, Prepared) and X.configuration == self._cache_key():
+            return X.structures, X.engine_data
+        X = self._check_structures(X.structures if isinstance(X, Prepared) else X)
+        return X, self._prepare(X)
 
     def diag(self, X: Sequence, n_jobs=None) -> np.ndarray:
         """Unnormalized self-kernels K(x, x)."""

@@ -56,13 +56,13 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
 
     def _similarity_table(self) -> SimilarityTable:
         """The table of the current parameters, built once and grown with new labels."""
-        key = tuple((name, id(value) if name == "vectors" else value) for name, value in self.get_params().items())
+        params = {name: value for name, value in self.get_params().items() if name != "vectors"}
         cached = getattr(self, "_table_cache", None)
-        if cached is None or cached[0] != key:
+        if cached is None or cached[0] != params or cached[1] is not self.vectors:
             rules = [] if self.vectors is None else self._rules(WordVectors.load(self.vectors))
-            cached = (key, SimilarityTable(rules, self.threshold))
+            cached = (params, self.vectors, SimilarityTable(rules, self.threshold))
             self._table_cache = cached
-        return cached[1]
+        return cached[2]
 
     def _prepare(self, trees):
         table = self._similarity_table()

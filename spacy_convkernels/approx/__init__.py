@@ -1,0 +1,4 @@
+"""Approximations that turn kernels into vectors or codes."""
+from .nystroem import Nystroem
+
+__all__ = ["Nystroem"]

@@ -1,0 +1,107 @@
+"""Nyström approximation of any kernel of the package: structures to dense vectors.
+
+Croce, Filice, Castellucci & Basili, "Kernel-based sentence embeddings" (§3): with M
+landmarks l_1..l_M and W = K(l_i, l_j), a structure x maps to
+
+    phi(x) = K(x, l_1..l_M) U S^(-1/2) V^T,        U S V^T = svd(W),
+
+so that <phi(x), phi(y)> approximates K(x, y) (Williams & Seeger 2001). As scikit-learn's
+``Nystroem``, the singular values are clipped at 1e-12, and ``normalization_`` is
+U S^(-1/2) V^T: given the same kernel values and landmarks, the two give the same vectors.
+"""
+import warnings
+from typing import Sequence
+
+import numpy as np
+from scipy.linalg import svd
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ..kernels.base import InvalidParameterError, Kernel
+
+LANDMARK_METHODS = ("uniform", "kmeans++")
+
+
+class Nystroem(TransformerMixin, BaseEstimator):
+    """Map structures to vectors whose dot products approximate ``kernel``.
+
+    ``landmarks``: ``"uniform"`` samples ``n_components`` structures without replacement
+    (as scikit-learn does); ``"kmeans++"`` seeds them as kernel k-means++ (Arthur &
+    Vassilvitskii 2007) does, each next landmark drawn with probability proportional to
+    its squared feature-space distance 2 - 2 K(x, c) (normalized K) to the nearest chosen
+    one, which spreads them over the data. ``dtype``: float64 or float32 output.
+    """
+
+    def __init__(self, kernel: Kernel, n_components: int = 100, *, landmarks: str = "uniform",
+                 normalize: bool = True, dtype=np.float64, random_state=None, n_jobs=None):
+        self.kernel = kernel
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.normalize = normalize
+        self.dtype = dtype
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X: Sequence, y=None):
+        """Choose the landmarks among ``X`` and compute the normalization."""
+        X = list(X)
+        self._check_params(len(X))
+        n_components = self.n_components
+        if n_components > len(X):
+            warnings.warn(f"n_components={n_components} > {len(X)} structures: using {len(X)} landmarks")
+            n_components = len(X)
+        rng = check_random_state(self.random_state)
+        if self.landmarks == "uniform":
+            indices = rng.permutation(len(X))[:n_components]
+        else:
+            indices = self._kmeans_plus_plus(X, n_components, rng)
+        self.component_indices_ = np.asarray(indices)
+        self.components_ = [X[i] for i in self.component_indices_]
+        W = self.kernel.gram(self.components_, normalize=self.normalize, n_jobs=self.n_jobs)
+        self.normalization_ = _normalization(W)
+        self.n_features_out_ = len(self.components_)
+        return self
+
+    def transform(self, X: Sequence) -> np.ndarray:
+        """phi(x) for every x: one kernel block against the landmarks, then a product."""
+        check_is_fitted(self, "normalization_")
+        K = self.kernel.gram(list(X), self.components_, normalize=self.normalize, n_jobs=self.n_jobs)
+        return (K @ self.normalization_.T).astype(self.dtype, copy=False)
+
+    def _check_params(self, n_structures: int):
+        if not isinstance(self.kernel, Kernel):
+            raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got {type(self.kernel).__name__}")
+        if not isinstance(self.n_components, (int, np.integer)) or self.n_components < 1:
+            raise InvalidParameterError(f"n_components must be a positive integer, got {self.n_components!r}")
+        if self.landmarks not in LANDMARK_METHODS:
+            raise InvalidParameterError(f"landmarks must be one of {LANDMARK_METHODS}, got {self.landmarks!r}")
+        if np.dtype(self.dtype) not in (np.float32, np.float64):
+            raise InvalidParameterError(f"dtype must be float32 or float64, got {self.dtype!r}")
+        if n_structures == 0:
+            raise InvalidParameterError("Nystroem needs at least one structure to fit")
+
+    def _kmeans_plus_plus(self, X: list, n_components: int, rng) -> np.ndarray:
+        """D^2 seeding in the kernel's feature space: n * M kernel values in all."""
+        self_k = self.kernel.diag(X, n_jobs=self.n_jobs) if not self.normalize else np.ones(len(X))
+        chosen = [int(rng.randint(len(X)))]
+        distance = np.full(len(X), np.inf)
+        for _ in range(n_components - 1):
+            c = chosen[-1]
+            column = self.kernel.gram(X, [X[c]], normalize=self.normalize, n_jobs=self.n_jobs)[:, 0]
+            distance = np.minimum(distance, np.maximum(self_k + self_k[c] - 2 * column, 0.0))
+            distance[chosen] = 0.0
+            total = distance.sum()
+            if total <= 0:  # every structure coincides with a landmark: fill up uniformly
+                rest = np.setdiff1d(np.arange(len(X)), chosen)
+                chosen.extend(rng.permutation(rest)[: n_components - len(chosen)].tolist())
+                break
+            chosen.append(int(rng.choice(len(X), p=distance / total)))
+        return np.asarray(chosen)
+
+
+def _normalization(W: np.ndarray) -> np.ndarray:
+    """U S^(-1/2) V^T of the landmark Gram, singular values clipped at 1e-12 (scikit-learn's rule)."""
+    U, S, V = svd(W)
+    S = np.maximum(S, 1e-12)
+    return (U / np.sqrt(S)) @ V
