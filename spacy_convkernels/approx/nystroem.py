@@ -56,18 +56,33 @@ class Nystroem(TransformerMixin, BaseEstimator):
             indices = rng.permutation(len(X))[:n_components]
         else:
             indices = self._kmeans_plus_plus(X, n_components, rng)
+        self.set_landmarks([X[i] for i in indices])
         self.component_indices_ = np.asarray(indices)
-        self.components_ = [X[i] for i in self.component_indices_]
-        W = self.kernel.gram(self.components_, normalize=self.normalize, n_jobs=self.n_jobs)
-        self.normalization_ = _normalization(W)
+        return self
+
+    def set_landmarks(self, landmarks: Sequence, normalization: np.ndarray = None):
+        """Fit to given landmarks (and their saved ``normalization_``, else computed)."""
+        self.components_ = list(landmarks)
+        self.component_indices_ = np.arange(len(self.components_))
+        self._landmarks = self.kernel.prepare(self.components_)
+        if normalization is None:
+            W = self.kernel.gram(self._landmarks, normalize=self.normalize, n_jobs=self.n_jobs)
+            normalization = _normalization(W)
+        self.normalization_ = np.asarray(normalization, dtype=np.float64)
         self.n_features_out_ = len(self.components_)
         return self
 
     def transform(self, X: Sequence) -> np.ndarray:
         """phi(x) for every x: one kernel block against the landmarks, then a product."""
         check_is_fitted(self, "normalization_")
-        K = self.kernel.gram(list(X), self.components_, normalize=self.normalize, n_jobs=self.n_jobs)
+        if getattr(self, "_landmarks", None) is None:
+            self._landmarks = self.kernel.prepare(self.components_)
+        K = self.kernel.gram(list(X), self._landmarks, normalize=self.normalize, n_jobs=self.n_jobs)
         return (K @ self.normalization_.T).astype(self.dtype, copy=False)
+
+    def __getstate__(self):
+        """Pickled without the engine-ready landmarks, which are rebuilt on use."""
+        return {name: value for name, value in super().__getstate__().items() if name != "_landmarks"}
 
     def _check_params(self, n_structures: int):
         if not isinstance(self.kernel, Kernel):
@@ -84,11 +99,12 @@ class Nystroem(TransformerMixin, BaseEstimator):
     def _kmeans_plus_plus(self, X: list, n_components: int, rng) -> np.ndarray:
         """D^2 seeding in the kernel's feature space: n * M kernel values in all."""
         self_k = self.kernel.diag(X, n_jobs=self.n_jobs) if not self.normalize else np.ones(len(X))
+        everything = self.kernel.prepare(X)
         chosen = [int(rng.randint(len(X)))]
         distance = np.full(len(X), np.inf)
         for _ in range(n_components - 1):
             c = chosen[-1]
-            column = self.kernel.gram(X, [X[c]], normalize=self.normalize, n_jobs=self.n_jobs)[:, 0]
+            column = self.kernel.gram([X[c]], everything, normalize=self.normalize, n_jobs=self.n_jobs)[0]
             distance = np.minimum(distance, np.maximum(self_k + self_k[c] - 2 * column, 0.0))
             distance[chosen] = 0.0
             total = distance.sum()

@@ -64,6 +64,10 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
             self._table_cache = cached
         return cached[2]
 
+    def __getstate__(self):
+        """Pickled without the similarity table, which is rebuilt on use."""
+        return {name: value for name, value in super().__getstate__().items() if name != "_table_cache"}
+
     def _prepare(self, trees):
         table = self._similarity_table()
         compiled = [t.compiled for t in trees]
