@@ -14,8 +14,8 @@ else:
 
 extensions = [
     Extension(
-        "spacy_convkernels.kernels._tree_engine",
-        ["spacy_convkernels/kernels/_tree_engine.pyx"],
+        "spacy_convkernels.kernels._engine",
+        ["spacy_convkernels/kernels/_engine.pyx"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         **openmp,

@@ -179,6 +179,7 @@ def plot(results, purities, path):
     for axis in (left, middle, right):
         axis.set_xticks(SIZES if axis is not right else CLUSTERS)
         axis.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        axis.get_xaxis().set_minor_formatter(matplotlib.ticker.NullFormatter())
         axis.legend(fontsize=8)
         axis.grid(alpha=0.3)
     figure.tight_layout()

@@ -32,10 +32,23 @@ class InvalidParameterError(ConvKernelsError, ValueError):
     """A kernel parameter or argument is out of its range."""
 
 
+_forked = False
+
+
+def _after_fork_in_child():
+    global _forked
+    _forked = True
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def n_threads(n_jobs) -> int:
     """Threads for ``n_jobs``: None or -1 = every core, k > 0 = k, -k = cores + 1 - k (as
-    joblib); never more than the cores, as the work is compute-bound."""
-    cores = os.cpu_count() or 1
+    joblib); never more than the cores, as the work is compute-bound. A forked process
+    (``nlp.pipe(n_process=...)``) computes on one thread: OpenMP cannot be used again after
+    a fork, and the processes already share the cores."""
+    cores = 1 if _forked else (os.cpu_count() or 1)
     if n_jobs is None:
         return cores
     if not isinstance(n_jobs, (numbers.Integral, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0:

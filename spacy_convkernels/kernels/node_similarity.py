@@ -40,7 +40,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._tree_engine import NodeSimilarity, SimilarityKind
+from ._engine import NodeSimilarity, SimilarityKind
 from .base import InvalidParameterError, check_number
 from .vectors import WordVectors
 

@@ -15,7 +15,7 @@ Without vectors sigma is the identity on label contents and SPTK is exactly PTK.
 """
 import numpy as np
 
-from ._tree_engine import KernelKind, PackedTrees
+from ._engine import KernelKind, PackedTrees
 from .base import InvalidParameterError, check_number
 from .node_similarity import SHARED_ROW_RULES, CompositionalSimilarity, LexicalSimilarity, SimilarityTable
 from .tree_kernels import _CompiledTreeKernel
@@ -78,7 +78,7 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
     def _engine_params(self):
         return (KernelKind.SMOOTHED_PARTIAL_TREE, check_number("lam", self.lam), check_number("mu", self.mu),
                 check_number("terminal_factor", self.terminal_factor, inclusive=True),
-                self._similarity_table().engine())
+                self._similarity_table().engine(), None)
 
 
 class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):

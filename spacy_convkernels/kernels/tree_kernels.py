@@ -2,7 +2,7 @@
 
 K(T1, T2) = sum over node pairs (n1, n2) of Delta(n1, n2). Leaves are nodes in their own
 right (KeLP's ``includeLeaves``), so pairs of equal leaves count too. The Delta recursions
-are documented with the compiled engine (``_tree_engine.pyx``); here they are:
+are documented with the compiled engine (``_engine.pyx``); here they are:
 
 - ST and SST match nodes by *production*: a node's full label followed by its children's
   labels (KeLP's ``TreeNode.getProduction``). Delta = lam * prod over aligned children.
@@ -14,32 +14,33 @@ Normalization is K(a, b) / sqrt(K(a, a) K(b, b)), 0 when a self-kernel is 0.
 import numpy as np
 
 from ..structures.tree import Tree
-from . import _tree_engine
-from ._tree_engine import KernelKind
+from . import _engine
+from ._engine import KernelKind
 from .base import InvalidParameterError, Kernel, check_number
 
 
 class _CompiledTreeKernel(Kernel):
-    """Common plumbing of the kernels computed by ``_tree_engine``."""
+    """Common plumbing of the kernels computed by ``_engine``."""
 
     structure_type = Tree
     _match_key = "production"
 
     def _engine_params(self):
-        """(kind, lam, mu, terminal_factor, node similarity or None) for the engine, after checking ranges."""
+        """(kind, lam, mu, terminal_factor, node similarity, tuple table) for the engine, after
+        checking ranges (the tables None where the kernel needs none)."""
         raise NotImplementedError
 
     def _self_kernel_cache(self, tree):
         return tree.compiled.self_kernels
 
     def _prepare(self, trees):
-        return _tree_engine.PackedTrees([t.compiled for t in trees], self._match_key)
+        return _engine.PackedTrees([t.compiled for t in trees], self._match_key)
 
     def _block(self, A, B, symmetric, threads, inv_a=None, inv_b=None):
-        return _tree_engine.tree_gram(*self._engine_params(), A, B, symmetric, inv_a, inv_b, threads)
+        return _engine.gram(*self._engine_params(), A, B, symmetric, inv_a, inv_b, threads)
 
     def _pairs(self, A, B, index, threads, inv_a=None, inv_b=None):
-        return _tree_engine.tree_pairs(*self._engine_params(), A, B, index, inv_a, inv_b, threads)
+        return _engine.pairs(*self._engine_params(), A, B, index, inv_a, inv_b, threads)
 
 
 class SubtreeKernel(_CompiledTreeKernel):
@@ -62,7 +63,7 @@ class SubtreeKernel(_CompiledTreeKernel):
         kinds = {"kelp": KernelKind.SUBTREE_KELP, "textbook": KernelKind.SUBTREE_TEXTBOOK}
         if self.variant not in kinds:
             raise InvalidParameterError(f"variant must be 'kelp' or 'textbook', got {self.variant!r}")
-        return kinds[self.variant], check_number("lam", self.lam), 1.0, 1.0, None
+        return kinds[self.variant], check_number("lam", self.lam), 1.0, 1.0, None, None
 
 
 class SubsetTreeKernel(_CompiledTreeKernel):
@@ -77,7 +78,7 @@ class SubsetTreeKernel(_CompiledTreeKernel):
         self.lam = lam
 
     def _engine_params(self):
-        return KernelKind.SUBSET_TREE, check_number("lam", self.lam), 1.0, 1.0, None
+        return KernelKind.SUBSET_TREE, check_number("lam", self.lam), 1.0, 1.0, None, None
 
 
 class PartialTreeKernel(_CompiledTreeKernel):
@@ -99,4 +100,4 @@ class PartialTreeKernel(_CompiledTreeKernel):
 
     def _engine_params(self):
         return (KernelKind.PARTIAL_TREE, check_number("lam", self.lam), check_number("mu", self.mu),
-                check_number("terminal_factor", self.terminal_factor, inclusive=True), None)
+                check_number("terminal_factor", self.terminal_factor, inclusive=True), None, None)

@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Compiled engine of the tree kernels ST, SST, PTK and the smoothed SPTK.
+"""Compiled engine of the kernels: tree kernels ST, SST, PTK and the smoothed SPTK; the
+subsequence path kernel and the Zelenko tree kernel over (edge, node) tuples.
 
 Trees arrive packed (:class:`PackedTrees`): the compiled arrays of many trees
 concatenated, nodes in preorder. For one pair of trees the engine
@@ -25,6 +26,7 @@ Everything below the Python entry points runs without the GIL; Gram blocks are s
 over threads with OpenMP, each thread owning one grow-only :c:type:`Workspace`.
 """
 from cython.parallel cimport parallel, prange
+from libc.math cimport exp
 from libc.stdlib cimport free, malloc, realloc
 
 import numpy as np
@@ -37,12 +39,15 @@ cpdef enum KernelKind:
     SUBSET_TREE = 2
     PARTIAL_TREE = 3
     SMOOTHED_PARTIAL_TREE = 4
+    ZELENKO_TREE = 5
+    SUBSEQUENCE_PATH = 6
 
 
 cpdef enum SimilarityKind:
     EXACT = 0           # the label matches itself only
     LEXICAL = 1         # cosine of word vectors, kept when positive (KeLP's lexical similarity)
     COMPOSITIONAL = 2   # cosine of composed head-modifier vectors
+    EXPONENTIAL = 3     # exp(c - 1) * ((c - gamma) / (1 - gamma))+ of the cosine c (Garg et al.)
 
 
 cdef struct Params:
@@ -52,6 +57,7 @@ cdef struct Params:
     double mu
     double terminal_factor
     const Similarity* similarity    # SPTK only
+    const TupleSimilarity* tuples   # Zelenko and path kernels only
 
 
 cdef struct Packed:
@@ -87,6 +93,15 @@ cdef struct Similarity:
     const double* vectors
     int dim
     double threshold
+    double gamma            # sparsity of the EXPONENTIAL kind
+
+
+cdef struct TupleSimilarity:
+    int n_labels
+    const int* edge         # per tuple label id: its edge id
+    const int* node         # per tuple label id: its node label id, in ``nodes``
+    const double* weight    # per edge id: the nonstationary weight sigma(e)
+    const Similarity* nodes
 
 
 cdef struct Workspace:
@@ -105,22 +120,47 @@ cdef struct Workspace:
     bint failed             # an allocation failed: the value being computed is void
 
 
-cdef class PackedTrees:
+cdef class PackedStructures:
+    """Compiled structures concatenated for the engine (the ``Packed`` struct)."""
+    cdef Packed packed
+    cdef readonly Py_ssize_t n_structures
+    cdef readonly object node_offset, label
+
+    def __len__(self):
+        return self.n_structures
+
+
+cdef class PackedSequences(PackedStructures):
+    """Compiled paths (tuple label ids) concatenated: ``label[node_offset[s]:node_offset[s+1]]``."""
+
+    def __init__(self, compiled_paths):
+        paths = list(compiled_paths)
+        self.n_structures = len(paths)
+        sizes = np.fromiter((len(p.labels) for p in paths), dtype=np.int64, count=len(paths))
+        self.node_offset = np.zeros(len(paths) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=self.node_offset[1:])
+        self.label = np.ascontiguousarray(np.concatenate([p.labels for p in paths] + [np.zeros(1, np.int32)]),
+                                          dtype=np.int32)
+        cdef const long long[::1] offsets = self.node_offset
+        cdef const int[::1] labels = self.label
+        self.packed.node_offset = &offsets[0]
+        self.packed.label = &labels[0]
+
+
+cdef class PackedTrees(PackedStructures):
     """Compiled trees concatenated for the engine.
 
     ``key`` is the match key: ``"production"`` (ST, SST), ``"content"`` (PTK) or
-    ``"label"`` (SPTK). ``smooth_kinds``, a SimilarityKind per label id, marks the nodes
-    whose partners come from a node similarity rather than from equal keys.
+    ``"label"`` (SPTK, Zelenko). ``smooth_kinds``, a SimilarityKind per label id, marks
+    the nodes whose partners come from a node similarity rather than from equal keys.
     """
-    cdef readonly object node_offset, key, label, child_ptr, child_idx, order, rank, smooth_offset, smooth
-    cdef Packed packed
-    cdef readonly Py_ssize_t n_trees
+    cdef readonly object key, child_ptr, child_idx, order, rank, smooth_offset, smooth
 
     def __init__(self, compiled_trees, str key, smooth_kinds=None):
         if key not in ("production", "content", "label"):
             raise ValueError(f"unknown match key {key!r}")
         trees = list(compiled_trees)
-        self.n_trees = len(trees)
+        self.n_structures = len(trees)
         sizes = np.fromiter((t.n_nodes for t in trees), dtype=np.int64, count=len(trees))
         self.node_offset = np.zeros(len(trees) + 1, dtype=np.int64)
         np.cumsum(sizes, out=self.node_offset[1:])
@@ -157,9 +197,6 @@ cdef class PackedTrees:
         self.packed.smooth_offset = &smooth_offsets[0]
         self.packed.smooth = &smooth[0]
 
-    def __len__(self):
-        return self.n_trees
-
 
 cdef class NodeSimilarity:
     """A node similarity as tables indexed by label id (see the ``Similarity`` struct):
@@ -167,7 +204,7 @@ cdef class NodeSimilarity:
     cdef readonly object kinds, groups, rows, weights, vectors
     cdef Similarity similarity
 
-    def __init__(self, kinds, groups, rows, weights, vectors, double threshold):
+    def __init__(self, kinds, groups, rows, weights, vectors, double threshold, double gamma=0.0):
         self.kinds = np.ascontiguousarray(kinds, dtype=np.int32)
         self.groups = np.ascontiguousarray(groups, dtype=np.int32)
         self.rows = np.ascontiguousarray(rows, dtype=np.int32)
@@ -190,6 +227,7 @@ cdef class NodeSimilarity:
         self.similarity.vectors = &v[0, 0]
         self.similarity.dim = self.vectors.shape[1]
         self.similarity.threshold = threshold
+        self.similarity.gamma = gamma
 
     def __call__(self, int label_a, int label_b):
         """The similarity of two labels (for tests and inspection)."""
@@ -221,6 +259,8 @@ cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept n
         dot += u[t] * v[t]
     if kind == LEXICAL and dot <= 0.0:
         return 0.0
+    if kind == EXPONENTIAL:
+        dot = exp(dot - 1.0) * (dot - s.gamma) / (1.0 - s.gamma) if dot > s.gamma else 0.0
     return scale * dot
 
 
@@ -566,13 +606,176 @@ cdef double smoothed_kernel(Workspace* ws, const Params* prm, const TreeView* a,
     return -1.0 if ws.failed else total
 
 
-cdef inline double evaluate(Workspace* ws, const Params* prm, const TreeView* a, const TreeView* b) noexcept nogil:
+cdef class TupleTable:
+    """The similarity of (edge, node) tuples, Garg et al. (2018) §5.1, as tables:
+
+        k((e, n), (e', n')) = sigma(e) [e = e'] sigma(e') * k_n(n, n'),
+
+    per tuple label id its edge id (``edges``) and node label id (``nodes``), per edge id
+    its nonstationary weight sigma (``weights``), and k_n a :class:`NodeSimilarity` over
+    node label ids."""
+    cdef readonly object edges, nodes, weights, node_similarity
+    cdef TupleSimilarity table
+
+    def __init__(self, edges, nodes, weights, NodeSimilarity node_similarity):
+        self.edges = np.ascontiguousarray(edges, dtype=np.int32)
+        self.nodes = np.ascontiguousarray(nodes, dtype=np.int32)
+        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
+        self.node_similarity = node_similarity
+        if len(self.edges) != len(self.nodes) or len(self.edges) == 0:
+            raise ValueError("edges and nodes must be given for every tuple label id")
+        if self.edges.max() >= len(self.weights) or self.nodes.max() >= len(node_similarity.kinds):
+            raise ValueError("a tuple refers to an edge or node outside the tables")
+        cdef const int[::1] e = self.edges, n = self.nodes
+        cdef const double[::1] w = self.weights
+        self.table.n_labels = len(self.edges)
+        self.table.edge = &e[0]
+        self.table.node = &n[0]
+        self.table.weight = &w[0]
+        self.table.nodes = &node_similarity.similarity
+
+    def __call__(self, int label_a, int label_b):
+        """The similarity of two tuple labels (for tests and inspection)."""
+        if not (0 <= label_a < self.table.n_labels and 0 <= label_b < self.table.n_labels):
+            raise IndexError("tuple label id outside the table")
+        return tuple_similarity(&self.table, label_a, label_b)
+
+
+cdef inline double tuple_similarity(const TupleSimilarity* t, int a, int b) noexcept nogil:
+    cdef int e = t.edge[a]
+    if e != t.edge[b] or t.weight[e] == 0.0:
+        return 0.0
+    return t.weight[e] * t.weight[e] * node_similarity(t.nodes, t.node[a], t.node[b])
+
+
+cdef double path_kernel(Workspace* ws, const Params* prm, const int* a, int n, const int* b, int m) noexcept nogil:
+    """Subsequence kernel of Bunescu & Mooney (2005) as in Garg et al. §4.1: the sum over
+    index sequences i of ``a`` and j of ``b`` of equal length of
+    prod_k k(a[i_k], b[j_k]) * lam^(span(i) + span(j)), span = last - first + 1.
+
+    One O(n*m) pass: E[i][j], the sum for the sequences ending at (i, j), is
+    k(a_i, b_j) * lam^2 * (1 + P[i-1][j-1]) with P[i][j] = sum_{i'<=i, j'<=j} E[i'][j'] lam^(i-i'+j-j')."""
+    if not reserve(<void**>&ws.rows, &ws.row_capacity, 2 * (m + 1), sizeof(double)):
+        ws.failed = True
+        return -1.0
+    cdef double* prev = ws.rows
+    cdef double* cur = ws.rows + (m + 1)
+    cdef double* swap
+    cdef double total = 0.0, row, d, k, lam = prm.lam
+    cdef int i, j
+    for j in range(m + 1):
+        prev[j] = 0.0
+    cur[0] = 0.0
+    for i in range(n):
+        row = 0.0
+        for j in range(1, m + 1):
+            k = tuple_similarity(prm.tuples, a[i], b[j - 1])
+            d = k * prm.lam2 * (1.0 + prev[j - 1]) if k != 0.0 else 0.0
+            total += d
+            row = d + lam * row
+            cur[j] = row + lam * prev[j]
+        swap = prev
+        prev = cur
+        cur = swap
+    return total
+
+
+cdef double zelenko_children(Workspace* ws, const Params* prm, const TreeView* a, const TreeView* b,
+                             int x, int y, const double* K, int nb) noexcept nogil:
+    """The child term of Zelenko's sparse subtree kernel for the pair (x, y): the sum over
+    equal-length child subsequences i, j of lam^(span(i) + span(j)) *
+    (sum_s K(c_x[i_s], c_y[j_s])) * prod_s k(c_x[i_s], c_y[j_s]), in one O(n*m) pass
+    carrying two sums: A of the products, B of the products times the sums."""
+    cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
+    cdef int n = a.child_ptr[x + 1] - pa
+    cdef int m = b.child_ptr[y + 1] - pb
+    if not reserve(<void**>&ws.rows, &ws.row_capacity, 4 * (m + 1), sizeof(double)):
+        ws.failed = True
+        return 0.0
+    cdef double* prev_a = ws.rows
+    cdef double* cur_a = ws.rows + (m + 1)
+    cdef double* prev_b = ws.rows + 2 * (m + 1)
+    cdef double* cur_b = ws.rows + 3 * (m + 1)
+    cdef double* swap
+    cdef double total = 0.0, row_a, row_b, e_a, e_b, k, lam = prm.lam
+    cdef int i, j, ca, cb
+    for j in range(m + 1):
+        prev_a[j] = 0.0
+        prev_b[j] = 0.0
+    cur_a[0] = 0.0
+    cur_b[0] = 0.0
+    for i in range(n):
+        ca = a.child_idx[pa + i]
+        row_a = 0.0
+        row_b = 0.0
+        for j in range(1, m + 1):
+            cb = b.child_idx[pb + j - 1]
+            k = tuple_similarity(prm.tuples, a.label[ca], b.label[cb])
+            if k != 0.0:
+                e_a = k * prm.lam2 * (1.0 + prev_a[j - 1])
+                e_b = k * prm.lam2 * (K[<long long>ca * nb + cb] * (1.0 + prev_a[j - 1]) + prev_b[j - 1])
+            else:
+                e_a = 0.0
+                e_b = 0.0
+            total += e_b
+            row_a = e_a + lam * row_a
+            cur_a[j] = row_a + lam * prev_a[j]
+            row_b = e_b + lam * row_b
+            cur_b[j] = row_b + lam * prev_b[j]
+        swap = prev_a
+        prev_a = cur_a
+        cur_a = swap
+        swap = prev_b
+        prev_b = cur_b
+        cur_b = swap
+    return total
+
+
+cdef double zelenko_kernel(Workspace* ws, const Params* prm, const TreeView* a, const TreeView* b) noexcept nogil:
+    """Zelenko, Aone & Richardella (2003) sparse subtree kernel between the roots, with
+    Garg et al.'s tuple similarity k as both matching and similarity:
+
+        K(x, y) = k(x, y) * (k(x, y) + child term of (x, y))
+
+    computed for every node pair from the last preorder node back, so each child pair is
+    known before its parents need it. -1 if out of memory."""
+    cdef int na = a.n, nb = b.n, x, y
+    cdef double k
+    if not reserve(<void**>&ws.delta, &ws.pair_capacity, <long long>na * nb, sizeof(double)):
+        return -1.0
+    cdef double* K = ws.delta
+    for x in range(na - 1, -1, -1):
+        for y in range(nb - 1, -1, -1):
+            k = tuple_similarity(prm.tuples, a.label[x], b.label[y])
+            if k == 0.0:
+                K[<long long>x * nb + y] = 0.0
+            else:
+                K[<long long>x * nb + y] = k * (k + zelenko_children(ws, prm, a, b, x, y, K, nb))
+    return -1.0 if ws.failed else K[0]
+
+
+cdef inline double evaluate(Workspace* ws, const Params* prm, const Packed* A, Py_ssize_t r,
+                            const Packed* B, Py_ssize_t c) noexcept nogil:
+    """The unnormalized kernel of structure r of A and structure c of B; -1 if out of memory."""
+    cdef long long oa, ob
+    cdef TreeView va, vb
+    if prm.kind == SUBSEQUENCE_PATH:
+        oa = A.node_offset[r]
+        ob = B.node_offset[c]
+        return path_kernel(ws, prm, A.label + oa, <int>(A.node_offset[r + 1] - oa),
+                           B.label + ob, <int>(B.node_offset[c + 1] - ob))
+    va = tree_view(A, r)
+    vb = tree_view(B, c)
     if prm.kind == SMOOTHED_PARTIAL_TREE:
-        return smoothed_kernel(ws, prm, a, b)
-    return tree_kernel(ws, prm, a, b)
+        return smoothed_kernel(ws, prm, &va, &vb)
+    if prm.kind == ZELENKO_TREE:
+        return zelenko_kernel(ws, prm, &va, &vb)
+    return tree_kernel(ws, prm, &va, &vb)
 
 
-cdef Params make_params(int kind, double lam, double mu, double terminal_factor, NodeSimilarity similarity):
+cdef Params make_params(int kind, double lam, double mu, double terminal_factor, NodeSimilarity similarity,
+                        TupleTable tuples, PackedStructures A, PackedStructures B):
+    """The parameters for the engine, after checking that the tables cover the structures."""
     cdef Params p
     p.kind = kind
     p.lam = lam
@@ -580,8 +783,17 @@ cdef Params make_params(int kind, double lam, double mu, double terminal_factor,
     p.mu = mu
     p.terminal_factor = terminal_factor
     p.similarity = &similarity.similarity if similarity is not None else NULL
+    p.tuples = &tuples.table if tuples is not None else NULL
+    sequences = kind == SUBSEQUENCE_PATH
+    if sequences != isinstance(A, PackedSequences) or sequences != isinstance(B, PackedSequences):
+        raise ValueError("the path kernel takes PackedSequences, the tree kernels PackedTrees")
     if kind == SMOOTHED_PARTIAL_TREE and similarity is None:
         raise ValueError("the smoothed partial tree kernel needs a NodeSimilarity")
+    if kind in (ZELENKO_TREE, SUBSEQUENCE_PATH) and tuples is None:
+        raise ValueError("the Zelenko and path kernels need a TupleTable")
+    table_size = len(similarity.kinds) if similarity is not None else (len(tuples.edges) if tuples is not None else None)
+    if table_size is not None and max(A.label.max(), B.label.max()) >= table_size:
+        raise ValueError("the similarity table does not cover every label of the structures")
     return p
 
 
@@ -594,58 +806,61 @@ def _raise_on_failure(failed, values):
         )
 
 
-def _check_labels(NodeSimilarity similarity, PackedTrees A, PackedTrees B):
-    if similarity is not None and max(A.label.max(), B.label.max()) >= len(similarity.kinds):
-        raise ValueError("the node similarity table does not cover every label of the trees")
+cdef bint gram_row(Workspace* ws, const Params* prm, const Packed* A, const Packed* B, Py_ssize_t r,
+                   Py_ssize_t n_b, bint symmetric, const double* inv_a, const double* inv_b,
+                   double[:, ::1] K) noexcept nogil:
+    """Row r of a Gram block (from column r on when symmetric); False if out of memory."""
+    cdef Py_ssize_t c
+    cdef double value
+    for c in range(r if symmetric else 0, n_b):
+        if inv_a != NULL:
+            if inv_a[r] * inv_b[c] == 0:
+                K[r, c] = 0.0
+                continue
+            if symmetric and c == r:
+                K[r, c] = 1.0
+                continue
+        value = evaluate(ws, prm, A, r, B, c)
+        if value < 0:
+            return False
+        K[r, c] = value * inv_a[r] * inv_b[c] if inv_a != NULL else value
+    return True
 
 
-def tree_gram(int kind, double lam, double mu, double terminal_factor, NodeSimilarity similarity,
-              PackedTrees A, PackedTrees B, bint symmetric,
-              const double[::1] inv_norm_a, const double[::1] inv_norm_b, int n_threads):
+def gram(int kind, double lam, double mu, double terminal_factor, NodeSimilarity similarity, TupleTable tuples,
+         PackedStructures A, PackedStructures B, bint symmetric,
+         const double[::1] inv_norm_a, const double[::1] inv_norm_b, int n_threads):
     """Gram block K[r, c] = K(A[r], B[c]), normalized as K * inv_norm_a[r] * inv_norm_b[c]
     (the reciprocal square roots of the self-kernels, 0 for a zero self-kernel) unless
     they are None. With ``symmetric`` (A is B) only the upper triangle is computed, then
     mirrored; normalized, its diagonal is 1 (0 for a zero self-kernel) without
-    recomputation."""
-    cdef Params prm = make_params(kind, lam, mu, terminal_factor, similarity)
-    _check_labels(similarity, A, B)
-    cdef Py_ssize_t n_a = A.n_trees, n_b = B.n_trees
-    cdef bint normalize = inv_norm_a is not None
+    recomputation. One thread runs without OpenMP at all (safe in a forked process)."""
+    cdef Params prm = make_params(kind, lam, mu, terminal_factor, similarity, tuples, A, B)
+    cdef Py_ssize_t n_a = A.n_structures, n_b = B.n_structures, r
+    cdef const double* inv_a = &inv_norm_a[0] if inv_norm_a is not None and n_a else NULL
+    cdef const double* inv_b = &inv_norm_b[0] if inv_norm_b is not None and n_b else NULL
     out = np.empty((n_a, n_b), dtype=np.float64)
     failed = np.zeros(1, dtype=np.int32)
     cdef double[:, ::1] K = out
     cdef int[::1] failure = failed
     cdef Workspace* ws
-    cdef Py_ssize_t r, c
-    cdef TreeView va, vb
-    cdef double value, scale
     if n_a == 0 or n_b == 0:
         return out
-    with nogil, parallel(num_threads=n_threads):
-        ws = workspace_new()
-        if ws == NULL:
-            failure[0] = 1
-        for r in prange(n_a, schedule="dynamic"):
-            va = tree_view(&A.packed, r)
-            for c in range(r if symmetric else 0, n_b):
-                if ws == NULL:
-                    break
-                if normalize:
-                    scale = inv_norm_a[r] * inv_norm_b[c]
-                    if scale == 0:
-                        K[r, c] = 0.0
-                        continue
-                    if symmetric and c == r:
-                        K[r, c] = 1.0
-                        continue
-                vb = tree_view(&B.packed, c)
-                value = evaluate(ws, &prm, &va, &vb)
-                if value < 0:
+    if n_threads == 1:
+        with nogil:
+            ws = workspace_new()
+            for r in range(n_a):
+                if ws == NULL or not gram_row(ws, &prm, &A.packed, &B.packed, r, n_b, symmetric, inv_a, inv_b, K):
                     failure[0] = 1
-                if normalize:
-                    value = value * inv_norm_a[r] * inv_norm_b[c]
-                K[r, c] = value
-        workspace_free(ws)
+                    break
+            workspace_free(ws)
+    else:
+        with nogil, parallel(num_threads=n_threads):
+            ws = workspace_new()
+            for r in prange(n_a, schedule="dynamic"):
+                if ws == NULL or not gram_row(ws, &prm, &A.packed, &B.packed, r, n_b, symmetric, inv_a, inv_b, K):
+                    failure[0] = 1
+            workspace_free(ws)
     if symmetric and not failed[0]:
         with nogil:
             mirror_upper(K, n_threads)
@@ -656,47 +871,64 @@ def tree_gram(int kind, double lam, double mu, double terminal_factor, NodeSimil
 cdef void mirror_upper(double[:, ::1] K, int n_threads) noexcept nogil:
     """Copy the upper triangle onto the lower one, tile by tile to stay in cache."""
     cdef Py_ssize_t n = K.shape[0], tile = 64, n_tiles = (n + tile - 1) // tile
-    cdef Py_ssize_t ti, tj, i, j
-    for ti in prange(n_tiles, num_threads=n_threads, schedule="dynamic"):
-        for tj in range(ti, n_tiles):
-            for i in range(ti * tile, min((ti + 1) * tile, n)):
-                for j in range(max(tj * tile, i + 1), min((tj + 1) * tile, n)):
-                    K[j, i] = K[i, j]
+    cdef Py_ssize_t ti
+    if n_threads == 1:
+        for ti in range(n_tiles):
+            mirror_tile_row(K, ti, tile, n_tiles, n)
+    else:
+        for ti in prange(n_tiles, num_threads=n_threads, schedule="dynamic"):
+            mirror_tile_row(K, ti, tile, n_tiles, n)
 
 
-def tree_pairs(int kind, double lam, double mu, double terminal_factor, NodeSimilarity similarity,
-               PackedTrees A, PackedTrees B, const long long[:, ::1] index,
-               const double[::1] inv_norm_a, const double[::1] inv_norm_b, int n_threads):
-    """K(A[index[k, 0]], B[index[k, 1]]) for every k, normalized as in :func:`tree_gram`
+cdef inline void mirror_tile_row(double[:, ::1] K, Py_ssize_t ti, Py_ssize_t tile, Py_ssize_t n_tiles,
+                                 Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t tj, i, j
+    for tj in range(ti, n_tiles):
+        for i in range(ti * tile, min((ti + 1) * tile, n)):
+            for j in range(max(tj * tile, i + 1), min((tj + 1) * tile, n)):
+                K[j, i] = K[i, j]
+
+
+cdef inline bint pair_value(Workspace* ws, const Params* prm, const Packed* A, const Packed* B,
+                            const long long[:, ::1] index, Py_ssize_t k, const double* inv_a, const double* inv_b,
+                            double[::1] values) noexcept nogil:
+    cdef double value = evaluate(ws, prm, A, index[k, 0], B, index[k, 1])
+    if value < 0:
+        return False
+    values[k] = value * inv_a[index[k, 0]] * inv_b[index[k, 1]] if inv_a != NULL else value
+    return True
+
+
+def pairs(int kind, double lam, double mu, double terminal_factor, NodeSimilarity similarity, TupleTable tuples,
+          PackedStructures A, PackedStructures B, const long long[:, ::1] index,
+          const double[::1] inv_norm_a, const double[::1] inv_norm_b, int n_threads):
+    """K(A[index[k, 0]], B[index[k, 1]]) for every k, normalized as in :func:`gram`
     unless ``inv_norm_a`` is None."""
-    cdef Params prm = make_params(kind, lam, mu, terminal_factor, similarity)
-    _check_labels(similarity, A, B)
+    cdef Params prm = make_params(kind, lam, mu, terminal_factor, similarity, tuples, A, B)
     cdef Py_ssize_t n = index.shape[0], k
-    cdef bint normalize = inv_norm_a is not None
+    cdef const double* inv_a = &inv_norm_a[0] if inv_norm_a is not None and len(inv_norm_a) else NULL
+    cdef const double* inv_b = &inv_norm_b[0] if inv_norm_b is not None and len(inv_norm_b) else NULL
     out = np.zeros(n, dtype=np.float64)
     failed = np.zeros(1, dtype=np.int32)
     cdef double[::1] values = out
     cdef int[::1] failure = failed
     cdef Workspace* ws
-    cdef TreeView va, vb
-    cdef double value
     if n == 0:
         return out
-    with nogil, parallel(num_threads=n_threads):
-        ws = workspace_new()
-        if ws == NULL:
-            failure[0] = 1
-        for k in prange(n, schedule="dynamic", chunksize=64):
-            if ws == NULL:
-                continue
-            va = tree_view(&A.packed, index[k, 0])
-            vb = tree_view(&B.packed, index[k, 1])
-            value = evaluate(ws, &prm, &va, &vb)
-            if value < 0:
-                failure[0] = 1
-            if normalize:
-                value = value * inv_norm_a[index[k, 0]] * inv_norm_b[index[k, 1]]
-            values[k] = value
-        workspace_free(ws)
+    if n_threads == 1:
+        with nogil:
+            ws = workspace_new()
+            for k in range(n):
+                if ws == NULL or not pair_value(ws, &prm, &A.packed, &B.packed, index, k, inv_a, inv_b, values):
+                    failure[0] = 1
+                    break
+            workspace_free(ws)
+    else:
+        with nogil, parallel(num_threads=n_threads):
+            ws = workspace_new()
+            for k in prange(n, schedule="dynamic", chunksize=64):
+                if ws == NULL or not pair_value(ws, &prm, &A.packed, &B.packed, index, k, inv_a, inv_b, values):
+                    failure[0] = 1
+            workspace_free(ws)
     _raise_on_failure(failed, out)
     return out

@@ -1,0 +1,81 @@
+"""Sequences of (edge, node) tuples: the path structures of Garg et al. (Table 1)."""
+from typing import Iterable, Tuple
+
+import numpy as np
+
+from ..errors import InvalidTreeError
+from .interning import LABELS
+
+SEPARATOR = "/"
+
+
+def tuple_label(edge: str, node: str) -> str:
+    """The label of an (edge, node) tuple, ``edge/node`` (``/node`` for a root), as the
+    engines and trees carry it; edges never hold ``/``, so the first one splits."""
+    return f"{edge}{SEPARATOR}{node}"
+
+
+def split_tuple_label(label: str) -> Tuple[str, str]:
+    edge, _, node = label.partition(SEPARATOR)
+    return edge, node
+
+
+class PathTuples:
+    """An immutable sequence of (edge, node) tuples; the edge is "" for a root."""
+
+    __slots__ = ("tuples", "_compiled")
+
+    def __init__(self, tuples: Iterable[Tuple[str, str]]):
+        checked = []
+        for item in tuples:
+            if (not isinstance(item, (tuple, list)) or len(item) != 2
+                    or not all(isinstance(part, str) for part in item)):
+                raise InvalidTreeError(f"a path is a sequence of (edge, node) string pairs, got {item!r}")
+            edge, node = item
+            if SEPARATOR in edge or not node:
+                raise InvalidTreeError(f"bad path tuple {item!r}: the edge cannot hold {SEPARATOR!r}, the node is needed")
+            checked.append((edge, node))
+        object.__setattr__(self, "tuples", tuple(checked))
+        object.__setattr__(self, "_compiled", None)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("PathTuples is immutable")
+
+    def __len__(self) -> int:
+        return len(self.tuples)
+
+    def __iter__(self):
+        return iter(self.tuples)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PathTuples) and self.tuples == other.tuples
+
+    def __hash__(self) -> int:
+        return hash(self.tuples)
+
+    def __repr__(self) -> str:
+        return "PathTuples(" + " ".join(f"({e}, {n})" if e else f"({n})" for e, n in self.tuples) + ")"
+
+    def __reduce__(self):
+        return (PathTuples, (self.tuples,))
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(tuple_label(edge, node) for edge, node in self.tuples)
+
+    @property
+    def compiled(self) -> "CompiledPath":
+        if self._compiled is None:
+            object.__setattr__(self, "_compiled", CompiledPath(self.labels))
+        return self._compiled
+
+
+class CompiledPath:
+    """A path for the engine: its tuple labels interned as int32 ids, and the self-kernels
+    the kernels keep (as :class:`~spacy_convkernels.structures.tree.CompiledTree`)."""
+
+    __slots__ = ("labels", "self_kernels")
+
+    def __init__(self, labels: Tuple[str, ...]):
+        self.labels = np.asarray(LABELS.ids(labels), dtype=np.int32)
+        self.self_kernels = {}

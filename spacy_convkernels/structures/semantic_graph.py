@@ -1,0 +1,90 @@
+"""Labelled directed graphs (AMR graphs, dependency parses) and the paths between their nodes."""
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import penman
+
+
+@dataclass(frozen=True)
+class SemanticGraph:
+    """Nodes (id to label) and (source, role, target) edges, roles lower-cased without ':'.
+
+    Walking an edge against its direction reads it as ``role-of``, as AMR writes inverse
+    roles. ``names`` keeps the surface name of a node where there is one (an AMR named
+    entity's ``:name`` ops, a token's text).
+    """
+
+    labels: Dict[str, str]
+    edges: Tuple[Tuple[str, str, str], ...]
+    names: Dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_penman(cls, graph) -> "SemanticGraph":
+        """From a ``penman.Graph`` or PENMAN text; concepts lose their sense suffix
+        (``bind-01`` -> ``bind``), constants and ``:name`` subgraphs are left out as nodes
+        (the names are kept in ``names``)."""
+        if isinstance(graph, str):
+            graph = penman.decode(graph)
+        name_nodes = {e.target: e.source for e in graph.edges() if e.role == ":name"}
+        labels = {i.source: _concept(i.target) for i in graph.instances() if i.source not in name_nodes}
+        names = {}
+        for attribute in graph.attributes():
+            owner = name_nodes.get(attribute.source)
+            if owner is not None and attribute.role.startswith(":op"):
+                names[owner] = (names.get(owner, "") + " " + attribute.target.strip('"')).strip()
+        edges = tuple((e.source, e.role[1:].lower(), e.target) for e in graph.edges()
+                      if e.source in labels and e.target in labels)
+        return cls(labels, edges, names)
+
+    @classmethod
+    def from_span(cls, span, lowercase: bool = True) -> "SemanticGraph":
+        """A dependency parse as a graph: tokens (by their index in the Doc, as strings)
+        labelled with their lemmas, edges from head to dependent labelled with relations."""
+        tokens = list(span)
+        labels = {str(t.i): (t.lemma_ or t.text).lower() if lowercase else (t.lemma_ or t.text) for t in tokens}
+        edges = tuple((str(t.head.i), t.dep_.lower(), str(t.i)) for t in tokens
+                      if t.head.i != t.i and str(t.head.i) in labels)
+        return cls(labels, edges, {str(t.i): t.text for t in tokens})
+
+    def neighbours(self) -> Dict[str, List[Tuple[str, str]]]:
+        """node -> [(edge label as walked, next node)], in edge order, both directions."""
+        adjacent: Dict[str, List[Tuple[str, str]]] = {n: [] for n in self.labels}
+        for source, role, target in self.edges:
+            adjacent[source].append((role, target))
+            adjacent[target].append((role + "-of", source))
+        return adjacent
+
+    def walk_from(self, root: str, max_distance: Optional[int] = None) -> Dict[str, Tuple[str, str]]:
+        """Breadth-first from ``root``: node -> (parent, edge label walked from the parent),
+        the first shortest path to every node within ``max_distance`` edges."""
+        adjacent = self.neighbours()
+        parent = {root: (None, "")}
+        depth = {root: 0}
+        queue = deque([root])
+        while queue:
+            node = queue.popleft()
+            if max_distance is not None and depth[node] >= max_distance:
+                continue
+            for edge, nxt in adjacent[node]:
+                if nxt not in parent:
+                    parent[nxt] = (node, edge)
+                    depth[nxt] = depth[node] + 1
+                    queue.append(nxt)
+        return parent
+
+    @staticmethod
+    def path_to(parents: Dict[str, Tuple[str, str]], node: str) -> List[Tuple[str, str]]:
+        """(edge, node) from the walk's root down to ``node``, the root's edge empty."""
+        path = []
+        while node is not None:
+            up, edge = parents[node]
+            path.append((edge, node))
+            node = up
+        return path[::-1]
+
+
+def _concept(concept: str) -> str:
+    """``bind-01`` -> ``bind``; other concepts as they are."""
+    head, dash, sense = concept.rpartition("-")
+    return head if dash and sense.isdigit() and head else concept
