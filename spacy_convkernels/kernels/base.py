@@ -159,7 +159,7 @@ class Kernel(BaseEstimator):
 
     def _cache_key(self):
         """Identifies the kernel configuration whose self-kernels a structure keeps."""
-        return (type(self).__name__, tuple(sorted(self.get_params().items())))
+        return (type(self).__name__, tuple(sorted((name, _frozen(value)) for name, value in self.get_params().items())))
 
     def _check_structures(self, X: Sequence) -> list:
         if isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
@@ -189,6 +189,17 @@ class Kernel(BaseEstimator):
     def _pairs(self, A, B, index: np.ndarray, threads: int, inv_a=None, inv_b=None) -> np.ndarray:
         """K(A[i], B[j]) for the rows (i, j) of ``index``, normalized as ``_block``."""
         raise NotImplementedError
+
+
+def _frozen(value):
+    """A hashable stand-in for a parameter value (dicts and lists by content)."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple, set)):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    return value
 
 
 def _check_index_pairs(index_pairs, n: int) -> np.ndarray:

@@ -107,12 +107,30 @@ class CompositionalSimilarity:
         return group, ("composition", h, m), composed / norm, 1.0
 
 
+class ExponentialSimilarity:
+    """Garg et al.'s word-vector kernel between any two labels with vectors:
+    exp(c - 1) * ((c - gamma) / (1 - gamma))+ of their cosine c (``gamma`` is set on the
+    table)."""
+
+    kind = SimilarityKind.EXPONENTIAL
+
+    def __init__(self, vectors: WordVectors):
+        self.vectors = vectors
+
+    def describe(self, label: str):
+        row = self.vectors.row(label)
+        if row < 0:
+            return None
+        return ("NODE",), ("word", row), self.vectors.matrix[row], 1.0
+
+
 class SimilarityTable:
     """The per-label-id arrays of a set of rules (the first rule that smooths a label wins)."""
 
-    def __init__(self, rules: Sequence, threshold: float = 0.01):
+    def __init__(self, rules: Sequence, threshold: float = 0.01, gamma: float = 0.0):
         self.rules = list(rules)
         self.threshold = check_number("threshold", threshold, inclusive=True)
+        self.gamma = gamma
         self.kinds = np.zeros(0, dtype=np.int32)
         self.groups = np.zeros(0, dtype=np.int32)
         self.rows = np.zeros(0, dtype=np.int32)
@@ -157,7 +175,8 @@ class SimilarityTable:
         """The table as the engine reads it."""
         if self._engine is None:
             vectors = np.array(self._vectors) if self._vectors else np.zeros((0, 1))
-            self._engine = NodeSimilarity(self.kinds, self.groups, self.rows, self.weights, vectors, self.threshold)
+            self._engine = NodeSimilarity(self.kinds, self.groups, self.rows, self.weights, vectors, self.threshold,
+                                          self.gamma)
         return self._engine
 
     def _grow(self, size: int) -> None:
