@@ -123,11 +123,10 @@ class Kernel(BaseEstimator):
         return self._self_kernels(self._check_structures(X), n_threads(n_jobs))
 
     def pairs(self, X: Sequence, index_pairs, normalize: bool = True, n_jobs=None) -> np.ndarray:
-        """K(X[i], X[j]) for each row (i, j) of ``index_pairs``."""
+        """K(X[i], X[j]) for each row (i, j) of ``index_pairs`` (``X`` may be Prepared)."""
         threads = n_threads(n_jobs)
-        X = self._check_structures(X)
+        X, A = self._resolve(X)
         index = _check_index_pairs(index_pairs, len(X))
-        A = self._prepare(X)
         inv = None
         if normalize:
             used = np.zeros(len(X), dtype=bool)

@@ -74,7 +74,7 @@ class SubsequencePathKernel(_TupleKernel):
 
     def _prepare(self, paths):
         compiled = [p.compiled for p in paths]
-        self._tables().cover(compiled, [p.labels for p in paths])
+        self._tables().cover(compiled, lambda: [p.labels for p in paths])
         return PackedSequences(compiled)
 
 
@@ -91,7 +91,7 @@ class ZelenkoTreeKernel(_TupleKernel):
 
     def _prepare(self, trees):
         compiled = [t.compiled for t in trees]
-        self._tables().cover(compiled, [t.labels for t in trees])
+        self._tables().cover(compiled, lambda: [t.labels for t in trees])
         return PackedTrees(compiled, "label")
 
 
@@ -113,15 +113,17 @@ class _TupleTables:
         self._engine = None
 
     def cover(self, compiled, labels) -> None:
+        """Describe the tuple labels not seen yet; ``labels()`` gives the structures' labels
+        (aligned with their compiled ids) and is called only when some are new."""
         ids = np.concatenate([c.labels for c in compiled]) if compiled else np.zeros(0, np.int32)
         if ids.size and ids.max() >= len(self.edges):
             grow = int(ids.max()) + 1 + len(self.edges) // 2 - len(self.edges)
             self.edges = np.concatenate([self.edges, np.full(grow, -1, dtype=np.int32)])
             self.node_ids = np.concatenate([self.node_ids, np.zeros(grow, dtype=np.int32)])
-        flat = [label for group in labels for label in group]
         new = np.flatnonzero(self.edges[ids] < 0) if ids.size else []
         if len(new) == 0:
             return
+        flat = [label for group in labels() for label in group]
         node_labels = []
         for k in new:
             edge, node = split_tuple_label(flat[k])

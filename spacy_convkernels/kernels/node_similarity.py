@@ -141,8 +141,9 @@ class SimilarityTable:
         self._vectors: List[np.ndarray] = []
         self._engine: Optional[NodeSimilarity] = None
 
-    def cover(self, label_ids: Iterable[int], labels: Iterable[str]) -> None:
-        """Describe the labels not seen yet (``label_ids[k]`` is the id of ``labels[k]``)."""
+    def cover(self, label_ids: Iterable[int], labels) -> None:
+        """Describe the labels not seen yet: ``label_ids[k]`` is the id of ``labels[k]``;
+        ``labels`` may be a function giving them, called only when some id is new."""
         ids = np.fromiter(label_ids, dtype=np.int64)
         if ids.size == 0:
             return
@@ -151,7 +152,7 @@ class SimilarityTable:
         new = ~self._seen[ids]
         if not new.any():
             return
-        labels = list(labels)
+        labels = list(labels() if callable(labels) else labels)
         for k in np.flatnonzero(new):
             i = ids[k]
             if self._seen[i]:

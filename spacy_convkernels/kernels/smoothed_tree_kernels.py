@@ -72,7 +72,7 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
         table = self._similarity_table()
         compiled = [t.compiled for t in trees]
         if compiled:
-            table.cover(np.concatenate([c.labels for c in compiled]), [label for t in trees for label in t.labels])
+            table.cover(np.concatenate([c.labels for c in compiled]), lambda: [label for t in trees for label in t.labels])
         return PackedTrees(compiled, self._match_key, table.kinds)
 
     def _engine_params(self):

@@ -1,0 +1,159 @@
+"""PENMAN reader, semantic graphs and interaction candidates."""
+import penman
+import pytest
+import spacy
+from spacy.tokens import DocBin
+from spacy.util import registry
+from spacy.vocab import Vocab
+
+from spacy_convkernels import ConvKernelsError, CorpusFormatError
+from spacy_convkernels.corpora import CorpusWarning, read_penman
+from spacy_convkernels.structures.interactions import amr_candidates, dependency_candidates
+from spacy_convkernels.structures.paths import PathTuples
+from spacy_convkernels.structures.semantic_graph import SemanticGraph
+
+from conftest import need_shared
+
+# the graph of Fig. 1 of Garg et al. (2018), simplified: Sos has sites for Ras binding
+SOS = """# ::id fig1 ::date 2018
+# ::snt GEFs such as Sos have allosteric sites for Ras binding .
+(h / have-03
+   :ARG0 (p / protein-family :name (n / name :op1 "GEF")
+         :example (p2 / protein :name (n2 / name :op1 "Sos")))
+   :ARG1 (s / site
+         :mod (a / allosteric)
+         :purpose (b / bind-01
+               :ARG1 (e / enzyme :name (n3 / name :op1 "Ras")))))
+"""
+
+
+@pytest.fixture
+def penman_file(tmp_path):
+    path = tmp_path / "graphs.txt"
+    header = "# AMR release; corpus: test\n\n"
+    second = SOS.replace("fig1", "fig1b").replace("Ras", "Rap")
+    path.write_text(header + SOS + "\n" + second, encoding="utf-8")
+    return path
+
+
+def test_reader_gives_docs_with_their_graphs(penman_file):
+    docs = list(read_penman(penman_file))
+    assert [d.text for d in docs] == ["GEFs such as Sos have allosteric sites for Ras binding .",
+                                      "GEFs such as Sos have allosteric sites for Rap binding ."]
+    assert len(docs[0]) == 11
+    graph = penman.decode(docs[0]._.amr)
+    assert graph.metadata["id"] == "fig1" and graph.top == "h"
+    restored = list(DocBin(docs=docs, store_user_data=True).get_docs(Vocab()))
+    assert [d._.amr for d in restored] == [d._.amr for d in docs]
+
+
+def test_malformed_graph_names_file_id_and_line(tmp_path):
+    path = tmp_path / "bad.txt"
+    broken = SOS.replace("fig1", "broken").replace(":purpose (b / bind-01", ":purpose (b / bind-01 (")
+    path.write_text(SOS + "\n" + broken + "\n" + SOS.replace("fig1", "after"), encoding="utf-8")
+    with pytest.raises(CorpusFormatError) as info:
+        list(read_penman(path))
+    assert isinstance(info.value, ConvKernelsError)
+    assert "graph broken" in str(info.value) and info.value.line >= 12 and str(path) in str(info.value)
+    errors = []
+    with pytest.warns(CorpusWarning, match="broken"):
+        docs = list(read_penman(path, skip_errors=True, errors=errors))
+    assert len(docs) == 2 and len(errors) == 1  # the rest of the corpus is not lost
+    no_sentence = tmp_path / "nosnt.txt"
+    no_sentence.write_text("# ::id lonely\n(a / b)\n", encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match="graph lonely: no '# ::snt'"):
+        list(read_penman(no_sentence))
+
+
+def test_registered_reader(penman_file):
+    reader = registry.readers.get("spacy_convkernels.Penman.v1")(path=penman_file)
+    examples = list(reader(spacy.blank("en")))
+    assert len(examples) == 2 and examples[0].reference._.amr.startswith("#")
+
+
+def test_reads_all_of_bio_amr():
+    folder = need_shared("data/bio-amr")
+    sizes = {f.name: len(list(read_penman(f))) for f in sorted(folder.glob("*.txt"))}
+    assert sizes == {"amr-release-dev-bio.txt": 500, "amr-release-test-bio.txt": 500,
+                     "amr-release-training-bio.PARTIAL-first-1MiB.txt": 838}
+
+
+def test_semantic_graph_of_an_amr():
+    graph = SemanticGraph.from_penman(SOS)
+    assert graph.labels == {"h": "have", "p": "protein-family", "p2": "protein", "s": "site",
+                            "a": "allosteric", "b": "bind", "e": "enzyme"}
+    assert graph.names == {"p": "GEF", "p2": "Sos", "e": "Ras"}
+    parents = graph.walk_from("b")
+    assert SemanticGraph.path_to(parents, "p2") == [("", "b"), ("purpose-of", "s"), ("arg1-of", "h"),
+                                                   ("arg0", "p"), ("example", "p2")]
+
+
+def test_candidates_of_an_amr_in_the_shape_of_table_1():
+    candidates = amr_candidates(SOS)
+    assert {c.interaction for c in candidates} == {"bind"}
+    # participants: GEF (protein-family), Sos (protein), Ras (enzyme): 6 ordered pairs + 3 triples
+    assert len(candidates) == 6 + 3
+    sos_ras = next(c for c in candidates if dict(c.roles) == {"catalyst": "p2", "theme": "e"})
+    assert sos_ras.path == PathTuples([
+        ("example", "protein"), ("arg0", "protein-family"), ("arg1-of", "have"), ("purpose-of", "site"), ("", "bind"),
+        ("", "bind"), ("arg1", "enzyme")])
+    assert str(sos_ras.subgraph) == ("(/bind(purpose-of/site(arg1-of/have(arg0/protein-family(example/protein"
+                                     "(/catalyst)))))(arg1/enzyme(/theme)))")
+    record = sos_ras.to_dict(SemanticGraph.from_penman(SOS))
+    assert record["participants"] == {"catalyst": "Sos", "theme": "Ras"} and record["interaction"] == "bind"
+    assert len(amr_candidates(SOS, max_distance=1)) == 0  # Ras is 1 edge away, nothing else within reach
+    assert len(amr_candidates(SOS, max_distance=2)) == 0
+
+
+def test_candidates_of_a_dependency_parse():
+    from spacy.tokens import Doc, Span
+
+    words = ["Sos", "binds", "Ras", "and", "Rap"]
+    doc = Doc(Vocab(), words=words, heads=[1, 1, 1, 2, 2], deps=["nsubj", "ROOT", "dobj", "cc", "conj"],
+              lemmas=["sos", "bind", "ras", "and", "rap"])
+    doc.ents = [Span(doc, 0, 1, "PROTEIN"), Span(doc, 2, 3, "PROTEIN"), Span(doc, 4, 5, "PROTEIN")]
+    candidates = dependency_candidates(doc[:])
+    assert len(candidates) == 6 + 3 and {c.interaction for c in candidates} == {"bind"}
+    first = next(c for c in candidates if dict(c.roles) == {"catalyst": "0", "theme": "4"})
+    assert first.path == PathTuples([("nsubj", "sos"), ("", "bind"), ("", "bind"), ("dobj", "ras"), ("conj", "rap")])
+
+
+def test_candidates_over_bio_amr():
+    folder = need_shared("data/bio-amr")
+    docs = list(read_penman(folder / "amr-release-dev-bio.txt"))
+    candidates = [c for d in docs for c in amr_candidates(d._.amr)]
+    assert len(candidates) > 10_000
+    assert {"bind", "phosphorylate", "inhibit", "activate"} <= {c.interaction for c in candidates}
+    assert all(c.path.tuples[0][0] != "" or len(c.path) > 1 for c in candidates)
+
+
+def test_amr_candidates_component(penman_file):
+    import spacy_convkernels.components.amr_candidates  # noqa: F401  (registers the factory)
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("amr_candidates")
+    docs = [nlp(d) for d in read_penman(penman_file)]
+    records = docs[0]._.interactions
+    assert len(records) == 9
+    sos_ras = next(r for r in records if r["participants"] == {"catalyst": "Sos", "theme": "Ras"})
+    assert sos_ras["path"][-1] == ["arg1", "enzyme"] and sos_ras["subgraph"].startswith("(/bind(")
+    restored = list(DocBin(docs=docs, store_user_data=True).get_docs(Vocab()))
+    assert [d._.interactions for d in restored] == [d._.interactions for d in docs]
+    again = list(nlp.pipe(read_penman(penman_file), n_process=2))
+    assert [d._.interactions for d in again] == [d._.interactions for d in docs]
+    with pytest.raises(ConvKernelsError, match="Doc._.amr"):
+        nlp("no graph here")
+
+
+def test_amr_candidates_from_dependencies():
+    from spacy.tokens import Doc, Span
+
+    import spacy_convkernels.components.amr_candidates  # noqa: F401
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("amr_candidates", config={"source": "dependencies", "entity_labels": ["PROTEIN"]})
+    doc = Doc(nlp.vocab, words=["Sos", "binds", "Ras", "in", "cells"], heads=[1, 1, 1, 1, 3],
+              deps=["nsubj", "ROOT", "dobj", "prep", "pobj"], lemmas=["sos", "bind", "ras", "in", "cell"])
+    doc.ents = [Span(doc, 0, 1, "PROTEIN"), Span(doc, 2, 3, "PROTEIN"), Span(doc, 4, 5, "CELL")]
+    records = nlp(doc)._.interactions
+    assert sorted(r["participants"]["catalyst"] for r in records) == ["Ras", "Sos"]
