@@ -38,3 +38,9 @@ def test_readme_spacy_example_runs():
     _, printed = _run_readme_block("In a spaCy pipeline")
     lines = printed.splitlines()
     assert len(lines) == 3 and lines[0].startswith("(SYNT##root") and 0 < float(lines[2]) < 1
+
+
+def test_readme_amr_example_runs():
+    need_shared("data/bio-amr")
+    code, _ = _run_readme_block("Interactions in AMR graphs")
+    assert "SubsequencePathKernel" in code
