@@ -121,13 +121,19 @@ def partial_tree(a, b, lam=0.4, mu=0.4, terminal_factor=1.0, subsequences=None):
                                  threshold=1.0, subsequences=subsequences)
 
 
-def smoothed_partial_tree(a, b, sigma, lam=0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, subsequences=None):
-    """SPTK (KeLP's SmoothedPartialTreeKernel) for a label similarity ``sigma(label, label)``."""
+def smoothed_partial_tree(a, b, sigma, lam=0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, subsequences=None,
+                          label_weights=None):
+    """SPTK (KeLP's SmoothedPartialTreeKernel) for a label similarity ``sigma(label, label)``;
+    ``label_weights`` (label -> w, default 1) make it w(x) sigma(x, y) w(y) past the threshold."""
     subsequences = subsequences or subsequence_sum_by_length
+    weights = label_weights or {}
 
     def delta(x, y, rec):
         s = sigma(x.label, y.label)
         if s < threshold or s <= 0:
+            return 0.0
+        s *= weights.get(x.label, 1.0) * weights.get(y.label, 1.0)
+        if s == 0:
             return 0.0
         if not x.children or not y.children:
             return mu * lam * lam * terminal_factor * s

@@ -175,3 +175,17 @@ def test_shared_row_rules_keep_the_kernel_positive_semidefinite():
     for shared_rows in ("kelp", "diluted", "exclusive"):
         G = SmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.0, vectors=VECTORS, shared_rows=shared_rows).gram(X)
         assert np.linalg.eigvalsh(G).min() > -1e-8, shared_rows
+
+
+def test_nonstationary_label_weights_equal_reference():
+    weights = {"LEX##dog::n": 0.0, "POS##NN": 0.5, "COMP##root<*::*,run::v>": 2.0, "SYNT##nsubj": 0.0}
+    sigma = reference_sigma(compositional=True)
+    kernel = CompositionalSmoothedPartialTreeKernel(0.5, 0.4, 1.0, 0.01, vectors=VECTORS, lexical=True,
+                                                    label_weights=weights)
+    pairs_ = PAIRS[:80]
+    X = [t for pair in pairs_ for t in pair]
+    index = [(2 * k, 2 * k + 1) for k in range(len(pairs_))]
+    expected = [ref.smoothed_partial_tree(a, b, sigma, 0.5, 0.4, 1.0, 0.01, label_weights=weights) for a, b in pairs_]
+    np.testing.assert_allclose(kernel.pairs(X, index, normalize=False), expected, rtol=1e-9, atol=1e-12)
+    plain = CompositionalSmoothedPartialTreeKernel(0.5, 0.4, 1.0, 0.01, vectors=VECTORS, lexical=True)
+    assert np.abs(plain.pairs(X, index, normalize=False) - expected).max() > 1e-3

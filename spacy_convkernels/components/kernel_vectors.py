@@ -16,7 +16,7 @@ with the pipeline, so a reloaded pipeline gives identical vectors.
 Trees are read from ``Span._.kernel_trees`` when a ``kernel_trees`` component made them,
 else converted from the parse with the default options.
 """
-from typing import Callable, Iterable, Iterator, List, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 import numpy as np
 import srsly
@@ -26,9 +26,10 @@ from spacy.util import ensure_path, minibatch
 
 from ..approx.nystroem import Nystroem
 from ..errors import ConvKernelsError
-from ..structures.dependency import REPRESENTATIONS, UnknownRepresentationError, span_to_tree
+from ..structures.dependency import REPRESENTATIONS, UnknownRepresentationError
 from ..structures.tree import Tree
 from .registered_kernels import bind_pipeline_vectors
+from .sentences import parsed_docs, sentence_trees
 
 Span.set_extension("kernel_vector", default=None, force=True)
 Doc.set_extension("kernel_vector", default=None, force=True)
@@ -71,7 +72,8 @@ class KernelVectors:
         """Pick the landmarks among the training sentences, or those of ``landmark_corpus``."""
         nlp = nlp or self.nlp
         examples = landmark_corpus(nlp) if landmark_corpus is not None else get_examples()
-        trees = [tree for doc in self._parsed(examples, nlp) for tree in self._sentence_trees(doc) if tree is not None]
+        trees = [tree for doc in parsed_docs(examples, nlp, self.name)
+                 for tree in sentence_trees(doc, self.representation) if tree is not None]
         if not trees:
             raise ConvKernelsError(f"{self.name}: no parsed sentence to choose landmarks from")
         self.model.fit(trees)
@@ -84,7 +86,7 @@ class KernelVectors:
             raise NotInitializedError(f"{self.name}: no landmarks yet; run nlp.initialize() or load a trained pipeline")
         for batch in minibatch(stream, size=batch_size or self.batch_size):
             sentences = [(sentence, tree) for doc in batch for sentence, tree in
-                         zip(doc.sents if len(doc) else [], self._sentence_trees(doc))]
+                         zip(doc.sents if len(doc) else [], sentence_trees(doc, self.representation))]
             with_tree = [(sentence, tree) for sentence, tree in sentences if tree is not None]
             vectors = self.model.transform([tree for _, tree in with_tree]) if with_tree else []
             for (sentence, _), vector in zip(with_tree, vectors):
@@ -93,33 +95,6 @@ class KernelVectors:
                 found = [s._.kernel_vector for s in (doc.sents if len(doc) else []) if s._.kernel_vector is not None]
                 doc._.kernel_vector = np.mean(found, axis=0).astype(np.float32) if found else None
                 yield doc
-
-    def _sentence_trees(self, doc: Doc) -> List[Optional[Tree]]:
-        if not len(doc):
-            return []
-        trees = []
-        for sentence in doc.sents:
-            made = sentence._.kernel_trees
-            if made is not None and self.representation in made:
-                trees.append(Tree.from_string(made[self.representation]) if made[self.representation] else None)
-            else:
-                trees.append(span_to_tree(sentence, self.representation))
-        return trees
-
-    def _parsed(self, examples, nlp: Language) -> Iterator[Doc]:
-        """The examples' gold docs when parsed, else their texts through the components before this one."""
-        before = []
-        for name, component in nlp.pipeline:
-            if name == self.name:
-                break
-            before.append(component)
-        for example in examples:
-            doc = example.reference
-            if not doc.has_annotation("DEP"):
-                doc = example.predicted
-                for component in before:
-                    doc = component(doc)
-            yield doc
 
     # serialization: the landmarks as bracket strings and the normalization matrix
     def _state(self) -> dict:

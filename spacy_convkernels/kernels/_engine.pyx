@@ -90,6 +90,7 @@ cdef struct Similarity:
     const int* group        # labels are compared only within a group (same POS, same POS pattern)
     const int* row          # row of the label's unit vector, -1 for none
     const double* weight    # per label id: the trust in its vector, in [0, 1]
+    const double* sigma     # per label id: the nonstationary weight sigma (SPTK: sigma_a k sigma_b)
     const double* vectors
     int dim
     double threshold
@@ -201,29 +202,32 @@ cdef class PackedTrees(PackedStructures):
 cdef class NodeSimilarity:
     """A node similarity as tables indexed by label id (see the ``Similarity`` struct):
     ``kinds``, ``groups``, ``rows`` and ``weights`` per label, unit ``vectors`` by row."""
-    cdef readonly object kinds, groups, rows, weights, vectors
+    cdef readonly object kinds, groups, rows, weights, sigmas, vectors
     cdef Similarity similarity
 
-    def __init__(self, kinds, groups, rows, weights, vectors, double threshold, double gamma=0.0):
+    def __init__(self, kinds, groups, rows, weights, vectors, double threshold, double gamma=0.0, sigmas=None):
         self.kinds = np.ascontiguousarray(kinds, dtype=np.int32)
         self.groups = np.ascontiguousarray(groups, dtype=np.int32)
         self.rows = np.ascontiguousarray(rows, dtype=np.int32)
         self.weights = np.ascontiguousarray(weights, dtype=np.float64)
+        self.sigmas = np.ascontiguousarray(np.ones(len(self.kinds)) if sigmas is None else sigmas, dtype=np.float64)
         self.vectors = np.ascontiguousarray(vectors, dtype=np.float64)
-        if not (len(self.kinds) == len(self.groups) == len(self.rows) == len(self.weights)) or self.vectors.ndim != 2:
-            raise ValueError("kinds, groups, rows and weights must be per label id; vectors a matrix")
+        if (not (len(self.kinds) == len(self.groups) == len(self.rows) == len(self.weights) == len(self.sigmas))
+                or self.vectors.ndim != 2):
+            raise ValueError("kinds, groups, rows, weights and sigmas must be per label id; vectors a matrix")
         if len(self.rows) and self.rows.max(initial=-1) >= len(self.vectors):
             raise ValueError("a label points to a vector row that does not exist")
         if self.vectors.size == 0:
             self.vectors = np.zeros((1, 1))
         cdef const int[::1] k = self.kinds, g = self.groups, r = self.rows
-        cdef const double[::1] w = self.weights
+        cdef const double[::1] w = self.weights, sg = self.sigmas
         cdef const double[:, ::1] v = self.vectors
         self.similarity.n_labels = len(self.kinds)
         self.similarity.kind = &k[0] if len(self.kinds) else NULL
         self.similarity.group = &g[0] if len(self.kinds) else NULL
         self.similarity.row = &r[0] if len(self.kinds) else NULL
         self.similarity.weight = &w[0] if len(self.kinds) else NULL
+        self.similarity.sigma = &sg[0] if len(self.kinds) else NULL
         self.similarity.vectors = &v[0, 0]
         self.similarity.dim = self.vectors.shape[1]
         self.similarity.threshold = threshold
@@ -574,13 +578,17 @@ cdef double smoothed_kernel(Workspace* ws, const Params* prm, const TreeView* a,
             and reserve(<void**>&ws.delta, &ws.pair_capacity, bound, sizeof(double))):
         return -1.0
     k = 0
-    for x in range(na):
+    for x in range(na):  # nonstationary weights: sigma(x) * k(x, y) * sigma(y)
         if ws.group_len[x]:
             ws.pair_start[x] = k
             for t in range(ws.group_len[x]):
-                ws.partner[k] = b.order[ws.group_start[x] + t]
-                ws.pair_sim[k] = 1.0
-                k += 1
+                y = b.order[ws.group_start[x] + t]
+                sigma = sim.sigma[a.label[x]] * sim.sigma[b.label[y]]
+                if sigma != 0.0:
+                    ws.partner[k] = y
+                    ws.pair_sim[k] = sigma
+                    k += 1
+            ws.group_len[x] = <int>(k - ws.pair_start[x])
     for i in range(a.n_smooth):  # smoothed partners: similar labels
         x = a.smooth[i]
         ws.pair_start[x] = k
@@ -588,9 +596,11 @@ cdef double smoothed_kernel(Workspace* ws, const Params* prm, const TreeView* a,
             y = b.smooth[u]
             sigma = node_similarity(sim, a.label[x], b.label[y])
             if sigma >= sim.threshold and sigma > 0.0:
-                ws.partner[k] = y
-                ws.pair_sim[k] = sigma
-                k += 1
+                sigma *= sim.sigma[a.label[x]] * sim.sigma[b.label[y]]
+                if sigma != 0.0:
+                    ws.partner[k] = y
+                    ws.pair_sim[k] = sigma
+                    k += 1
         ws.group_len[x] = <int>(k - ws.pair_start[x])
     for x in range(na - 1, -1, -1):  # children before parents
         base = ws.pair_start[x]

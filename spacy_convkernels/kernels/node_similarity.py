@@ -127,10 +127,15 @@ class ExponentialSimilarity:
 class SimilarityTable:
     """The per-label-id arrays of a set of rules (the first rule that smooths a label wins)."""
 
-    def __init__(self, rules: Sequence, threshold: float = 0.01, gamma: float = 0.0):
+    def __init__(self, rules: Sequence, threshold: float = 0.01, gamma: float = 0.0,
+                 label_weights: Optional[Dict[str, float]] = None):
         self.rules = list(rules)
         self.threshold = check_number("threshold", threshold, inclusive=True)
         self.gamma = gamma
+        self.label_weights = dict(label_weights or {})
+        for label, weight in self.label_weights.items():
+            check_number(f"label_weights[{label!r}]", weight, inclusive=True)
+        self.sigmas = np.zeros(0, dtype=np.float64)
         self.kinds = np.zeros(0, dtype=np.int32)
         self.groups = np.zeros(0, dtype=np.int32)
         self.rows = np.zeros(0, dtype=np.int32)
@@ -158,6 +163,7 @@ class SimilarityTable:
             if self._seen[i]:
                 continue
             self._seen[i] = True
+            self.sigmas[i] = self.label_weights.get(labels[k], 1.0)
             for rule in self.rules:
                 described = rule.describe(labels[k])
                 if described is not None:
@@ -177,7 +183,7 @@ class SimilarityTable:
         if self._engine is None:
             vectors = np.array(self._vectors) if self._vectors else np.zeros((0, 1))
             self._engine = NodeSimilarity(self.kinds, self.groups, self.rows, self.weights, vectors, self.threshold,
-                                          self.gamma)
+                                          self.gamma, self.sigmas)
         return self._engine
 
     def _grow(self, size: int) -> None:
@@ -186,6 +192,7 @@ class SimilarityTable:
         self.groups = np.concatenate([self.groups, np.zeros(grow, dtype=np.int32)])
         self.rows = np.concatenate([self.rows, np.full(grow, -1, dtype=np.int32)])
         self.weights = np.concatenate([self.weights, np.zeros(grow)])
+        self.sigmas = np.concatenate([self.sigmas, np.ones(grow)])
         self._seen = np.concatenate([self._seen, np.zeros(grow, dtype=bool)])
 
 

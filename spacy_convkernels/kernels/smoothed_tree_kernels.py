@@ -30,17 +30,22 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
     path to a word-space file (see :meth:`WordVectors.load`); None for the identity
     similarity. ``shared_rows``: ``"kelp"`` (default, KeLP's semantics), ``"diluted"`` or
     ``"exclusive"``: how far to trust the vector of a word that shares its row of a
-    pruned table with other words (see :mod:`.node_similarity`).
+    pruned table with other words (see :mod:`.node_similarity`). ``label_weights``: the
+    nonstationary extension of Garg et al. (2018), sigma(n1) sigma(n2) multiplying the
+    similarity of two nodes, by full label (``{"SYNT##det": 0}`` ignores determiner
+    relations; default 1). Without vectors and weights, SPTK is PTK; with weights only,
+    it is the nonstationary PTK.
     """
 
     def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
-                 vectors=None, shared_rows: str = "kelp"):
+                 vectors=None, shared_rows: str = "kelp", label_weights=None):
         self.lam = lam
         self.mu = mu
         self.terminal_factor = terminal_factor
         self.threshold = threshold
         self.vectors = vectors
         self.shared_rows = shared_rows
+        self.label_weights = label_weights
 
     @property
     def _match_key(self):
@@ -60,7 +65,7 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
         cached = getattr(self, "_table_cache", None)
         if cached is None or cached[0] != params or cached[1] is not self.vectors:
             rules = [] if self.vectors is None else self._rules(WordVectors.load(self.vectors))
-            cached = (params, self.vectors, SimilarityTable(rules, self.threshold))
+            cached = (params, self.vectors, SimilarityTable(rules, self.threshold, label_weights=self.label_weights))
             self._table_cache = cached
         return cached[2]
 
@@ -94,8 +99,8 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
 
     def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
                  vectors=None, alpha: float = 1.0, beta: float = 1.0, lexical: bool = False,
-                 syntactic_restriction: bool = False, shared_rows: str = "kelp"):
-        super().__init__(lam, mu, terminal_factor, threshold, vectors, shared_rows)
+                 syntactic_restriction: bool = False, shared_rows: str = "kelp", label_weights=None):
+        super().__init__(lam, mu, terminal_factor, threshold, vectors, shared_rows, label_weights)
         self.alpha = alpha
         self.beta = beta
         self.lexical = lexical

@@ -1,0 +1,135 @@
+"""Learning the nonstationary weights sigma of a convolution kernel (Garg et al. 2018, §5-6).
+
+The kernel compares labels with sigma(l) k(l, l') sigma(l'); a binary sigma per
+semantic label (an edge label of a path or subgraph, a node label of a tree) decides
+whether the label counts at all. Algorithm 1 learns sigma for the ``n_labels`` most
+frequent labels, one after the other, minimizing the k-NN loss of §6.1,
+
+    L = sum_i K(S_i, S_1nn(i)) [y_i != y_1nn(i)] - sum_i K(S_i, S_1nn(i)) [y_i = y_1nn(i) = positive],
+
+(normalized K; without a positive class, every agreement is rewarded) on small subsets
+instead of the whole training set: for each trial, ``n_samples`` random structures that
+hold the label (the inducing points), their neighbours and the structures that have them
+as neighbours in a global k-NN graph (computed once, through KLSH buckets when
+``hashing``), and those neighbours' first neighbours; on that subset the 1-NN graph is
+built for sigma = 0 and sigma = 1, and after ``n_trials`` trials the value of lower
+summed loss is kept (1 on ties).
+"""
+from collections import Counter
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+
+from ..approx.klsh import KLSH
+from ..kernels.base import InvalidParameterError, Kernel
+from ..structures.paths import PathTuples, split_tuple_label
+from .knn import kernel_knn_graph
+
+
+class NonstationaryKernelLearner(BaseEstimator):
+    """Learns a binary sigma per semantic label (see the module); ``kernel_`` is the kernel
+    with the learned weights, ``weights_`` the weights, ``losses_`` the summed losses
+    (label -> (loss with sigma = 0, loss with sigma = 1))."""
+
+    def __init__(self, kernel: Kernel, n_labels: int = 10, labels: Optional[Sequence[str]] = None,
+                 n_samples: int = 50, n_trials: int = 5, n_neighbors: int = 4, hashing: bool = True,
+                 n_references: int = 100, n_bits: int = 12, positive_class=None, random_state=None, n_jobs=None):
+        self.kernel = kernel
+        self.n_labels = n_labels
+        self.labels = labels
+        self.n_samples = n_samples
+        self.n_trials = n_trials
+        self.n_neighbors = n_neighbors
+        self.hashing = hashing
+        self.n_references = n_references
+        self.n_bits = n_bits
+        self.positive_class = positive_class
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X: Sequence, y):
+        X, y = list(X), np.asarray(y)
+        if len(X) != len(y) or len(X) < 2:
+            raise InvalidParameterError(f"X and y must hold at least 2 structures and agree, got {len(X)} and {len(y)}")
+        parameter = _weights_parameter(self.kernel)
+        rng = check_random_state(self.random_state)
+        holders = _label_holders(X, parameter)
+        labels = list(self.labels) if self.labels is not None else [
+            label for label, _ in Counter({l: len(h) for l, h in holders.items()}).most_common(self.n_labels)]
+        weights: Dict[str, float] = {label: 1.0 for label in labels}
+        base = dict(self.kernel.get_params().get(parameter) or {})
+        kernel = self._with_weights(parameter, {**base, **weights})
+        klsh = (KLSH(kernel, self.n_references, self.n_bits, random_state=rng.randint(2**31), n_jobs=self.n_jobs).fit(X)
+                if self.hashing else None)
+        _, graph, self.n_graph_evaluations_ = kernel_knn_graph(kernel, X, self.n_neighbors, klsh, n_jobs=self.n_jobs)
+        incoming: List[List[int]] = [[] for _ in X]
+        for i, neighbours in enumerate(graph):
+            for n in neighbours[neighbours >= 0]:
+                incoming[n].append(i)
+        self.losses_ = {}
+        for label in labels:
+            summed = {0.0: 0.0, 1.0: 0.0}
+            holding = holders.get(label, [])
+            for _ in range(self.n_trials if holding else 0):
+                subset = self._loss_subset(holding, graph, incoming, rng)
+                for value in summed:
+                    trial = self._with_weights(parameter, {**base, **weights, label: value})
+                    summed[value] += self._loss(trial, [X[i] for i in subset], y[subset])
+            weights[label] = 0.0 if summed[0.0] < summed[1.0] else 1.0
+            self.losses_[label] = (summed[0.0], summed[1.0])
+        self.weights_ = weights
+        self.kernel_ = self._with_weights(parameter, {**base, **weights})
+        return self
+
+    def _with_weights(self, parameter: str, weights: Dict[str, float]) -> Kernel:
+        """The kernel with other weights (its other parameters shared, not copied)."""
+        return type(self.kernel)(**{**self.kernel.get_params(deep=False), parameter: dict(weights)})
+
+    def _loss_subset(self, holding, graph, incoming, rng) -> np.ndarray:
+        """Inducing points, their neighbours both ways, and those neighbours' nearest ones."""
+        chosen = rng.choice(holding, min(self.n_samples, len(holding)), replace=False)
+        out = graph[chosen].ravel()
+        into = [i for c in chosen for i in incoming[c]]
+        near = np.concatenate([out[out >= 0], np.asarray(into, dtype=np.int64)]).astype(np.int64)
+        first = graph[near, 0] if len(near) else np.zeros(0, np.int64)
+        return np.unique(np.concatenate([chosen, near, first[first >= 0]]))
+
+    def _loss(self, kernel: Kernel, X: list, y: np.ndarray) -> float:
+        """The 1-NN loss of §6.1 on a subset (normalized kernel)."""
+        if len(X) < 2:
+            return 0.0
+        K = kernel.gram(X, n_jobs=self.n_jobs)
+        np.fill_diagonal(K, -np.inf)
+        nearest = K.argmax(axis=1)
+        similarity = K[np.arange(len(X)), nearest]
+        wrong = y != y[nearest]
+        if self.positive_class is not None:
+            rewarded = ~wrong & (y == self.positive_class)
+        else:
+            rewarded = ~wrong
+        return float(similarity[wrong].sum() - similarity[rewarded].sum())
+
+
+def _weights_parameter(kernel: Kernel) -> str:
+    for name in ("edge_weights", "label_weights"):
+        if name in kernel.get_params(deep=False):
+            return name
+    raise InvalidParameterError(f"{type(kernel).__name__} has no nonstationary weights (edge_weights or label_weights)")
+
+
+def _label_holders(X: list, parameter: str) -> Dict[str, List[int]]:
+    """Semantic label -> indices of the structures holding it: edges of paths and tuple
+    trees (``edge_weights``), node labels of trees (``label_weights``)."""
+    holders: Dict[str, List[int]] = {}
+    for i, x in enumerate(X):
+        if isinstance(x, PathTuples):
+            found = {edge for edge, _ in x if edge}
+        elif parameter == "edge_weights":
+            found = {split_tuple_label(label)[0] for label in x.labels} - {""}
+        else:
+            found = set(x.labels)
+        for label in found:
+            holders.setdefault(label, []).append(i)
+    return holders

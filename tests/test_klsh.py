@@ -1,0 +1,171 @@
+"""KLSH codes, hashed k-NN, KLSH forests with reference optimization, sigma learning."""
+import numpy as np
+import pytest
+import spacy
+from scipy.stats import spearmanr
+from spacy.training import Example
+
+from spacy_convkernels.approx import KLSH, hamming_distances, unpack_codes
+from spacy_convkernels.corpora import read_klp
+from spacy_convkernels.kernels import InvalidParameterError, PartialTreeKernel, SubsequencePathKernel
+from spacy_convkernels.learn import (
+    KernelKNeighborsClassifier,
+    KLSHForestClassifier,
+    NonstationaryKernelLearner,
+    kernel_knn_graph,
+)
+from spacy_convkernels.structures.paths import PathTuples
+
+from conftest import CORPORA
+from kelp_parses import doc_from_grct
+
+SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
+
+
+@pytest.fixture(scope="module")
+def qc():
+    examples = list(read_klp(SAMPLE))
+    trees = [e.trees[name] for e in examples for name in ("grct", "cgrct", "lct")]
+    labels = np.array([e.labels[0] for e in examples for _ in range(3)])
+    return trees, labels
+
+
+@pytest.mark.parametrize("hash_function", ["random_knn", "kulis_grauman"])
+def test_near_structures_share_more_bits(qc, hash_function):
+    trees, _ = qc
+    kernel = PartialTreeKernel(terminal_factor=5)
+    klsh = KLSH(kernel, n_references=40, n_bits=512, subset_size=6, hash_function=hash_function, random_state=0)
+    codes = klsh.fit(trees).transform(trees)
+    assert codes.shape == (len(trees), 64) and codes.dtype == np.uint8
+    assert klsh.n_kernel_evaluations_ == len(trees) * 40
+    G = kernel.gram(trees)
+    upper = np.triu_indices(len(trees), 1)
+    agreement = np.array([1 - hamming_distances(codes, codes[i]) / 512 for i in range(len(trees))])[upper]
+    similarity = G[upper]
+    assert spearmanr(similarity, agreement).statistic > 0.3
+    near, far = similarity >= np.quantile(similarity, 0.9), similarity <= np.quantile(similarity, 0.1)
+    assert agreement[near].mean() > agreement[far].mean() + 0.05
+
+
+def test_codes_are_reproducible_and_unpack(qc):
+    trees, _ = qc
+    kernel = PartialTreeKernel()
+    a = KLSH(kernel, 20, 70, 5, random_state=3).fit(trees).transform(trees[:10])
+    b = KLSH(kernel, 20, 70, 5, random_state=3).fit(trees).transform(trees[:10])
+    np.testing.assert_array_equal(a, b)
+    bits = unpack_codes(a, 70)
+    assert bits.shape == (10, 70) and set(np.unique(bits)) <= {0, 1}
+    with pytest.raises(InvalidParameterError):
+        KLSH(kernel, hash_function="magic").fit(trees)
+
+
+def test_hashed_neighbours_beat_random_candidates(qc):
+    """Buckets hold the true neighbours far more often than random candidate sets of the same size."""
+    trees, _ = qc
+    kernel = PartialTreeKernel(terminal_factor=5)
+    _, exact, exact_evaluations = kernel_knn_graph(kernel, trees, 5)
+    klsh = KLSH(kernel, n_references=30, n_bits=6, subset_size=5, random_state=1).fit(trees)
+    _, hashed, hashed_evaluations = kernel_knn_graph(kernel, trees, 5, klsh, probes=1)
+    overlap = np.mean([len(set(a) & set(b)) / 5 for a, b in zip(exact, hashed)])
+    candidates = (hashed_evaluations - 2 * len(trees) * 30) / len(trees)  # per query, beyond the codes
+    assert overlap > 1.5 * candidates / len(trees)
+    assert exact_evaluations == len(trees) ** 2 and hashed_evaluations < exact_evaluations
+
+
+def test_hashed_and_exact_neighbours_agree_on_qc(qc_dir):
+    trees = [e.trees["grct"] for e in read_klp(qc_dir / "train_5500.coarse.klp.gz")][:2000]
+    kernel = PartialTreeKernel(terminal_factor=5)
+    _, exact, exact_evaluations = kernel_knn_graph(kernel, trees, 5)
+    klsh = KLSH(kernel, n_references=100, n_bits=12, subset_size=10, hash_function="kulis_grauman",
+                random_state=1).fit(trees)
+    _, hashed, hashed_evaluations = kernel_knn_graph(kernel, trees, 5, klsh, probes=2)
+    assert np.mean([len(set(a) & set(b)) / 5 for a, b in zip(exact, hashed)]) > 0.55
+    assert hashed_evaluations < exact_evaluations / 4
+
+
+def test_knn_classifier_exact_and_hashed(qc):
+    trees, labels = qc
+    exact = KernelKNeighborsClassifier(PartialTreeKernel(), n_neighbors=3).fit(trees[::2], labels[::2])
+    hashed = KernelKNeighborsClassifier(PartialTreeKernel(), n_neighbors=3, method="hashed", n_references=20,
+                                        n_bits=6, subset_size=5, random_state=0).fit(trees[::2], labels[::2])
+    for model in (exact, hashed):
+        proba = model.predict_proba(trees[1::2])
+        assert proba.shape == (len(trees[1::2]), len(model.classes_))
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+        assert (model.predict(trees[1::2]) == labels[1::2]).mean() > 0.4
+    assert hashed.n_kernel_evaluations_ < exact.n_kernel_evaluations_
+
+
+def _synthetic_paths(n, rng):
+    """Two classes told apart by a signal tuple, buried in noise tuples shared by both."""
+    X, y = [], []
+    for i in range(n):
+        label = i % 2
+        noise = [("noise", "xyz"[rng.integers(3)]) for _ in range(int(rng.integers(6, 10)))]
+        filler = [("arg1", "pq"[rng.integers(2)]) for _ in range(int(rng.integers(1, 3)))]
+        X.append(PathTuples(noise[: len(noise) // 2] + [("sig", "ab"[label])] * 2 + filler + noise[len(noise) // 2:]))
+        y.append(label)
+    return X, np.array(y)
+
+
+def test_sigma_learning_drops_planted_noise_labels():
+    X, y = _synthetic_paths(300, np.random.default_rng(0))
+    learner = NonstationaryKernelLearner(SubsequencePathKernel(lam=0.8), n_labels=3, n_samples=20, n_trials=3,
+                                         positive_class=1, random_state=0).fit(X, y)
+    assert learner.weights_["noise"] == 0.0 and learner.weights_["sig"] == 1.0
+    assert learner.kernel_.edge_weights["noise"] == 0.0
+    without, with_ = learner.losses_["noise"]
+    assert without < with_  # ignoring the noise lowers the k-NN loss
+    knn = KernelKNeighborsClassifier(learner.kernel_, n_neighbors=1).fit(X[:200], y[:200])
+    assert (knn.predict(X[200:]) == y[200:]).mean() > 0.95
+
+
+def test_mutual_information_bound_does_not_decrease():
+    X, y = _synthetic_paths(120, np.random.default_rng(1))
+    forest = KLSHForestClassifier(SubsequencePathKernel(lam=0.8), n_references=6, n_bits=60, n_subspaces=20,
+                                  subspace_bits=10, subset_size=2, optimize_references=True, mi_samples=10**6,
+                                  mi_trees=8, bucket_bits=3, random_state=0).fit(X, y)
+    history = np.array(forest.mi_history_)
+    assert len(history) == 7 and np.all(np.diff(history) >= -1e-12) and history[-1] > history[0]
+    assert (forest.predict(X) == y).mean() > 0.9
+
+
+def test_forest_estimator_protocol(qc):
+    trees, labels = qc
+    forest = KLSHForestClassifier(PartialTreeKernel(), n_references=25, n_bits=200, n_subspaces=30, subspace_bits=20,
+                                  subset_size=5, random_state=0).fit(trees, labels)
+    proba = forest.predict_proba(trees[:12])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    again = KLSHForestClassifier(PartialTreeKernel(), n_references=25, n_bits=200, n_subspaces=30, subspace_bits=20,
+                                 subset_size=5, random_state=0).fit(trees, labels)
+    np.testing.assert_array_equal(again.predict_proba(trees[:12]), proba)
+    assert (forest.predict(trees) == labels).mean() > 0.9  # it fits its training data
+    with pytest.raises(InvalidParameterError):
+        KLSHForestClassifier(PartialTreeKernel(), hash_function="kulis_grauman", optimize_references=True).fit(
+            trees, labels)
+
+
+def test_klsh_codes_component(tmp_path):
+    nlp = spacy.blank("en")
+    docs = [doc_from_grct(nlp.vocab, e.trees["grct"]) for e in read_klp(SAMPLE)]
+    nlp.add_pipe("klsh_codes", config={"n_references": 20, "n_bits": 64, "subset_size": 4})
+    nlp.initialize(lambda: [Example(d.copy(), d) for d in docs[:40]])
+    doc = nlp(docs[50].copy())
+    (code,) = doc._.klsh_code
+    assert code.dtype == np.uint8 and code.shape == (8,)
+    np.testing.assert_array_equal(list(doc.sents)[0]._.klsh_code, code)
+    nlp.to_disk(tmp_path / "model")
+    reloaded = spacy.load(tmp_path / "model")
+    np.testing.assert_array_equal(reloaded(docs[50].copy())._.klsh_code[0], code)
+
+
+def test_sigma_learning_on_tree_labels(qc):
+    from spacy_convkernels.kernels import SmoothedPartialTreeKernel
+
+    trees, labels = qc
+    grct = trees[::3]
+    learner = NonstationaryKernelLearner(SmoothedPartialTreeKernel(), n_labels=4, n_samples=10, n_trials=2,
+                                         hashing=False, random_state=0).fit(grct, labels[::3])
+    assert len(learner.weights_) == 4 and set(learner.weights_.values()) <= {0.0, 1.0}
+    assert learner.kernel_.label_weights == learner.weights_
+    assert learner.kernel_.gram(grct[:5]).shape == (5, 5)
