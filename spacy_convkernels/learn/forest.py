@@ -75,8 +75,13 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
             self._optimize_references(X, y_index, rng)
         bits = unpack_codes(self.klsh_.transform(X), self.n_bits)
         self.subspaces_, self.trees_ = self._grow(bits, y_index, rng)
-        self.n_kernel_evaluations_ = self.klsh_.n_kernel_evaluations_
         return self
+
+    @property
+    def n_kernel_evaluations_(self) -> int:
+        """Kernel values computed so far: codes of training and predicted structures, and
+        those of the reference optimization."""
+        return self.klsh_.n_kernel_evaluations_ + getattr(self, "optimization_evaluations_", 0)
 
     def predict_proba(self, X: Sequence) -> np.ndarray:
         check_is_fitted(self, "trees_")
@@ -110,12 +115,14 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
                   else rng.choice(len(X), self.mi_samples, replace=False))
         hash_seed = rng.randint(2**31)
         forest_seed = rng.randint(2**31)
+        self.optimization_evaluations_ = self.klsh_.n_kernel_evaluations_ + len(sample) * M
         K = self.kernel.gram([X[i] for i in sample], [X[i] for i in chosen], n_jobs=self.n_jobs)
         self.mi_history_ = [self._mi_lower_bound(K, y_index[sample], hash_seed, forest_seed)]
         for j in range(M):
             if self.mi_samples < len(X):  # stochastic: a fresh subset for each reference
                 sample = rng.choice(len(X), self.mi_samples, replace=False)
                 K = self.kernel.gram([X[i] for i in sample], [X[i] for i in chosen], n_jobs=self.n_jobs)
+                self.optimization_evaluations_ += len(sample) * M
             labels = y_index[sample]
             first = [members[rng.randint(len(members))] for members in buckets]
             scores = self._score_candidates(X, sample, K, j, first, labels, hash_seed, forest_seed)
@@ -128,6 +135,7 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
             winner = int(np.argmax(scores))
             chosen[j] = second[winner]
             K[:, j] = self.kernel.gram([X[i] for i in sample], [X[chosen[j]]], n_jobs=self.n_jobs)[:, 0]
+            self.optimization_evaluations_ += len(sample)
             self.mi_history_.append(float(scores[winner]))
         klsh.set_references([X[i] for i in chosen], chosen, hash_seed)
         self.klsh_ = klsh
@@ -135,6 +143,7 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
     def _score_candidates(self, X, sample, K, j, candidates, labels, hash_seed, forest_seed) -> np.ndarray:
         """The bound with each candidate as reference j (one kernel column per candidate)."""
         columns = self.kernel.gram([X[i] for i in sample], [X[c] for c in candidates], n_jobs=self.n_jobs)
+        self.optimization_evaluations_ += columns.size
         scores = np.empty(len(candidates))
         saved = K[:, j].copy()
         for c in range(len(candidates)):
