@@ -118,6 +118,8 @@ cdef struct Workspace:
     long long sim_capacity
     double* rows
     long long row_capacity
+    double* values          # the element values of one subsequence sum, n * m
+    long long value_capacity
     bint failed             # an allocation failed: the value being computed is void
 
 
@@ -299,6 +301,8 @@ cdef Workspace* workspace_new() noexcept nogil:
         ws.sim_capacity = 0
         ws.rows = NULL
         ws.row_capacity = 0
+        ws.values = NULL
+        ws.value_capacity = 0
         ws.failed = False
     return ws
 
@@ -312,6 +316,7 @@ cdef void workspace_free(Workspace* ws) noexcept nogil:
         free(ws.partner)
         free(ws.pair_sim)
         free(ws.rows)
+        free(ws.values)
         free(ws)
 
 
@@ -402,6 +407,49 @@ cdef double production_delta(const Workspace* ws, const Params* prm,
     return prm.lam * prod
 
 
+cdef double* value_matrix(Workspace* ws, int n, int m) noexcept nogil:
+    """Scratch for the n * m element values of a subsequence sum; NULL (and ``failed``) if out of memory."""
+    if not reserve(<void**>&ws.values, &ws.value_capacity, <long long>n * m + 1, sizeof(double)):
+        ws.failed = True
+        return NULL
+    return ws.values
+
+
+cdef double subsequence_sum(Workspace* ws, const double* v, int n, int m, double lam, double factor) noexcept nogil:
+    """Sum over pairs of equal-length index subsequences i of 1..n and j of 1..m of
+    factor^l * prod_k v[i_k][j_k] * lam^(gaps(i) + gaps(j)), gaps = indices skipped between
+    the first and the last (the child-subsequence sum of PTK with factor 1, the path kernel
+    with factor lam^2, whose span weights are lam^2 per element times the gaps).
+
+    One O(n*m) pass over all lengths: E[i][j] = factor * v[i][j] * (1 + P[i-1][j-1]) sums
+    the subsequences ending at (i, j), P[i][j] = sum_{i'<=i, j'<=j} E[i'][j'] lam^(i-i'+j-j'),
+    kept as a running row sum plus lam times the previous row (no subtraction)."""
+    if not reserve(<void**>&ws.rows, &ws.row_capacity, 2 * (m + 1), sizeof(double)):
+        ws.failed = True
+        return 0.0
+    cdef double* prev = ws.rows
+    cdef double* cur = ws.rows + (m + 1)
+    cdef double* swap
+    cdef double total = 0.0, row, e
+    cdef int i, j
+    for j in range(m + 1):
+        prev[j] = 0.0
+    cur[0] = 0.0
+    for i in range(n):
+        row = 0.0
+        for j in range(1, m + 1):
+            e = v[<long long>i * m + j - 1]
+            if e != 0.0:
+                e = factor * e * (1.0 + prev[j - 1])
+                total += e
+            row = e + lam * row
+            cur[j] = row + lam * prev[j]
+        swap = prev
+        prev = cur
+        cur = swap
+    return total
+
+
 cdef double partial_delta(Workspace* ws, const Params* prm,
                           const TreeView* a, const TreeView* b, int x, int y) noexcept nogil:
     """PTK Delta of two nodes with equal label contents (Moschitti 2006, KeLP conventions).
@@ -418,33 +466,16 @@ cdef double partial_delta(Workspace* ws, const Params* prm,
     cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int m = b.child_ptr[y + 1] - pb
-    if not reserve(<void**>&ws.rows, &ws.row_capacity, 2 * (m + 1), sizeof(double)):
-        ws.failed = True
-        return 0.0
-    cdef double* prev = ws.rows
-    cdef double* cur = ws.rows + (m + 1)
-    cdef double* swap
-    cdef double total = 0.0, row, d, lam = prm.lam
+    cdef double* v = value_matrix(ws, n, m)
     cdef int i, j, ca, cb
-    for j in range(m + 1):
-        prev[j] = 0.0
-    cur[0] = 0.0
+    if v == NULL:
+        return 0.0
     for i in range(n):
         ca = a.child_idx[pa + i]
-        row = 0.0
-        for j in range(1, m + 1):
-            cb = b.child_idx[pb + j - 1]
-            if a.key[ca] == b.key[cb]:
-                d = child_delta(ws, b, ca, cb) * (1.0 + prev[j - 1])
-                total += d
-            else:
-                d = 0.0
-            row = d + lam * row
-            cur[j] = row + lam * prev[j]
-        swap = prev
-        prev = cur
-        cur = swap
-    return prm.mu * (prm.lam2 + total)
+        for j in range(m):
+            cb = b.child_idx[pb + j]
+            v[<long long>i * m + j] = child_delta(ws, b, ca, cb) if a.key[ca] == b.key[cb] else 0.0
+    return prm.mu * (prm.lam2 + subsequence_sum(ws, v, n, m, prm.lam, 1.0))
 
 
 cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, const TreeView* b) noexcept nogil:
@@ -494,44 +525,27 @@ cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, con
 
 cdef double smoothed_subsequences(Workspace* ws, const Params* prm,
                                   const TreeView* a, const TreeView* b, int x, int y) noexcept nogil:
-    """The child-subsequence sum of PTK for the SPTK pair (x, y), one O(n*m) pass as in
-    :func:`partial_delta`; the Delta of a child pair is found by walking the first
-    child's partner list, which is sorted like the second tree's nodes."""
+    """The child-subsequence sum of PTK for the SPTK pair (x, y) (:func:`subsequence_sum`);
+    the Delta of a child pair is found by walking the first child's partner list, which
+    is sorted like the second tree's nodes."""
     cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int m = b.child_ptr[y + 1] - pb
-    if not reserve(<void**>&ws.rows, &ws.row_capacity, 2 * (m + 1), sizeof(double)):
-        ws.failed = True
-        return 0.0
-    cdef double* prev = ws.rows
-    cdef double* cur = ws.rows + (m + 1)
-    cdef double* swap
-    cdef double total = 0.0, row, d, lam = prm.lam
+    cdef double* v = value_matrix(ws, n, m)
     cdef int i, j, ca, cb
     cdef long long k, end
-    for j in range(m + 1):
-        prev[j] = 0.0
-    cur[0] = 0.0
+    if v == NULL:
+        return 0.0
     for i in range(n):
         ca = a.child_idx[pa + i]
         k = ws.pair_start[ca]
         end = k + ws.group_len[ca]
-        row = 0.0
-        for j in range(1, m + 1):
-            cb = b.child_idx[pb + j - 1]
+        for j in range(m):
+            cb = b.child_idx[pb + j]
             while k < end and ws.partner[k] < cb:
                 k += 1
-            if k < end and ws.partner[k] == cb:
-                d = ws.delta[k] * (1.0 + prev[j - 1])
-                total += d
-            else:
-                d = 0.0
-            row = d + lam * row
-            cur[j] = row + lam * prev[j]
-        swap = prev
-        prev = cur
-        cur = swap
-    return total
+            v[<long long>i * m + j] = ws.delta[k] if k < end and ws.partner[k] == cb else 0.0
+    return subsequence_sum(ws, v, n, m, prm.lam, 1.0)
 
 
 cdef double smoothed_kernel(Workspace* ws, const Params* prm, const TreeView* a, const TreeView* b) noexcept nogil:
@@ -661,33 +675,17 @@ cdef inline double tuple_similarity(const TupleSimilarity* t, int a, int b) noex
 cdef double path_kernel(Workspace* ws, const Params* prm, const int* a, int n, const int* b, int m) noexcept nogil:
     """Subsequence kernel of Bunescu & Mooney (2005) as in Garg et al. §4.1: the sum over
     index sequences i of ``a`` and j of ``b`` of equal length of
-    prod_k k(a[i_k], b[j_k]) * lam^(span(i) + span(j)), span = last - first + 1.
-
-    One O(n*m) pass: E[i][j], the sum for the sequences ending at (i, j), is
-    k(a_i, b_j) * lam^2 * (1 + P[i-1][j-1]) with P[i][j] = sum_{i'<=i, j'<=j} E[i'][j'] lam^(i-i'+j-j')."""
-    if not reserve(<void**>&ws.rows, &ws.row_capacity, 2 * (m + 1), sizeof(double)):
-        ws.failed = True
-        return -1.0
-    cdef double* prev = ws.rows
-    cdef double* cur = ws.rows + (m + 1)
-    cdef double* swap
-    cdef double total = 0.0, row, d, k, lam = prm.lam
+    prod_k k(a[i_k], b[j_k]) * lam^(span(i) + span(j)), span = last - first + 1, that is
+    lam^2 per element times lam per gap (:func:`subsequence_sum` with factor lam^2)."""
+    cdef double* v = value_matrix(ws, n, m)
     cdef int i, j
-    for j in range(m + 1):
-        prev[j] = 0.0
-    cur[0] = 0.0
+    if v == NULL:
+        return -1.0
     for i in range(n):
-        row = 0.0
-        for j in range(1, m + 1):
-            k = tuple_similarity(prm.tuples, a[i], b[j - 1])
-            d = k * prm.lam2 * (1.0 + prev[j - 1]) if k != 0.0 else 0.0
-            total += d
-            row = d + lam * row
-            cur[j] = row + lam * prev[j]
-        swap = prev
-        prev = cur
-        cur = swap
-    return total
+        for j in range(m):
+            v[<long long>i * m + j] = tuple_similarity(prm.tuples, a[i], b[j])
+    cdef double total = subsequence_sum(ws, v, n, m, prm.lam, prm.lam2)
+    return -1.0 if ws.failed else total
 
 
 cdef double zelenko_children(Workspace* ws, const Params* prm, const TreeView* a, const TreeView* b,
