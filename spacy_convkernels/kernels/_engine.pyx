@@ -179,13 +179,14 @@ cdef class PackedTrees(PackedStructures):
         self.child_idx = cat("child_idx")
         self.order = cat("by_" + key)
         self.rank = cat("rank_by_" + key)
-        is_smooth = np.zeros(len(self.label) - 1, dtype=bool)
+        n_nodes = len(self.label) - 1  # without the trailing 0
+        is_smooth = np.zeros(n_nodes, dtype=bool)
         if smooth_kinds is not None:
-            is_smooth = np.asarray(smooth_kinds)[self.label[:-1]] != EXACT
+            is_smooth = np.asarray(smooth_kinds)[self.label[:n_nodes]] != EXACT
         tree_of_node = np.repeat(np.arange(len(trees)), sizes)
         self.smooth_offset = np.zeros(len(trees) + 1, dtype=np.int64)
         np.cumsum(np.bincount(tree_of_node[is_smooth], minlength=len(trees)), out=self.smooth_offset[1:])
-        local = np.flatnonzero(is_smooth) - self.node_offset[:-1][tree_of_node[is_smooth]]
+        local = np.flatnonzero(is_smooth) - self.node_offset[tree_of_node[is_smooth]]
         self.smooth = np.ascontiguousarray(np.append(local, 0), dtype=np.int32)
         cdef const long long[::1] offsets = self.node_offset, smooth_offsets = self.smooth_offset
         cdef const int[::1] keys = self.key, labels = self.label, ptr = self.child_ptr, idx = self.child_idx
@@ -478,16 +479,17 @@ cdef double partial_delta(Workspace* ws, const Params* prm,
     return prm.mu * (prm.lam2 + subsequence_sum(ws, v, n, m, prm.lam, 1.0))
 
 
-cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, const TreeView* b) noexcept nogil:
-    """Unnormalized K(a, b) = sum of Delta over node pairs with equal match keys; -1 if out of memory."""
+cdef long long match_groups(Workspace* ws, const TreeView* a, const TreeView* b,
+                            const Similarity* smoothing) noexcept nogil:
+    """Merge the two node lists sorted by key: for each node x of ``a``, the run of nodes of
+    ``b`` with its key is ``b.order[group_start[x] : group_start[x] + group_len[x]]`` and its
+    pairs start at ``pair_start[x]``; nodes whose label ``smoothing`` smooths are left out
+    (group_len 0). Returns the number of pairs; ``reserve_nodes`` must have been called."""
     cdef int na = a.n, nb = b.n
-    cdef int i = 0, j = 0, j_end, node, t, key, other
-    cdef long long n_pairs = 0, base
-    cdef double total = 0.0, d
-    if not reserve_nodes(ws, na):
-        return -1.0
-    for node in range(na):
-        ws.group_len[node] = 0
+    cdef int i = 0, j = 0, j_end, x, key
+    cdef long long n_pairs = 0
+    for x in range(na):
+        ws.group_len[x] = 0
     while i < na and j < nb:
         key = a.key[a.order[i]]
         if key < b.key[b.order[j]]:
@@ -499,13 +501,25 @@ cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, con
             while j_end < nb and b.key[b.order[j_end]] == key:
                 j_end += 1
             while i < na and a.key[a.order[i]] == key:
-                node = a.order[i]
-                ws.group_start[node] = j
-                ws.group_len[node] = j_end - j
-                ws.pair_start[node] = n_pairs
-                n_pairs += j_end - j
+                x = a.order[i]
+                if smoothing == NULL or smoothing.kind[a.label[x]] == EXACT:
+                    ws.group_start[x] = j
+                    ws.group_len[x] = j_end - j
+                    ws.pair_start[x] = n_pairs
+                    n_pairs += j_end - j
                 i += 1
             j = j_end
+    return n_pairs
+
+
+cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, const TreeView* b) noexcept nogil:
+    """Unnormalized K(a, b) = sum of Delta over node pairs with equal match keys; -1 if out of memory."""
+    cdef int na = a.n, node, t, other
+    cdef long long n_pairs, base
+    cdef double total = 0.0, d
+    if not reserve_nodes(ws, na):
+        return -1.0
+    n_pairs = match_groups(ws, a, b, NULL)
     if n_pairs == 0:
         return 0.0
     if not reserve(<void**>&ws.delta, &ws.pair_capacity, n_pairs, sizeof(double)):
@@ -558,32 +572,12 @@ cdef double smoothed_kernel(Workspace* ws, const Params* prm, const TreeView* a,
     Nodes of exact kind pair with equal keys (found by the merge); the others with every
     node of the other tree whose similarity reaches the threshold. -1 if out of memory."""
     cdef const Similarity* sim = prm.similarity
-    cdef int na = a.n, nb = b.n
-    cdef int i = 0, j = 0, j_end, x, y, t, key, u
-    cdef long long n_pairs = 0, bound, k, base
+    cdef int na = a.n, i, x, y, t, u
+    cdef long long n_pairs, bound, k, base
     cdef double total = 0.0, d, sigma
     if not reserve_nodes(ws, na):
         return -1.0
-    for x in range(na):
-        ws.group_len[x] = 0
-    while i < na and j < nb:  # exact partners: equal keys
-        key = a.key[a.order[i]]
-        if key < b.key[b.order[j]]:
-            i += 1
-        elif key > b.key[b.order[j]]:
-            j += 1
-        else:
-            j_end = j + 1
-            while j_end < nb and b.key[b.order[j_end]] == key:
-                j_end += 1
-            while i < na and a.key[a.order[i]] == key:
-                x = a.order[i]
-                if sim.kind[a.label[x]] == EXACT:
-                    ws.group_start[x] = j
-                    ws.group_len[x] = j_end - j
-                    n_pairs += j_end - j
-                i += 1
-            j = j_end
+    n_pairs = match_groups(ws, a, b, sim)  # exact partners: equal keys
     bound = n_pairs + <long long>a.n_smooth * b.n_smooth
     if bound == 0:
         return 0.0
