@@ -66,8 +66,15 @@ def convolution(delta, a, b):
     return sum(cached(x, y) for x in nodes(a) for y in nodes_b)
 
 
-def production_kernel(a, b, lam, sigma):
-    """KeLP's ST (sigma = 0) and SST (sigma = 1): Delta = lam * prod (sigma + Delta(children))
+def weighted(delta, label_weights):
+    """Delta times w(x) w(y), the nonstationary weights by label (default 1)."""
+    if not label_weights:
+        return delta
+    return lambda x, y, rec: label_weights.get(x.label, 1.0) * delta(x, y, rec) * label_weights.get(y.label, 1.0)
+
+
+def production_kernel(a, b, lam, offset, label_weights=None):
+    """KeLP's ST (offset = 0) and SST (offset = 1): Delta = lam * prod (offset + Delta(children))
     over aligned children that are both internal with equal productions."""
 
     def delta(x, y, rec):
@@ -76,17 +83,17 @@ def production_kernel(a, b, lam, sigma):
         prod = 1.0
         for cx, cy in zip(x.children, y.children):
             if cx.children and cy.children and production(cx) == production(cy):
-                prod *= sigma + rec(cx, cy)
+                prod *= offset + rec(cx, cy)
         return lam * prod
 
-    return convolution(delta, a, b)
+    return convolution(weighted(delta, label_weights), a, b)
 
 
-def subtree_kelp(a, b, lam=0.4):
-    return production_kernel(a, b, lam, sigma=0.0)
+def subtree_kelp(a, b, lam=0.4, label_weights=None):
+    return production_kernel(a, b, lam, 0.0, label_weights)
 
 
-def subtree_textbook(a, b, lam=0.4):
+def subtree_textbook(a, b, lam=0.4, label_weights=None):
     def delta(x, y, rec):
         if production(x) != production(y):
             return 0.0
@@ -97,7 +104,7 @@ def subtree_textbook(a, b, lam=0.4):
             prod *= rec(cx, cy)
         return lam * prod
 
-    return convolution(delta, a, b)
+    return convolution(weighted(delta, label_weights), a, b)
 
 
 def subtree_textbook_brute(a, b, lam=0.4):
@@ -111,14 +118,14 @@ def subtree_textbook_brute(a, b, lam=0.4):
     return total
 
 
-def subset_tree(a, b, lam=0.4):
-    return production_kernel(a, b, lam, sigma=1.0)
+def subset_tree(a, b, lam=0.4, label_weights=None):
+    return production_kernel(a, b, lam, 1.0, label_weights)
 
 
-def partial_tree(a, b, lam=0.4, mu=0.4, terminal_factor=1.0, subsequences=None):
+def partial_tree(a, b, lam=0.4, mu=0.4, terminal_factor=1.0, subsequences=None, label_weights=None):
     """PTK; ``subsequences`` computes the child-subsequence sum (default: length by length)."""
     return smoothed_partial_tree(a, b, lambda x, y: float(content(x) == content(y)), lam, mu, terminal_factor,
-                                 threshold=1.0, subsequences=subsequences)
+                                 threshold=1.0, subsequences=subsequences, label_weights=label_weights)
 
 
 def smoothed_partial_tree(a, b, sigma, lam=0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, subsequences=None,

@@ -168,7 +168,7 @@ def test_self_kernels_are_computed_once_per_structure(monkeypatch):
 
 def test_scikit_learn_estimator_protocol():
     kernel = PartialTreeKernel(lam=0.3, mu=0.5, terminal_factor=2)
-    assert kernel.get_params() == {"lam": 0.3, "mu": 0.5, "terminal_factor": 2}
+    assert kernel.get_params() == {"lam": 0.3, "mu": 0.5, "terminal_factor": 2, "label_weights": None}
     copy = clone(kernel).set_params(lam=0.9)
     assert copy.lam == 0.9 and kernel.lam == 0.3
     assert repr(kernel) == "PartialTreeKernel(lam=0.3, mu=0.5, terminal_factor=2)"

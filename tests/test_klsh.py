@@ -7,7 +7,13 @@ from spacy.training import Example
 
 from spacy_convkernels.approx import KLSH, hamming_distances, unpack_codes
 from spacy_convkernels.corpora import read_klp
-from spacy_convkernels.kernels import InvalidParameterError, PartialTreeKernel, SubsequencePathKernel
+from spacy_convkernels.kernels import (
+    InvalidParameterError,
+    PartialTreeKernel,
+    SmoothedPartialTreeKernel,
+    SubsequencePathKernel,
+    SubsetTreeKernel,
+)
 from spacy_convkernels.learn import (
     KernelKNeighborsClassifier,
     KLSHForestClassifier,
@@ -159,12 +165,11 @@ def test_klsh_codes_component(tmp_path):
     np.testing.assert_array_equal(reloaded(docs[50].copy())._.klsh_code[0], code)
 
 
-def test_sigma_learning_on_tree_labels(qc):
-    from spacy_convkernels.kernels import SmoothedPartialTreeKernel
-
+@pytest.mark.parametrize("kernel", [SubsetTreeKernel(), SmoothedPartialTreeKernel()], ids=["sst", "sptk"])
+def test_sigma_learning_on_tree_labels(qc, kernel):
     trees, labels = qc
     grct = trees[::3]
-    learner = NonstationaryKernelLearner(SmoothedPartialTreeKernel(), n_labels=4, n_samples=10, n_trials=2,
+    learner = NonstationaryKernelLearner(kernel, n_labels=4, n_samples=10, n_trials=2,
                                          hashing=False, random_state=0).fit(grct, labels[::3])
     assert len(learner.weights_) == 4 and set(learner.weights_.values()) <= {0.0, 1.0}
     assert learner.kernel_.label_weights == learner.weights_

@@ -1,6 +1,7 @@
 """The compiled kernels equal the plain-Python references; the references equal brute force."""
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 from spacy_convkernels import Tree
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
@@ -18,7 +19,18 @@ CASES = [
     (PartialTreeKernel(lam=0.9, mu=0.7, terminal_factor=1), ref.partial_tree,
      {"lam": 0.9, "mu": 0.7, "terminal_factor": 1.0}),
 ]
-IDS = ["st-kelp", "st-textbook", "sst", "sst-lam1", "ptk-tf5", "ptk"]
+# nonstationary weights: a label ignored, one damped, one boosted (B##x and A##x share a content)
+WEIGHTS = {"A##y": 0.0, "B##x": 0.5, "w": 1.5}
+CASES += [
+    (SubtreeKernel(lam=0.4, label_weights=WEIGHTS), ref.subtree_kelp, {"lam": 0.4, "label_weights": WEIGHTS}),
+    (SubtreeKernel(lam=0.7, variant="textbook", label_weights=WEIGHTS), ref.subtree_textbook,
+     {"lam": 0.7, "label_weights": WEIGHTS}),
+    (SubsetTreeKernel(lam=0.4, label_weights=WEIGHTS), ref.subset_tree, {"lam": 0.4, "label_weights": WEIGHTS}),
+    (PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5, label_weights=WEIGHTS), ref.partial_tree,
+     {"lam": 0.4, "mu": 0.4, "terminal_factor": 5.0, "label_weights": WEIGHTS}),
+]
+IDS = ["st-kelp", "st-textbook", "sst", "sst-lam1", "ptk-tf5", "ptk",
+       "st-kelp-weighted", "st-textbook-weighted", "sst-weighted", "ptk-weighted"]
 
 PAIRS = random_pairs(seed=20261125, n_pairs=520)
 
@@ -64,6 +76,16 @@ def test_gram_equals_reference(kernel, reference, params):
     raw = np.array([[reference(a, b, **params) for b in X] for a in X])
     np.testing.assert_allclose(kernel.gram(X, normalize=False), raw, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(kernel.diag(X), np.diag(raw), rtol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", [SubtreeKernel(), SubsetTreeKernel(), PartialTreeKernel()], ids=["st", "sst", "ptk"])
+def test_label_weights_change_the_kernel(kernel):
+    X = [t for pair in PAIRS[:100] for t in pair]
+    index = [(2 * k, 2 * k + 1) for k in range(100)]
+    plain = kernel.pairs(X, index, normalize=False)
+    weighted = clone(kernel).set_params(label_weights=WEIGHTS).pairs(X, index, normalize=False)
+    assert np.abs(plain - weighted).max() > 1e-3
+    assert np.array_equal(clone(kernel).set_params(label_weights={"unused": 0.0}).pairs(X, index, normalize=False), plain)
 
 
 def test_reference_subsequence_sum_equals_enumeration():

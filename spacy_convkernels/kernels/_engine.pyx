@@ -56,7 +56,7 @@ cdef struct Params:
     double lam2
     double mu
     double terminal_factor
-    const Similarity* similarity    # SPTK only
+    const Similarity* similarity    # SPTK; the exact tree kernels: nonstationary weights (or NULL)
     const TupleSimilarity* tuples   # Zelenko and path kernels only
 
 
@@ -513,7 +513,9 @@ cdef long long match_groups(Workspace* ws, const TreeView* a, const TreeView* b,
 
 
 cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, const TreeView* b) noexcept nogil:
-    """Unnormalized K(a, b) = sum of Delta over node pairs with equal match keys; -1 if out of memory."""
+    """Unnormalized K(a, b) = sum of Delta over node pairs with equal match keys, each
+    Delta times sigma(x) sigma(y) when a table of nonstationary weights is given; -1 if
+    out of memory."""
     cdef int na = a.n, node, t, other
     cdef long long n_pairs, base
     cdef double total = 0.0, d
@@ -532,6 +534,8 @@ cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, con
                 d = partial_delta(ws, prm, a, b, node, other)
             else:
                 d = production_delta(ws, prm, a, b, node, other)
+            if prm.similarity != NULL:  # nonstationary weights sigma(x) sigma(y)
+                d *= prm.similarity.sigma[a.label[node]] * prm.similarity.sigma[b.label[other]]
             ws.delta[base + t] = d
             total += d
     return -1.0 if ws.failed else total

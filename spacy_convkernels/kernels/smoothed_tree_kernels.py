@@ -13,11 +13,9 @@ comes from :mod:`.node_similarity` otherwise: the cosine of word vectors between
 nodes (SPTK) or of composed head-modifier vectors between compositional nodes (CSPTK).
 Without vectors sigma is the identity on label contents and SPTK is exactly PTK.
 """
-import numpy as np
-
-from ._engine import KernelKind, PackedTrees
+from ._engine import KernelKind
 from .base import InvalidParameterError, check_number
-from .node_similarity import SHARED_ROW_RULES, CompositionalSimilarity, LexicalSimilarity, SimilarityTable
+from .node_similarity import SHARED_ROW_RULES, CompositionalSimilarity, LexicalSimilarity
 from .tree_kernels import _CompiledTreeKernel
 from .vectors import WordVectors
 
@@ -30,12 +28,12 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
     path to a word-space file (see :meth:`WordVectors.load`); None for the identity
     similarity. ``shared_rows``: ``"kelp"`` (default, KeLP's semantics), ``"diluted"`` or
     ``"exclusive"``: how far to trust the vector of a word that shares its row of a
-    pruned table with other words (see :mod:`.node_similarity`). ``label_weights``: the
-    nonstationary extension of Garg et al. (2018), sigma(n1) sigma(n2) multiplying the
-    similarity of two nodes, by full label (``{"SYNT##det": 0}`` ignores determiner
-    relations; default 1). Without vectors and weights, SPTK is PTK; with weights only,
-    it is the nonstationary PTK.
+    pruned table with other words (see :mod:`.node_similarity`). ``label_weights``: as
+    for every tree kernel, sigma(n1) sigma(n2) multiplying the similarity of two nodes.
+    Without vectors, SPTK is PTK.
     """
+
+    _always_tabled = True
 
     def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
                  vectors=None, shared_rows: str = "kelp", label_weights=None):
@@ -51,7 +49,10 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
     def _match_key(self):
         return "content" if self.vectors is None else "label"
 
-    def _rules(self, vectors: WordVectors) -> list:
+    def _rules(self) -> list:
+        return [] if self.vectors is None else self._vector_rules(WordVectors.load(self.vectors))
+
+    def _vector_rules(self, vectors: WordVectors) -> list:
         return [LexicalSimilarity(vectors, self._shared_rows())]
 
     def _shared_rows(self) -> str:
@@ -59,31 +60,9 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
             raise InvalidParameterError(f"shared_rows must be one of {', '.join(SHARED_ROW_RULES)}, got {self.shared_rows!r}")
         return self.shared_rows
 
-    def _similarity_table(self) -> SimilarityTable:
-        """The table of the current parameters, built once and grown with new labels."""
-        params = {name: value for name, value in self.get_params().items() if name != "vectors"}
-        cached = getattr(self, "_table_cache", None)
-        if cached is None or cached[0] != params or cached[1] is not self.vectors:
-            rules = [] if self.vectors is None else self._rules(WordVectors.load(self.vectors))
-            cached = (params, self.vectors, SimilarityTable(rules, self.threshold, label_weights=self.label_weights))
-            self._table_cache = cached
-        return cached[2]
-
-    def __getstate__(self):
-        """Pickled without the similarity table, which is rebuilt on use."""
-        return {name: value for name, value in super().__getstate__().items() if name != "_table_cache"}
-
-    def _prepare(self, trees):
-        table = self._similarity_table()
-        compiled = [t.compiled for t in trees]
-        if compiled:
-            table.cover(np.concatenate([c.labels for c in compiled]), lambda: [label for t in trees for label in t.labels])
-        return PackedTrees(compiled, self._match_key, table.kinds)
-
     def _engine_params(self):
         return (KernelKind.SMOOTHED_PARTIAL_TREE, check_number("lam", self.lam), check_number("mu", self.mu),
-                check_number("terminal_factor", self.terminal_factor, inclusive=True),
-                self._similarity_table().engine(), None)
+                check_number("terminal_factor", self.terminal_factor, inclusive=True))
 
 
 class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
@@ -106,7 +85,7 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
         self.lexical = lexical
         self.syntactic_restriction = syntactic_restriction
 
-    def _rules(self, vectors: WordVectors) -> list:
+    def _vector_rules(self, vectors: WordVectors) -> list:
         alpha, beta = check_number("alpha", self.alpha, inclusive=True), check_number("beta", self.beta, inclusive=True)
         rules = [CompositionalSimilarity(vectors, alpha, beta, bool(self.syntactic_restriction))]
         return rules + ([LexicalSimilarity(vectors, self._shared_rows())] if self.lexical else [])

@@ -17,30 +17,67 @@ from ..structures.tree import Tree
 from . import _engine
 from ._engine import KernelKind
 from .base import InvalidParameterError, Kernel, check_number
+from .node_similarity import SimilarityTable
 
 
 class _CompiledTreeKernel(Kernel):
-    """Common plumbing of the kernels computed by ``_engine``."""
+    """Common plumbing of the tree kernels computed by ``_engine``.
+
+    Every tree kernel takes ``label_weights``, the nonstationary extension of Garg et al.
+    (2018) §4.2: Delta(n1, n2) is multiplied by sigma(n1) sigma(n2), sigma given per full
+    label (default 1; ``{"SYNT##det": 0}`` ignores determiner relations: no fragment
+    matches through them). The weights reach the engine as a table by label id."""
 
     structure_type = Tree
     _match_key = "production"
+    _always_tabled = False  # the smoothed kernels need the table even without weights
 
     def _engine_params(self):
-        """(kind, lam, mu, terminal_factor, node similarity, tuple table) for the engine, after
-        checking ranges (the tables None where the kernel needs none)."""
+        """(kind, lam, mu, terminal_factor) for the engine, after checking ranges."""
         raise NotImplementedError
+
+    def _rules(self) -> list:
+        """The node similarity rules (:mod:`.node_similarity`); none: labels match themselves."""
+        return []
+
+    def _similarity_table(self):
+        """The table of the current parameters, built once and grown with new labels; None
+        when every label matches itself with weight 1."""
+        if not (self._always_tabled or self.label_weights):
+            return None
+        params = {name: value for name, value in self.get_params().items() if name != "vectors"}
+        cached = getattr(self, "_table_cache", None)
+        if cached is None or cached[0] != params or cached[1] is not getattr(self, "vectors", None):
+            table = SimilarityTable(self._rules(), getattr(self, "threshold", 0.0), label_weights=self.label_weights)
+            cached = (params, getattr(self, "vectors", None), table)
+            self._table_cache = cached
+        return cached[2]
+
+    def __getstate__(self):
+        """Pickled without the similarity table, which is rebuilt on use."""
+        return {name: value for name, value in super().__getstate__().items() if name != "_table_cache"}
 
     def _self_kernel_cache(self, tree):
         return tree.compiled.self_kernels
 
     def _prepare(self, trees):
-        return _engine.PackedTrees([t.compiled for t in trees], self._match_key)
+        compiled = [t.compiled for t in trees]
+        table = self._similarity_table()
+        if table is None:
+            return _engine.PackedTrees(compiled, self._match_key)
+        if compiled:
+            table.cover(np.concatenate([c.labels for c in compiled]), lambda: [label for t in trees for label in t.labels])
+        return _engine.PackedTrees(compiled, self._match_key, table.kinds)
+
+    def _all_engine_params(self):
+        table = self._similarity_table()
+        return (*self._engine_params(), None if table is None else table.engine(), None)
 
     def _block(self, A, B, symmetric, threads, inv_a=None, inv_b=None):
-        return _engine.gram(*self._engine_params(), A, B, symmetric, inv_a, inv_b, threads)
+        return _engine.gram(*self._all_engine_params(), A, B, symmetric, inv_a, inv_b, threads)
 
     def _pairs(self, A, B, index, threads, inv_a=None, inv_b=None):
-        return _engine.pairs(*self._engine_params(), A, B, index, inv_a, inv_b, threads)
+        return _engine.pairs(*self._all_engine_params(), A, B, index, inv_a, inv_b, threads)
 
 
 class SubtreeKernel(_CompiledTreeKernel):
@@ -55,15 +92,16 @@ class SubtreeKernel(_CompiledTreeKernel):
     Delta(c1k, c2k), which is 0 when the productions differ.
     """
 
-    def __init__(self, lam: float = 0.4, variant: str = "kelp"):
+    def __init__(self, lam: float = 0.4, variant: str = "kelp", label_weights=None):
         self.lam = lam
         self.variant = variant
+        self.label_weights = label_weights
 
     def _engine_params(self):
         kinds = {"kelp": KernelKind.SUBTREE_KELP, "textbook": KernelKind.SUBTREE_TEXTBOOK}
         if self.variant not in kinds:
             raise InvalidParameterError(f"variant must be 'kelp' or 'textbook', got {self.variant!r}")
-        return kinds[self.variant], check_number("lam", self.lam), 1.0, 1.0, None, None
+        return kinds[self.variant], check_number("lam", self.lam), 1.0, 1.0
 
 
 class SubsetTreeKernel(_CompiledTreeKernel):
@@ -74,11 +112,12 @@ class SubsetTreeKernel(_CompiledTreeKernel):
     A pair of equal leaves gives lam.
     """
 
-    def __init__(self, lam: float = 0.4):
+    def __init__(self, lam: float = 0.4, label_weights=None):
         self.lam = lam
+        self.label_weights = label_weights
 
     def _engine_params(self):
-        return KernelKind.SUBSET_TREE, check_number("lam", self.lam), 1.0, 1.0, None, None
+        return KernelKind.SUBSET_TREE, check_number("lam", self.lam), 1.0, 1.0
 
 
 class PartialTreeKernel(_CompiledTreeKernel):
@@ -93,11 +132,12 @@ class PartialTreeKernel(_CompiledTreeKernel):
 
     _match_key = "content"
 
-    def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0):
+    def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, label_weights=None):
         self.lam = lam
         self.mu = mu
         self.terminal_factor = terminal_factor
+        self.label_weights = label_weights
 
     def _engine_params(self):
         return (KernelKind.PARTIAL_TREE, check_number("lam", self.lam), check_number("mu", self.mu),
-                check_number("terminal_factor", self.terminal_factor, inclusive=True), None, None)
+                check_number("terminal_factor", self.terminal_factor, inclusive=True))
