@@ -10,7 +10,7 @@ from spacy.training import Example
 from spacy.vocab import Vocab
 
 from spacy_convkernels import Tree
-from spacy_convkernels.components.kernel_vectors import NotInitializedError
+from spacy_convkernels.components.sentences import NotInitializedError
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import PartialTreeKernel
 

@@ -27,7 +27,7 @@ over threads with OpenMP, each thread owning one grow-only :c:type:`Workspace`.
 """
 from cython.parallel cimport parallel, prange
 from libc.math cimport exp
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 
 import numpy as np
 
@@ -288,24 +288,8 @@ cdef inline TreeView tree_view(const Packed* p, Py_ssize_t t) noexcept nogil:
 
 
 cdef Workspace* workspace_new() noexcept nogil:
-    cdef Workspace* ws = <Workspace*>malloc(sizeof(Workspace))
-    if ws != NULL:
-        ws.group_start = NULL
-        ws.group_len = NULL
-        ws.pair_start = NULL
-        ws.node_capacity = 0
-        ws.delta = NULL
-        ws.pair_capacity = 0
-        ws.partner = NULL
-        ws.partner_capacity = 0
-        ws.pair_sim = NULL
-        ws.sim_capacity = 0
-        ws.rows = NULL
-        ws.row_capacity = 0
-        ws.values = NULL
-        ws.value_capacity = 0
-        ws.failed = False
-    return ws
+    """An empty workspace: every buffer NULL, every capacity 0 (NULL if out of memory)."""
+    return <Workspace*>calloc(1, sizeof(Workspace))
 
 
 cdef void workspace_free(Workspace* ws) noexcept nogil:

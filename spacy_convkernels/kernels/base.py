@@ -160,6 +160,19 @@ class Kernel(BaseEstimator):
         """Identifies the kernel configuration whose self-kernels a structure keeps."""
         return (type(self).__name__, tuple(sorted((name, _frozen(value)) for name, value in self.get_params().items())))
 
+    def _engine_table(self, build):
+        """``build()`` made once per configuration and kept, not pickled: the tables a kernel
+        hands the engine, rebuilt when a parameter changes (``vectors`` by identity)."""
+        params = {name: value for name, value in self.get_params().items() if name != "vectors"}
+        vectors = getattr(self, "vectors", None)
+        cached = self.__dict__.get("_engine_table_cache")
+        if cached is None or cached[0] != params or cached[1] is not vectors:
+            cached = self._engine_table_cache = (params, vectors, build())
+        return cached[2]
+
+    def __getstate__(self):
+        return {name: value for name, value in super().__getstate__().items() if name != "_engine_table_cache"}
+
     def _check_structures(self, X: Sequence) -> list:
         if isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
             raise StructureTypeError(f"{type(self).__name__} needs a sequence of structures, got {type(X).__name__}")

@@ -36,16 +36,7 @@ class _TupleKernel(Kernel):
         self.edge_weights = edge_weights
 
     def _tables(self) -> "_TupleTables":
-        params = {name: value for name, value in self.get_params().items() if name != "vectors"}
-        cached = getattr(self, "_tables_cache", None)
-        if cached is None or cached[0] != params or cached[1] is not self.vectors:
-            cached = (params, self.vectors, _TupleTables(self.vectors, self.gamma, self.edge_weights))
-            self._tables_cache = cached
-        return cached[2]
-
-    def __getstate__(self):
-        """Pickled without the tables, which are rebuilt on use."""
-        return {name: value for name, value in super().__getstate__().items() if name != "_tables_cache"}
+        return self._engine_table(lambda: _TupleTables(self.vectors, self.gamma, self.edge_weights))
 
     def _self_kernel_cache(self, structure):
         return structure.compiled.self_kernels

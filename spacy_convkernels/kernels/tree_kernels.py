@@ -45,17 +45,8 @@ class _CompiledTreeKernel(Kernel):
         when every label matches itself with weight 1."""
         if not (self._always_tabled or self.label_weights):
             return None
-        params = {name: value for name, value in self.get_params().items() if name != "vectors"}
-        cached = getattr(self, "_table_cache", None)
-        if cached is None or cached[0] != params or cached[1] is not getattr(self, "vectors", None):
-            table = SimilarityTable(self._rules(), getattr(self, "threshold", 0.0), label_weights=self.label_weights)
-            cached = (params, getattr(self, "vectors", None), table)
-            self._table_cache = cached
-        return cached[2]
-
-    def __getstate__(self):
-        """Pickled without the similarity table, which is rebuilt on use."""
-        return {name: value for name, value in super().__getstate__().items() if name != "_table_cache"}
+        return self._engine_table(lambda: SimilarityTable(self._rules(), getattr(self, "threshold", 0.0),
+                                                          label_weights=self.label_weights))
 
     def _self_kernel_cache(self, tree):
         return tree.compiled.self_kernels

@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..approx.klsh import KLSH, unpack_codes
 from ..kernels.base import InvalidParameterError, Kernel
+from .knn import training_set
 
 
 class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
@@ -58,9 +59,7 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def fit(self, X: Sequence, y):
-        X, y = list(X), np.asarray(y)
-        if len(X) != len(y) or len(X) < 2:
-            raise InvalidParameterError(f"X and y must hold at least 2 structures and agree, got {len(X)} and {len(y)}")
+        X, y = training_set(X, y, minimum=2)
         if not 1 <= self.subspace_bits <= self.n_bits:
             raise InvalidParameterError(f"subspace_bits must be in 1..n_bits, got {self.subspace_bits!r}")
         if self.optimize_references and self.hash_function != "random_knn":

@@ -99,6 +99,15 @@ def kernel_knn_graph(kernel: Kernel, X: Sequence, n_neighbors: int, klsh: Option
     return similarities, indices, search.n_kernel_evaluations
 
 
+def training_set(X: Sequence, y, minimum: int) -> Tuple[list, np.ndarray]:
+    """X as a list and y as an array, after checking they agree and hold ``minimum`` structures."""
+    X, y = list(X), np.asarray(y)
+    if len(X) != len(y) or len(X) < minimum:
+        raise InvalidParameterError(f"X and y must hold at least {minimum} structure(s) and agree, "
+                                    f"got {len(X)} and {len(y)}")
+    return X, y
+
+
 class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
     """k-NN classification with a structure kernel: the class most frequent among the
     ``n_neighbors`` training structures of highest kernel value.
@@ -127,9 +136,7 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
             raise InvalidParameterError(f"method must be 'exact' or 'hashed', got {self.method!r}")
         if not isinstance(self.n_neighbors, (int, np.integer)) or self.n_neighbors < 1:
             raise InvalidParameterError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
-        X, y = list(X), np.asarray(y)
-        if len(X) != len(y) or len(X) == 0:
-            raise InvalidParameterError(f"X and y must be non-empty and of one length, got {len(X)} and {len(y)}")
+        X, y = training_set(X, y, minimum=1)
         self.classes_ = unique_labels(y)
         self._y_index = np.searchsorted(self.classes_, y)
         klsh = None

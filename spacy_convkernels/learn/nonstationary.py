@@ -25,7 +25,7 @@ from sklearn.utils import check_random_state
 from ..approx.klsh import KLSH
 from ..kernels.base import InvalidParameterError, Kernel
 from ..structures.paths import PathTuples, split_tuple_label
-from .knn import kernel_knn_graph
+from .knn import kernel_knn_graph, training_set
 
 
 class NonstationaryKernelLearner(BaseEstimator):
@@ -50,9 +50,7 @@ class NonstationaryKernelLearner(BaseEstimator):
         self.n_jobs = n_jobs
 
     def fit(self, X: Sequence, y):
-        X, y = list(X), np.asarray(y)
-        if len(X) != len(y) or len(X) < 2:
-            raise InvalidParameterError(f"X and y must hold at least 2 structures and agree, got {len(X)} and {len(y)}")
+        X, y = training_set(X, y, minimum=2)
         parameter = _weights_parameter(self.kernel)
         rng = check_random_state(self.random_state)
         holders = _label_holders(X, parameter)
