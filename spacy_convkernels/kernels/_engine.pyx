@@ -463,8 +463,8 @@ cdef double partial_delta(Workspace* ws, const Params* prm,
     return prm.mu * (prm.lam2 + subsequence_sum(ws, v, n, m, prm.lam, 1.0))
 
 
-cdef long long match_groups(Workspace* ws, const TreeView* a, const TreeView* b,
-                            const Similarity* smoothing) noexcept nogil:
+cdef inline long long match_groups(Workspace* ws, const TreeView* a, const TreeView* b,
+                                   const Similarity* smoothing) noexcept nogil:
     """Merge the two node lists sorted by key: for each node x of ``a``, the run of nodes of
     ``b`` with its key is ``b.order[group_start[x] : group_start[x] + group_len[x]]`` and its
     pairs start at ``pair_start[x]``; nodes whose label ``smoothing`` smooths are left out
@@ -503,6 +503,7 @@ cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, con
     cdef int na = a.n, node, t, other
     cdef long long n_pairs, base
     cdef double total = 0.0, d
+    cdef const double* sigma = prm.similarity.sigma if prm.similarity != NULL else NULL
     if not reserve_nodes(ws, na):
         return -1.0
     n_pairs = match_groups(ws, a, b, NULL)
@@ -518,8 +519,8 @@ cdef double tree_kernel(Workspace* ws, const Params* prm, const TreeView* a, con
                 d = partial_delta(ws, prm, a, b, node, other)
             else:
                 d = production_delta(ws, prm, a, b, node, other)
-            if prm.similarity != NULL:  # nonstationary weights sigma(x) sigma(y)
-                d *= prm.similarity.sigma[a.label[node]] * prm.similarity.sigma[b.label[other]]
+            if sigma != NULL:  # nonstationary weights sigma(x) sigma(y)
+                d *= sigma[a.label[node]] * sigma[b.label[other]]
             ws.delta[base + t] = d
             total += d
     return -1.0 if ws.failed else total
