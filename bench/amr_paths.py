@@ -20,6 +20,8 @@ from spacy_convkernels.corpora import read_penman
 from spacy_convkernels.kernels import SubsequencePathKernel, ZelenkoTreeKernel
 from spacy_convkernels.structures.interactions import amr_candidates
 
+from pair_rates import evaluation_rates
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -48,16 +50,7 @@ def main():
     print(f"{'kernel':<26}{'1 thread /s':>14}{f'{cores} threads /s':>16}{'speed-up':>10}")
     for name, kernel, structures in (("subsequence path kernel", SubsequencePathKernel(lam=0.5), paths),
                                      ("Zelenko tree kernel", ZelenkoTreeKernel(lam=0.5), trees)):
-        kernel.diag(structures)  # self-kernels kept with the structures, as KeLP's cache
-        prepared = kernel.prepare(structures)  # packed once for the engine
-        rates = []
-        for n_jobs in (1, cores):
-            times = []
-            for _ in range(args.runs):
-                start = time.perf_counter()
-                kernel.pairs(prepared, pairs, n_jobs=n_jobs)
-                times.append(time.perf_counter() - start)
-            rates.append(args.pairs / statistics.median(times))
+        rates = evaluation_rates(kernel, structures, pairs, args.runs)
         print(f"{name:<26}{rates[0]:>14,.0f}{rates[1]:>16,.0f}{rates[1] / rates[0]:>9.2f}x")
 
 

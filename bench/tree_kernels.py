@@ -11,8 +11,6 @@ thread and on every core; prints the median of the runs.
 """
 import argparse
 import os
-import statistics
-import time
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +23,8 @@ from spacy_convkernels.kernels import (
     SubsetTreeKernel,
     SubtreeKernel,
 )
+
+from pair_rates import evaluation_rates
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,16 +51,7 @@ def main():
     ]
     for name, representation, kernel in kernels:
         trees = [e.trees[representation] for e in examples]
-        kernel.diag(trees)  # compile the trees and keep their self-kernels (as KeLP's cache)
-        prepared = kernel.prepare(trees)  # packed once for the engine
-        rates = []
-        for n_jobs in (1, cores):
-            seconds = []
-            for _ in range(args.runs):
-                start = time.perf_counter()
-                kernel.pairs(prepared, pairs, n_jobs=n_jobs)
-                seconds.append(time.perf_counter() - start)
-            rates.append(args.pairs / statistics.median(seconds))
+        rates = evaluation_rates(kernel, trees, pairs, args.runs)
         nodes = np.mean([t.n_nodes for t in trees])
         print(f"{name:<24}{representation:<7}{nodes:>6.1f}{rates[0]:>14,.0f}{rates[1]:>16,.0f}{rates[1] / rates[0]:>9.2f}x")
 
