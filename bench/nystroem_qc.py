@@ -20,7 +20,6 @@ Writes docs/nystroem_qc.md and docs/nystroem_qc.png.
 """
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -31,11 +30,14 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 
 from spacy_convkernels.approx import Nystroem
-from spacy_convkernels.corpora import read_klp
-from spacy_convkernels.kernels import CompositionalSmoothedPartialTreeKernel, PartialTreeKernel, SmoothedPartialTreeKernel
+from spacy_convkernels.kernels import (
+    CompositionalSmoothedPartialTreeKernel,
+    PartialTreeKernel,
+    SmoothedPartialTreeKernel,
+    WordVectors,
+)
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from qc_classification import svm_accuracy  # noqa: E402  (the exact-kernel protocol)
+from qc_classification import bow_matrices, load_qc, svm_accuracy  # the exact-kernel protocol
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (250, 500, 1000, 2000)
@@ -72,11 +74,8 @@ def main():
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
     parser.add_argument("--docs", type=Path, default=ROOT / "docs")
     args = parser.parse_args()
-    train = list(read_klp(args.data / "train_5500.coarse.klp.gz"))
-    test = list(read_klp(args.data / "TREC_10.coarse.klp.gz"))
-    y_train = np.array([e.labels[0] for e in train])
-    y_test = np.array([e.labels[0] for e in test])
-    wordspace = args.data / "wordspace_md300.txt.gz"
+    train, test, y_train, y_test = load_qc(args.data)
+    wordspace = WordVectors.load(args.data / "wordspace_md300.txt.gz")
     kernels = {
         "PTK-GRCT": ("grct", PartialTreeKernel(0.4, 0.4, 5.0)),
         "SPTK-LCT": ("lct", SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=wordspace, shared_rows="diluted")),
@@ -96,7 +95,9 @@ def main():
         rows = []
         for size in SIZES:
             model = Nystroem(kernel, n_components=size, random_state=0).fit(X)
-            Z, Z_test = model.transform(X), model.transform(Y)
+            # transform(X) and transform(Y), from the kernel columns of the landmarks already in G
+            Z = G[:, model.component_indices_] @ model.normalization_.T
+            Z_test = G_test[:, model.component_indices_] @ model.normalization_.T
             error = np.linalg.norm(G - Z @ Z.T) / np.linalg.norm(G)
             accuracy = linear_accuracy(Z, y_train, Z_test, y_test)
             approximate_svm = svm_accuracy(Z @ Z.T, y_train, Z_test @ Z.T, y_test)
@@ -128,24 +129,15 @@ def main():
                          f"| {error:.3f} | {best_accuracy:.1f} | {best_error:.3f} |")
 
     # clustering: purity of k-means on the training questions, mean of 5 runs
-    bow = {f: i for i, f in enumerate(sorted({f for e in train for f in e.vectors["bow"]}))}
-    B = np.zeros((len(train), len(bow)))
-    for row, e in enumerate(train):
-        for f, v in e.vectors["bow"].items():
-            B[row, bow[f]] = v
-    B /= np.linalg.norm(B, axis=1, keepdims=True)
-    spaces = {"BoW": lambda seed: B}
+    spaces = {"BoW": [bow_matrices(train, test)[0]] * 5}  # one space per seed
     kernels["CSPTK-CLCT"] = ("clct", CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=wordspace))
     for name, (representation, kernel) in kernels.items():
         X = [e.trees[representation] for e in train]
-        spaces[f"Ny500 {name}"] = (lambda X, kernel: lambda seed: Nystroem(kernel, 500, random_state=seed)
-                                   .fit_transform(X))(X, kernel)
+        spaces[f"Ny500 {name}"] = [Nystroem(kernel, 500, random_state=seed).fit_transform(X) for seed in range(5)]
     purities = {}
-    for name, space in spaces.items():
-        purities[name] = []
-        for k in CLUSTERS:
-            runs = [purity(y_train, KMeans(k, n_init=1, random_state=seed).fit_predict(space(seed))) for seed in range(5)]
-            purities[name].append(np.mean(runs))
+    for name, per_seed in spaces.items():
+        purities[name] = [np.mean([purity(y_train, KMeans(k, n_init=1, random_state=seed).fit_predict(Z))
+                                   for seed, Z in enumerate(per_seed)]) for k in CLUSTERS]
         print(name, [f"{p:.1f}" for p in purities[name]], flush=True)
     lines += ["", "## Clustering", "",
               "Purity (%) of k-means clusters of the 5,452 training questions, mean of 5 runs (landmarks",
@@ -161,9 +153,10 @@ def main():
               "| kernel | 1 thread | every core |", "|---|---|---|"]
     for name, (representation, kernel) in kernels.items():
         X = [e.trees[representation] for e in train]
+        model = Nystroem(kernel, 500, random_state=0).fit(X)
         rates = []
         for n_jobs in (1, os.cpu_count()):
-            model = Nystroem(kernel, 500, random_state=0, n_jobs=n_jobs).fit(X)
+            model.set_params(n_jobs=n_jobs)
             start = time.perf_counter()
             model.transform(X)
             rates.append(len(X) / (time.perf_counter() - start))

@@ -23,6 +23,7 @@ from spacy_convkernels.kernels import (
     PartialTreeKernel,
     SmoothedPartialTreeKernel,
     SubsetTreeKernel,
+    WordVectors,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,8 +71,15 @@ def svm_accuracy(train_gram, y_train, test_gram, y_test, C=10.0):
     return 100.0 * np.mean(classes[scores.argmax(axis=1)] == y_test)
 
 
-def bow_gram(train, test):
-    """Normalized linear kernel of KeLP's bag-of-words vectors."""
+def load_qc(data: Path):
+    """KeLP's TREC QC examples and coarse labels: (train, test, y_train, y_test)."""
+    train = list(read_klp(data / "train_5500.coarse.klp.gz"))
+    test = list(read_klp(data / "TREC_10.coarse.klp.gz"))
+    return train, test, np.array([e.labels[0] for e in train]), np.array([e.labels[0] for e in test])
+
+
+def bow_matrices(train, test):
+    """KeLP's bag-of-words vectors of the training and test examples, unit length."""
     features = {f: i for i, f in enumerate(sorted({f for e in train + test for f in e.vectors["bow"]}))}
 
     def matrix(examples):
@@ -81,8 +89,7 @@ def bow_gram(train, test):
                 X[row, features[f]] = v
         return X / np.linalg.norm(X, axis=1, keepdims=True)
 
-    A, B = matrix(train), matrix(test)
-    return A @ A.T, B @ A.T
+    return matrix(train), matrix(test)
 
 
 def main():
@@ -92,28 +99,37 @@ def main():
     parser.add_argument("--only", help="run only the rows whose name contains this text")
     args = parser.parse_args()
 
-    train = list(read_klp(args.data / "train_5500.coarse.klp.gz"))
-    test = list(read_klp(args.data / "TREC_10.coarse.klp.gz"))
-    y_train = np.array([e.labels[0] for e in train])
-    y_test = np.array([e.labels[0] for e in test])
+    train, test, y_train, y_test = load_qc(args.data)
     rows = []
-    K_train, K_test = bow_gram(train, test)
+    A, B = bow_matrices(train, test)
+    K_train, K_test = A @ A.T, B @ A.T
     rows.append(("BoW (linear)", svm_accuracy(K_train, y_train, K_test, y_test),
                  cross_validated_accuracy(K_train, y_train), 86.2, None, None))
     print(rows[-1])
-    for name, representation, kernel, kelp in experiments(args.data / "wordspace_md300.txt.gz"):
+    wordspace = WordVectors.load(args.data / "wordspace_md300.txt.gz")
+    evaluated = {}
+
+    def evaluate(representation, kernel):
+        """(test accuracy, train CV, Gram seconds train x train, test x train), once per kernel."""
+        key = (representation, repr(kernel))
+        if key not in evaluated:
+            X = [e.trees[representation] for e in train]
+            Y = [e.trees[representation] for e in test]
+            start = time.perf_counter()
+            K_train = kernel.gram(X)
+            train_seconds = time.perf_counter() - start
+            start = time.perf_counter()
+            K_test = kernel.gram(Y, X)
+            test_seconds = time.perf_counter() - start
+            evaluated[key] = (svm_accuracy(K_train, y_train, K_test, y_test), cross_validated_accuracy(K_train, y_train),
+                              train_seconds, test_seconds)
+        return evaluated[key]
+
+    for name, representation, kernel, kelp in experiments(wordspace):
         if args.only and args.only not in name:
             continue
-        X = [e.trees[representation] for e in train]
-        Y = [e.trees[representation] for e in test]
-        start = time.perf_counter()
-        K_train = kernel.gram(X)
-        train_seconds = time.perf_counter() - start
-        start = time.perf_counter()
-        K_test = kernel.gram(Y, X)
-        test_seconds = time.perf_counter() - start
-        rows.append((name, svm_accuracy(K_train, y_train, K_test, y_test), cross_validated_accuracy(K_train, y_train),
-                     kelp, train_seconds, test_seconds))
+        accuracy, cv, train_seconds, test_seconds = evaluate(representation, kernel)
+        rows.append((name, accuracy, cv, kelp, train_seconds, test_seconds))
         print(rows[-1], flush=True)
 
     lines = [
@@ -141,16 +157,13 @@ def main():
                   "in {0.2, 0.4, 0.6}; the train-CV choice is marked. The test column is shown for",
                   "the record, not used to choose.", "",
                   "| lam | mu | train CV % | test accuracy % |", "|---|---|---|---|"]
-        X = [e.trees["clct"] for e in train]
-        Y = [e.trees["clct"] for e in test]
         grid = []
         for lam in GRID:
             for mu in GRID:
-                kernel = CompositionalSmoothedPartialTreeKernel(lam, mu, 1.0, 0.01, vectors=args.data / "wordspace_md300.txt.gz",
+                kernel = CompositionalSmoothedPartialTreeKernel(lam, mu, 1.0, 0.01, vectors=wordspace,
                                                                 syntactic_restriction=True)
-                K_train, K_test = kernel.gram(X), kernel.gram(Y, X)
-                grid.append((lam, mu, cross_validated_accuracy(K_train, y_train),
-                             svm_accuracy(K_train, y_train, K_test, y_test)))
+                accuracy, cv, _, _ = evaluate("clct", kernel)
+                grid.append((lam, mu, cv, accuracy))
                 print(grid[-1], flush=True)
         chosen = max(grid, key=lambda row: row[2])
         lines += [f"| {lam} | {mu} | {cv:.2f}{' (chosen)' if (lam, mu) == chosen[:2] else ''} | {accuracy:.1f} |"
