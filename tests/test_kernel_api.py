@@ -10,6 +10,7 @@ from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import (
     InvalidParameterError,
     PartialTreeKernel,
+    SmoothedPartialTreeKernel,
     StructureTypeError,
     SubsetTreeKernel,
     SubtreeKernel,
@@ -190,5 +191,12 @@ def test_prepared_structures_give_the_same_gram(qc_trees):
     prepared = kernel.prepare(Y)
     np.testing.assert_array_equal(kernel.gram(X, prepared), kernel.gram(X, Y))
     np.testing.assert_array_equal(kernel.gram(prepared), kernel.gram(Y))
-    kernel.set_params(terminal_factor=1)  # a stale preparation is redone, not misused
-    np.testing.assert_array_equal(kernel.gram(X, prepared), kernel.gram(X, Y))
+    # a stale preparation is redone, not misused: with vectors SPTK packs trees by full label
+    # and marks the smoothed nodes, so the old packing would give other values
+    sptk = SmoothedPartialTreeKernel(terminal_factor=5)
+    stale = sptk.prepare(Y)
+    without_vectors = sptk.gram(X, Y)
+    sptk.set_params(vectors=CORPORA / "trec-qc-kelp-sample" / "wordspace_md300.first60.txt.gz")
+    with_vectors = sptk.gram(X, Y)
+    assert np.abs(with_vectors - without_vectors).max() > 1e-3
+    np.testing.assert_array_equal(sptk.gram(X, stale), with_vectors)

@@ -151,18 +151,21 @@ def test_forest_estimator_protocol(qc):
             trees, labels)
 
 
-def test_klsh_codes_component(tmp_path):
+@pytest.mark.parametrize("hash_function", ["random_knn", "kulis_grauman"])
+def test_klsh_codes_component(tmp_path, hash_function):
     nlp = spacy.blank("en")
     docs = [doc_from_grct(nlp.vocab, e.trees["grct"]) for e in read_klp(SAMPLE)]
-    nlp.add_pipe("klsh_codes", config={"n_references": 20, "n_bits": 64, "subset_size": 4})
+    nlp.add_pipe("klsh_codes", config={"n_references": 20, "n_bits": 64, "subset_size": 4,
+                                       "hash_function": hash_function})
     nlp.initialize(lambda: [Example(d.copy(), d) for d in docs[:40]])
     doc = nlp(docs[50].copy())
     (code,) = doc._.klsh_code
     assert code.dtype == np.uint8 and code.shape == (8,)
     np.testing.assert_array_equal(list(doc.sents)[0]._.klsh_code, code)
+    codes = [d._.klsh_code[0] for d in nlp.pipe(d.copy() for d in docs[40:])]
     nlp.to_disk(tmp_path / "model")
     reloaded = spacy.load(tmp_path / "model")
-    np.testing.assert_array_equal(reloaded(docs[50].copy())._.klsh_code[0], code)
+    np.testing.assert_array_equal([d._.klsh_code[0] for d in reloaded.pipe(d.copy() for d in docs[40:])], codes)
 
 
 @pytest.mark.parametrize("kernel", [SubsetTreeKernel(), SmoothedPartialTreeKernel()], ids=["sst", "sptk"])
@@ -172,5 +175,7 @@ def test_sigma_learning_on_tree_labels(qc, kernel):
     learner = NonstationaryKernelLearner(kernel, n_labels=4, n_samples=10, n_trials=2,
                                          hashing=False, random_state=0).fit(grct, labels[::3])
     assert len(learner.weights_) == 4 and set(learner.weights_.values()) <= {0.0, 1.0}
+    for label, (without, with_) in learner.losses_.items():  # sigma = 0 exactly when ignoring lowers the loss
+        assert learner.weights_[label] == (0.0 if without < with_ else 1.0)
     assert learner.kernel_.label_weights == learner.weights_
     assert learner.kernel_.gram(grct[:5]).shape == (5, 5)

@@ -52,14 +52,21 @@ class KLSH(TransformerMixin, BaseEstimator):
         indices = rng.choice(len(X), size=min(self.n_references, len(X)), replace=False)
         return self.set_references([X[i] for i in indices], indices, rng)
 
-    def set_references(self, references: Sequence, indices=None, random_state=None):
-        """Use ``references`` as the reference set and draw the hash functions."""
+    def set_references(self, references: Sequence, indices=None, random_state=None, subsets=None, hyperplanes=None):
+        """Use ``references`` as the reference set, with the hash functions given (``subsets_``
+        of random k-NN or ``hyperplanes_`` of Kulis-Grauman hashing, as saved), else drawn."""
         rng = check_random_state(self.random_state if random_state is None else random_state)
         self.references_ = list(references)
         self.reference_indices_ = np.arange(len(self.references_)) if indices is None else np.asarray(indices)
         self._prepared = self.kernel.prepare(self.references_)
+        self.n_kernel_evaluations_ = 0
         M, alpha = len(self.references_), min(self.subset_size, len(self.references_))
-        if self.hash_function == "random_knn":
+        if subsets is not None or hyperplanes is not None:
+            if self.hash_function == "random_knn":
+                self.subsets_ = np.asarray(subsets)
+            else:
+                self.hyperplanes_ = np.asarray(hyperplanes)
+        elif self.hash_function == "random_knn":
             self.subsets_ = np.stack([[rng.choice(M, alpha, replace=False) for _ in range(2)]
                                       for _ in range(self.n_bits)])  # (H, 2, alpha)
         else:
@@ -72,7 +79,6 @@ class KLSH(TransformerMixin, BaseEstimator):
             for j in range(self.n_bits):
                 selections[rng.choice(M, alpha, replace=False), j] = 1.0 / alpha
             self.hyperplanes_ = inverse_root @ (selections - 1.0 / M)  # (M, H)
-        self.n_kernel_evaluations_ = 0
         return self
 
     def similarities(self, X: Sequence) -> np.ndarray:

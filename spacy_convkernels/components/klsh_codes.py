@@ -12,7 +12,6 @@ codes. Reference set and hash functions are saved with the pipeline.
 """
 from typing import Callable, Optional
 
-import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -70,8 +69,5 @@ class KLSHCodes(SentenceTreeModel):
         return state
 
     def _set_state(self, state: dict) -> None:
-        self.model.set_references([Tree.from_string(s) for s in state["references"]])
-        if "subsets" in state:
-            self.model.subsets_ = np.asarray(state["subsets"])
-        else:
-            self.model.hyperplanes_ = np.asarray(state["hyperplanes"])
+        self.model.set_references([Tree.from_string(s) for s in state["references"]],
+                                  subsets=state.get("subsets"), hyperplanes=state.get("hyperplanes"))

@@ -85,6 +85,7 @@ class Kernel(BaseEstimator):
     """Base class: ``kernel(a, b)``, ``kernel.gram(X, Y)``, ``kernel.diag(X)``, ``kernel.pairs(X, pairs)``."""
 
     structure_type: type = object
+    _table_params: tuple = ()  # the parameters the engine tables depend on (besides vectors)
 
     def __call__(self, a, b, normalize: bool = True) -> float:
         """K(a, b), normalized by default."""
@@ -161,9 +162,10 @@ class Kernel(BaseEstimator):
         return (type(self).__name__, tuple(sorted((name, _frozen(value)) for name, value in self.get_params().items())))
 
     def _engine_table(self, build):
-        """``build()`` made once per configuration and kept, not pickled: the tables a kernel
-        hands the engine, rebuilt when a parameter changes (``vectors`` by identity)."""
-        params = {name: value for name, value in self.get_params().items() if name != "vectors"}
+        """``build()`` made once and kept, not pickled: the tables a kernel hands the engine,
+        rebuilt when one of the parameters named in ``_table_params`` changes, or the
+        ``vectors`` object (by identity)."""
+        params = {name: getattr(self, name) for name in self._table_params}
         vectors = getattr(self, "vectors", None)
         cached = self.__dict__.get("_engine_table_cache")
         if cached is None or cached[0] != params or cached[1] is not vectors:

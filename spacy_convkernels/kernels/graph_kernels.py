@@ -28,6 +28,7 @@ class _TupleKernel(Kernel):
     """Plumbing shared by the kernels over (edge, node) tuples."""
 
     _kind = None
+    _table_params = ("gamma", "edge_weights")
 
     def __init__(self, lam: float = 0.5, vectors=None, gamma: float = 0.6, edge_weights: Optional[Dict[str, float]] = None):
         self.lam = lam

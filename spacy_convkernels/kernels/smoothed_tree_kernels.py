@@ -34,6 +34,7 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
     """
 
     _always_tabled = True
+    _table_params = ("threshold", "shared_rows", "label_weights")
 
     def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
                  vectors=None, shared_rows: str = "kelp", label_weights=None):
@@ -51,6 +52,9 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
 
     def _rules(self) -> list:
         return [] if self.vectors is None else self._vector_rules(WordVectors.load(self.vectors))
+
+    def _threshold(self) -> float:
+        return self.threshold
 
     def _vector_rules(self, vectors: WordVectors) -> list:
         return [LexicalSimilarity(vectors, self._shared_rows())]
@@ -75,6 +79,8 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
     match only themselves; ``lexical=True`` smooths them with the lexical similarity too
     (under ``shared_rows``), as the CSPTK of the paper does.
     """
+
+    _table_params = SmoothedPartialTreeKernel._table_params + ("alpha", "beta", "lexical", "syntactic_restriction")
 
     def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
                  vectors=None, alpha: float = 1.0, beta: float = 1.0, lexical: bool = False,

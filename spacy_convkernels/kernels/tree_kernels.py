@@ -31,6 +31,7 @@ class _CompiledTreeKernel(Kernel):
     structure_type = Tree
     _match_key = "production"
     _always_tabled = False  # the smoothed kernels need the table even without weights
+    _table_params = ("label_weights",)
 
     def _engine_params(self):
         """(kind, lam, mu, terminal_factor) for the engine, after checking ranges."""
@@ -40,12 +41,16 @@ class _CompiledTreeKernel(Kernel):
         """The node similarity rules (:mod:`.node_similarity`); none: labels match themselves."""
         return []
 
+    def _threshold(self) -> float:
+        """The similarity below which node pairs count as 0 (only the smoothed kernels have one)."""
+        return 0.0
+
     def _similarity_table(self):
         """The table of the current parameters, built once and grown with new labels; None
         when every label matches itself with weight 1."""
         if not (self._always_tabled or self.label_weights):
             return None
-        return self._engine_table(lambda: SimilarityTable(self._rules(), getattr(self, "threshold", 0.0),
+        return self._engine_table(lambda: SimilarityTable(self._rules(), self._threshold(),
                                                           label_weights=self.label_weights))
 
     def _self_kernel_cache(self, tree):

@@ -137,7 +137,6 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
             self.optimization_evaluations_ += len(sample)
             self.mi_history_.append(float(scores[winner]))
         klsh.set_references([X[i] for i in chosen], chosen, hash_seed)
-        self.klsh_ = klsh
 
     def _score_candidates(self, X, sample, K, j, candidates, labels, hash_seed, forest_seed) -> np.ndarray:
         """The bound with each candidate as reference j (one kernel column per candidate)."""

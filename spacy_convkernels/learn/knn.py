@@ -144,16 +144,17 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
             klsh = KLSH(self.kernel, self.n_references, self.n_bits, self.subset_size, self.hash_function,
                         self.random_state, self.n_jobs).fit(X)
         self.search_ = NeighborSearch(self.kernel, X, klsh, self.probes, self.n_jobs)
-        self.n_kernel_evaluations_ = self.search_.n_kernel_evaluations
         return self
+
+    @property
+    def n_kernel_evaluations_(self) -> int:
+        """Kernel values computed so far, in fitting and in every search."""
+        return self.search_.n_kernel_evaluations
 
     def kneighbors(self, X: Sequence, n_neighbors: Optional[int] = None):
         """(similarities, indices) of the training neighbours of each structure, best first."""
         check_is_fitted(self, "search_")
-        before = self.search_.n_kernel_evaluations
-        result = self.search_.kneighbors(list(X), n_neighbors or self.n_neighbors)
-        self.n_kernel_evaluations_ += self.search_.n_kernel_evaluations - before
-        return result
+        return self.search_.kneighbors(list(X), n_neighbors or self.n_neighbors)
 
     def predict_proba(self, X: Sequence) -> np.ndarray:
         """The share of each class among the neighbours."""
