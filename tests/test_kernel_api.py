@@ -12,8 +12,10 @@ from spacy_convkernels.kernels import (
     PartialTreeKernel,
     SmoothedPartialTreeKernel,
     StructureTypeError,
+    SubsequencePathKernel,
     SubsetTreeKernel,
     SubtreeKernel,
+    ZelenkoTreeKernel,
 )
 
 from conftest import CORPORA
@@ -83,6 +85,13 @@ def test_empty_inputs():
     assert kernel.gram([Tree("a")], []).shape == (1, 0)
     assert kernel.pairs([Tree("a")], []).shape == (0,)
     assert kernel.diag([]).shape == (0,)
+
+
+@pytest.mark.parametrize("kernel", [PartialTreeKernel(label_weights={"a": 0.0}), SmoothedPartialTreeKernel(),
+                                    SubsequencePathKernel(), ZelenkoTreeKernel()], ids=repr)
+def test_empty_inputs_with_tables(kernel):
+    assert clone(kernel).gram([]).shape == (0, 0)
+    assert clone(kernel).diag([]).shape == (0,)
 
 
 def test_zero_self_kernel_normalizes_to_zero():

@@ -85,7 +85,6 @@ cdef struct TreeView:
 
 
 cdef struct Similarity:
-    int n_labels
     const int* kind         # per label id: a SimilarityKind
     const int* group        # labels are compared only within a group (same POS, same POS pattern)
     const int* row          # row of the label's unit vector, -1 for none
@@ -98,7 +97,6 @@ cdef struct Similarity:
 
 
 cdef struct TupleSimilarity:
-    int n_labels
     const int* edge         # per tuple label id: its edge id
     const int* node         # per tuple label id: its node label id, in ``nodes``
     const double* weight    # per edge id: the nonstationary weight sigma(e)
@@ -225,7 +223,6 @@ cdef class NodeSimilarity:
         cdef const int[::1] k = self.kinds, g = self.groups, r = self.rows
         cdef const double[::1] w = self.weights, sg = self.sigmas
         cdef const double[:, ::1] v = self.vectors
-        self.similarity.n_labels = len(self.kinds)
         self.similarity.kind = &k[0] if len(self.kinds) else NULL
         self.similarity.group = &g[0] if len(self.kinds) else NULL
         self.similarity.row = &r[0] if len(self.kinds) else NULL
@@ -235,12 +232,6 @@ cdef class NodeSimilarity:
         self.similarity.dim = self.vectors.shape[1]
         self.similarity.threshold = threshold
         self.similarity.gamma = gamma
-
-    def __call__(self, int label_a, int label_b):
-        """The similarity of two labels (for tests and inspection)."""
-        if not (0 <= label_a < self.similarity.n_labels and 0 <= label_b < self.similarity.n_labels):
-            raise IndexError("label id outside the table")
-        return node_similarity(&self.similarity, label_a, label_b)
 
 
 cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept nogil:
@@ -629,23 +620,16 @@ cdef class TupleTable:
         self.nodes = np.ascontiguousarray(nodes, dtype=np.int32)
         self.weights = np.ascontiguousarray(weights, dtype=np.float64)
         self.node_similarity = node_similarity
-        if len(self.edges) != len(self.nodes) or len(self.edges) == 0:
+        if len(self.edges) != len(self.nodes):
             raise ValueError("edges and nodes must be given for every tuple label id")
-        if self.edges.max() >= len(self.weights) or self.nodes.max() >= len(node_similarity.kinds):
+        if len(self.edges) and (self.edges.max() >= len(self.weights) or self.nodes.max() >= len(node_similarity.kinds)):
             raise ValueError("a tuple refers to an edge or node outside the tables")
         cdef const int[::1] e = self.edges, n = self.nodes
         cdef const double[::1] w = self.weights
-        self.table.n_labels = len(self.edges)
-        self.table.edge = &e[0]
-        self.table.node = &n[0]
-        self.table.weight = &w[0]
+        self.table.edge = &e[0] if len(self.edges) else NULL
+        self.table.node = &n[0] if len(self.edges) else NULL
+        self.table.weight = &w[0] if len(self.weights) else NULL
         self.table.nodes = &node_similarity.similarity
-
-    def __call__(self, int label_a, int label_b):
-        """The similarity of two tuple labels (for tests and inspection)."""
-        if not (0 <= label_a < self.table.n_labels and 0 <= label_b < self.table.n_labels):
-            raise IndexError("tuple label id outside the table")
-        return tuple_similarity(&self.table, label_a, label_b)
 
 
 cdef inline double tuple_similarity(const TupleSimilarity* t, int a, int b) noexcept nogil:
@@ -783,8 +767,10 @@ cdef Params make_params(int kind, double lam, double mu, double terminal_factor,
     if kind in (ZELENKO_TREE, SUBSEQUENCE_PATH) and tuples is None:
         raise ValueError("the Zelenko and path kernels need a TupleTable")
     table_size = len(similarity.kinds) if similarity is not None else (len(tuples.edges) if tuples is not None else None)
-    if table_size is not None and max(A.label.max(), B.label.max()) >= table_size:
-        raise ValueError("the similarity table does not cover every label of the structures")
+    if table_size is not None:
+        used = np.concatenate([A.label[: len(A.label) - 1], B.label[: len(B.label) - 1]])  # without the padding 0
+        if used.size and used.max() >= table_size:
+            raise ValueError("the similarity table does not cover every label of the structures")
     return p
 
 

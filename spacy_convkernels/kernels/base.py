@@ -22,6 +22,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..errors import ConvKernelsError
+from . import _engine
 
 
 class StructureTypeError(ConvKernelsError, TypeError):
@@ -203,6 +204,24 @@ class Kernel(BaseEstimator):
     def _pairs(self, A, B, index: np.ndarray, threads: int, inv_a=None, inv_b=None) -> np.ndarray:
         """K(A[i], B[j]) for the rows (i, j) of ``index``, normalized as ``_block``."""
         raise NotImplementedError
+
+
+class CompiledKernel(Kernel):
+    """A kernel computed by the compiled engine (``_engine``): subclasses give the engine's
+    arguments, (kind, lam, mu, terminal_factor, node similarity table or None, tuple table
+    or None), in ``_engine_args``; structures keep their self-kernels with their compiled form."""
+
+    def _engine_args(self) -> tuple:
+        raise NotImplementedError
+
+    def _self_kernel_cache(self, structure):
+        return structure.compiled.self_kernels
+
+    def _block(self, A, B, symmetric, threads, inv_a=None, inv_b=None):
+        return _engine.gram(*self._engine_args(), A, B, symmetric, inv_a, inv_b, threads)
+
+    def _pairs(self, A, B, index, threads, inv_a=None, inv_b=None):
+        return _engine.pairs(*self._engine_args(), A, B, index, inv_a, inv_b, threads)
 
 
 def _frozen(value):

@@ -17,14 +17,13 @@ import numpy as np
 from ..structures.paths import PathTuples, split_tuple_label
 from ..structures.interning import LABELS
 from ..structures.tree import Tree
-from . import _engine
 from ._engine import KernelKind, PackedSequences, PackedTrees, TupleTable
-from .base import InvalidParameterError, Kernel, check_number
+from .base import CompiledKernel, InvalidParameterError, check_number
 from .node_similarity import ExponentialSimilarity, SimilarityTable
 from .vectors import WordVectors
 
 
-class _TupleKernel(Kernel):
+class _TupleKernel(CompiledKernel):
     """Plumbing shared by the kernels over (edge, node) tuples."""
 
     _kind = None
@@ -39,20 +38,11 @@ class _TupleKernel(Kernel):
     def _tables(self) -> "_TupleTables":
         return self._engine_table(lambda: _TupleTables(self.vectors, self.gamma, self.edge_weights))
 
-    def _self_kernel_cache(self, structure):
-        return structure.compiled.self_kernels
-
-    def _engine_params(self):
+    def _engine_args(self):
         lam = check_number("lam", self.lam)
         if lam >= 1:
             raise InvalidParameterError(f"lam must be < 1, got {lam!r}")
         return self._kind, lam, 1.0, 1.0, None, self._tables().engine()
-
-    def _block(self, A, B, symmetric, threads, inv_a=None, inv_b=None):
-        return _engine.gram(*self._engine_params(), A, B, symmetric, inv_a, inv_b, threads)
-
-    def _pairs(self, A, B, index, threads, inv_a=None, inv_b=None):
-        return _engine.pairs(*self._engine_params(), A, B, index, inv_a, inv_b, threads)
 
 
 class SubsequencePathKernel(_TupleKernel):

@@ -16,11 +16,11 @@ import numpy as np
 from ..structures.tree import Tree
 from . import _engine
 from ._engine import KernelKind
-from .base import InvalidParameterError, Kernel, check_number
+from .base import CompiledKernel, InvalidParameterError, check_number
 from .node_similarity import SimilarityTable
 
 
-class _CompiledTreeKernel(Kernel):
+class _CompiledTreeKernel(CompiledKernel):
     """Common plumbing of the tree kernels computed by ``_engine``.
 
     Every tree kernel takes ``label_weights``, the nonstationary extension of Garg et al.
@@ -53,9 +53,6 @@ class _CompiledTreeKernel(Kernel):
         return self._engine_table(lambda: SimilarityTable(self._rules(), self._threshold(),
                                                           label_weights=self.label_weights))
 
-    def _self_kernel_cache(self, tree):
-        return tree.compiled.self_kernels
-
     def _prepare(self, trees):
         compiled = [t.compiled for t in trees]
         table = self._similarity_table()
@@ -65,15 +62,9 @@ class _CompiledTreeKernel(Kernel):
             table.cover(np.concatenate([c.labels for c in compiled]), lambda: [label for t in trees for label in t.labels])
         return _engine.PackedTrees(compiled, self._match_key, table.kinds)
 
-    def _all_engine_params(self):
+    def _engine_args(self):
         table = self._similarity_table()
         return (*self._engine_params(), None if table is None else table.engine(), None)
-
-    def _block(self, A, B, symmetric, threads, inv_a=None, inv_b=None):
-        return _engine.gram(*self._all_engine_params(), A, B, symmetric, inv_a, inv_b, threads)
-
-    def _pairs(self, A, B, index, threads, inv_a=None, inv_b=None):
-        return _engine.pairs(*self._all_engine_params(), A, B, index, inv_a, inv_b, threads)
 
 
 class SubtreeKernel(_CompiledTreeKernel):
