@@ -6,7 +6,6 @@ its metadata (``# ::id``, ``# ::snt``, ...) included, so that it survives ``DocB
 ``penman.decode(doc._.amr)`` gives the graph back.
 """
 import re
-import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional
 
@@ -17,7 +16,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..errors import CorpusFormatError
-from .conllu import CorpusWarning
+from .skipping import skip_or_raise
 
 Doc.set_extension("amr", default=None, force=True)
 
@@ -46,12 +45,7 @@ def read_penman(path, nlp=None, *, skip_errors: bool = False,
         except (penman.DecodeError, ValueError) as problem:
             line = first_line + (getattr(problem, "lineno", 1) or 1) - 1
             reason = str(problem).strip().splitlines()[-1] if str(problem).strip() else type(problem).__name__
-            error = CorpusFormatError(f"graph {graph_id}: {reason}", path, line)
-            if not skip_errors:
-                raise error from None
-            warnings.warn(f"skipped a graph: {error}", CorpusWarning, stacklevel=2)
-            if errors is not None:
-                errors.append(error)
+            skip_or_raise(CorpusFormatError(f"graph {graph_id}: {reason}", path, line), skip_errors, errors, "graph")
             continue
         doc = tokenizer(sentence)
         doc._.amr = penman.encode(graph)

@@ -6,7 +6,6 @@ and sentence starts. Multi-word tokens (``19-20 don't``) give their syntactic wo
 (``do``, ``n't``) written without a space between them; empty nodes (``8.1``) belong to
 the enhanced graph only and are left out.
 """
-import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional
 
@@ -16,10 +15,7 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..errors import ConvKernelsError, CorpusFormatError
-
-
-class CorpusWarning(UserWarning):
-    """A malformed record was skipped, at the caller's request."""
+from .skipping import skip_or_raise
 
 
 def read_conllu(path, vocab: Optional[Vocab] = None, *, n_sents: int = 1, skip_errors: bool = False,
@@ -40,12 +36,8 @@ def read_conllu(path, vocab: Optional[Vocab] = None, *, n_sents: int = 1, skip_e
         try:
             batch.append(_parse_sentence(rows))
         except _Malformed as problem:
-            error = CorpusFormatError(problem.message, path, problem.line or first_line)
-            if not skip_errors:
-                raise error from None
-            warnings.warn(f"skipped a sentence: {error}", CorpusWarning, stacklevel=2)
-            if errors is not None:
-                errors.append(error)
+            skip_or_raise(CorpusFormatError(problem.message, path, problem.line or first_line), skip_errors, errors,
+                          "sentence")
             continue
         if len(batch) == n_sents:
             yield _make_doc(vocab, batch)

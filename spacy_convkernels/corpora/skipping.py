@@ -1,0 +1,19 @@
+"""What a corpus reader does with a malformed item: raise, or skip it and report it."""
+import warnings
+from typing import Optional
+
+from ..errors import CorpusFormatError
+
+
+class CorpusWarning(UserWarning):
+    """A malformed record was skipped, at the caller's request."""
+
+
+def skip_or_raise(error: CorpusFormatError, skip_errors: bool, errors: Optional[list], item: str) -> None:
+    """Raise ``error`` unless ``skip_errors``; else warn that an ``item`` was skipped and
+    append the error to ``errors`` when a list is given."""
+    if not skip_errors:
+        raise error from None
+    warnings.warn(f"skipped a {item}: {error}", CorpusWarning, stacklevel=3)  # at the reader's caller
+    if errors is not None:
+        errors.append(error)
