@@ -40,7 +40,7 @@ def _unit(word, pos):
     return None if raw is None else raw / np.linalg.norm(raw)
 
 
-def _weight(word, pos, shared_rows):
+def _weight(word, pos, shared_rows, dilution=0.25):
     """Trust in a word's vector: the lemmas of the source that have the same vector."""
     unit = _unit(word, pos)
     lemmas = {key.split("::")[0] for key, raw in RAW.items() if np.array_equal(raw / np.linalg.norm(raw), unit)}
@@ -48,7 +48,19 @@ def _weight(word, pos, shared_rows):
         return 1.0
     if shared_rows == "exclusive":
         return float(len(lemmas) == 1)
-    return len(lemmas) ** -0.25
+    return len(lemmas) ** -dilution
+
+
+OWN_AXES = [f"{w}::{p}" for w, p in WORDS] + ["*::*"]
+
+
+def _own_vector(word, pos, shared_rows, dilution):
+    """A word's vector with one more axis per word: w * unit ++ sqrt(1 - w^2) * its own axis."""
+    unit = _unit(word, pos)
+    w = 0.0 if unit is None else _weight(word, pos, shared_rows, dilution)
+    own = np.zeros(len(OWN_AXES))
+    own[OWN_AXES.index(f"{word}::{pos}")] = np.sqrt(1 - w * w)
+    return np.concatenate([np.zeros(6) if unit is None else w * unit, own])
 
 
 def _parse_comp(label):
@@ -58,7 +70,8 @@ def _parse_comp(label):
     return relation, tuple(head.split("::")), tuple(modifier.split("::"))
 
 
-def reference_sigma(lexical=True, compositional=False, shared_rows="kelp", alpha=1.0, beta=1.0, syntactic=False):
+def reference_sigma(lexical=True, compositional=False, shared_rows="kelp", alpha=1.0, beta=1.0, syntactic=False,
+                    dilution=0.25):
     """sigma from the definitions, with numpy on the raw vectors (rows = identical vectors)."""
 
     @functools.lru_cache(maxsize=None)
@@ -71,12 +84,16 @@ def reference_sigma(lexical=True, compositional=False, shared_rows="kelp", alpha
             if pa != pb or ua is None or ub is None:
                 return 0.0
             dot = 1.0 if np.array_equal(ua, ub) else float(ua @ ub)
-            dot *= _weight(wa, pa, shared_rows) * _weight(wb, pb, shared_rows)
+            dot *= _weight(wa, pa, shared_rows, dilution) * _weight(wb, pb, shared_rows, dilution)
             return dot if dot > 0 else 0.0
         if compositional and a.startswith("COMP##") and b.startswith("COMP##"):
             (ra, ha, ma), (rb, hb, mb) = _parse_comp(a), _parse_comp(b)
             if (ha[1], ma[1]) != (hb[1], mb[1]) or (syntactic and ra != rb):
                 return 0.0
+            if shared_rows != "kelp":
+                c1, c2 = (alpha * _own_vector(*h, shared_rows, dilution) + beta * _own_vector(*m, shared_rows, dilution)
+                          for h, m in ((ha, ma), (hb, mb)))
+                return float(c1 @ c2 / np.linalg.norm(c1) / np.linalg.norm(c2))
             composed = []
             for head, modifier in ((ha, ma), (hb, mb)):
                 h, m = _unit(*head), _unit(*modifier)
@@ -106,10 +123,15 @@ CASES = [
     (CompositionalSmoothedPartialTreeKernel(0.6, 0.3, 1.5, 0.05, vectors=VECTORS, alpha=0.7, beta=1.3, lexical=True,
                                             syntactic_restriction=True, shared_rows="diluted"),
      reference_sigma(compositional=True, shared_rows="diluted", alpha=0.7, beta=1.3, syntactic=True)),
+    (CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=VECTORS, shared_rows="diluted", dilution=0.6),
+     reference_sigma(lexical=False, compositional=True, shared_rows="diluted", dilution=0.6)),
+    (CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=VECTORS, lexical=True, shared_rows="exclusive"),
+     reference_sigma(compositional=True, shared_rows="exclusive")),
 ]
 
 
-@pytest.mark.parametrize("kernel, sigma", CASES, ids=["sptk", "sptk-diluted", "sptk-exclusive", "csptk", "csptk-options"])
+@pytest.mark.parametrize("kernel, sigma", CASES, ids=["sptk", "sptk-diluted", "sptk-exclusive", "csptk", "csptk-options",
+                                                      "csptk-dilution", "csptk-exclusive"])
 def test_compiled_equals_reference(kernel, sigma):
     params = dict(lam=kernel.lam, mu=kernel.mu, terminal_factor=kernel.terminal_factor, threshold=kernel.threshold)
     X = [t for pair in PAIRS for t in pair]
@@ -134,6 +156,10 @@ def test_the_similarities_really_smooth():
     assert sigma("LEX##dog::n", "LEX##run::v") == 0.0  # different POS
     assert sigma("LEX##zzz::n", "LEX##dog::n") == 0.0  # no vector: exact match only
     assert sigma("COMP##root<*::*,run::v>", "COMP##root<*::*,walk::v>") == 1.0
+    diluted = reference_sigma(compositional=True, shared_rows="diluted")
+    assert 0 < diluted("COMP##root<*::*,run::v>", "COMP##root<*::*,walk::v>") < 1  # each keeps its own part
+    assert reference_sigma(compositional=True, shared_rows="exclusive")(
+        "COMP##root<*::*,run::v>", "COMP##root<*::*,walk::v>") == pytest.approx(0.5)  # only "*" in common
     sptk, _ = CASES[0]
     ptk = PartialTreeKernel(0.4, 0.4, 0.2)
     X = [t for pair in PAIRS[:40] for t in pair]
@@ -153,6 +179,7 @@ def test_parameters_are_checked():
     tree = PAIRS[0][0]
     for kernel in (SmoothedPartialTreeKernel(threshold=-1, vectors=VECTORS),
                    SmoothedPartialTreeKernel(vectors=VECTORS, shared_rows="sometimes"),
+                   SmoothedPartialTreeKernel(vectors=VECTORS, shared_rows="diluted", dilution=-0.5),
                    CompositionalSmoothedPartialTreeKernel(vectors=VECTORS, alpha=float("nan")),
                    SmoothedPartialTreeKernel(lam=0)):
         with pytest.raises(InvalidParameterError):
@@ -173,8 +200,10 @@ def test_changing_parameters_rebuilds_the_table():
 def test_shared_row_rules_keep_the_kernel_positive_semidefinite():
     X = [t for pair in PAIRS[:60] for t in pair if t.n_nodes < 60]
     for shared_rows in ("kelp", "diluted", "exclusive"):
-        G = SmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.0, vectors=VECTORS, shared_rows=shared_rows).gram(X)
-        assert np.linalg.eigvalsh(G).min() > -1e-8, shared_rows
+        for kernel in (SmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.0, vectors=VECTORS, shared_rows=shared_rows),
+                       CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.0, vectors=VECTORS, lexical=True,
+                                                              shared_rows=shared_rows)):
+            assert np.linalg.eigvalsh(kernel.gram(X)).min() > -1e-8, (kernel, shared_rows)
 
 
 def test_nonstationary_label_weights_equal_reference():

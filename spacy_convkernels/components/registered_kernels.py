@@ -38,18 +38,18 @@ def partial_tree_kernel(lam: float = 0.4, mu: float = 0.4, terminal_factor: floa
 @registry.misc("spacy_convkernels.SmoothedPartialTreeKernel.v1")
 def smoothed_partial_tree_kernel(lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0,
                                  threshold: float = 0.01, vectors: str = PIPELINE_VECTORS,
-                                 shared_rows: str = "kelp") -> SmoothedPartialTreeKernel:
-    return SmoothedPartialTreeKernel(lam, mu, terminal_factor, threshold, vectors, shared_rows)
+                                 shared_rows: str = "kelp", dilution: float = 0.25) -> SmoothedPartialTreeKernel:
+    return SmoothedPartialTreeKernel(lam, mu, terminal_factor, threshold, vectors, shared_rows, dilution)
 
 
 @registry.misc("spacy_convkernels.CompositionalSmoothedPartialTreeKernel.v1")
 def compositional_smoothed_partial_tree_kernel(
     lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
     vectors: str = PIPELINE_VECTORS, alpha: float = 1.0, beta: float = 1.0, lexical: bool = False,
-    syntactic_restriction: bool = False, shared_rows: str = "kelp",
+    syntactic_restriction: bool = False, shared_rows: str = "kelp", dilution: float = 0.25,
 ) -> CompositionalSmoothedPartialTreeKernel:
     return CompositionalSmoothedPartialTreeKernel(lam, mu, terminal_factor, threshold, vectors, alpha, beta, lexical,
-                                                  syntactic_restriction, shared_rows)
+                                                  syntactic_restriction, shared_rows, dilution)
 
 
 def bind_pipeline_vectors(kernel, vocab):

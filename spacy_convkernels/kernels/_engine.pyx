@@ -91,6 +91,8 @@ cdef struct Similarity:
     const double* weight    # per label id: the trust in its vector, in [0, 1]
     const double* sigma     # per label id: the nonstationary weight sigma (SPTK: sigma_a k sigma_b)
     const double* vectors
+    const int* own_word     # per vector row, 2 entries: words whose own part the vector holds (-1: none), or NULL
+    const double* own_part  # per vector row, 2 entries: the coefficients of those parts
     int dim
     double threshold
     double gamma            # sparsity of the EXPONENTIAL kind
@@ -202,11 +204,14 @@ cdef class PackedTrees(PackedStructures):
 
 cdef class NodeSimilarity:
     """A node similarity as tables indexed by label id (see the ``Similarity`` struct):
-    ``kinds``, ``groups``, ``rows`` and ``weights`` per label, unit ``vectors`` by row."""
-    cdef readonly object kinds, groups, rows, weights, sigmas, vectors
+    ``kinds``, ``groups``, ``rows`` and ``weights`` per label, unit ``vectors`` by row.
+    ``own_words`` and ``own_parts`` (rows x 2, optional) extend each unit vector by up to
+    two coordinates private to a word: the part of its words that no other word shares."""
+    cdef readonly object kinds, groups, rows, weights, sigmas, vectors, own_words, own_parts
     cdef Similarity similarity
 
-    def __init__(self, kinds, groups, rows, weights, vectors, double threshold, double gamma=0.0, sigmas=None):
+    def __init__(self, kinds, groups, rows, weights, vectors, double threshold, double gamma=0.0, sigmas=None,
+                 own_words=None, own_parts=None):
         self.kinds = np.ascontiguousarray(kinds, dtype=np.int32)
         self.groups = np.ascontiguousarray(groups, dtype=np.int32)
         self.rows = np.ascontiguousarray(rows, dtype=np.int32)
@@ -218,11 +223,25 @@ cdef class NodeSimilarity:
             raise ValueError("kinds, groups, rows, weights and sigmas must be per label id; vectors a matrix")
         if len(self.rows) and self.rows.max(initial=-1) >= len(self.vectors):
             raise ValueError("a label points to a vector row that does not exist")
+        if (own_words is None) != (own_parts is None):
+            raise ValueError("own_words and own_parts go together")
         if self.vectors.size == 0:
             self.vectors = np.zeros((1, 1))
         cdef const int[::1] k = self.kinds, g = self.groups, r = self.rows
         cdef const double[::1] w = self.weights, sg = self.sigmas
         cdef const double[:, ::1] v = self.vectors
+        cdef const int[:, ::1] ow
+        cdef const double[:, ::1] op
+        self.similarity.own_word = NULL
+        self.similarity.own_part = NULL
+        if own_words is not None:
+            self.own_words = np.ascontiguousarray(own_words, dtype=np.int32)
+            self.own_parts = np.ascontiguousarray(own_parts, dtype=np.float64)
+            if self.own_words.shape != (len(self.vectors), 2) or self.own_parts.shape != (len(self.vectors), 2):
+                raise ValueError("own_words and own_parts need two entries per vector row")
+            ow, op = self.own_words, self.own_parts
+            self.similarity.own_word = &ow[0, 0]
+            self.similarity.own_part = &op[0, 0]
         self.similarity.kind = &k[0] if len(self.kinds) else NULL
         self.similarity.group = &g[0] if len(self.kinds) else NULL
         self.similarity.row = &r[0] if len(self.kinds) else NULL
@@ -234,10 +253,22 @@ cdef class NodeSimilarity:
         self.similarity.gamma = gamma
 
 
+cdef inline double own_overlap(const Similarity* s, int ra, int rb) noexcept nogil:
+    """The inner product of the private coordinates of vector rows ``ra`` and ``rb``."""
+    cdef double total = 0.0
+    cdef int i, j
+    for i in range(2):
+        if s.own_word[2 * ra + i] >= 0:
+            for j in range(2):
+                if s.own_word[2 * ra + i] == s.own_word[2 * rb + j]:
+                    total += s.own_part[2 * ra + i] * s.own_part[2 * rb + j]
+    return total
+
+
 cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept nogil:
     """sigma(a, b) for two label ids of the table: 1 for the same label; for two labels of
     the same non-exact kind and group with vectors, w_a * w_b * <u_a, u_b> with u the unit
-    vectors (1 for one row) and w the weights, a lexical one kept only when positive; else 0."""
+    vectors, private coordinates included (1 for one row), and w the weights, a lexical one kept only when positive; else 0."""
     if a == b:
         return 1.0
     cdef int kind = s.kind[a]
@@ -255,6 +286,8 @@ cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept n
     cdef int t
     for t in range(s.dim):
         dot += u[t] * v[t]
+    if s.own_word != NULL:
+        dot += own_overlap(s, ra, rb)
     if kind == LEXICAL and dot <= 0.0:
         return 0.0
     if kind == EXPONENTIAL:

@@ -17,26 +17,30 @@ A similarity below the kernel's threshold counts as 0.
 Shared rows. In a pruned table (en_core_web_md keeps 10,112 distinct vectors for 685k
 words; what, how, when, where and that share one) two different lemmas on one row are
 not evidence that they mean the same, yet KeLP's cosine calls them identical. The
-lexical similarity therefore takes ``shared_rows``:
+similarities therefore take ``shared_rows``:
 
 - ``"kelp"``: every vector is trusted; two lemmas on one row have sigma = 1 (KeLP);
 - ``"diluted"``: a lemma whose row holds k lemmas of the source is trusted with weight
-  w = k^(-1/4), and sigma(x, y) = w_x * w_y * cos(x, y): two different lemmas on one row
-  of k get 1/sqrt(k) instead of 1, and crowded rows weigh less against other rows too;
-- ``"exclusive"``: a lemma on a shared row has no usable vector and matches itself only.
+  w = k^(-dilution) (``dilution`` = 1/4 by default): its vector becomes
+  u = w r + sqrt(1 - w^2) e, the shared row r plus a coordinate e of its own. Two
+  lemmas then have sigma = w_x w_y cos(r_x, r_y): two different lemmas on one row of k
+  get k^(-2 dilution) instead of 1, and crowded rows weigh less against other rows too;
+- ``"exclusive"``: w = 0 on a shared row: such a lemma has only its own coordinate and
+  matches itself only.
 
-The rule is a weight per word, never a correction per pair, so sigma stays the Gram
-matrix of (weighted) vectors, positive semidefinite, and so do the tree kernels built on
-it: zeroing sigma only for the pairs on one row would make them indefinite, which SVMs
-pay for dearly (on TREC QC such an SPTK falls from 84 to 64 % accuracy). Lemmas are
-counted per row within the vector source, lower-cased, with KeLP's ``::p`` suffix removed.
-Compositions are left as KeLP makes them: on TREC QC any weighting of their head or
-modifier costs CSPTK accuracy.
+A composition is alpha u_h + beta u_m with these u, so "when" and "where" as modifiers
+of the same head make two compositions that are no longer identical; a word without a
+vector then is all its own coordinate (KeLP copies the other word's vector instead).
+The rule gives each word a vector, never a correction per pair, so sigma stays a Gram
+matrix, positive semidefinite, and so do the tree kernels built on it: zeroing sigma
+only for the pairs on one row would make them indefinite, which SVMs pay for dearly (on
+TREC QC such an SPTK falls from 84 to 64 % accuracy). Lemmas are counted per row within
+the vector source, lower-cased, with KeLP's ``::p`` suffix removed.
 
 :class:`SimilarityTable` turns rules into the arrays the engine reads (kind, group and
 vector row per label id), growing as new labels appear.
 """
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -47,34 +51,49 @@ from .vectors import WordVectors
 SHARED_ROW_RULES = ("kelp", "diluted", "exclusive")
 
 
-def row_weight(vectors: WordVectors, row: int, shared_rows: str) -> float:
-    """The trust in a word's vector given how many lemmas share its row (see module docstring)."""
+class Description(NamedTuple):
+    """How a rule smooths a label: it matches the labels of its ``group`` by the cosine of
+    ``vector`` (unit length, shared by the labels of ``row_key``) times ``weight``;
+    ``own`` gives the vector's private coordinates, word -> coefficient."""
+
+    group: tuple
+    row_key: tuple
+    vector: np.ndarray
+    weight: float
+    own: Tuple[Tuple[str, float], ...] = ()
+
+
+def row_weight(vectors: WordVectors, row: int, shared_rows: str, dilution: float = 0.25) -> float:
+    """The trust w in a word's vector given how many lemmas share its row (see module docstring)."""
     if shared_rows == "kelp":
         return 1.0
     lemmas = int(vectors.lemmas_per_row[row])
     if shared_rows == "exclusive":
         return 1.0 if lemmas == 1 else 0.0
-    return lemmas ** -0.25
+    return lemmas ** -dilution
+
 
 class LexicalSimilarity:
     """Cosine of word vectors between ``LEX##lemma::p`` labels with the same POS initial."""
 
     kind = SimilarityKind.LEXICAL
 
-    def __init__(self, vectors: WordVectors, shared_rows: str = "kelp"):
+    def __init__(self, vectors: WordVectors, shared_rows: str = "kelp", dilution: float = 0.25):
         self.vectors = vectors
         self.shared_rows = shared_rows
+        self.dilution = dilution
 
-    def describe(self, label: str):
-        """(group, vector key, unit vector, weight) of a label this rule smooths, else None."""
+    def describe(self, label: str) -> Optional[Description]:
+        """How this rule smooths ``label``, None when it does not (the label matches itself only).
+        The own coordinates are left out: two different labels never share them."""
         if not label.startswith("LEX##"):
             return None
         lemma, pos = _lemma_and_pos(label[len("LEX##") :])
         row = self.vectors.lexical_row(lemma, pos)
-        weight = row_weight(self.vectors, row, self.shared_rows) if row >= 0 else 0.0
+        weight = row_weight(self.vectors, row, self.shared_rows, self.dilution) if row >= 0 else 0.0
         if weight == 0:
             return None
-        return ("LEX", pos), ("word", row), self.vectors.matrix[row], weight
+        return Description(("LEX", pos), ("word", row), self.vectors.matrix[row], weight)
 
 
 class CompositionalSimilarity:
@@ -83,19 +102,24 @@ class CompositionalSimilarity:
     kind = SimilarityKind.COMPOSITIONAL
 
     def __init__(self, vectors: WordVectors, alpha: float = 1.0, beta: float = 1.0,
-                 syntactic_restriction: bool = False):
+                 syntactic_restriction: bool = False, shared_rows: str = "kelp", dilution: float = 0.25):
         self.vectors = vectors
         self.alpha = alpha
         self.beta = beta
         self.syntactic_restriction = syntactic_restriction
+        self.shared_rows = shared_rows
+        self.dilution = dilution
 
-    def describe(self, label: str):
+    def describe(self, label: str) -> Optional[Description]:
         parsed = _parse_compositional(label)
         if parsed is None:
             return None
         relation, (head, head_pos), (modifier, modifier_pos) = parsed
+        group = ("COMP", head_pos, modifier_pos) + ((relation,) if self.syntactic_restriction else ())
         h = self.vectors.lexical_row(head, head_pos)
         m = self.vectors.lexical_row(modifier, modifier_pos)
+        if self.shared_rows != "kelp":
+            return self._describe_with_own_parts(group, (f"{head}::{head_pos}", h), (f"{modifier}::{modifier_pos}", m))
         if h < 0 and m < 0:
             return None
         h, m = (m if h < 0 else h), (h if m < 0 else m)  # KeLP: a missing vector copies the other
@@ -103,8 +127,23 @@ class CompositionalSimilarity:
         norm = np.linalg.norm(composed)
         if norm == 0:
             return None
-        group = ("COMP", head_pos, modifier_pos) + ((relation,) if self.syntactic_restriction else ())
-        return group, ("composition", h, m), composed / norm, 1.0
+        return Description(group, ("composition", h, m), composed / norm, 1.0)
+
+    def _describe_with_own_parts(self, group, *words) -> Optional[Description]:
+        """alpha u_h + beta u_m with u = w r + sqrt(1 - w^2) e (w = 0 without a vector)."""
+        shared = np.zeros(self.vectors.matrix.shape[1])
+        own: Dict[str, float] = {}
+        for coefficient, (word, row) in zip((self.alpha, self.beta), words):
+            w = row_weight(self.vectors, row, self.shared_rows, self.dilution) if row >= 0 else 0.0
+            if w > 0:
+                shared += coefficient * w * self.vectors.matrix[row]
+            if w < 1:
+                own[word] = own.get(word, 0.0) + coefficient * np.sqrt(1.0 - w * w)
+        norm = np.sqrt(shared @ shared + sum(c * c for c in own.values()))
+        if norm == 0:
+            return None
+        own_parts = tuple(sorted((word, c / norm) for word, c in own.items()))
+        return Description(group, ("composition", words[0][1], words[1][1]) + own_parts, shared / norm, 1.0, own_parts)
 
 
 class ExponentialSimilarity:
@@ -121,7 +160,7 @@ class ExponentialSimilarity:
         row = self.vectors.row(label)
         if row < 0:
             return None
-        return ("NODE",), ("word", row), self.vectors.matrix[row], 1.0
+        return Description(("NODE",), ("word", row), self.vectors.matrix[row], 1.0)
 
 
 class SimilarityTable:
@@ -144,6 +183,8 @@ class SimilarityTable:
         self._group_ids: Dict[tuple, int] = {}
         self._row_ids: Dict[tuple, int] = {}
         self._vectors: List[np.ndarray] = []
+        self._own: List[tuple] = []
+        self._word_ids: Dict[str, int] = {}
         self._engine: Optional[NodeSimilarity] = None
 
     def cover(self, label_ids: Iterable[int], labels) -> None:
@@ -167,14 +208,15 @@ class SimilarityTable:
             for rule in self.rules:
                 described = rule.describe(labels[k])
                 if described is not None:
-                    group, row_key, vector, weight = described
                     self.kinds[i] = rule.kind
-                    self.weights[i] = weight
-                    self.groups[i] = self._group_ids.setdefault(group, len(self._group_ids))
-                    if row_key not in self._row_ids:
-                        self._row_ids[row_key] = len(self._vectors)
-                        self._vectors.append(vector)
-                    self.rows[i] = self._row_ids[row_key]
+                    self.weights[i] = described.weight
+                    self.groups[i] = self._group_ids.setdefault(described.group, len(self._group_ids))
+                    if described.row_key not in self._row_ids:
+                        self._row_ids[described.row_key] = len(self._vectors)
+                        self._vectors.append(described.vector)
+                        self._own.append(tuple((self._word_ids.setdefault(word, len(self._word_ids)), part)
+                                               for word, part in described.own))
+                    self.rows[i] = self._row_ids[described.row_key]
                     break
         self._engine = None
 
@@ -182,8 +224,15 @@ class SimilarityTable:
         """The table as the engine reads it."""
         if self._engine is None:
             vectors = np.array(self._vectors) if self._vectors else np.zeros((0, 1))
+            own_words = own_parts = None
+            if self._word_ids:
+                own_words = np.full((len(self._own), 2), -1, dtype=np.int32)
+                own_parts = np.zeros((len(self._own), 2))
+                for row, own in enumerate(self._own):
+                    for k, (word, part) in enumerate(own):
+                        own_words[row, k], own_parts[row, k] = word, part
             self._engine = NodeSimilarity(self.kinds, self.groups, self.rows, self.weights, vectors, self.threshold,
-                                          self.gamma, self.sigmas)
+                                          self.gamma, self.sigmas, own_words, own_parts)
         return self._engine
 
     def _grow(self, size: int) -> None:

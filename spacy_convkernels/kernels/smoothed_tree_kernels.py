@@ -28,22 +28,24 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
     path to a word-space file (see :meth:`WordVectors.load`); None for the identity
     similarity. ``shared_rows``: ``"kelp"`` (default, KeLP's semantics), ``"diluted"`` or
     ``"exclusive"``: how far to trust the vector of a word that shares its row of a
-    pruned table with other words (see :mod:`.node_similarity`). ``label_weights``: as
+    pruned table with other words; ``dilution``: the exponent a of the trust k^(-a) of a
+    word on a row of k lemmas, under ``"diluted"`` (see :mod:`.node_similarity`). ``label_weights``: as
     for every tree kernel, sigma(n1) sigma(n2) multiplying the similarity of two nodes.
     Without vectors, SPTK is PTK.
     """
 
     _always_tabled = True
-    _table_params = ("threshold", "shared_rows", "label_weights")
+    _table_params = ("threshold", "shared_rows", "dilution", "label_weights")
 
     def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
-                 vectors=None, shared_rows: str = "kelp", label_weights=None):
+                 vectors=None, shared_rows: str = "kelp", dilution: float = 0.25, label_weights=None):
         self.lam = lam
         self.mu = mu
         self.terminal_factor = terminal_factor
         self.threshold = threshold
         self.vectors = vectors
         self.shared_rows = shared_rows
+        self.dilution = dilution
         self.label_weights = label_weights
 
     @property
@@ -57,12 +59,13 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
         return self.threshold
 
     def _vector_rules(self, vectors: WordVectors) -> list:
-        return [LexicalSimilarity(vectors, self._shared_rows())]
+        return [LexicalSimilarity(vectors, *self._shared_rows())]
 
-    def _shared_rows(self) -> str:
+    def _shared_rows(self) -> tuple:
+        """(shared_rows, dilution), checked."""
         if self.shared_rows not in SHARED_ROW_RULES:
             raise InvalidParameterError(f"shared_rows must be one of {', '.join(SHARED_ROW_RULES)}, got {self.shared_rows!r}")
-        return self.shared_rows
+        return self.shared_rows, check_number("dilution", self.dilution, inclusive=True)
 
     def _engine_params(self):
         return (KernelKind.SMOOTHED_PARTIAL_TREE, check_number("lam", self.lam), check_number("mu", self.mu),
@@ -75,17 +78,20 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
     terminal_factor = 1, threshold = 0.01 on CLCT trees).
 
     ``alpha``, ``beta`` weigh head and modifier in the composition alpha*h + beta*m;
-    ``syntactic_restriction`` also requires equal relations. As in KeLP, lexical nodes
-    match only themselves; ``lexical=True`` smooths them with the lexical similarity too
-    (under ``shared_rows``), as the CSPTK of the paper does.
+    ``syntactic_restriction`` also requires equal relations. ``shared_rows`` and
+    ``dilution`` give head and modifier coordinates of their own (see
+    :mod:`.node_similarity`). As in KeLP, lexical nodes match only themselves;
+    ``lexical=True`` smooths them with the lexical similarity too, as the CSPTK of the
+    paper does.
     """
 
     _table_params = SmoothedPartialTreeKernel._table_params + ("alpha", "beta", "lexical", "syntactic_restriction")
 
     def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
                  vectors=None, alpha: float = 1.0, beta: float = 1.0, lexical: bool = False,
-                 syntactic_restriction: bool = False, shared_rows: str = "kelp", label_weights=None):
-        super().__init__(lam, mu, terminal_factor, threshold, vectors, shared_rows, label_weights)
+                 syntactic_restriction: bool = False, shared_rows: str = "kelp", dilution: float = 0.25,
+                 label_weights=None):
+        super().__init__(lam, mu, terminal_factor, threshold, vectors, shared_rows, dilution, label_weights)
         self.alpha = alpha
         self.beta = beta
         self.lexical = lexical
@@ -93,7 +99,8 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
 
     def _vector_rules(self, vectors: WordVectors) -> list:
         alpha, beta = check_number("alpha", self.alpha, inclusive=True), check_number("beta", self.beta, inclusive=True)
-        rules = [CompositionalSimilarity(vectors, alpha, beta, bool(self.syntactic_restriction))]
-        return rules + ([LexicalSimilarity(vectors, self._shared_rows())] if self.lexical else [])
+        shared_rows = self._shared_rows()
+        rules = [CompositionalSimilarity(vectors, alpha, beta, bool(self.syntactic_restriction), *shared_rows)]
+        return rules + ([LexicalSimilarity(vectors, *shared_rows)] if self.lexical else [])
 
 
