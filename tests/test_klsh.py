@@ -73,9 +73,9 @@ def test_hashed_neighbours_beat_random_candidates(qc):
     klsh = KLSH(kernel, n_references=30, n_bits=6, subset_size=5, random_state=1).fit(trees)
     _, hashed, hashed_evaluations = kernel_knn_graph(kernel, trees, 5, klsh, probes=1)
     overlap = np.mean([len(set(a) & set(b)) / 5 for a, b in zip(exact, hashed)])
-    candidates = (hashed_evaluations - 2 * len(trees) * 30) / len(trees)  # per query, beyond the codes
+    candidates = (hashed_evaluations - len(trees) * 30) / len(trees)  # per query, beyond its code
     assert overlap > 1.5 * candidates / len(trees)
-    assert exact_evaluations == len(trees) ** 2 and hashed_evaluations < exact_evaluations
+    assert exact_evaluations == len(trees) * (len(trees) - 1) // 2 and hashed_evaluations < exact_evaluations
 
 
 def test_hashed_and_exact_neighbours_agree_on_qc(qc_dir):
@@ -86,7 +86,7 @@ def test_hashed_and_exact_neighbours_agree_on_qc(qc_dir):
                 random_state=1).fit(trees)
     _, hashed, hashed_evaluations = kernel_knn_graph(kernel, trees, 5, klsh, probes=2)
     assert np.mean([len(set(a) & set(b)) / 5 for a, b in zip(exact, hashed)]) > 0.55
-    assert hashed_evaluations < exact_evaluations / 4
+    assert hashed_evaluations < exact_evaluations / 3  # of the n(n-1)/2 pairs
 
 
 def test_knn_classifier_exact_and_hashed(qc):
@@ -134,6 +134,30 @@ def test_mutual_information_bound_does_not_decrease():
     history = np.array(forest.mi_history_)
     assert len(history) == 7 and np.all(np.diff(history) >= -1e-12) and history[-1] > history[0]
     assert (forest.predict(X) == y).mean() > 0.9
+
+
+class CountingPathKernel(SubsequencePathKernel):
+    """Records every pair of structures whose kernel value a Gram computes."""
+
+    def gram(self, X, Y=None, **kwargs):
+        K = super().gram(X, Y, **kwargs)
+        xs = list(getattr(X, "structures", X))
+        ys = xs if Y is None else list(getattr(Y, "structures", Y))
+        self.__dict__.setdefault("computed", []).extend((id(x), id(y)) for x in xs for y in ys)
+        return K
+
+
+@pytest.mark.parametrize("mi_samples", [10**6, 50])
+def test_forest_counts_every_kernel_value_and_computes_none_twice_per_sample(mi_samples):
+    X, y = _synthetic_paths(120, np.random.default_rng(1))
+    kernel = CountingPathKernel(lam=0.8)
+    forest = KLSHForestClassifier(kernel, n_references=6, n_bits=60, n_subspaces=20, subspace_bits=10, subset_size=2,
+                                  optimize_references=True, mi_samples=mi_samples, mi_trees=8, bucket_bits=3,
+                                  random_state=0).fit(X, y)
+    assert forest.n_kernel_evaluations_ == len(kernel.computed)
+    if mi_samples >= len(X):  # one sample: every value computed at most once
+        assert len(set(kernel.computed)) == len(kernel.computed)
+    assert forest.mi_history_[-1] != forest.mi_history_[0]  # some reference was replaced
 
 
 def test_forest_estimator_protocol(qc):

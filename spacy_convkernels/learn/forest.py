@@ -70,16 +70,16 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         y_index = np.searchsorted(self.classes_, y)
         self.klsh_ = KLSH(self.kernel, self.n_references, self.n_bits, self.subset_size, self.hash_function,
                           rng.randint(2**31), self.n_jobs).fit(X)
-        if self.optimize_references:
-            self._optimize_references(X, y_index, rng)
-        bits = unpack_codes(self.klsh_.transform(X), self.n_bits)
+        similarities = (self._optimize_references(X, y_index, rng) if self.optimize_references
+                        else self.klsh_.similarities(X))
+        bits = unpack_codes(self.klsh_.codes_from_similarities(similarities), self.n_bits)
         self.subspaces_, self.trees_ = self._grow(bits, y_index, rng)
         return self
 
     @property
     def n_kernel_evaluations_(self) -> int:
         """Kernel values computed so far: codes of training and predicted structures, and
-        those of the reference optimization."""
+        the reference optimization (the training codes included when it ran)."""
         return self.klsh_.n_kernel_evaluations_ + getattr(self, "optimization_evaluations_", 0)
 
     def predict_proba(self, X: Sequence) -> np.ndarray:
@@ -105,50 +105,72 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         return proba / len(trees)
 
     # Algorithm 3 -------------------------------------------------------------------------
-    def _optimize_references(self, X: list, y_index: np.ndarray, rng) -> None:
+    def _optimize_references(self, X: list, y_index: np.ndarray, rng) -> np.ndarray:
+        """Algorithm 3; returns the similarities of X to the chosen references. No kernel
+        value is computed twice for one sample: the similarities to the initial references
+        (made for the buckets) give every column not replaced, and a candidate's column is
+        kept while the sample lasts."""
         klsh = self.klsh_
         M = len(klsh.references_)
-        chosen = list(klsh.reference_indices_)
-        buckets = self._short_code_buckets(X, rng)
+        initial, chosen = list(klsh.reference_indices_), list(klsh.reference_indices_)
+        S = klsh.similarities(X)
+        buckets = self._short_code_buckets(S)
+        self.optimization_evaluations_ = klsh.n_kernel_evaluations_
         sample = (np.arange(len(X)) if self.mi_samples >= len(X)
                   else rng.choice(len(X), self.mi_samples, replace=False))
         hash_seed = rng.randint(2**31)
         forest_seed = rng.randint(2**31)
-        self.optimization_evaluations_ = self.klsh_.n_kernel_evaluations_ + len(sample) * M
-        K = self.kernel.gram([X[i] for i in sample], [X[i] for i in chosen], n_jobs=self.n_jobs)
+        K = S[sample]
+        known = dict(zip(initial, K.T.copy()))
         self.mi_history_ = [self._mi_lower_bound(K, y_index[sample], hash_seed, forest_seed)]
         for j in range(M):
             if self.mi_samples < len(X):  # stochastic: a fresh subset for each reference
                 sample = rng.choice(len(X), self.mi_samples, replace=False)
-                K = self.kernel.gram([X[i] for i in sample], [X[i] for i in chosen], n_jobs=self.n_jobs)
-                self.optimization_evaluations_ += len(sample) * M
+                K = S[sample]
+                known = dict(zip(initial, K.T.copy()))
+                replaced = [k for k in range(M) if chosen[k] != initial[k]]
+                if replaced:
+                    K[:, replaced] = self._columns(X, sample, [chosen[k] for k in replaced], known)
             labels = y_index[sample]
             first = [members[rng.randint(len(members))] for members in buckets]
-            scores = self._score_candidates(X, sample, K, j, first, labels, hash_seed, forest_seed)
+            scores, _ = self._score_candidates(X, sample, K, j, first, known, labels, hash_seed, forest_seed)
             best_buckets = np.argsort(-scores, kind="stable")[: self.top_buckets]
             members = np.concatenate([buckets[b] for b in best_buckets])
             if len(members) > self.max_candidates:
                 members = rng.choice(members, self.max_candidates, replace=False)
             second = sorted({int(i) for i in members} | {int(chosen[j])})
-            scores = self._score_candidates(X, sample, K, j, second, labels, hash_seed, forest_seed)
+            scores, columns = self._score_candidates(X, sample, K, j, second, known, labels, hash_seed, forest_seed)
             winner = int(np.argmax(scores))
             chosen[j] = second[winner]
-            K[:, j] = self.kernel.gram([X[i] for i in sample], [X[chosen[j]]], n_jobs=self.n_jobs)[:, 0]
-            self.optimization_evaluations_ += len(sample)
+            K[:, j] = columns[:, winner]
             self.mi_history_.append(float(scores[winner]))
         klsh.set_references([X[i] for i in chosen], chosen, hash_seed)
+        replaced = [k for k in range(M) if chosen[k] != initial[k]]
+        if replaced:
+            S[:, replaced] = self._columns(X, np.arange(len(X)), [chosen[k] for k in replaced],
+                                           known if len(sample) == len(X) else {})
+        return S
 
-    def _score_candidates(self, X, sample, K, j, candidates, labels, hash_seed, forest_seed) -> np.ndarray:
-        """The bound with each candidate as reference j (one kernel column per candidate)."""
-        columns = self.kernel.gram([X[i] for i in sample], [X[c] for c in candidates], n_jobs=self.n_jobs)
-        self.optimization_evaluations_ += columns.size
+    def _columns(self, X: list, sample: np.ndarray, indices: Sequence[int], known: dict) -> np.ndarray:
+        """K(x_s, x_i) for s in ``sample`` and i in ``indices``: from ``known`` (columns on
+        this sample by index), else computed, counted and added to it."""
+        missing = sorted({i for i in indices if i not in known})
+        if missing:
+            computed = self.kernel.gram([X[s] for s in sample], [X[i] for i in missing], n_jobs=self.n_jobs)
+            self.optimization_evaluations_ += computed.size
+            known.update(zip(missing, computed.T))
+        return np.stack([known[i] for i in indices], axis=1)
+
+    def _score_candidates(self, X, sample, K, j, candidates, known, labels, hash_seed, forest_seed):
+        """(the bound with each candidate as reference j, the candidates' kernel columns)."""
+        columns = self._columns(X, sample, candidates, known)
         scores = np.empty(len(candidates))
         saved = K[:, j].copy()
         for c in range(len(candidates)):
             K[:, j] = columns[:, c]
             scores[c] = self._mi_lower_bound(K, labels, hash_seed, forest_seed)
         K[:, j] = saved
-        return scores
+        return scores, columns
 
     def _mi_lower_bound(self, K: np.ndarray, labels: np.ndarray, hash_seed: int, forest_seed: int) -> float:
         """H(Y) + mean log q(y | c) in nats, q a small forest on codes made from K's
@@ -185,9 +207,10 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
             self._hashers = cache
         return cache[(M, seed)]
 
-    def _short_code_buckets(self, X: list, rng) -> list:
-        """Training structures grouped by their first ``bucket_bits`` bits under the initial references."""
-        bits = unpack_codes(self.klsh_.transform(X), self.n_bits)[:, : self.bucket_bits]
+    def _short_code_buckets(self, S: np.ndarray) -> list:
+        """Training structures grouped by the first ``bucket_bits`` bits of their codes under
+        the initial references (``S``: their similarities to them)."""
+        bits = unpack_codes(self.klsh_.codes_from_similarities(S), self.n_bits)[:, : self.bucket_bits]
         _, bucket = np.unique(bits, axis=0, return_inverse=True)
         bucket = bucket.reshape(-1)
         return [np.flatnonzero(bucket == b) for b in range(bucket.max() + 1)]

@@ -4,7 +4,8 @@ Exact search compares a query with every training structure. Hashed search (Kuli
 Grauman 2009; Garg et al. 2018) compares it with the M references only to get its code,
 then with the training structures whose codes lie within a small Hamming distance of it
 ("probing" the neighbouring buckets, the distance growing until there are enough
-candidates): about N*M + bucket work kernel evaluations for a k-NN graph instead of N^2.
+candidates): about N*M + bucket work kernel evaluations for a k-NN graph instead of
+N(N-1)/2.
 Neighbours are the structures of highest kernel value; every search counts its kernel
 evaluations in ``n_kernel_evaluations_``.
 """
@@ -37,28 +38,42 @@ class NeighborSearch:
             self.bucket_of = self.bucket_of.reshape(-1)
             self.members = [np.flatnonzero(self.bucket_of == b) for b in range(len(self.bucket_codes))]
 
-    def kneighbors(self, queries: Sequence, n_neighbors: int, exclude: Optional[Sequence[int]] = None
-                   ) -> Tuple[np.ndarray, np.ndarray]:
-        """(similarities, indices), each (len(queries), n_neighbors), best first; a query may
-        exclude one structure (itself, for a k-NN graph); missing neighbours are -1."""
+    def kneighbors(self, queries: Sequence, n_neighbors: int) -> Tuple[np.ndarray, np.ndarray]:
+        """(similarities, indices), each (len(queries), n_neighbors), best first; missing
+        neighbours are -1."""
         queries = list(queries)
         if self.klsh is None:
             K = self.kernel.gram(queries, self.structures, n_jobs=self.n_jobs)
             self.n_kernel_evaluations += K.size
-            if exclude is not None:
-                K[np.arange(len(queries)), np.asarray(exclude)] = -np.inf
             return _top(K, n_neighbors)
         codes = self.klsh.transform(queries)
         self.n_kernel_evaluations += len(queries) * len(self.klsh.references_)
-        candidates = [self._candidates(code, n_neighbors + (exclude is not None)) for code in codes]
-        if exclude is not None:
-            candidates = [c[c != e] for c, e in zip(candidates, exclude)]
-        index = np.array([(q, len(queries) + c) for q, cs in enumerate(candidates) for c in cs], dtype=np.int64)
-        values = (self.kernel.pairs(queries + self.structures, index, n_jobs=self.n_jobs) if len(index)
-                  else np.zeros(0))
+        return self._hashed(queries, codes, n_neighbors)
+
+    def graph(self, n_neighbors: int) -> Tuple[np.ndarray, np.ndarray]:
+        """The neighbours of every structure among the others, as :meth:`kneighbors`: exact,
+        from one symmetric Gram (n(n-1)/2 evaluations); hashed, from the codes already made."""
+        if self.klsh is None:
+            K = self.kernel.gram(self.structures, n_jobs=self.n_jobs)
+            self.n_kernel_evaluations += len(K) * (len(K) - 1) // 2
+            np.fill_diagonal(K, -np.inf)
+            return _top(K, n_neighbors)
+        return self._hashed(None, self.codes, n_neighbors)
+
+    def _hashed(self, queries: Optional[list], codes: np.ndarray, n_neighbors: int):
+        """Top-k among the candidates of each code; ``queries`` None: the structures
+        themselves, each excluded from its own candidates."""
+        candidates = [self._candidates(code, n_neighbors + (queries is None)) for code in codes]
+        if queries is None:
+            candidates = [c[c != q] for q, c in enumerate(candidates)]
+            pool, offset = self.structures, 0
+        else:
+            pool, offset = queries + self.structures, len(queries)
+        index = np.array([(q, offset + c) for q, cs in enumerate(candidates) for c in cs], dtype=np.int64)
+        values = self.kernel.pairs(pool, index, n_jobs=self.n_jobs) if len(index) else np.zeros(0)
         self.n_kernel_evaluations += len(index)
-        similarities = np.full((len(queries), n_neighbors), -np.inf)
-        indices = np.full((len(queries), n_neighbors), -1)
+        similarities = np.full((len(codes), n_neighbors), -np.inf)
+        indices = np.full((len(codes), n_neighbors), -1)
         start = 0
         for q, cs in enumerate(candidates):
             row = values[start : start + len(cs)]
@@ -95,7 +110,7 @@ def kernel_knn_graph(kernel: Kernel, X: Sequence, n_neighbors: int, klsh: Option
     (similarities, indices, kernel evaluations). With a fitted ``klsh`` it is
     approximated through hash buckets."""
     search = NeighborSearch(kernel, X, klsh, probes, n_jobs)
-    similarities, indices = search.kneighbors(X, n_neighbors, exclude=np.arange(len(search.structures)))
+    similarities, indices = search.graph(n_neighbors)
     return similarities, indices, search.n_kernel_evaluations
 
 
