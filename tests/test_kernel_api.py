@@ -176,6 +176,22 @@ def test_self_kernels_are_computed_once_per_structure(monkeypatch):
     assert computed == [2]  # another configuration, other self-kernels
 
 
+@pytest.mark.parametrize("call", ["gram", "gram_xy", "pairs"])
+def test_structures_are_prepared_once_per_call(monkeypatch, qc_trees, call):
+    kernel = PartialTreeKernel(terminal_factor=2)
+    X, Y = [Tree.from_string(str(t)) for t in qc_trees[:20]], [Tree.from_string(str(t)) for t in qc_trees[20:30]]
+    prepared = []
+    original = type(kernel)._prepare
+    monkeypatch.setattr(type(kernel), "_prepare", lambda self, Z: prepared.append(len(Z)) or original(self, Z))
+    if call == "gram":
+        kernel.gram(X)
+    elif call == "gram_xy":
+        kernel.gram(X, Y)
+    else:
+        kernel.pairs(X, [(0, 1), (2, 3)])
+    assert prepared == {"gram": [20], "gram_xy": [20, 10], "pairs": [20]}[call]
+
+
 def test_scikit_learn_estimator_protocol():
     kernel = PartialTreeKernel(lam=0.3, mu=0.5, terminal_factor=2)
     assert kernel.get_params() == {"lam": 0.3, "mu": 0.5, "terminal_factor": 2, "label_weights": None}

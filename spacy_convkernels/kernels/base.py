@@ -100,12 +100,12 @@ class Kernel(BaseEstimator):
         threads = n_threads(n_jobs)
         X, A = self._resolve(X)
         if Y is None:
-            inv = self._inverse_norms(X, threads) if normalize else None
+            inv = self._inverse_norms(X, threads, A) if normalize else None
             return self._block(A, A, True, threads, inv, inv)
         Y, B = self._resolve(Y)
         inv_a = inv_b = None
         if normalize:
-            inv_a, inv_b = self._inverse_norms(X, threads), self._inverse_norms(Y, threads)
+            inv_a, inv_b = self._inverse_norms(X, threads, A), self._inverse_norms(Y, threads, B)
         return self._block(A, B, False, threads, inv_a, inv_b)
 
     def prepare(self, X: Sequence) -> Prepared:
@@ -133,29 +133,30 @@ class Kernel(BaseEstimator):
         if normalize:
             used = np.zeros(len(X), dtype=bool)
             used[index.ravel()] = True
-            used = np.flatnonzero(used)
-            inv = np.zeros(len(X))
-            inv[used] = self._inverse_norms([X[i] for i in used], threads)
+            inv = self._inverse_norms(X, threads, A, used)
         return self._pairs(A, A, index, threads, inv, inv)
 
-    def _inverse_norms(self, X: list, threads: int) -> np.ndarray:
-        self_k = self._self_kernels(X, threads)
+    def _inverse_norms(self, X: list, threads: int, prepared=None, used=None) -> np.ndarray:
+        """1 / sqrt(K(x, x)) (0 where K(x, x) = 0, or where ``used`` is False)."""
+        self_k = self._self_kernels(X, threads, prepared, used)
         inv = np.zeros_like(self_k)
         np.divide(1.0, np.sqrt(self_k), out=inv, where=self_k > 0)
         return inv
 
-    def _self_kernels(self, X: list, threads: int) -> np.ndarray:
-        """K(x, x) for every x, from the cache kept with each compiled structure when there."""
+    def _self_kernels(self, X: list, threads: int, prepared=None, used=None) -> np.ndarray:
+        """K(x, x) for every x (0 where ``used`` is False), from the cache kept with each
+        compiled structure when there, else from ``prepared``, X's engine data, when given."""
         key = self._cache_key()
-        caches = [self._self_kernel_cache(x) for x in X]
-        values = np.array([cache.get(key, np.nan) for cache in caches])
+        used = np.ones(len(X), dtype=bool) if used is None else used
+        values = np.array([self._self_kernel_cache(x).get(key, np.nan) if u else 0.0 for x, u in zip(X, used)])
         missing = np.flatnonzero(np.isnan(values))
         if len(missing):
-            prepared = self._prepare([X[i] for i in missing])
-            diagonal = np.repeat(np.arange(len(missing)), 2).reshape(-1, 2)
-            values[missing] = self._pairs(prepared, prepared, diagonal, threads)
+            rows = missing
+            if prepared is None:
+                prepared, rows = self._prepare([X[i] for i in missing]), np.arange(len(missing))
+            values[missing] = self._pairs(prepared, prepared, np.stack([rows, rows], axis=1), threads)
             for i in missing:
-                caches[i][key] = values[i]
+                self._self_kernel_cache(X[i])[key] = values[i]
         return values
 
     def _cache_key(self):
