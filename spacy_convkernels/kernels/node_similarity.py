@@ -30,7 +30,7 @@ similarities therefore take ``shared_rows``:
 
 A composition is alpha u_h + beta u_m with these u, so "when" and "where" as modifiers
 of the same head make two compositions that are no longer identical; a word without a
-vector then is all its own coordinate (KeLP copies the other word's vector instead).
+vector (the root's ``*``) copies the other one, as in KeLP.
 The rule gives each word a vector, never a correction per pair, so sigma stays a Gram
 matrix, positive semidefinite, and so do the tree kernels built on it: zeroing sigma
 only for the pairs on one row would make them indefinite, which SVMs pay for dearly (on
@@ -118,10 +118,11 @@ class CompositionalSimilarity:
         group = ("COMP", head_pos, modifier_pos) + ((relation,) if self.syntactic_restriction else ())
         h = self.vectors.lexical_row(head, head_pos)
         m = self.vectors.lexical_row(modifier, modifier_pos)
-        if self.shared_rows != "kelp":
-            return self._describe_with_own_parts(group, (f"{head}::{head_pos}", h), (f"{modifier}::{modifier_pos}", m))
         if h < 0 and m < 0:
             return None
+        if self.shared_rows != "kelp":
+            words = (f"{head}::{head_pos}", h), (f"{modifier}::{modifier_pos}", m)
+            return self._describe_with_own_parts(group, words[0] if h >= 0 else words[1], words[1] if m >= 0 else words[0])
         h, m = (m if h < 0 else h), (h if m < 0 else m)  # KeLP: a missing vector copies the other
         composed = self.alpha * self.vectors.matrix[h] + self.beta * self.vectors.matrix[m]
         norm = np.linalg.norm(composed)
@@ -130,11 +131,11 @@ class CompositionalSimilarity:
         return Description(group, ("composition", h, m), composed / norm, 1.0)
 
     def _describe_with_own_parts(self, group, *words) -> Optional[Description]:
-        """alpha u_h + beta u_m with u = w r + sqrt(1 - w^2) e (w = 0 without a vector)."""
+        """alpha u_h + beta u_m with u = w r + sqrt(1 - w^2) e."""
         shared = np.zeros(self.vectors.matrix.shape[1])
         own: Dict[str, float] = {}
         for coefficient, (word, row) in zip((self.alpha, self.beta), words):
-            w = row_weight(self.vectors, row, self.shared_rows, self.dilution) if row >= 0 else 0.0
+            w = row_weight(self.vectors, row, self.shared_rows, self.dilution)
             if w > 0:
                 shared += coefficient * w * self.vectors.matrix[row]
             if w < 1:
