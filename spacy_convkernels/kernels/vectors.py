@@ -7,6 +7,7 @@ words onto one vector (685k keys, 20k rows, 10k distinct vectors), and a shared 
 nothing about the meaning of the words on it.
 """
 import gzip
+from functools import cached_property
 from pathlib import Path
 from typing import Dict, Iterable, Tuple
 
@@ -25,9 +26,12 @@ class WordVectors:
     def __init__(self, keys: Dict[str, int], matrix: np.ndarray):
         self.rows = keys
         self.matrix = matrix
-        lemma_rows = {(key.partition("::")[0].lower(), row) for key, row in keys.items()}
-        self.lemmas_per_row = np.bincount(np.fromiter((row for _, row in lemma_rows), dtype=np.int64),
-                                          minlength=len(matrix))
+
+    @cached_property
+    def lemmas_per_row(self) -> np.ndarray:
+        """How many lemmas (lower-cased, KeLP's ``::p`` removed) each row holds."""
+        lemma_rows = {(key.partition("::")[0].lower(), row) for key, row in self.rows.items()}
+        return np.bincount(np.fromiter((row for _, row in lemma_rows), dtype=np.int64), minlength=len(self.matrix))
 
     @classmethod
     def from_arrays(cls, keys: Iterable[str], vectors: np.ndarray) -> "WordVectors":

@@ -1,6 +1,7 @@
 """Labelled directed graphs (AMR graphs, dependency parses) and the paths between their nodes."""
 from collections import deque
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Dict, List, Optional, Tuple
 
 import penman
@@ -47,8 +48,10 @@ class SemanticGraph:
                       if t.head.i != t.i and str(t.head.i) in labels)
         return cls(labels, edges, {str(t.i): t.text for t in tokens})
 
+    @cached_property
     def neighbours(self) -> Dict[str, List[Tuple[str, str]]]:
-        """node -> [(edge label as walked, next node)], in edge order, both directions."""
+        """node -> [(edge label as walked, next node)], in edge order, both directions
+        (made once per graph)."""
         adjacent: Dict[str, List[Tuple[str, str]]] = {n: [] for n in self.labels}
         for source, role, target in self.edges:
             adjacent[source].append((role, target))
@@ -58,7 +61,7 @@ class SemanticGraph:
     def walk_from(self, root: str, max_distance: Optional[int] = None) -> Dict[str, Tuple[str, str]]:
         """Breadth-first from ``root``: node -> (parent, edge label walked from the parent),
         the first shortest path to every node within ``max_distance`` edges."""
-        adjacent = self.neighbours()
+        adjacent = self.neighbours
         parent = {root: (None, "")}
         depth = {root: 0}
         queue = deque([root])
