@@ -51,7 +51,7 @@ def _weight(word, pos, shared_rows, dilution=0.25):
     return len(lemmas) ** -dilution
 
 
-OWN_AXES = [f"{w}::{p}" for w, p in WORDS] + ["*::*"]
+OWN_AXES = [f"{w}::{p}" for w, p in WORDS]
 
 
 def _own_vector(word, pos, shared_rows, dilution):

@@ -268,7 +268,8 @@ cdef inline double own_overlap(const Similarity* s, int ra, int rb) noexcept nog
 cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept nogil:
     """sigma(a, b) for two label ids of the table: 1 for the same label; for two labels of
     the same non-exact kind and group with vectors, w_a * w_b * <u_a, u_b> with u the unit
-    vectors, private coordinates included (1 for one row), and w the weights, a lexical one kept only when positive; else 0."""
+    vectors, private coordinates included (1 for one row), and w the weights, a lexical
+    one kept only when positive; else 0."""
     if a == b:
         return 1.0
     cdef int kind = s.kind[a]

@@ -178,7 +178,8 @@ class SimilarityTable:
         self._group_ids: Dict[tuple, int] = {}
         self._row_ids: Dict[tuple, int] = {}
         self._vectors: List[np.ndarray] = []
-        self._own: List[tuple] = []
+        self._own_words: List[List[int]] = []  # per vector row: two word ids, -1 for none
+        self._own_parts: List[List[float]] = []
         self._word_ids: Dict[str, int] = {}
         self._engine: Optional[NodeSimilarity] = None
 
@@ -209,8 +210,10 @@ class SimilarityTable:
                     if described.row_key not in self._row_ids:
                         self._row_ids[described.row_key] = len(self._vectors)
                         self._vectors.append(described.vector)
-                        self._own.append(tuple((self._word_ids.setdefault(word, len(self._word_ids)), part)
-                                               for word, part in described.own))
+                        free = 2 - len(described.own)
+                        self._own_words.append([self._word_ids.setdefault(word, len(self._word_ids))
+                                                for word, _ in described.own] + [-1] * free)
+                        self._own_parts.append([part for _, part in described.own] + [0.0] * free)
                     self.rows[i] = self._row_ids[described.row_key]
                     break
         self._engine = None
@@ -219,15 +222,9 @@ class SimilarityTable:
         """The table as the engine reads it."""
         if self._engine is None:
             vectors = np.array(self._vectors) if self._vectors else np.zeros((0, 1))
-            own_words = own_parts = None
-            if self._word_ids:
-                own_words = np.full((len(self._own), 2), -1, dtype=np.int32)
-                own_parts = np.zeros((len(self._own), 2))
-                for row, own in enumerate(self._own):
-                    for k, (word, part) in enumerate(own):
-                        own_words[row, k], own_parts[row, k] = word, part
+            own = (np.array(self._own_words), np.array(self._own_parts)) if self._word_ids else (None, None)
             self._engine = NodeSimilarity(self.kinds, self.groups, self.rows, self.weights, vectors, self.threshold,
-                                          self.gamma, self.sigmas, own_words, own_parts)
+                                          self.gamma, self.sigmas, *own)
         return self._engine
 
     def _grow(self, size: int) -> None:
