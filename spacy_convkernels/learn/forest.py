@@ -116,21 +116,27 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         S = klsh.similarities(X)
         buckets = self._short_code_buckets(S)
         self.optimization_evaluations_ = klsh.n_kernel_evaluations_
+
+        def on_sample(sample, known=None):
+            """K of the sample against the chosen references, and the columns known on it
+            (``known``: those already computed on this sample)."""
+            K = S[sample]
+            known = dict(zip(initial, K.T.copy())) if known is None else known
+            replaced = [k for k in range(M) if chosen[k] != initial[k]]
+            if replaced:
+                K[:, replaced] = self._columns(X, sample, [chosen[k] for k in replaced], known)
+            return K, known
+
         sample = (np.arange(len(X)) if self.mi_samples >= len(X)
                   else rng.choice(len(X), self.mi_samples, replace=False))
         hash_seed = rng.randint(2**31)
         forest_seed = rng.randint(2**31)
-        K = S[sample]
-        known = dict(zip(initial, K.T.copy()))
+        K, known = on_sample(sample)
         self.mi_history_ = [self._mi_lower_bound(K, y_index[sample], hash_seed, forest_seed)]
         for j in range(M):
             if self.mi_samples < len(X):  # stochastic: a fresh subset for each reference
                 sample = rng.choice(len(X), self.mi_samples, replace=False)
-                K = S[sample]
-                known = dict(zip(initial, K.T.copy()))
-                replaced = [k for k in range(M) if chosen[k] != initial[k]]
-                if replaced:
-                    K[:, replaced] = self._columns(X, sample, [chosen[k] for k in replaced], known)
+                K, known = on_sample(sample)
             labels = y_index[sample]
             first = [members[rng.randint(len(members))] for members in buckets]
             scores, _ = self._score_candidates(X, sample, K, j, first, known, labels, hash_seed, forest_seed)
@@ -145,11 +151,7 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
             K[:, j] = columns[:, winner]
             self.mi_history_.append(float(scores[winner]))
         klsh.set_references([X[i] for i in chosen], chosen, hash_seed)
-        replaced = [k for k in range(M) if chosen[k] != initial[k]]
-        if replaced:
-            S[:, replaced] = self._columns(X, np.arange(len(X)), [chosen[k] for k in replaced],
-                                           known if len(sample) == len(X) else {})
-        return S
+        return on_sample(np.arange(len(X)), known if len(sample) == len(X) else None)[0]
 
     def _columns(self, X: list, sample: np.ndarray, indices: Sequence[int], known: dict) -> np.ndarray:
         """K(x_s, x_i) for s in ``sample`` and i in ``indices``: from ``known`` (columns on
