@@ -49,20 +49,25 @@ def kelp_configurations(wordspace):
     ]
 
 
+def shared_row_rules(dilutions):
+    """KeLP's rule, the diluted rule for each exponent, the exclusive rule (as parameters)."""
+    return ([dict(shared_rows="kelp")] + [dict(shared_rows="diluted", dilution=d) for d in dilutions]
+            + [dict(shared_rows="exclusive")])
+
+
 def families(wordspace):
-    """(family, representation, KeLP-md300's best accuracy, variants at KeLP's lam and mu,
-    the lam and mu grid tried for the chosen variant)."""
+    """(family, representation, variants at KeLP's lam and mu, the lam and mu grid tried
+    for the chosen variant)."""
     sptk = dict(lam=0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=wordspace)
     csptk = dict(lam=0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace)
-    rules = [dict(shared_rows="kelp")] + [dict(shared_rows="diluted", dilution=d) for d in DILUTIONS] + [
-        dict(shared_rows="exclusive")]
     lam_mu = {"lam": GRID, "mu": GRID}
     return [
-        ("SST-GRCT", "grct", 91.6, [SubsetTreeKernel(lam=0.4)], {"lam": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)}),
-        ("PTK-GRCT", "grct", 91.6, [PartialTreeKernel(0.4, 0.4, 1.0), PartialTreeKernel(0.4, 0.4, 5.0)], lam_mu),
-        ("SPTK-LCT", "lct", 84.2, [SmoothedPartialTreeKernel(**sptk, **rule) for rule in rules], lam_mu),
-        ("CSPTK-CLCT", "clct", 94.0, [CompositionalSmoothedPartialTreeKernel(**csptk, **rule, syntactic_restriction=sr)
-                                      for sr in (False, True) for rule in rules[:1] + rules[2::2] + rules[-1:]], lam_mu),
+        ("SST-GRCT", "grct", [SubsetTreeKernel(lam=0.4)], {"lam": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)}),
+        ("PTK-GRCT", "grct", [PartialTreeKernel(0.4, 0.4, 1.0), PartialTreeKernel(0.4, 0.4, 5.0)], lam_mu),
+        ("SPTK-LCT", "lct", [SmoothedPartialTreeKernel(**sptk, **rule) for rule in shared_row_rules(DILUTIONS)],
+         lam_mu),
+        ("CSPTK-CLCT", "clct", [CompositionalSmoothedPartialTreeKernel(**csptk, **rule, syntactic_restriction=sr)
+                                for sr in (False, True) for rule in shared_row_rules((0.25, 0.5, 1.0))], lam_mu),
     ]
 
 
@@ -169,7 +174,8 @@ def main():
         "",
         "Shared rows (`shared_rows`; the rule is in `spacy_convkernels/kernels/node_similarity.py`):",
         f"en_core_web_md's table is pruned: the {keyed:,} QC lemmas with a vector (of {len(lemmas):,}) share",
-        f"{distinct:,} distinct vectors (what, how, when, where and that have one). `kelp` trusts every vector, so two lemmas",
+        f"{distinct:,} distinct vectors (what, how, when, where and that have one). "
+        "`kelp` trusts every vector, so two lemmas",
         "on one row are identical (KeLP). `diluted` gives a lemma on a row of k lemmas the vector",
         "w r + sqrt(1 - w^2) e, with w = k^(-dilution), r the row and e a coordinate of its own:",
         "two lemmas on one row are k^(-2 dilution) similar instead of 1. This holds for lexical",
@@ -184,7 +190,8 @@ def main():
         f"| BoW (linear) | {svm_accuracy(K_train, y_train, K_test, y_test):.1f} | "
         f"{cross_validated_accuracy(K_train, y_train):.1f} | 86.2 |  |  |",
     ]
-    for name, representation, kernel, kelp in kelp_configurations(wordspace):
+    kelp_rows = kelp_configurations(wordspace)
+    for name, representation, kernel, kelp in kelp_rows:
         accuracy, cv, train_seconds, test_seconds = evaluate(representation, kernel)
         lines.append(f"| {name} ({described(kernel)}) | {accuracy:.1f} | {cv:.1f} | {kelp:.1f} | {train_seconds:.1f} | "
                      f"{test_seconds:.2f} |")
@@ -197,13 +204,14 @@ def main():
     candidates = {}
     candidate_lines = ["", "## Every candidate", "",
                        "The test column is for the record; it played no part in the choice.", ""]
-    for family, representation, kelp, variants, params in families(wordspace):
+    kelp_best = {name: max(kelp for other, _, _, kelp in kelp_rows if other == name) for name, _, _, _ in kelp_rows}
+    for family, representation, variants, params in families(wordspace):
         tried = [(kernel, evaluate(representation, kernel)) for kernel in variants]
         variant = max(tried, key=lambda t: t[1][1])[0]
         tried += [(kernel, evaluate(representation, kernel)) for kernel in grid(variant, params)
                   if repr(kernel) != repr(variant)]
         chosen, (accuracy, cv, train_seconds, test_seconds) = max(tried, key=lambda t: t[1][1])
-        chosen_lines.append(f"| {family} | {described(chosen)} | {cv:.2f} | {accuracy:.1f} | {kelp:.1f} | "
+        chosen_lines.append(f"| {family} | {described(chosen)} | {cv:.2f} | {accuracy:.1f} | {kelp_best[family]:.1f} | "
                             f"{train_seconds:.1f} | {test_seconds:.2f} |")
         candidates[family] = [(cv, accuracy) for _, (accuracy, cv, _, _) in tried]
         candidate_lines += [f"### {family}", "", "| configuration | train CV % | test accuracy % |", "|---|---|---|"]
