@@ -59,9 +59,9 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
         return self.threshold
 
     def _vector_rules(self, vectors: WordVectors) -> list:
-        return [LexicalSimilarity(vectors, *self._shared_rows())]
+        return [LexicalSimilarity(vectors, *self._shared_row_rule())]
 
-    def _shared_rows(self) -> tuple:
+    def _shared_row_rule(self) -> tuple:
         """(shared_rows, dilution), checked."""
         if self.shared_rows not in SHARED_ROW_RULES:
             raise InvalidParameterError(f"shared_rows must be one of {', '.join(SHARED_ROW_RULES)}, got {self.shared_rows!r}")
@@ -99,8 +99,8 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
 
     def _vector_rules(self, vectors: WordVectors) -> list:
         alpha, beta = check_number("alpha", self.alpha, inclusive=True), check_number("beta", self.beta, inclusive=True)
-        shared_rows = self._shared_rows()
-        rules = [CompositionalSimilarity(vectors, alpha, beta, bool(self.syntactic_restriction), *shared_rows)]
-        return rules + ([LexicalSimilarity(vectors, *shared_rows)] if self.lexical else [])
+        rule = self._shared_row_rule()
+        rules = [CompositionalSimilarity(vectors, alpha, beta, bool(self.syntactic_restriction), *rule)]
+        return rules + ([LexicalSimilarity(vectors, *rule)] if self.lexical else [])
 
 
