@@ -14,12 +14,13 @@ else:
 
 extensions = [
     Extension(
-        "spacy_convkernels.kernels._engine",
-        ["spacy_convkernels/kernels/_engine.pyx"],
+        f"spacy_convkernels.kernels.{name}",
+        [f"spacy_convkernels/kernels/{name}.pyx"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         **openmp,
     )
+    for name in ("_engine", "_openmp")
 ]
 
 setup(

@@ -43,7 +43,7 @@ def main():
     print(f"{'kernel':<24}{'trees':<7}{'nodes':>6}{'1 thread /s':>14}{f'{cores} threads /s':>16}{'speed-up':>10}")
     wordspace = args.data / "wordspace_md300.txt.gz"
     kernels = [
-        ("ST", "grct", SubtreeKernel(lam=0.4)),
+        ("ST", "grct", SubtreeKernel(lam=0.4, variant="kelp")),
         ("SST", "grct", SubsetTreeKernel(lam=0.4)),
         ("PTK", "grct", PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5)),
         ("SPTK", "lct", SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=wordspace)),

@@ -42,3 +42,11 @@ class CorpusFormatError(ConvKernelsError, ValueError):
 
 class KernelOverflowError(ConvKernelsError, ArithmeticError):
     """A kernel value left the range of float64 (too large parameters for too large structures)."""
+
+
+class ConvKernelsWarning(UserWarning):
+    """Base class of every warning issued by spacy-convkernels."""
+
+
+class KernelUnderflowWarning(ConvKernelsWarning):
+    """Kernel values underflow to 0 (parameters too small for the structures' sizes)."""

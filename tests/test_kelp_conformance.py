@@ -18,7 +18,7 @@ from spacy_convkernels.kernels import (
 from conftest import CORPORA
 
 KERNELS = {
-    "stk": SubtreeKernel(lam=0.4),
+    "stk": SubtreeKernel(lam=0.4, variant="kelp"),
     "sstk": SubsetTreeKernel(lam=0.4),
     "ptk": PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5),
 }

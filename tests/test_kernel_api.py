@@ -21,7 +21,7 @@ from spacy_convkernels.kernels import (
 from conftest import CORPORA
 from random_trees import random_tree
 
-KERNELS = [SubtreeKernel(), SubtreeKernel(variant="textbook"), SubsetTreeKernel(), PartialTreeKernel(terminal_factor=5)]
+KERNELS = [SubtreeKernel(), SubtreeKernel(variant="kelp"), SubsetTreeKernel(), PartialTreeKernel(terminal_factor=5)]
 
 
 @pytest.fixture(scope="module")
@@ -159,10 +159,10 @@ def test_self_kernels_are_computed_once_per_structure(monkeypatch):
     computed = []
     original = type(kernel)._pairs
 
-    def counting(self, A, B, index, threads, inv_a=None, inv_b=None):
+    def counting(self, A, B, index, threads, published, inv_a=None, inv_b=None):
         if inv_a is None:  # the raw values: self-kernels
             computed.append(len(index))
-        return original(self, A, B, index, threads, inv_a, inv_b)
+        return original(self, A, B, index, threads, published, inv_a, inv_b)
 
     monkeypatch.setattr(type(kernel), "_pairs", counting)
     first = kernel(a, b)
@@ -181,8 +181,8 @@ def test_structures_are_prepared_once_per_call(monkeypatch, qc_trees, call):
     kernel = PartialTreeKernel(terminal_factor=2)
     X, Y = [Tree.from_string(str(t)) for t in qc_trees[:20]], [Tree.from_string(str(t)) for t in qc_trees[20:30]]
     prepared = []
-    original = type(kernel)._prepare
-    monkeypatch.setattr(type(kernel), "_prepare", lambda self, Z: prepared.append(len(Z)) or original(self, Z))
+    original = type(kernel)._pack
+    monkeypatch.setattr(type(kernel), "_pack", lambda self, Z, tables: prepared.append(len(Z)) or original(self, Z, tables))
     if call == "gram":
         kernel.gram(X)
     elif call == "gram_xy":

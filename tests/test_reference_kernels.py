@@ -10,7 +10,7 @@ import reference_kernels as ref
 from random_trees import random_pairs, random_tree
 
 CASES = [
-    (SubtreeKernel(lam=0.4), ref.subtree_kelp, {"lam": 0.4}),
+    (SubtreeKernel(lam=0.4, variant="kelp"), ref.subtree_kelp, {"lam": 0.4}),
     (SubtreeKernel(lam=0.7, variant="textbook"), ref.subtree_textbook, {"lam": 0.7}),
     (SubsetTreeKernel(lam=0.4), ref.subset_tree, {"lam": 0.4}),
     (SubsetTreeKernel(lam=1.0), ref.subset_tree, {"lam": 1.0}),
@@ -22,7 +22,7 @@ CASES = [
 # nonstationary weights: a label ignored, one damped, one boosted (B##x and A##x share a content)
 WEIGHTS = {"A##y": 0.0, "B##x": 0.5, "w": 1.5}
 CASES += [
-    (SubtreeKernel(lam=0.4, label_weights=WEIGHTS), ref.subtree_kelp, {"lam": 0.4, "label_weights": WEIGHTS}),
+    (SubtreeKernel(lam=0.4, variant="kelp", label_weights=WEIGHTS), ref.subtree_kelp, {"lam": 0.4, "label_weights": WEIGHTS}),
     (SubtreeKernel(lam=0.7, variant="textbook", label_weights=WEIGHTS), ref.subtree_textbook,
      {"lam": 0.7, "label_weights": WEIGHTS}),
     (SubsetTreeKernel(lam=0.4, label_weights=WEIGHTS), ref.subset_tree, {"lam": 0.4, "label_weights": WEIGHTS}),
@@ -112,6 +112,6 @@ def test_kernels_differ_where_their_definitions_differ():
     b = Tree.from_string("(A(B(E))(D))")
     lam = 0.5
     # pairs with equal productions: A (A->B D), D (leaf); B differs (B->C vs B->E)
-    assert SubtreeKernel(lam=lam)(a, b, normalize=False) == pytest.approx(lam * 1 + lam)
+    assert SubtreeKernel(lam=lam, variant="kelp")(a, b, normalize=False) == pytest.approx(lam * 1 + lam)
     assert SubtreeKernel(lam=lam, variant="textbook")(a, b, normalize=False) == pytest.approx(lam)
     assert SubsetTreeKernel(lam=lam)(a, b, normalize=False) == pytest.approx(lam + lam)

@@ -145,7 +145,7 @@ def test_chain_of_100000_nodes():
     assert tree.n_nodes == depth
     assert pickle.loads(pickle.dumps(tree)) == tree
     other = Tree.from_string("(root" + text[len("(n0") :])  # same chain under another root label
-    for kernel in (SubtreeKernel(), SubtreeKernel(variant="textbook"), SubsetTreeKernel(), PartialTreeKernel()):
+    for kernel in (SubtreeKernel(), SubtreeKernel(variant="kelp"), SubsetTreeKernel(), PartialTreeKernel()):
         assert kernel(tree, tree) == pytest.approx(1.0)
         value = kernel(tree, other, normalize=False)
         assert 0.0 < value <= kernel(tree, tree, normalize=False)

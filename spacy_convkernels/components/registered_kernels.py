@@ -21,7 +21,7 @@ PIPELINE_VECTORS = "vocab"
 
 
 @registry.misc("spacy_convkernels.SubtreeKernel.v1")
-def subtree_kernel(lam: float = 0.4, variant: str = "kelp") -> SubtreeKernel:
+def subtree_kernel(lam: float = 0.4, variant: str = "textbook") -> SubtreeKernel:
     return SubtreeKernel(lam=lam, variant=variant)
 
 

@@ -10,6 +10,7 @@ exp(c - 1) * ((c - gamma) / (1 - gamma))+ of the cosine c of their word vectors.
 ``edge_weights`` maps edge labels to the nonstationary sigma (default 1 for all; 0
 ignores every tuple with that edge).
 """
+import threading
 from typing import Dict, Optional
 
 import numpy as np
@@ -19,6 +20,7 @@ from ..structures.interning import LABELS
 from ..structures.tree import Tree
 from ._engine import KernelKind, PackedSequences, PackedTrees, TupleTable
 from .base import CompiledKernel, InvalidParameterError, check_number
+from .growing import GrowingArray
 from .node_similarity import ExponentialSimilarity, SimilarityTable
 from .vectors import WordVectors
 
@@ -35,14 +37,17 @@ class _TupleKernel(CompiledKernel):
         self.gamma = gamma
         self.edge_weights = edge_weights
 
-    def _tables(self) -> "_TupleTables":
-        return self._engine_table(lambda: _TupleTables(self.vectors, self.gamma, self.edge_weights))
+    def _uses_tables(self) -> bool:
+        return True
 
-    def _engine_args(self):
+    def _make_tables(self) -> "_TupleTables":
+        return _TupleTables(self.vectors, self.gamma, self.edge_weights)
+
+    def _engine_args(self, published):
         lam = check_number("lam", self.lam)
         if lam >= 1:
             raise InvalidParameterError(f"lam must be < 1, got {lam!r}")
-        return self._kind, lam, 1.0, 1.0, None, self._tables().engine()
+        return self._kind, lam, 1.0, 1.0, None, published
 
 
 class SubsequencePathKernel(_TupleKernel):
@@ -54,9 +59,9 @@ class SubsequencePathKernel(_TupleKernel):
     structure_type = PathTuples
     _kind = KernelKind.SUBSEQUENCE_PATH
 
-    def _prepare(self, paths):
+    def _pack(self, paths, tables):
         compiled = [p.compiled for p in paths]
-        self._tables().cover(compiled, lambda: [p.labels for p in paths])
+        tables.cover(compiled, lambda: [p.labels for p in paths])
         return PackedSequences(compiled)
 
 
@@ -71,14 +76,16 @@ class ZelenkoTreeKernel(_TupleKernel):
     structure_type = Tree
     _kind = KernelKind.ZELENKO_TREE
 
-    def _prepare(self, trees):
+    def _pack(self, trees, tables):
         compiled = [t.compiled for t in trees]
-        self._tables().cover(compiled, lambda: [t.labels for t in trees])
+        tables.cover(compiled, lambda: [t.labels for t in trees])
         return PackedTrees(compiled, "label")
 
 
 class _TupleTables:
-    """The tuple table of a kernel configuration, grown as new tuple labels appear."""
+    """The tuple table of a kernel configuration, grown as new tuple labels appear; safe to
+    share between threads as :class:`~.node_similarity.SimilarityTable` is: grown under a
+    lock, each entry written once, and published as a new :class:`TupleTable`."""
 
     def __init__(self, vectors, gamma: float, edge_weights: Optional[Dict[str, float]]):
         gamma = check_number("gamma", gamma, minimum=-1.0)
@@ -86,41 +93,47 @@ class _TupleTables:
             raise InvalidParameterError(f"gamma must be in (-1, 1), got {gamma!r}")
         rules = [] if vectors is None else [ExponentialSimilarity(WordVectors.load(vectors))]
         self.nodes = SimilarityTable(rules, threshold=0.0, gamma=gamma)
+        self.uid = self.nodes.uid
         self.edge_weights = dict(edge_weights or {})
         for edge, weight in self.edge_weights.items():
             check_number(f"edge_weights[{edge!r}]", weight, inclusive=True)
         self.edge_ids: Dict[str, int] = {}
-        self.edges = np.zeros(0, dtype=np.int32)
-        self.node_ids = np.zeros(0, dtype=np.int32)
-        self._engine = None
+        self.edges = GrowingArray(np.int32, -1)
+        self.node_ids = GrowingArray(np.int32, 0)
+        self._lock = threading.Lock()
+        self._published = self._publish()
 
-    def cover(self, compiled, labels) -> None:
+    @property
+    def current(self) -> TupleTable:
+        """The table published last: it covers every tuple label described so far."""
+        return self._published[1]
+
+    def cover(self, compiled, labels) -> TupleTable:
         """Describe the tuple labels not seen yet; ``labels()`` gives the structures' labels
-        (aligned with their compiled ids) and is called only when some are new."""
+        (aligned with their compiled ids) and is called only when some are new. The
+        published table, which covers them all."""
         ids = np.concatenate([c.labels for c in compiled]) if compiled else np.zeros(0, np.int32)
-        if ids.size and ids.max() >= len(self.edges):
-            grow = int(ids.max()) + 1 + len(self.edges) // 2 - len(self.edges)
-            self.edges = np.concatenate([self.edges, np.full(grow, -1, dtype=np.int32)])
-            self.node_ids = np.concatenate([self.node_ids, np.zeros(grow, dtype=np.int32)])
-        new = np.flatnonzero(self.edges[ids] < 0) if ids.size else []
-        if len(new) == 0:
-            return
-        flat = [label for group in labels() for label in group]
-        node_labels = []
-        for k in new:
-            edge, node = split_tuple_label(flat[k])
-            self.edges[ids[k]] = self.edge_ids.setdefault(edge, len(self.edge_ids))
-            node_labels.append(node)
-        node_ids = LABELS.ids(node_labels)
-        self.node_ids[ids[new]] = node_ids
-        self.nodes.cover(node_ids, node_labels)
-        self._engine = None
+        edges, table = self._published
+        if ids.size == 0 or (ids.max() < len(edges) and (edges[ids] >= 0).all()):
+            return table
+        with self._lock:
+            self.edges.reserve(int(ids.max()) + 1)
+            self.node_ids.reserve(int(ids.max()) + 1)
+            new = np.flatnonzero(self.edges.data[ids] < 0)
+            if len(new):
+                flat = [label for group in labels() for label in group]
+                edge_labels, node_labels = zip(*(split_tuple_label(flat[k]) for k in new))
+                node_ids = LABELS.ids(node_labels)
+                self.nodes.cover(node_ids, node_labels)
+                self.node_ids.data[ids[new]] = node_ids
+                self.edges.data[ids[new]] = [self.edge_ids.setdefault(edge, len(self.edge_ids)) for edge in edge_labels]
+            self._published = self._publish()
+            return self._published[1]
 
-    def engine(self) -> TupleTable:
-        if self._engine is None:
-            weights = np.ones(max(len(self.edge_ids), 1))
-            for edge, index in self.edge_ids.items():
-                weights[index] = self.edge_weights.get(edge, 1.0)
-            edges = np.where(self.edges < 0, 0, self.edges)
-            self._engine = TupleTable(edges, self.node_ids, weights, self.nodes.engine())
-        return self._engine
+    def _publish(self):
+        """(edge id per tuple label, -1 where not seen; the table as the engine reads it)."""
+        weights = np.ones(max(len(self.edge_ids), 1))
+        for edge, index in self.edge_ids.items():
+            weights[index] = self.edge_weights.get(edge, 1.0)
+        edges = self.edges.view()
+        return edges, TupleTable(np.maximum(edges, 0), self.node_ids.view(), weights, self.nodes.current)

@@ -41,12 +41,15 @@ both kernels; on the test set they lift SPTK far above KeLP's but lower CSPTK's.
 :class:`SimilarityTable` turns rules into the arrays the engine reads (kind, group and
 vector row per label id), growing as new labels appear.
 """
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+import itertools
+import threading
+from typing import Dict, Iterable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ._engine import NodeSimilarity, SimilarityKind
-from .base import InvalidParameterError, check_number
+from .base import check_number
+from .growing import GrowingArray
 from .vectors import WordVectors
 
 SHARED_ROW_RULES = ("kelp", "diluted", "exclusive")
@@ -159,82 +162,99 @@ class ExponentialSimilarity:
 
 
 class SimilarityTable:
-    """The per-label-id arrays of a set of rules (the first rule that smooths a label wins)."""
+    """The per-label-id arrays of a set of rules (the first rule that smooths a label wins).
+
+    Safe to share between threads: :meth:`cover` describes new labels under a lock and
+    publishes the table as a new :class:`NodeSimilarity`; an entry, once written, is
+    never changed (:mod:`.growing`), so an engine call keeps reading the table it was
+    given while other threads grow it. ``uid`` tells tables apart (what a structure
+    packed against one table may not be read against another)."""
+
+    _uids = itertools.count()
 
     def __init__(self, rules: Sequence, threshold: float = 0.01, gamma: float = 0.0,
                  label_weights: Optional[Dict[str, float]] = None):
         self.rules = list(rules)
-        self.threshold = check_number("threshold", threshold, inclusive=True)
+        self.threshold = check_number("threshold", threshold, inclusive=True, maximum=1.0)
         self.gamma = gamma
         self.label_weights = dict(label_weights or {})
         for label, weight in self.label_weights.items():
             check_number(f"label_weights[{label!r}]", weight, inclusive=True)
-        self.sigmas = np.zeros(0, dtype=np.float64)
-        self.kinds = np.zeros(0, dtype=np.int32)
-        self.groups = np.zeros(0, dtype=np.int32)
-        self.rows = np.zeros(0, dtype=np.int32)
-        self.weights = np.zeros(0, dtype=np.float64)
-        self._seen = np.zeros(0, dtype=bool)
+        self.uid = next(self._uids)
+        self.kinds = GrowingArray(np.int32, SimilarityKind.EXACT)
+        self.groups = GrowingArray(np.int32, 0)
+        self.rows = GrowingArray(np.int32, -1)
+        self.weights = GrowingArray(np.float64, 0.0)
+        self.sigmas = GrowingArray(np.float64, 1.0)
+        self._seen = GrowingArray(bool, False)
+        self._vectors: Optional[GrowingArray] = None  # unit vectors by row, made with the first
+        self._own_words = GrowingArray(np.int32, -1, (2,))  # per vector row: two word ids, -1 for none
+        self._own_parts = GrowingArray(np.float64, 0.0, (2,))
         self._group_ids: Dict[tuple, int] = {}
         self._row_ids: Dict[tuple, int] = {}
-        self._vectors: List[np.ndarray] = []
-        self._own_words: List[List[int]] = []  # per vector row: two word ids, -1 for none
-        self._own_parts: List[List[float]] = []
         self._word_ids: Dict[str, int] = {}
-        self._engine: Optional[NodeSimilarity] = None
+        self._lock = threading.Lock()
+        self._published = self._publish()
 
-    def cover(self, label_ids: Iterable[int], labels) -> None:
-        """Describe the labels not seen yet: ``label_ids[k]`` is the id of ``labels[k]``;
-        ``labels`` may be a function giving them, called only when some id is new."""
+    def cover(self, label_ids: Iterable[int], labels) -> NodeSimilarity:
+        """Describe the labels not seen yet, ``label_ids[k]`` the id of ``labels[k]``
+        (``labels`` may be a function giving them, called only when some id is new);
+        the published table, which covers them all."""
         ids = np.fromiter(label_ids, dtype=np.int64)
-        if ids.size == 0:
-            return
-        if ids.max() >= len(self.kinds):
-            self._grow(int(ids.max()) + 1)
-        new = ~self._seen[ids]
-        if not new.any():
+        seen, similarity = self._published
+        if ids.size == 0 or (ids.max() < len(seen) and seen[ids].all()):
+            return similarity
+        with self._lock:
+            self._describe(ids, labels)
+            self._published = self._publish()
+            return self._published[1]
+
+    @property
+    def current(self) -> NodeSimilarity:
+        """The table published last: it covers every label described so far."""
+        return self._published[1]
+
+    def _describe(self, ids: np.ndarray, labels) -> None:
+        for array in (self.kinds, self.groups, self.rows, self.weights, self.sigmas, self._seen):
+            array.reserve(int(ids.max()) + 1)
+        seen = self._seen.data
+        new = np.flatnonzero(~seen[ids])
+        if not len(new):
             return
         labels = list(labels() if callable(labels) else labels)
-        for k in np.flatnonzero(new):
+        for k in new:
             i = ids[k]
-            if self._seen[i]:
+            if seen[i]:
                 continue
-            self._seen[i] = True
-            self.sigmas[i] = self.label_weights.get(labels[k], 1.0)
+            seen[i] = True
+            self.sigmas.data[i] = self.label_weights.get(labels[k], 1.0)
             for rule in self.rules:
                 described = rule.describe(labels[k])
                 if described is not None:
-                    self.kinds[i] = rule.kind
-                    self.weights[i] = described.weight
-                    self.groups[i] = self._group_ids.setdefault(described.group, len(self._group_ids))
-                    if described.row_key not in self._row_ids:
-                        self._row_ids[described.row_key] = len(self._vectors)
-                        self._vectors.append(described.vector)
-                        free = 2 - len(described.own)
-                        self._own_words.append([self._word_ids.setdefault(word, len(self._word_ids))
-                                                for word, _ in described.own] + [-1] * free)
-                        self._own_parts.append([part for _, part in described.own] + [0.0] * free)
-                    self.rows[i] = self._row_ids[described.row_key]
+                    self.kinds.data[i] = rule.kind
+                    self.weights.data[i] = described.weight
+                    self.groups.data[i] = self._group_ids.setdefault(described.group, len(self._group_ids))
+                    self.rows.data[i] = self._vector_row(described)
                     break
-        self._engine = None
 
-    def engine(self) -> NodeSimilarity:
-        """The table as the engine reads it."""
-        if self._engine is None:
-            vectors = np.array(self._vectors) if self._vectors else np.zeros((0, 1))
-            own = (np.array(self._own_words), np.array(self._own_parts)) if self._word_ids else (None, None)
-            self._engine = NodeSimilarity(self.kinds, self.groups, self.rows, self.weights, vectors, self.threshold,
-                                          self.gamma, self.sigmas, *own)
-        return self._engine
+    def _vector_row(self, described: Description) -> int:
+        if described.row_key not in self._row_ids:
+            if self._vectors is None:
+                self._vectors = GrowingArray(np.float64, 0.0, described.vector.shape)
+            self._row_ids[described.row_key] = self._vectors.append(described.vector)
+            free = 2 - len(described.own)
+            self._own_words.append([self._word_ids.setdefault(word, len(self._word_ids))
+                                    for word, _ in described.own] + [-1] * free)
+            self._own_parts.append([part for _, part in described.own] + [0.0] * free)
+        return self._row_ids[described.row_key]
 
-    def _grow(self, size: int) -> None:
-        grow = size + size // 2 - len(self.kinds)
-        self.kinds = np.concatenate([self.kinds, np.full(grow, SimilarityKind.EXACT, dtype=np.int32)])
-        self.groups = np.concatenate([self.groups, np.zeros(grow, dtype=np.int32)])
-        self.rows = np.concatenate([self.rows, np.full(grow, -1, dtype=np.int32)])
-        self.weights = np.concatenate([self.weights, np.zeros(grow)])
-        self.sigmas = np.concatenate([self.sigmas, np.ones(grow)])
-        self._seen = np.concatenate([self._seen, np.zeros(grow, dtype=bool)])
+    def _publish(self) -> Tuple[np.ndarray, NodeSimilarity]:
+        """(labels seen, the table as the engine reads it): views of the entries written so far."""
+        vectors = self._vectors.view() if self._vectors is not None else np.zeros((0, 1))
+        own = (self._own_words.view(), self._own_parts.view()) if self._word_ids else (None, None)
+        return self._seen.view(), NodeSimilarity(self.kinds.view(), self.groups.view(), self.rows.view(),
+                                                 self.weights.view(), vectors, self.threshold, self.gamma,
+                                                 self.sigmas.view(), *own)
 
 
 def _lemma_and_pos(key: str) -> Tuple[str, str]:

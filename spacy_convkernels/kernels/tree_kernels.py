@@ -45,26 +45,22 @@ class _CompiledTreeKernel(CompiledKernel):
         """The similarity below which node pairs count as 0 (only the smoothed kernels have one)."""
         return 0.0
 
-    def _similarity_table(self):
-        """The table of the current parameters, built once and grown with new labels; None
-        when every label matches itself with weight 1."""
-        if not (self._always_tabled or self.label_weights):
-            return None
-        return self._engine_table(lambda: SimilarityTable(self._rules(), self._threshold(),
-                                                          label_weights=self.label_weights))
+    def _uses_tables(self) -> bool:
+        return bool(self._always_tabled or self.label_weights)
 
-    def _prepare(self, trees):
+    def _make_tables(self) -> SimilarityTable:
+        return SimilarityTable(self._rules(), self._threshold(), label_weights=self.label_weights)
+
+    def _pack(self, trees, table):
         compiled = [t.compiled for t in trees]
-        table = self._similarity_table()
         if table is None:
             return _engine.PackedTrees(compiled, self._match_key)
-        if compiled:
-            table.cover(np.concatenate([c.labels for c in compiled]), lambda: [label for t in trees for label in t.labels])
-        return _engine.PackedTrees(compiled, self._match_key, table.kinds)
+        labels = np.concatenate([c.labels for c in compiled]) if compiled else np.zeros(0, np.int32)
+        covering = table.cover(labels, lambda: [label for t in trees for label in t.labels])
+        return _engine.PackedTrees(compiled, self._match_key, covering.kinds)
 
-    def _engine_args(self):
-        table = self._similarity_table()
-        return (*self._engine_params(), None if table is None else table.engine(), None)
+    def _engine_args(self, published):
+        return (*self._engine_params(), published, None)
 
 
 class SubtreeKernel(_CompiledTreeKernel):
@@ -72,14 +68,18 @@ class SubtreeKernel(_CompiledTreeKernel):
 
     Delta(n1, n2) = 0 if the productions differ, else lam * prod_k f(c1k, c2k).
 
-    ``variant="kelp"`` (default) is KeLP's ``SubTreeKernel`` (reference ``stk``): f =
-    Delta(c1k, c2k) when both children are internal with equal productions, and 1
-    otherwise, including two internal children with equal labels but different
-    productions. ``variant="textbook"`` is the definition: f = 1 for two leaves, else
-    Delta(c1k, c2k), which is 0 when the productions differ.
+    ``variant="textbook"`` (default) is the definition: f = 1 for two leaves, else
+    Delta(c1k, c2k), which is 0 when the productions differ; a valid (positive
+    semidefinite) kernel. ``variant="kelp"`` is KeLP's ``SubTreeKernel`` (reference
+    ``stk``), for conformance with KeLP only: f = Delta(c1k, c2k) when both children
+    are internal with equal productions, and 1 otherwise, including two internal
+    children with equal labels but different productions. It is *not* a kernel: its
+    Gram matrices can have negative eigenvalues and normalized values above 1 (1.136
+    for ``(B (B (B y y)) y)`` against ``(B (B (B y y) y))``), on which an SVM silently
+    mis-trains.
     """
 
-    def __init__(self, lam: float = 0.4, variant: str = "kelp", label_weights=None):
+    def __init__(self, lam: float = 0.4, variant: str = "textbook", label_weights=None):
         self.lam = lam
         self.variant = variant
         self.label_weights = label_weights

@@ -1,0 +1,41 @@
+"""Label-indexed arrays that grow as labels appear, safe to read from other threads.
+
+The engine reads its tables (kinds, groups, vector rows, weights per label id) without
+the GIL, possibly while another thread describes new labels. A :class:`GrowingArray`
+makes that safe by writing each entry at most once: an entry is filled before the
+table that covers it is published (under the table's lock), and never rewritten, so a
+:meth:`view` handed out earlier keeps its meaning for every entry it covers. When the
+capacity runs out, the entries move to a new buffer of 1.5 times the size; earlier
+views keep the old buffer alive.
+"""
+import numpy as np
+
+
+class GrowingArray:
+    """An array of ``shape[1:] = item_shape`` items, default ``fill``, grown on demand."""
+
+    def __init__(self, dtype, fill, item_shape: tuple = ()):
+        self.fill = fill
+        self.data = np.full((0, *item_shape), fill, dtype=dtype)
+        self.size = 0
+
+    def reserve(self, size: int) -> None:
+        """Make entries ``0 .. size - 1`` addressable (new ones hold ``fill``)."""
+        if size > len(self.data):
+            capacity = max(size, len(self.data) + len(self.data) // 2, 16)
+            grown = np.full((capacity, *self.data.shape[1:]), self.fill, dtype=self.data.dtype)
+            grown[: self.size] = self.data[: self.size]
+            self.data = grown
+        self.size = max(self.size, size)
+
+    def append(self, item) -> int:
+        """Store ``item`` after the last entry; its index."""
+        self.reserve(self.size + 1)
+        self.data[self.size - 1] = item
+        return self.size - 1
+
+    def view(self) -> np.ndarray:
+        """The entries so far, read-only."""
+        view = self.data[: self.size]
+        view.flags.writeable = False
+        return view
