@@ -22,7 +22,7 @@ from ._engine import KernelKind, PackedSequences, PackedTrees, TupleTable
 from .base import CompiledKernel, InvalidParameterError, check_number
 from .growing import GrowingArray
 from .node_similarity import ExponentialSimilarity, SimilarityTable
-from .vectors import WordVectors
+from .vectors import VectorsParameter, WordVectors
 
 
 class _TupleKernel(CompiledKernel):
@@ -30,6 +30,7 @@ class _TupleKernel(CompiledKernel):
 
     _kind = None
     _table_params = ("gamma", "edge_weights")
+    vectors = VectorsParameter()
 
     def __init__(self, lam: float = 0.5, vectors=None, gamma: float = 0.6, edge_weights: Optional[Dict[str, float]] = None):
         self.lam = lam

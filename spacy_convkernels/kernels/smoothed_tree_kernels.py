@@ -17,14 +17,15 @@ from ._engine import KernelKind
 from .base import InvalidParameterError, check_number
 from .node_similarity import SHARED_ROW_RULES, CompositionalSimilarity, LexicalSimilarity
 from .tree_kernels import _CompiledTreeKernel
-from .vectors import WordVectors
+from .vectors import VectorsParameter, WordVectors
 
 
 class SmoothedPartialTreeKernel(_CompiledTreeKernel):
     """SPTK with KeLP's lexical similarity (``sptk``; KeLP's reference: lam = mu = 0.4,
     terminal_factor = 0.2, threshold = 0.01 on LCT trees).
 
-    ``vectors``: a spaCy ``Vocab`` or ``Vectors``, a :class:`~.vectors.WordVectors`, or a
+    ``vectors``: a spaCy ``Vocab`` or ``Vectors`` (held as a light
+    :class:`~.vectors.WordVectors` handle, shared by clones), a ``WordVectors``, or a
     path to a word-space file (see :meth:`WordVectors.load`); None for the identity
     similarity. ``shared_rows``: ``"kelp"`` (default, KeLP's semantics), ``"diluted"`` or
     ``"exclusive"``: how far to trust the vector of a word that shares its row of a
@@ -36,6 +37,7 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
 
     _always_tabled = True
     _table_params = ("threshold", "shared_rows", "dilution", "label_weights")
+    vectors = VectorsParameter()
 
     def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
                  vectors=None, shared_rows: str = "kelp", dilution: float = 0.25, label_weights=None):

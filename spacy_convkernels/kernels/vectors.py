@@ -21,11 +21,31 @@ class VectorsError(ConvKernelsError, ValueError):
 
 
 class WordVectors:
-    """Unit vectors by key; ``rows[key]`` indexes ``matrix``, one row per distinct vector."""
+    """Unit vectors by key; ``rows[key]`` indexes ``matrix``, one row per distinct vector.
 
-    def __init__(self, keys: Dict[str, int], matrix: np.ndarray):
+    A read-only handle: copies (``copy.deepcopy``, scikit-learn's ``clone``) share it by
+    reference, and it pickles as the source's distinct vectors (float32, as spaCy and
+    the text formats store them) with its keys in one string, from which the unit
+    vectors are made again exactly. ``raw`` holds those distinct source vectors."""
+
+    def __init__(self, keys: Dict[str, int], matrix: np.ndarray, raw: np.ndarray | None = None):
         self.rows = keys
         self.matrix = matrix
+        self.raw = raw
+        self.matrix.flags.writeable = False
+
+    def __deepcopy__(self, memo) -> "WordVectors":
+        return self
+
+    def __copy__(self) -> "WordVectors":
+        return self
+
+    def __reduce__(self):
+        keys = list(self.rows)
+        rows = np.fromiter(self.rows.values(), dtype=np.int32, count=len(keys))
+        if self.raw is None:
+            return _restore, ("\n".join(keys), rows, self.matrix, None)
+        return _restore, ("\n".join(keys), rows, None, self.raw)
 
     @cached_property
     def lemmas_per_row(self) -> np.ndarray:
@@ -44,11 +64,10 @@ class WordVectors:
             raise VectorsError("word vectors hold NaN or infinite values")
         nonzero = np.flatnonzero(np.abs(vectors).sum(axis=1) > 0)
         distinct, row_of = np.unique(vectors[nonzero], axis=0, return_inverse=True)
-        norms = np.linalg.norm(distinct.astype(np.float64), axis=1, keepdims=True)
         rows = {}
         for k, row in zip(nonzero.tolist(), row_of.reshape(-1).tolist()):
             rows.setdefault(keys[k], row)
-        return cls(rows, distinct.astype(np.float64) / norms)
+        return cls(rows, _unit_rows(distinct), distinct)
 
     @classmethod
     def load(cls, source) -> "WordVectors":
@@ -94,7 +113,36 @@ def _from_spacy(vectors, strings) -> WordVectors:
         distinct = table.rows.get(str(row), -1)
         if distinct >= 0 and key in strings:
             rows[strings[key]] = distinct
-    return WordVectors(rows, table.matrix)
+    return WordVectors(rows, table.matrix, table.raw)
+
+
+def _unit_rows(raw: np.ndarray) -> np.ndarray:
+    """The rows of ``raw`` scaled to unit length, in float64."""
+    raw = raw.astype(np.float64)
+    return raw / np.linalg.norm(raw, axis=1, keepdims=True)
+
+
+def _restore(keys: str, rows: np.ndarray, matrix: np.ndarray | None, raw: np.ndarray | None) -> WordVectors:
+    """A :class:`WordVectors` from its pickled form (``WordVectors.__reduce__``)."""
+    keys = keys.split("\n") if keys else []
+    return WordVectors(dict(zip(keys, rows.tolist())), _unit_rows(raw) if matrix is None else matrix, raw)
+
+
+class VectorsParameter:
+    """The ``vectors`` parameter of a kernel: a spaCy ``Vocab`` or ``Vectors`` given to it
+    is held as a :class:`WordVectors` handle (so cloning the kernel shares the table and
+    pickling it stores the table once, as an array); paths and None are kept as given and
+    read when the kernel first needs them."""
+
+    def __set_name__(self, owner, name: str):
+        self.name = "_" + name
+
+    def __get__(self, kernel, owner=None):
+        return self if kernel is None else kernel.__dict__.get(self.name)
+
+    def __set__(self, kernel, value):
+        is_spacy = hasattr(value, "key2row") or (hasattr(value, "vectors") and hasattr(value, "strings"))
+        kernel.__dict__[self.name] = WordVectors.load(value) if is_spacy else value
 
 
 def _read_text(path: Path) -> Tuple[list, np.ndarray]:
