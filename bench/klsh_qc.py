@@ -35,7 +35,7 @@ def main():
     args = parser.parse_args()
     train, test, y, y_test = load_qc(args.data)
     X, Y = [e.trees["grct"] for e in train], [e.trees["grct"] for e in test]
-    kernel = PartialTreeKernel(0.4, 0.4, 5.0)
+    kernel = PartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0)
     kernel.diag(X + Y)  # self-kernels once, shared by every row
     svm = svm_accuracy(kernel.gram(X), y, kernel.gram(Y, X), y_test)
     svm_train, svm_test = len(X) * (len(X) - 1) // 2, len(Y) * len(X)  # the upper triangle, test x train

@@ -77,8 +77,8 @@ def main():
     train, test, y_train, y_test = load_qc(args.data)
     wordspace = WordVectors.load(args.data / "wordspace_md300.txt.gz")
     kernels = {
-        "PTK-GRCT": ("grct", PartialTreeKernel(0.4, 0.4, 5.0)),
-        "SPTK-LCT": ("lct", SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=wordspace, shared_rows="diluted")),
+        "PTK-GRCT": ("grct", PartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0)),
+        "SPTK-LCT": ("lct", SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=wordspace, shared_rows="diluted")),
     }
     tfidf = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)
     text_train = tfidf.fit_transform([e.texts["quest"] for e in train])
@@ -130,7 +130,7 @@ def main():
 
     # clustering: purity of k-means on the training questions, mean of 5 runs
     spaces = {"BoW": [bow_matrices(train, test)[0]] * 5}  # one space per seed
-    kernels["CSPTK-CLCT"] = ("clct", CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=wordspace))
+    kernels["CSPTK-CLCT"] = ("clct", CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace))
     for name, (representation, kernel) in kernels.items():
         X = [e.trees[representation] for e in train]
         spaces[f"Ny500 {name}"] = [Nystroem(kernel, 500, random_state=seed).fit_transform(X) for seed in range(5)]

@@ -42,10 +42,10 @@ def kelp_configurations(wordspace):
     """(row name, representation, kernel, KeLP-md300 accuracy): KeLP's own settings."""
     return [
         ("SST-GRCT", "grct", SubsetTreeKernel(lam=0.4), 91.6),
-        ("PTK-GRCT", "grct", PartialTreeKernel(0.4, 0.4, 1.0), 91.2),
-        ("PTK-GRCT", "grct", PartialTreeKernel(0.4, 0.4, 5.0), 91.6),
-        ("SPTK-LCT", "lct", SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=wordspace), 84.2),
-        ("CSPTK-CLCT", "clct", CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=wordspace), 94.0),
+        ("PTK-GRCT", "grct", PartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0), 91.2),
+        ("PTK-GRCT", "grct", PartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0), 91.6),
+        ("SPTK-LCT", "lct", SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=wordspace), 84.2),
+        ("CSPTK-CLCT", "clct", CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace), 94.0),
     ]
 
 
@@ -63,7 +63,7 @@ def families(wordspace):
     lam_mu = {"lam": GRID, "mu": GRID}
     return [
         ("SST-GRCT", "grct", [SubsetTreeKernel(lam=0.4)], {"lam": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)}),
-        ("PTK-GRCT", "grct", [PartialTreeKernel(0.4, 0.4, 1.0), PartialTreeKernel(0.4, 0.4, 5.0)], lam_mu),
+        ("PTK-GRCT", "grct", [PartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0), PartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0)], lam_mu),
         ("SPTK-LCT", "lct", [SmoothedPartialTreeKernel(**sptk, **rule) for rule in shared_row_rules(DILUTIONS)],
          lam_mu),
         ("CSPTK-CLCT", "clct", [CompositionalSmoothedPartialTreeKernel(**csptk, **rule, syntactic_restriction=sr)

@@ -46,8 +46,8 @@ def main():
         ("ST", "grct", SubtreeKernel(lam=0.4, variant="kelp")),
         ("SST", "grct", SubsetTreeKernel(lam=0.4)),
         ("PTK", "grct", PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5)),
-        ("SPTK", "lct", SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=wordspace)),
-        ("CSPTK", "clct", CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=wordspace)),
+        ("SPTK", "lct", SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=wordspace)),
+        ("CSPTK", "clct", CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace)),
     ]
     for name, representation, kernel in kernels:
         trees = [e.trees[representation] for e in examples]

@@ -40,6 +40,18 @@ class CorpusFormatError(ConvKernelsError, ValueError):
         return (type(self), (self.reason, self.path, self.line))
 
 
+class StructureTypeError(ConvKernelsError, TypeError):
+    """A kernel was given something that is not the structure type it compares."""
+
+
+class InvalidParameterError(ConvKernelsError, ValueError):
+    """A parameter or argument is out of its range."""
+
+
+class VectorsError(ConvKernelsError, ValueError):
+    """A word-vector source that cannot be read or used."""
+
+
 class KernelOverflowError(ConvKernelsError, ArithmeticError):
     """A kernel value left the range of float64 (too large parameters for too large structures)."""
 

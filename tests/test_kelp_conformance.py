@@ -32,8 +32,8 @@ def _consecutive_values(kernel, path, representation="grct"):
 def _smoothed(name, wordspace):
     """KeLP's SPTK on lct and CSPTK on clct with a word space (WORDSPACE.md of the shared data)."""
     if name == "sptk":
-        return "lct", SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=wordspace)
-    return "clct", CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=wordspace)
+        return "lct", SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=wordspace)
+    return "clct", CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace)
 
 
 @pytest.mark.parametrize("name", ["sptk", "csptk"])
@@ -82,8 +82,8 @@ def test_the_variants_matter():
     wordspace = folder / "wordspace_md300.first60.txt.gz"
     csptk = np.loadtxt(folder / "csptk_md300_scores.first59.txt")
     for variant in ({"lexical": True}, {"syntactic_restriction": True}):
-        kernel = CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=wordspace, **variant)
+        kernel = CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace, **variant)
         assert np.abs(_consecutive_values(kernel, path, "clct") - csptk).max() > 1e-2
     sptk = np.loadtxt(folder / "sptk_md300_scores.first59.txt")
-    no_vectors = SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01)
+    no_vectors = SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01)
     assert np.abs(_consecutive_values(no_vectors, path, "lct") - sptk).max() > 1e-2

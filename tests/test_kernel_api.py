@@ -157,14 +157,14 @@ def test_self_kernels_are_computed_once_per_structure(monkeypatch):
     kernel = PartialTreeKernel(terminal_factor=3)
     a, b, c = (Tree.from_string(s) for s in ("(a(b)(c))", "(a(b))", "(a(c)(b))"))
     computed = []
-    original = type(kernel)._pairs
+    original = type(kernel)._raw_pairs
 
-    def counting(self, A, B, index, threads, published, inv_a=None, inv_b=None):
-        if inv_a is None:  # the raw values: self-kernels
+    def counting(A, index, spec, tables, threads, inv=None):
+        if inv is None:  # the raw values: self-kernels
             computed.append(len(index))
-        return original(self, A, B, index, threads, published, inv_a, inv_b)
+        return original(A, index, spec, tables, threads, inv)
 
-    monkeypatch.setattr(type(kernel), "_pairs", counting)
+    monkeypatch.setattr(type(kernel), "_raw_pairs", staticmethod(counting))
     first = kernel(a, b)
     assert computed == [2]  # K(a,a) and K(b,b)
     computed.clear()
@@ -182,7 +182,8 @@ def test_structures_are_prepared_once_per_call(monkeypatch, qc_trees, call):
     X, Y = [Tree.from_string(str(t)) for t in qc_trees[:20]], [Tree.from_string(str(t)) for t in qc_trees[20:30]]
     prepared = []
     original = type(kernel)._pack
-    monkeypatch.setattr(type(kernel), "_pack", lambda self, Z, tables: prepared.append(len(Z)) or original(self, Z, tables))
+    monkeypatch.setattr(type(kernel), "_pack",
+                        staticmethod(lambda Z, spec, tables: prepared.append(len(Z)) or original(Z, spec, tables)))
     if call == "gram":
         kernel.gram(X)
     elif call == "gram_xy":

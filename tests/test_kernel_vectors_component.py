@@ -45,7 +45,7 @@ def test_vectors_are_the_nystroem_map_of_the_trees(pipeline):
 
     tree = sentence_trees(doc, "lct")[0]
     np.testing.assert_allclose(vector, component.model.transform([tree])[0], rtol=1e-6)
-    kernel = PartialTreeKernel(0.4, 0.4, 5)
+    kernel = PartialTreeKernel(0.4, mu=0.4, terminal_factor=5)
     landmark = component.model.components_[0]
     exact = kernel(tree, landmark)
     approx = vector @ component.model.transform([landmark])[0]

@@ -118,19 +118,19 @@ def reference_sigma(lexical=True, compositional=False, shared_rows="kelp", alpha
 PAIRS = random_pairs(seed=4242, n_pairs=200, labels=LABELS)
 
 CASES = [
-    (SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=VECTORS), reference_sigma()),
-    (SmoothedPartialTreeKernel(0.7, 0.5, 2.0, 0.3, vectors=VECTORS, shared_rows="diluted"),
+    (SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=VECTORS), reference_sigma()),
+    (SmoothedPartialTreeKernel(0.7, mu=0.5, terminal_factor=2.0, threshold=0.3, vectors=VECTORS, shared_rows="diluted"),
      reference_sigma(shared_rows="diluted")),
-    (SmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=VECTORS, shared_rows="exclusive"),
+    (SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, shared_rows="exclusive"),
      reference_sigma(shared_rows="exclusive")),
-    (CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=VECTORS),
+    (CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS),
      reference_sigma(lexical=False, compositional=True)),
-    (CompositionalSmoothedPartialTreeKernel(0.6, 0.3, 1.5, 0.05, vectors=VECTORS, alpha=0.7, beta=1.3, lexical=True,
+    (CompositionalSmoothedPartialTreeKernel(0.6, mu=0.3, terminal_factor=1.5, threshold=0.05, vectors=VECTORS, alpha=0.7, beta=1.3, lexical=True,
                                             syntactic_restriction=True, shared_rows="diluted"),
      reference_sigma(compositional=True, shared_rows="diluted", alpha=0.7, beta=1.3, syntactic=True)),
-    (CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=VECTORS, shared_rows="diluted", dilution=0.6),
+    (CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, shared_rows="diluted", dilution=0.6),
      reference_sigma(lexical=False, compositional=True, shared_rows="diluted", dilution=0.6)),
-    (CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.01, vectors=VECTORS, lexical=True, shared_rows="exclusive"),
+    (CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, lexical=True, shared_rows="exclusive"),
      reference_sigma(compositional=True, shared_rows="exclusive")),
 ]
 
@@ -166,7 +166,7 @@ def test_the_similarities_really_smooth():
     assert reference_sigma(compositional=True, shared_rows="exclusive")(
         "COMP##root<*::*,run::v>", "COMP##root<*::*,walk::v>") == 0.0  # "*" copies run / walk: nothing shared
     sptk, _ = CASES[0]
-    ptk = PartialTreeKernel(0.4, 0.4, 0.2)
+    ptk = PartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2)
     X = [t for pair in PAIRS[:40] for t in pair]
     assert np.abs(sptk.gram(X) - ptk.gram(X)).max() > 0.05
 
@@ -175,8 +175,8 @@ def test_identity_similarity_is_ptk():
     pairs = random_pairs(seed=5, n_pairs=150, labels=ALPHABET)
     X = [t for pair in pairs for t in pair]
     for lam, mu, tf in ((0.4, 0.4, 1.0), (0.9, 0.6, 5.0)):
-        sptk = SmoothedPartialTreeKernel(lam, mu, tf)
-        ptk = PartialTreeKernel(lam, mu, tf)
+        sptk = SmoothedPartialTreeKernel(lam, mu=mu, terminal_factor=tf)
+        ptk = PartialTreeKernel(lam, mu=mu, terminal_factor=tf)
         np.testing.assert_allclose(sptk.gram(X, normalize=False), ptk.gram(X, normalize=False), rtol=1e-12)
 
 
@@ -192,12 +192,12 @@ def test_parameters_are_checked():
 
 
 def test_changing_parameters_rebuilds_the_table():
-    kernel = SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=VECTORS)
+    kernel = SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=VECTORS)
     X = [t for pair in PAIRS[:20] for t in pair]
     before = kernel.gram(X)
     kernel.set_params(shared_rows="diluted")
     after = kernel.gram(X)
-    fresh = SmoothedPartialTreeKernel(0.4, 0.4, 0.2, 0.01, vectors=VECTORS, shared_rows="diluted").gram(X)
+    fresh = SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=VECTORS, shared_rows="diluted").gram(X)
     np.testing.assert_allclose(after, fresh, rtol=1e-12)
     assert np.abs(before - after).max() > 0
 
@@ -205,8 +205,8 @@ def test_changing_parameters_rebuilds_the_table():
 def test_shared_row_rules_keep_the_kernel_positive_semidefinite():
     X = [t for pair in PAIRS[:60] for t in pair if t.n_nodes < 60]
     for shared_rows in ("kelp", "diluted", "exclusive"):
-        for kernel in (SmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.0, vectors=VECTORS, shared_rows=shared_rows),
-                       CompositionalSmoothedPartialTreeKernel(0.4, 0.4, 1.0, 0.0, vectors=VECTORS, lexical=True,
+        for kernel in (SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.0, vectors=VECTORS, shared_rows=shared_rows),
+                       CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.0, vectors=VECTORS, lexical=True,
                                                               shared_rows=shared_rows)):
             assert np.linalg.eigvalsh(kernel.gram(X)).min() > -1e-8, (kernel, shared_rows)
 
@@ -214,12 +214,12 @@ def test_shared_row_rules_keep_the_kernel_positive_semidefinite():
 def test_nonstationary_label_weights_equal_reference():
     weights = {"LEX##dog::n": 0.0, "POS##NN": 0.5, "COMP##root<*::*,run::v>": 2.0, "SYNT##nsubj": 0.0}
     sigma = reference_sigma(compositional=True)
-    kernel = CompositionalSmoothedPartialTreeKernel(0.5, 0.4, 1.0, 0.01, vectors=VECTORS, lexical=True,
+    kernel = CompositionalSmoothedPartialTreeKernel(0.5, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, lexical=True,
                                                     label_weights=weights)
     pairs_ = PAIRS[:80]
     X = [t for pair in pairs_ for t in pair]
     index = [(2 * k, 2 * k + 1) for k in range(len(pairs_))]
     expected = [ref.smoothed_partial_tree(a, b, sigma, 0.5, 0.4, 1.0, 0.01, label_weights=weights) for a, b in pairs_]
     np.testing.assert_allclose(kernel.pairs(X, index, normalize=False), expected, rtol=1e-9, atol=1e-12)
-    plain = CompositionalSmoothedPartialTreeKernel(0.5, 0.4, 1.0, 0.01, vectors=VECTORS, lexical=True)
+    plain = CompositionalSmoothedPartialTreeKernel(0.5, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, lexical=True)
     assert np.abs(plain.pairs(X, index, normalize=False) - expected).max() > 1e-3

@@ -4,52 +4,55 @@
     @misc = "spacy_convkernels.PartialTreeKernel.v1"
     lam = 0.4
 
-For the smoothed kernels ``vectors = "vocab"`` (the default) stands for the vectors of
-the pipeline the component belongs to; any other string is a path to a vectors file.
+Each function is made from its kernel class and takes exactly the class's parameters,
+as keywords. For the kernels with word vectors, ``vectors = "vocab"`` (the default in a
+config) stands for the vectors of the pipeline the component belongs to; any other
+string is a path to a vectors file, and null means no vectors.
 """
+
+import inspect
+
 from spacy.util import registry
 
 from ..kernels import (
     CompositionalSmoothedPartialTreeKernel,
+    Kernel,
     PartialTreeKernel,
     SmoothedPartialTreeKernel,
+    SubsequencePathKernel,
     SubsetTreeKernel,
     SubtreeKernel,
+    ZelenkoTreeKernel,
 )
 
 PIPELINE_VECTORS = "vocab"
 
 
-@registry.misc("spacy_convkernels.SubtreeKernel.v1")
-def subtree_kernel(lam: float = 0.4, variant: str = "textbook") -> SubtreeKernel:
-    return SubtreeKernel(lam=lam, variant=variant)
+def register(kernel_class: type[Kernel]):
+    """Register ``spacy_convkernels.<class name>.v1``: a function with the class's keyword
+    parameters (``vectors`` defaulting to the pipeline's) that makes the kernel."""
+
+    def make(**params) -> Kernel:
+        return kernel_class(**params)
+
+    parameters = [
+        parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY,
+                          default=PIPELINE_VECTORS if name == "vectors" else parameter.default)
+        for name, parameter in inspect.signature(kernel_class).parameters.items()
+    ]
+    make.__signature__ = inspect.Signature(parameters, return_annotation=kernel_class)
+    make.__name__ = make.__qualname__ = kernel_class.__name__
+    make.__doc__ = kernel_class.__doc__
+    return registry.misc(f"spacy_convkernels.{kernel_class.__name__}.v1", func=make)
 
 
-@registry.misc("spacy_convkernels.SubsetTreeKernel.v1")
-def subset_tree_kernel(lam: float = 0.4) -> SubsetTreeKernel:
-    return SubsetTreeKernel(lam=lam)
-
-
-@registry.misc("spacy_convkernels.PartialTreeKernel.v1")
-def partial_tree_kernel(lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0) -> PartialTreeKernel:
-    return PartialTreeKernel(lam=lam, mu=mu, terminal_factor=terminal_factor)
-
-
-@registry.misc("spacy_convkernels.SmoothedPartialTreeKernel.v1")
-def smoothed_partial_tree_kernel(lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0,
-                                 threshold: float = 0.01, vectors: str = PIPELINE_VECTORS,
-                                 shared_rows: str = "kelp", dilution: float = 0.25) -> SmoothedPartialTreeKernel:
-    return SmoothedPartialTreeKernel(lam, mu, terminal_factor, threshold, vectors, shared_rows, dilution)
-
-
-@registry.misc("spacy_convkernels.CompositionalSmoothedPartialTreeKernel.v1")
-def compositional_smoothed_partial_tree_kernel(
-    lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
-    vectors: str = PIPELINE_VECTORS, alpha: float = 1.0, beta: float = 1.0, lexical: bool = False,
-    syntactic_restriction: bool = False, shared_rows: str = "kelp", dilution: float = 0.25,
-) -> CompositionalSmoothedPartialTreeKernel:
-    return CompositionalSmoothedPartialTreeKernel(lam, mu, terminal_factor, threshold, vectors, alpha, beta, lexical,
-                                                  syntactic_restriction, shared_rows, dilution)
+subtree_kernel = register(SubtreeKernel)
+subset_tree_kernel = register(SubsetTreeKernel)
+partial_tree_kernel = register(PartialTreeKernel)
+smoothed_partial_tree_kernel = register(SmoothedPartialTreeKernel)
+compositional_smoothed_partial_tree_kernel = register(CompositionalSmoothedPartialTreeKernel)
+subsequence_path_kernel = register(SubsequencePathKernel)
+zelenko_tree_kernel = register(ZelenkoTreeKernel)
 
 
 def bind_pipeline_vectors(kernel, vocab):

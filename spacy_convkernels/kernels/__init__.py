@@ -1,10 +1,11 @@
 """Kernels over structures, computed by the compiled engine."""
-from .base import InvalidParameterError, Kernel, StructureTypeError
-from .graph_kernels import SubsequencePathKernel, ZelenkoTreeKernel
+from ..errors import InvalidParameterError, StructureTypeError, VectorsError
+from .base import Kernel
 from .node_similarity import CompositionalSimilarity, LexicalSimilarity
 from .smoothed_tree_kernels import CompositionalSmoothedPartialTreeKernel, SmoothedPartialTreeKernel
 from .tree_kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
-from .vectors import VectorsError, WordVectors
+from .tuple_kernels import SubsequencePathKernel, ZelenkoTreeKernel
+from .vectors import WordVectors
 
 __all__ = [
     "Kernel",

@@ -1,11 +1,11 @@
 """The kernel API shared by every kernel of the package.
 
-A kernel compares two structures. Subclasses say how a list of structures is prepared
-for the compiled engine (``_prepare``) and how the engine computes raw values
-(``_block`` for a Gram block, ``_pairs`` for chosen pairs); this class adds
-normalization, self-kernel reuse, thread counts and input checks, in the manner of
+A kernel compares two structures. A kernel class states its parameters (constructor,
+``_parameter_constraints``) and, in one method, ``_engine_spec``, what the compiled
+engine needs for them: an :class:`EngineSpec`. This class does the rest, in the manner of
 GraKeL's ``Kernel`` and scikit-learn's estimators (the constructor only stores
-parameters; ``get_params``/``set_params``/``clone`` work).
+parameters; ``get_params``/``set_params``/``clone`` work): validation, label tables,
+packing, normalization, self-kernel reuse, thread counts and input checks.
 
 Normalization is K(a, b) / sqrt(K(a, a) K(b, b)), computed as K(a, b) * r(a) * r(b)
 with r(x) = 1 / sqrt(K(x, x)) (0 when K(x, x) = 0), which neither overflows nor
@@ -13,27 +13,47 @@ underflows where the kernel values themselves do not. A self-kernel is computed 
 per structure and kernel configuration and kept with the compiled structure, so later
 calls reuse it.
 """
-import math
+
 import numbers
 import os
 import threading
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..errors import ConvKernelsError, KernelUnderflowWarning
+from ..errors import InvalidParameterError, KernelUnderflowWarning, StructureTypeError
+from ..validation import validate_parameters
 from . import _engine
+from ._engine import NodeSimilarity, PackedSequences, PackedTrees
 from ._openmp import max_threads
 
 
-class StructureTypeError(ConvKernelsError, TypeError):
-    """A kernel was given something that is not the structure type it compares."""
+@dataclass(frozen=True)
+class EngineSpec:
+    """What the engine needs of a kernel configuration.
 
+    ``kind`` the recursion (``_engine.KernelKind``) and its numbers ``lam``, ``mu``,
+    ``terminal_factor``; ``match_key`` how tree nodes are paired ("production",
+    "content" or "label"; None for sequences); ``tables`` a frozen description of the
+    label tables (:class:`~.node_similarity.SimilaritySpec`,
+    :class:`~.tuple_kernels.TupleSpec`; None when labels match themselves with weight 1).
+    Kernels whose ``tables`` are equal share their tables: the tables depend on exactly
+    the parameters the description holds."""
 
-class InvalidParameterError(ConvKernelsError, ValueError):
-    """A kernel parameter or argument is out of its range."""
+    kind: int
+    lam: float
+    mu: float = 1.0
+    terminal_factor: float = 1.0
+    match_key: str | None = "label"
+    tables: object = None
+
+    def may_be_zero(self) -> bool:
+        """Whether a factor (the terminal factor, a label weight) is 0, which makes zero
+        self-kernels legitimate."""
+        return self.terminal_factor == 0 or (self.tables is not None and self.tables.has_zero_weight())
 
 
 _forked = False
@@ -65,30 +85,18 @@ def n_threads(n_jobs) -> int:
     return min(max(threads, 1), cores)
 
 
-def check_number(name: str, value, minimum: float = 0.0, inclusive: bool = False, maximum: float = math.inf) -> float:
-    """``value`` as a float after checking it is a finite real number above ``minimum``
-    (or equal to it, when ``inclusive``) and at most ``maximum``."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not math.isfinite(value):
-        raise InvalidParameterError(f"{name} must be a finite number, got {value!r}")
-    if value < minimum or (value == minimum and not inclusive):
-        raise InvalidParameterError(f"{name} must be {'>=' if inclusive else '>'} {minimum}, got {value!r}")
-    if value > maximum:
-        raise InvalidParameterError(f"{name} must be <= {maximum}, got {value!r}")
-    return float(value)
-
-
 class Prepared:
     """Structures packed for the engine under one kernel configuration and one label
     table (:meth:`Kernel.prepare`); ``gram`` and ``pairs`` take it wherever they take
     structures and skip the packing, which pays when the same structures (landmarks, a
     reference set) meet many others. Immutable: ``structures`` is a tuple, and a kernel
-    uses the packed form only when it was packed against that kernel's own table (by
-    identity); any other kernel packs ``structures`` anew."""
+    uses the packed form only when it was packed for its own configuration against its
+    own table (by identity); any other kernel packs ``structures`` anew."""
 
-    __slots__ = ("configuration", "tables", "structures", "packed")
+    __slots__ = ("spec", "tables", "structures", "packed")
 
-    def __init__(self, configuration, tables, structures: tuple, packed):
-        for name, value in zip(self.__slots__, (configuration, tables, tuple(structures), packed)):
+    def __init__(self, spec: EngineSpec, tables, structures: tuple, packed):
+        for name, value in zip(self.__slots__, (spec, tables, tuple(structures), packed)):
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name, value):
@@ -104,130 +112,124 @@ class Prepared:
 class Kernel(BaseEstimator):
     """Base class: ``kernel(a, b)``, ``kernel.gram(X, Y)``, ``kernel.diag(X)``, ``kernel.pairs(X, pairs)``.
 
-    A kernel object can be shared between threads: the label tables it hands the engine
-    grow under a lock and are published as new objects that are never changed
+    A subclass sets ``structure_type`` and ``_parameter_constraints`` and implements
+    ``_engine_spec``. A kernel object can be shared between threads: its label tables grow
+    under a lock and are published as new objects that are never changed
     (:class:`~.node_similarity.SimilarityTable`), and each call packs its structures
     against one table and computes with a table that covers them."""
 
     structure_type: type = object
-    _table_params: tuple = ()  # the parameters the engine tables depend on (besides vectors)
+    _parameter_constraints: dict = {}
+
+    def _engine_spec(self) -> EngineSpec:
+        """What the engine needs for the current parameters (already validated)."""
+        raise NotImplementedError
 
     def __call__(self, a, b, normalize: bool = True) -> float:
         """K(a, b), normalized by default."""
         return float(self.pairs([a, b], [(0, 1)], normalize=normalize, n_jobs=1)[0])
 
-    def gram(self, X: Sequence, Y: Sequence = None, normalize: bool = True, n_jobs=None) -> np.ndarray:
+    def gram(self, X: Sequence, Y: Sequence | None = None, *, normalize: bool = True, n_jobs: int | None = None) -> np.ndarray:
         """The Gram matrix K[i, j] = K(X[i], Y[j]) (Y = X when None), float64.
 
         With ``Y=None`` only the upper triangle is computed.
         """
         threads = n_threads(n_jobs)
-        tables = self._tables()
-        X, A = self._resolve(X, tables)
-        Y, B = (X, A) if Y is None else self._resolve(Y, tables)
+        spec, tables = self._configuration()
+        X, A = self._resolve(X, spec, tables)
+        Y, B = (X, A) if Y is None else self._resolve(Y, spec, tables)
         inv_a = inv_b = None
         if normalize:
-            inv_a = self._inverse_norms(X, threads, tables, A)
-            inv_b = inv_a if B is A else self._inverse_norms(Y, threads, tables, B)
-        return self._block(A, B, B is A, threads, self._published(tables), inv_a, inv_b)
+            inv_a = self._inverse_norms(X, A, spec, tables, threads)
+            inv_b = inv_a if B is A else self._inverse_norms(Y, B, spec, tables, threads)
+        return _engine.gram(*_engine_arguments(spec, tables), A, B, B is A, inv_a, inv_b, threads)
 
-    def prepare(self, X: Sequence) -> Prepared:
-        """``X`` packed for the engine once, for repeated ``gram`` and ``pairs`` calls."""
-        tables = self._tables()
-        X = self._check_structures(X)
-        return Prepared(self._cache_key(), tables, X, self._pack(X, tables))
-
-    def _resolve(self, X, tables):
-        """(structures, packed form) of a sequence, or of a Prepared packed by this configuration
-        against ``tables``."""
-        if isinstance(X, Prepared) and X.tables is tables and X.configuration == self._cache_key():
-            return list(X.structures), X.packed
-        X = self._check_structures(X.structures if isinstance(X, Prepared) else X)
-        return X, self._pack(X, tables)
-
-    def diag(self, X: Sequence, n_jobs=None) -> np.ndarray:
-        """Unnormalized self-kernels K(x, x)."""
-        tables = self._tables()
-        X, A = self._resolve(X, tables)
-        return self._self_kernels(X, n_threads(n_jobs), tables, A)
-
-    def pairs(self, X: Sequence, index_pairs, normalize: bool = True, n_jobs=None) -> np.ndarray:
+    def pairs(self, X: Sequence, index_pairs, *, normalize: bool = True, n_jobs: int | None = None) -> np.ndarray:
         """K(X[i], X[j]) for each row (i, j) of ``index_pairs`` (``X`` may be Prepared)."""
         threads = n_threads(n_jobs)
-        tables = self._tables()
-        X, A = self._resolve(X, tables)
+        spec, tables = self._configuration()
+        X, A = self._resolve(X, spec, tables)
         index = _check_index_pairs(index_pairs, len(X))
         inv = None
         if normalize:
             used = np.zeros(len(X), dtype=bool)
             used[index.ravel()] = True
-            inv = self._inverse_norms(X, threads, tables, A, used)
-        return self._pairs(A, A, index, threads, self._published(tables), inv, inv)
+            inv = self._inverse_norms(X, A, spec, tables, threads, used)
+        return self._raw_pairs(A, index, spec, tables, threads, inv)
 
-    def _inverse_norms(self, X: list, threads: int, tables, packed, used=None) -> np.ndarray:
+    def diag(self, X: Sequence, *, n_jobs: int | None = None) -> np.ndarray:
+        """Unnormalized self-kernels K(x, x)."""
+        spec, tables = self._configuration()
+        X, A = self._resolve(X, spec, tables)
+        return self._self_kernels(X, A, spec, tables, n_threads(n_jobs))
+
+    def prepare(self, X: Sequence) -> Prepared:
+        """``X`` packed for the engine once, for repeated ``gram`` and ``pairs`` calls."""
+        spec, tables = self._configuration()
+        X = self._check_structures(X)
+        return Prepared(spec, tables, X, self._pack(X, spec, tables))
+
+    def _configuration(self):
+        """(engine spec, label tables or None) of the current parameters, after validating them.
+        The tables are made once per description and kept (not pickled); every thread gets
+        the same object for the same description."""
+        validate_parameters(self)
+        spec = self._engine_spec()
+        if spec.tables is None:
+            return spec, None
+        cached = self.__dict__.get("_tables_cache")
+        if cached is None or cached[0] != spec.tables:
+            with _tables_lock:
+                cached = self.__dict__.get("_tables_cache")
+                if cached is None or cached[0] != spec.tables:
+                    cached = self._tables_cache = (spec.tables, spec.tables.build())
+        return spec, cached[1]
+
+    def _resolve(self, X, spec: EngineSpec, tables):
+        """(structures, packed form) of a sequence, or of a Prepared packed for ``spec`` against ``tables``."""
+        if isinstance(X, Prepared) and X.tables is tables and X.spec == spec:
+            return list(X.structures), X.packed
+        X = self._check_structures(X.structures if isinstance(X, Prepared) else X)
+        return X, self._pack(X, spec, tables)
+
+    @staticmethod
+    def _pack(X: list, spec: EngineSpec, tables):
+        """The structures packed for the engine, their labels covered by ``tables``."""
+        compiled = [x.compiled for x in X]
+        published = None if tables is None else tables.cover_structures(X)
+        if spec.match_key is None:
+            return PackedSequences(compiled)
+        kinds = published.kinds if isinstance(published, NodeSimilarity) else None
+        return PackedTrees(compiled, spec.match_key, kinds)
+
+    @staticmethod
+    def _raw_pairs(A, index: np.ndarray, spec: EngineSpec, tables, threads: int, inv=None) -> np.ndarray:
+        """K(A[i], A[j]) for the rows (i, j) of ``index``, times inv[i] * inv[j] when given."""
+        return _engine.pairs(*_engine_arguments(spec, tables), A, A, index, inv, inv, threads)
+
+    def _inverse_norms(self, X: list, packed, spec, tables, threads: int, used=None) -> np.ndarray:
         """1 / sqrt(K(x, x)) (0 where K(x, x) = 0, or where ``used`` is False)."""
-        self_k = self._self_kernels(X, threads, tables, packed, used)
+        self_k = self._self_kernels(X, packed, spec, tables, threads, used)
         inv = np.zeros_like(self_k)
         np.divide(1.0, np.sqrt(self_k), out=inv, where=self_k > 0)
         return inv
 
-    def _self_kernels(self, X: list, threads: int, tables, packed, used=None) -> np.ndarray:
+    def _self_kernels(self, X: list, packed, spec: EngineSpec, tables, threads: int, used=None) -> np.ndarray:
         """K(x, x) for every x (0 where ``used`` is False), from the cache kept with each
         compiled structure when there, else computed from ``packed``, X's packed form.
-        The cache is keyed by the configuration and the identity of its tables, so values
+        The cache is keyed by the engine spec and the identity of the tables, so values
         computed against another table are never read."""
-        key = (self._cache_key(), None if tables is None else tables.uid)
+        key = replace(spec, tables=None if tables is None else tables.uid)
         used = np.ones(len(X), dtype=bool) if used is None else used
-        values = np.array([self._self_kernel_cache(x).get(key, np.nan) if u else 0.0 for x, u in zip(X, used)])
+        values = np.array([x.compiled.self_kernels.get(key, np.nan) if u else 0.0 for x, u in zip(X, used)])
         missing = np.flatnonzero(np.isnan(values))
         if len(missing):
-            values[missing] = self._pairs(packed, packed, np.stack([missing, missing], axis=1), threads,
-                                          self._published(tables))
-            self._check_underflow(X, missing, values)
+            values[missing] = self._raw_pairs(packed, np.stack([missing, missing], axis=1), spec, tables, threads)
+            if not spec.may_be_zero():
+                _warn_on_underflow(type(self).__name__, X, missing, values)
             for i in missing:
-                self._self_kernel_cache(X[i])[key] = values[i]
+                X[i].compiled.self_kernels[key] = values[i]
         return values
-
-    def _check_underflow(self, X: list, computed: np.ndarray, values: np.ndarray) -> None:
-        """Warn when a non-empty structure's self-kernel is 0 or subnormal although no factor
-        of the kernel is 0: the parameters make the values underflow, and normalized
-        values would be 0 or meaningless."""
-        if self._zero_is_possible():
-            return
-        tiny = np.finfo(np.float64).tiny
-        small = [int(i) for i in computed if values[i] < tiny and X[i].compiled.labels.size > 0]
-        if small:
-            warnings.warn(
-                f"{type(self).__name__}: K(x, x) underflows to {values[small[0]]!r} for structure {small[0]} "
-                f"({len(small)} of {len(computed)}); raise lam or mu, or the normalized values are 0 or meaningless",
-                KernelUnderflowWarning, stacklevel=4)
-
-    def _zero_is_possible(self) -> bool:
-        """Whether a factor of the kernel (a label weight, the terminal factor) is 0, which
-        makes zero self-kernels legitimate."""
-        weights = getattr(self, "label_weights", None) or getattr(self, "edge_weights", None) or {}
-        return getattr(self, "terminal_factor", 1) == 0 or any(weight == 0 for weight in weights.values())
-
-    def _cache_key(self):
-        """Identifies the kernel configuration whose self-kernels a structure keeps."""
-        return (type(self).__name__, tuple(sorted((name, _frozen(value)) for name, value in self.get_params().items())))
-
-    def _tables(self):
-        """The label tables of the current parameters (None for kernels without), made once
-        and kept, not pickled; made anew when a parameter named in ``_table_params``
-        changes, or the ``vectors`` object (by identity). Thread-safe: every thread gets
-        the same object for the same parameters."""
-        if not self._uses_tables():
-            return None
-        params = {name: _frozen(getattr(self, name)) for name in self._table_params}
-        vectors = getattr(self, "vectors", None)
-        cached = self.__dict__.get("_tables_cache")
-        if cached is None or cached[0] != params or cached[1] is not vectors:
-            with _tables_lock:
-                cached = self.__dict__.get("_tables_cache")
-                if cached is None or cached[0] != params or cached[1] is not vectors:
-                    cached = self._tables_cache = (params, vectors, self._make_tables())
-        return cached[2]
 
     def __getstate__(self):
         return {name: value for name, value in super().__getstate__().items() if name != "_tables_cache"}
@@ -244,69 +246,30 @@ class Kernel(BaseEstimator):
                 )
         return X
 
-    # subclass hooks
-    def _uses_tables(self) -> bool:
-        """Whether the engine needs label tables for the current parameters."""
-        return False
-
-    def _make_tables(self):
-        """New, empty label tables for the current parameters (with a ``uid`` and a ``current``
-        published form)."""
-        raise NotImplementedError
-
-    def _published(self, tables):
-        """What the engine reads of ``tables``: their latest published form (None without tables)."""
-        return None if tables is None else tables.current
-
-    def _self_kernel_cache(self, x) -> dict:
-        """The dict in which structure ``x`` keeps its self-kernels."""
-        raise NotImplementedError
-
-    def _pack(self, X: list, tables):
-        """The structures packed for the engine, their labels covered by ``tables``."""
-        raise NotImplementedError
-
-    def _block(self, A, B, symmetric: bool, threads: int, published, inv_a=None, inv_b=None) -> np.ndarray:
-        """The block K(A[i], B[j]) (A is B when ``symmetric``), times inv_a[i] * inv_b[j]
-        when those reciprocal square roots of the self-kernels are given."""
-        raise NotImplementedError
-
-    def _pairs(self, A, B, index: np.ndarray, threads: int, published, inv_a=None, inv_b=None) -> np.ndarray:
-        """K(A[i], B[j]) for the rows (i, j) of ``index``, normalized as ``_block``."""
-        raise NotImplementedError
-
 
 _tables_lock = threading.Lock()
 
 
-class CompiledKernel(Kernel):
-    """A kernel computed by the compiled engine (``_engine``): subclasses give the engine's
-    arguments, (kind, lam, mu, terminal_factor, node similarity table or None, tuple table
-    or None), in ``_engine_args(published)``; structures keep their self-kernels with their
-    compiled form."""
-
-    def _engine_args(self, published) -> tuple:
-        raise NotImplementedError
-
-    def _self_kernel_cache(self, structure):
-        return structure.compiled.self_kernels
-
-    def _block(self, A, B, symmetric, threads, published, inv_a=None, inv_b=None):
-        return _engine.gram(*self._engine_args(published), A, B, symmetric, inv_a, inv_b, threads)
-
-    def _pairs(self, A, B, index, threads, published, inv_a=None, inv_b=None):
-        return _engine.pairs(*self._engine_args(published), A, B, index, inv_a, inv_b, threads)
+def _engine_arguments(spec: EngineSpec, tables) -> tuple:
+    """The engine's leading arguments: kind, numbers, node table, tuple table."""
+    published = None if tables is None else tables.current
+    node_table = published if isinstance(published, NodeSimilarity) else None
+    tuple_table = None if published is None or node_table is not None else published
+    return spec.kind, spec.lam, spec.mu, spec.terminal_factor, node_table, tuple_table
 
 
-def _frozen(value):
-    """A hashable stand-in for a parameter value (dicts and lists by content)."""
-    if isinstance(value, dict):
-        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
-    if isinstance(value, (list, tuple, set)):
-        return tuple(_frozen(v) for v in value)
-    if isinstance(value, np.ndarray):
-        return (value.dtype.str, value.shape, value.tobytes())
-    return value
+def _warn_on_underflow(name: str, X: list, computed: np.ndarray, values: np.ndarray) -> None:
+    """Warn when a non-empty structure's self-kernel is 0 or subnormal: the parameters make
+    the values underflow, and normalized values would be 0 or meaningless."""
+    tiny = np.finfo(np.float64).tiny
+    small = [int(i) for i in computed if values[i] < tiny and X[i].compiled.labels.size > 0]
+    if small:
+        warnings.warn(
+            f"{name}: K(x, x) underflows to {values[small[0]]!r} for structure {small[0]} "
+            f"({len(small)} of {len(computed)}); raise lam or mu, or the normalized values are 0 or meaningless",
+            KernelUnderflowWarning,
+            stacklevel=5,
+        )
 
 
 def _check_index_pairs(index_pairs, n: int) -> np.ndarray:

@@ -43,12 +43,12 @@ vector row per label id), growing as new labels appear.
 """
 import itertools
 import threading
+from dataclasses import dataclass
 from typing import Dict, Iterable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ._engine import NodeSimilarity, SimilarityKind
-from .base import check_number
 from .growing import GrowingArray
 from .vectors import WordVectors
 
@@ -161,6 +161,38 @@ class ExponentialSimilarity:
         return Description(("NODE",), ("word", row), self.vectors.matrix[row], 1.0)
 
 
+@dataclass(frozen=True)
+class SimilaritySpec:
+    """What a tree kernel's label table depends on: the word-vector source (a path, a
+    :class:`~.vectors.WordVectors` handle, or None), which rules smooth (``lexical``;
+    ``compositional`` = (alpha, beta, syntactic_restriction) or None), the shared-row
+    rule and its ``dilution``, the ``threshold``, and the label weights (sorted items).
+    Equal descriptions make equal tables."""
+
+    vectors: object = None
+    lexical: bool = False
+    compositional: tuple | None = None
+    shared_rows: str = "kelp"
+    dilution: float = 0.25
+    threshold: float = 0.0
+    label_weights: tuple = ()
+
+    def build(self) -> "SimilarityTable":
+        rules = []
+        if self.vectors is not None:
+            vectors = WordVectors.load(self.vectors)
+            if self.compositional is not None:
+                alpha, beta, syntactic_restriction = self.compositional
+                rules.append(CompositionalSimilarity(vectors, alpha, beta, syntactic_restriction, self.shared_rows,
+                                                     self.dilution))
+            if self.lexical:
+                rules.append(LexicalSimilarity(vectors, self.shared_rows, self.dilution))
+        return SimilarityTable(rules, self.threshold, label_weights=dict(self.label_weights))
+
+    def has_zero_weight(self) -> bool:
+        return any(weight == 0 for _, weight in self.label_weights)
+
+
 class SimilarityTable:
     """The per-label-id arrays of a set of rules (the first rule that smooths a label wins).
 
@@ -175,11 +207,9 @@ class SimilarityTable:
     def __init__(self, rules: Sequence, threshold: float = 0.01, gamma: float = 0.0,
                  label_weights: Optional[Dict[str, float]] = None):
         self.rules = list(rules)
-        self.threshold = check_number("threshold", threshold, inclusive=True, maximum=1.0)
+        self.threshold = threshold
         self.gamma = gamma
         self.label_weights = dict(label_weights or {})
-        for label, weight in self.label_weights.items():
-            check_number(f"label_weights[{label!r}]", weight, inclusive=True)
         self.uid = next(self._uids)
         self.kinds = GrowingArray(np.int32, SimilarityKind.EXACT)
         self.groups = GrowingArray(np.int32, 0)
@@ -208,6 +238,11 @@ class SimilarityTable:
             self._describe(ids, labels)
             self._published = self._publish()
             return self._published[1]
+
+    def cover_structures(self, structures: Sequence) -> NodeSimilarity:
+        """:meth:`cover` for the labels of compiled structures (trees, paths)."""
+        ids = [s.compiled.labels for s in structures]
+        return self.cover(np.concatenate(ids) if ids else (), lambda: [label for s in structures for label in s.labels])
 
     @property
     def current(self) -> NodeSimilarity:

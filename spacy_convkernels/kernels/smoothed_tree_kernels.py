@@ -13,34 +13,50 @@ comes from :mod:`.node_similarity` otherwise: the cosine of word vectors between
 nodes (SPTK) or of composed head-modifier vectors between compositional nodes (CSPTK).
 Without vectors sigma is the identity on label contents and SPTK is exactly PTK.
 """
+from ..validation import Anything, Boolean, Interval, Options, Weights
 from ._engine import KernelKind
-from .base import InvalidParameterError, check_number
-from .node_similarity import SHARED_ROW_RULES, CompositionalSimilarity, LexicalSimilarity
-from .tree_kernels import _CompiledTreeKernel
-from .vectors import VectorsParameter, WordVectors
+from .base import EngineSpec
+from .node_similarity import SHARED_ROW_RULES, SimilaritySpec
+from .tree_kernels import NON_NEGATIVE, POSITIVE, TreeKernel
+from .vectors import VectorsParameter
+
+VECTOR_SOURCE = Anything("a spaCy Vocab or Vectors, a WordVectors, a path to a word-vector file, or None")
 
 
-class SmoothedPartialTreeKernel(_CompiledTreeKernel):
+class SmoothedPartialTreeKernel(TreeKernel):
     """SPTK with KeLP's lexical similarity (``sptk``; KeLP's reference: lam = mu = 0.4,
     terminal_factor = 0.2, threshold = 0.01 on LCT trees).
 
-    ``vectors``: a spaCy ``Vocab`` or ``Vectors`` (held as a light
-    :class:`~.vectors.WordVectors` handle, shared by clones), a ``WordVectors``, or a
-    path to a word-space file (see :meth:`WordVectors.load`); None for the identity
-    similarity. ``shared_rows``: ``"kelp"`` (default, KeLP's semantics), ``"diluted"`` or
-    ``"exclusive"``: how far to trust the vector of a word that shares its row of a
-    pruned table with other words; ``dilution``: the exponent a of the trust k^(-a) of a
-    word on a row of k lemmas, under ``"diluted"`` (see :mod:`.node_similarity`). ``label_weights``: as
-    for every tree kernel, sigma(n1) sigma(n2) multiplying the similarity of two nodes.
-    Without vectors, SPTK is PTK.
+    Parameters
+    ----------
+    lam, mu, terminal_factor : float
+        As for PTK: lam > 0 decays with height and gaps, mu > 0 with the number of
+        fragments, terminal_factor >= 0 weighs leaves.
+    threshold : float in [0, 1]
+        Similarities below it count as 0.
+    vectors : spaCy ``Vocab`` or ``Vectors``, :class:`~.vectors.WordVectors`, path, or None
+        The word vectors (a spaCy table is held as a light WordVectors handle, shared by
+        clones; a path is read on first use, see :meth:`WordVectors.load`); None for the
+        identity similarity, which makes SPTK exactly PTK.
+    shared_rows : {"kelp", "diluted", "exclusive"}
+        How far to trust the vector of a word that shares its row of a pruned table with
+        other words (see :mod:`.node_similarity`).
+    dilution : float >= 0
+        The exponent a of the trust k^(-a) of a word on a row of k lemmas, under "diluted".
+    label_weights : dict of str to float >= 0, or None
+        As for every tree kernel: sigma(n1) sigma(n2) multiplies the similarity of two nodes.
     """
 
-    _always_tabled = True
-    _table_params = ("threshold", "shared_rows", "dilution", "label_weights")
+    _parameter_constraints = {
+        "lam": [POSITIVE], "mu": [POSITIVE], "terminal_factor": [NON_NEGATIVE],
+        "threshold": [Interval(0, 1, closed="both")], "vectors": [VECTOR_SOURCE, None],
+        "shared_rows": [Options(*SHARED_ROW_RULES)], "dilution": [NON_NEGATIVE], "label_weights": [Weights(), None],
+    }
     vectors = VectorsParameter()
 
-    def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
-                 vectors=None, shared_rows: str = "kelp", dilution: float = 0.25, label_weights=None):
+    def __init__(self, lam: float = 0.4, *, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
+                 vectors=None, shared_rows: str = "kelp", dilution: float = 0.25,
+                 label_weights: dict[str, float] | None = None):
         self.lam = lam
         self.mu = mu
         self.terminal_factor = terminal_factor
@@ -50,28 +66,15 @@ class SmoothedPartialTreeKernel(_CompiledTreeKernel):
         self.dilution = dilution
         self.label_weights = label_weights
 
-    @property
-    def _match_key(self):
-        return "content" if self.vectors is None else "label"
+    def _engine_spec(self) -> EngineSpec:
+        return EngineSpec(KernelKind.SMOOTHED_PARTIAL_TREE, self.lam, self.mu, self.terminal_factor,
+                          match_key="content" if self.vectors is None else "label", tables=self._similarity())
 
-    def _rules(self) -> list:
-        return [] if self.vectors is None else self._vector_rules(WordVectors.load(self.vectors))
-
-    def _threshold(self) -> float:
-        return self.threshold
-
-    def _vector_rules(self, vectors: WordVectors) -> list:
-        return [LexicalSimilarity(vectors, *self._shared_row_rule())]
-
-    def _shared_row_rule(self) -> tuple:
-        """(shared_rows, dilution), checked."""
-        if self.shared_rows not in SHARED_ROW_RULES:
-            raise InvalidParameterError(f"shared_rows must be one of {', '.join(SHARED_ROW_RULES)}, got {self.shared_rows!r}")
-        return self.shared_rows, check_number("dilution", self.dilution, inclusive=True)
-
-    def _engine_params(self):
-        return (KernelKind.SMOOTHED_PARTIAL_TREE, check_number("lam", self.lam), check_number("mu", self.mu),
-                check_number("terminal_factor", self.terminal_factor, inclusive=True))
+    def _similarity(self, **rules) -> SimilaritySpec:
+        """The label table: lexical smoothing (unless ``rules`` say otherwise), threshold, weights."""
+        return SimilaritySpec(vectors=self.vectors, lexical=rules.pop("lexical", True), shared_rows=self.shared_rows,
+                              dilution=self.dilution, threshold=self.threshold,
+                              label_weights=tuple(sorted((self.label_weights or {}).items())), **rules)
 
 
 class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
@@ -79,30 +82,36 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
     with ``CompositionalNodeSimilaritySum``; KeLP's reference: lam = mu = 0.4,
     terminal_factor = 1, threshold = 0.01 on CLCT trees).
 
-    ``alpha``, ``beta`` weigh head and modifier in the composition alpha*h + beta*m;
-    ``syntactic_restriction`` also requires equal relations. ``shared_rows`` and
-    ``dilution`` give head and modifier coordinates of their own (see
-    :mod:`.node_similarity`). As in KeLP, lexical nodes match only themselves;
-    ``lexical=True`` smooths them with the lexical similarity too, as the CSPTK of the
-    paper does.
+    Parameters
+    ----------
+    lam, mu, terminal_factor, threshold, vectors, shared_rows, dilution, label_weights
+        As for :class:`SmoothedPartialTreeKernel`; ``shared_rows`` and ``dilution`` give
+        head and modifier coordinates of their own.
+    alpha, beta : float >= 0
+        Weights of head and modifier in the composition alpha*h + beta*m.
+    lexical : bool
+        As in KeLP (False), lexical nodes match only themselves; True smooths them with the
+        lexical similarity too, as the CSPTK of the paper does.
+    syntactic_restriction : bool
+        Compositions match only under equal relations.
     """
 
-    _table_params = SmoothedPartialTreeKernel._table_params + ("alpha", "beta", "lexical", "syntactic_restriction")
+    _parameter_constraints = {
+        **SmoothedPartialTreeKernel._parameter_constraints,
+        "alpha": [NON_NEGATIVE], "beta": [NON_NEGATIVE], "lexical": [Boolean()], "syntactic_restriction": [Boolean()],
+    }
 
-    def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
+    def __init__(self, lam: float = 0.4, *, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
                  vectors=None, alpha: float = 1.0, beta: float = 1.0, lexical: bool = False,
                  syntactic_restriction: bool = False, shared_rows: str = "kelp", dilution: float = 0.25,
-                 label_weights=None):
-        super().__init__(lam, mu, terminal_factor, threshold, vectors, shared_rows, dilution, label_weights)
+                 label_weights: dict[str, float] | None = None):
+        super().__init__(lam, mu=mu, terminal_factor=terminal_factor, threshold=threshold, vectors=vectors,
+                         shared_rows=shared_rows, dilution=dilution, label_weights=label_weights)
         self.alpha = alpha
         self.beta = beta
         self.lexical = lexical
         self.syntactic_restriction = syntactic_restriction
 
-    def _vector_rules(self, vectors: WordVectors) -> list:
-        alpha, beta = check_number("alpha", self.alpha, inclusive=True), check_number("beta", self.beta, inclusive=True)
-        rule = self._shared_row_rule()
-        rules = [CompositionalSimilarity(vectors, alpha, beta, bool(self.syntactic_restriction), *rule)]
-        return rules + ([LexicalSimilarity(vectors, *rule)] if self.lexical else [])
-
-
+    def _similarity(self) -> SimilaritySpec:
+        composition = (float(self.alpha), float(self.beta), bool(self.syntactic_restriction))
+        return super()._similarity(lexical=bool(self.lexical), compositional=composition)

@@ -11,17 +11,18 @@ are documented with the compiled engine (``_engine.pyx``); here they are:
 
 Normalization is K(a, b) / sqrt(K(a, a) K(b, b)), 0 when a self-kernel is 0.
 """
-import numpy as np
-
 from ..structures.tree import Tree
-from . import _engine
+from ..validation import Interval, Options, Weights
 from ._engine import KernelKind
-from .base import CompiledKernel, InvalidParameterError, check_number
-from .node_similarity import SimilarityTable
+from .base import EngineSpec, Kernel
+from .node_similarity import SimilaritySpec
+
+POSITIVE = Interval(0, None, closed="neither")
+NON_NEGATIVE = Interval(0, None, closed="left")
 
 
-class _CompiledTreeKernel(CompiledKernel):
-    """Common plumbing of the tree kernels computed by ``_engine``.
+class TreeKernel(Kernel):
+    """A kernel over :class:`~spacy_convkernels.Tree` objects.
 
     Every tree kernel takes ``label_weights``, the nonstationary extension of Garg et al.
     (2018) §4.2: Delta(n1, n2) is multiplied by sigma(n1) sigma(n2), sigma given per full
@@ -29,41 +30,13 @@ class _CompiledTreeKernel(CompiledKernel):
     matches through them). The weights reach the engine as a table by label id."""
 
     structure_type = Tree
-    _match_key = "production"
-    _always_tabled = False  # the smoothed kernels need the table even without weights
-    _table_params = ("label_weights",)
 
-    def _engine_params(self):
-        """(kind, lam, mu, terminal_factor) for the engine, after checking ranges."""
-        raise NotImplementedError
-
-    def _rules(self) -> list:
-        """The node similarity rules (:mod:`.node_similarity`); none: labels match themselves."""
-        return []
-
-    def _threshold(self) -> float:
-        """The similarity below which node pairs count as 0 (only the smoothed kernels have one)."""
-        return 0.0
-
-    def _uses_tables(self) -> bool:
-        return bool(self._always_tabled or self.label_weights)
-
-    def _make_tables(self) -> SimilarityTable:
-        return SimilarityTable(self._rules(), self._threshold(), label_weights=self.label_weights)
-
-    def _pack(self, trees, table):
-        compiled = [t.compiled for t in trees]
-        if table is None:
-            return _engine.PackedTrees(compiled, self._match_key)
-        labels = np.concatenate([c.labels for c in compiled]) if compiled else np.zeros(0, np.int32)
-        covering = table.cover(labels, lambda: [label for t in trees for label in t.labels])
-        return _engine.PackedTrees(compiled, self._match_key, covering.kinds)
-
-    def _engine_args(self, published):
-        return (*self._engine_params(), published, None)
+    def _weights_table(self) -> SimilaritySpec | None:
+        """The label table when some label has a weight; None: every label weighs 1."""
+        return SimilaritySpec(label_weights=tuple(sorted(self.label_weights.items()))) if self.label_weights else None
 
 
-class SubtreeKernel(_CompiledTreeKernel):
+class SubtreeKernel(TreeKernel):
     """Subtree kernel (ST, Vishwanathan & Smola 2003): common complete subtrees.
 
     Delta(n1, n2) = 0 if the productions differ, else lam * prod_k f(c1k, c2k).
@@ -79,19 +52,20 @@ class SubtreeKernel(_CompiledTreeKernel):
     mis-trains.
     """
 
-    def __init__(self, lam: float = 0.4, variant: str = "textbook", label_weights=None):
+    _parameter_constraints = {"lam": [POSITIVE], "variant": [Options("textbook", "kelp")],
+                              "label_weights": [Weights(), None]}
+
+    def __init__(self, lam: float = 0.4, *, variant: str = "textbook", label_weights: dict[str, float] | None = None):
         self.lam = lam
         self.variant = variant
         self.label_weights = label_weights
 
-    def _engine_params(self):
-        kinds = {"kelp": KernelKind.SUBTREE_KELP, "textbook": KernelKind.SUBTREE_TEXTBOOK}
-        if self.variant not in kinds:
-            raise InvalidParameterError(f"variant must be 'kelp' or 'textbook', got {self.variant!r}")
-        return kinds[self.variant], check_number("lam", self.lam), 1.0, 1.0
+    def _engine_spec(self) -> EngineSpec:
+        kind = KernelKind.SUBTREE_TEXTBOOK if self.variant == "textbook" else KernelKind.SUBTREE_KELP
+        return EngineSpec(kind, self.lam, match_key="production", tables=self._weights_table())
 
 
-class SubsetTreeKernel(_CompiledTreeKernel):
+class SubsetTreeKernel(TreeKernel):
     """Subset-tree kernel (SST, Collins & Duffy 2002), leaves included (KeLP ``sstk``).
 
     Delta(n1, n2) = 0 if the productions differ, else lam * prod_k (1 + Delta(c1k, c2k)),
@@ -99,15 +73,17 @@ class SubsetTreeKernel(_CompiledTreeKernel):
     A pair of equal leaves gives lam.
     """
 
-    def __init__(self, lam: float = 0.4, label_weights=None):
+    _parameter_constraints = {"lam": [POSITIVE], "label_weights": [Weights(), None]}
+
+    def __init__(self, lam: float = 0.4, *, label_weights: dict[str, float] | None = None):
         self.lam = lam
         self.label_weights = label_weights
 
-    def _engine_params(self):
-        return KernelKind.SUBSET_TREE, check_number("lam", self.lam), 1.0, 1.0
+    def _engine_spec(self) -> EngineSpec:
+        return EngineSpec(KernelKind.SUBSET_TREE, self.lam, match_key="production", tables=self._weights_table())
 
 
-class PartialTreeKernel(_CompiledTreeKernel):
+class PartialTreeKernel(TreeKernel):
     """Partial tree kernel (PTK, Moschitti 2006), with KeLP's terminal factor (``ptk``).
 
     Nodes match by label content. For equal contents, Delta = mu * lam^2 *
@@ -117,14 +93,16 @@ class PartialTreeKernel(_CompiledTreeKernel):
     no cap on its length.
     """
 
-    _match_key = "content"
+    _parameter_constraints = {"lam": [POSITIVE], "mu": [POSITIVE], "terminal_factor": [NON_NEGATIVE],
+                              "label_weights": [Weights(), None]}
 
-    def __init__(self, lam: float = 0.4, mu: float = 0.4, terminal_factor: float = 1.0, label_weights=None):
+    def __init__(self, lam: float = 0.4, *, mu: float = 0.4, terminal_factor: float = 1.0,
+                 label_weights: dict[str, float] | None = None):
         self.lam = lam
         self.mu = mu
         self.terminal_factor = terminal_factor
         self.label_weights = label_weights
 
-    def _engine_params(self):
-        return (KernelKind.PARTIAL_TREE, check_number("lam", self.lam), check_number("mu", self.mu),
-                check_number("terminal_factor", self.terminal_factor, inclusive=True))
+    def _engine_spec(self) -> EngineSpec:
+        return EngineSpec(KernelKind.PARTIAL_TREE, self.lam, self.mu, self.terminal_factor, match_key="content",
+                          tables=self._weights_table())

@@ -13,11 +13,7 @@ from typing import Dict, Iterable, Tuple
 
 import numpy as np
 
-from ..errors import ConvKernelsError
-
-
-class VectorsError(ConvKernelsError, ValueError):
-    """A word-vector source that cannot be read or used."""
+from ..errors import VectorsError
 
 
 class WordVectors:

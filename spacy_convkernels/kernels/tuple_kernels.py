@@ -11,47 +11,57 @@ exp(c - 1) * ((c - gamma) / (1 - gamma))+ of the cosine c of their word vectors.
 ignores every tuple with that edge).
 """
 import threading
-from typing import Dict, Optional
+from dataclasses import dataclass
+from typing import Dict
 
 import numpy as np
 
-from ..structures.paths import PathTuples, split_tuple_label
 from ..structures.interning import LABELS
+from ..structures.paths import PathTuples, split_tuple_label
 from ..structures.tree import Tree
-from ._engine import KernelKind, PackedSequences, PackedTrees, TupleTable
-from .base import CompiledKernel, InvalidParameterError, check_number
+from ..validation import Interval, Weights
+from ._engine import KernelKind, TupleTable
+from .base import EngineSpec, Kernel
 from .growing import GrowingArray
 from .node_similarity import ExponentialSimilarity, SimilarityTable
+from .smoothed_tree_kernels import VECTOR_SOURCE
 from .vectors import VectorsParameter, WordVectors
 
 
-class _TupleKernel(CompiledKernel):
-    """Plumbing shared by the kernels over (edge, node) tuples."""
+class TupleKernel(Kernel):
+    """A kernel over structures of (edge, node) tuples.
+
+    Parameters
+    ----------
+    lam : float in (0, 1)
+        Decay of long spans.
+    vectors : spaCy ``Vocab`` or ``Vectors``, :class:`~.vectors.WordVectors`, path, or None
+        Word vectors of the node labels for k_n; None: exact match.
+    gamma : float in (-1, 1)
+        The cosine below which two nodes do not match.
+    edge_weights : dict of str to float >= 0, or None
+        The nonstationary sigma per edge label (default 1; 0 ignores the edge).
+    """
 
     _kind = None
-    _table_params = ("gamma", "edge_weights")
+    _match_key = "label"
+    _parameter_constraints = {"lam": [Interval(0, 1, closed="neither")], "vectors": [VECTOR_SOURCE, None],
+                              "gamma": [Interval(-1, 1, closed="neither")], "edge_weights": [Weights(), None]}
     vectors = VectorsParameter()
 
-    def __init__(self, lam: float = 0.5, vectors=None, gamma: float = 0.6, edge_weights: Optional[Dict[str, float]] = None):
+    def __init__(self, lam: float = 0.5, *, vectors=None, gamma: float = 0.6,
+                 edge_weights: dict[str, float] | None = None):
         self.lam = lam
         self.vectors = vectors
         self.gamma = gamma
         self.edge_weights = edge_weights
 
-    def _uses_tables(self) -> bool:
-        return True
-
-    def _make_tables(self) -> "_TupleTables":
-        return _TupleTables(self.vectors, self.gamma, self.edge_weights)
-
-    def _engine_args(self, published):
-        lam = check_number("lam", self.lam)
-        if lam >= 1:
-            raise InvalidParameterError(f"lam must be < 1, got {lam!r}")
-        return self._kind, lam, 1.0, 1.0, None, published
+    def _engine_spec(self) -> EngineSpec:
+        tables = TupleSpec(self.vectors, float(self.gamma), tuple(sorted((self.edge_weights or {}).items())))
+        return EngineSpec(self._kind, self.lam, match_key=self._match_key, tables=tables)
 
 
-class SubsequencePathKernel(_TupleKernel):
+class SubsequencePathKernel(TupleKernel):
     """Subsequence kernel over paths of (edge, node) tuples (Bunescu & Mooney 2005, as in
     Garg et al. §4.1): the sum over pairs of equal-length subsequences i, j (not
     necessarily contiguous) of prod_k k(S(i_k), S'(j_k)) * lam^(span(i) + span(j)), with
@@ -59,14 +69,10 @@ class SubsequencePathKernel(_TupleKernel):
 
     structure_type = PathTuples
     _kind = KernelKind.SUBSEQUENCE_PATH
-
-    def _pack(self, paths, tables):
-        compiled = [p.compiled for p in paths]
-        tables.cover(compiled, lambda: [p.labels for p in paths])
-        return PackedSequences(compiled)
+    _match_key = None
 
 
-class ZelenkoTreeKernel(_TupleKernel):
+class ZelenkoTreeKernel(TupleKernel):
     """Sparse subtree kernel of Zelenko, Aone & Richardella (2003) between the roots of two
     subgraph trees whose labels are ``edge/node`` tuples, with k as matching and similarity:
 
@@ -77,10 +83,20 @@ class ZelenkoTreeKernel(_TupleKernel):
     structure_type = Tree
     _kind = KernelKind.ZELENKO_TREE
 
-    def _pack(self, trees, tables):
-        compiled = [t.compiled for t in trees]
-        tables.cover(compiled, lambda: [t.labels for t in trees])
-        return PackedTrees(compiled, "label")
+
+@dataclass(frozen=True)
+class TupleSpec:
+    """What the tuple table depends on: vectors, gamma and the edge weights (sorted items)."""
+
+    vectors: object
+    gamma: float
+    edge_weights: tuple
+
+    def build(self) -> "_TupleTables":
+        return _TupleTables(self.vectors, self.gamma, dict(self.edge_weights))
+
+    def has_zero_weight(self) -> bool:
+        return any(weight == 0 for _, weight in self.edge_weights)
 
 
 class _TupleTables:
@@ -88,16 +104,11 @@ class _TupleTables:
     share between threads as :class:`~.node_similarity.SimilarityTable` is: grown under a
     lock, each entry written once, and published as a new :class:`TupleTable`."""
 
-    def __init__(self, vectors, gamma: float, edge_weights: Optional[Dict[str, float]]):
-        gamma = check_number("gamma", gamma, minimum=-1.0)
-        if gamma >= 1:
-            raise InvalidParameterError(f"gamma must be in (-1, 1), got {gamma!r}")
+    def __init__(self, vectors, gamma: float, edge_weights: Dict[str, float]):
         rules = [] if vectors is None else [ExponentialSimilarity(WordVectors.load(vectors))]
         self.nodes = SimilarityTable(rules, threshold=0.0, gamma=gamma)
         self.uid = self.nodes.uid
-        self.edge_weights = dict(edge_weights or {})
-        for edge, weight in self.edge_weights.items():
-            check_number(f"edge_weights[{edge!r}]", weight, inclusive=True)
+        self.edge_weights = edge_weights
         self.edge_ids: Dict[str, int] = {}
         self.edges = GrowingArray(np.int32, -1)
         self.node_ids = GrowingArray(np.int32, 0)
@@ -109,11 +120,10 @@ class _TupleTables:
         """The table published last: it covers every tuple label described so far."""
         return self._published[1]
 
-    def cover(self, compiled, labels) -> TupleTable:
-        """Describe the tuple labels not seen yet; ``labels()`` gives the structures' labels
-        (aligned with their compiled ids) and is called only when some are new. The
-        published table, which covers them all."""
-        ids = np.concatenate([c.labels for c in compiled]) if compiled else np.zeros(0, np.int32)
+    def cover_structures(self, structures) -> TupleTable:
+        """Describe the tuple labels of ``structures`` not seen yet; the published table,
+        which covers them all."""
+        ids = np.concatenate([s.compiled.labels for s in structures]) if structures else np.zeros(0, np.int32)
         edges, table = self._published
         if ids.size == 0 or (ids.max() < len(edges) and (edges[ids] >= 0).all()):
             return table
@@ -122,7 +132,7 @@ class _TupleTables:
             self.node_ids.reserve(int(ids.max()) + 1)
             new = np.flatnonzero(self.edges.data[ids] < 0)
             if len(new):
-                flat = [label for group in labels() for label in group]
+                flat = [label for s in structures for label in s.labels]
                 edge_labels, node_labels = zip(*(split_tuple_label(flat[k]) for k in new))
                 node_ids = LABELS.ids(node_labels)
                 self.nodes.cover(node_ids, node_labels)

@@ -1,0 +1,60 @@
+"""Every kernel is usable from a spaCy config, with exactly its class's parameters."""
+import inspect
+
+import pytest
+from confection import Config
+from spacy.util import registry
+
+from spacy_convkernels.errors import InvalidParameterError
+from spacy_convkernels.kernels import (
+    CompositionalSmoothedPartialTreeKernel,
+    PartialTreeKernel,
+    SmoothedPartialTreeKernel,
+    SubsequencePathKernel,
+    SubsetTreeKernel,
+    SubtreeKernel,
+    ZelenkoTreeKernel,
+)
+
+KERNEL_CLASSES = [SubtreeKernel, SubsetTreeKernel, PartialTreeKernel, SmoothedPartialTreeKernel,
+                  CompositionalSmoothedPartialTreeKernel, SubsequencePathKernel, ZelenkoTreeKernel]
+
+
+@pytest.mark.parametrize("kernel_class", KERNEL_CLASSES, ids=lambda c: c.__name__)
+def test_every_kernel_is_registered_with_its_class_parameters(kernel_class):
+    function = registry.misc.get(f"spacy_convkernels.{kernel_class.__name__}.v1")
+    assert list(inspect.signature(function).parameters) == list(inspect.signature(kernel_class).parameters)
+    kernel = function(**{"vectors": None} if "vectors" in inspect.signature(kernel_class).parameters else {})
+    assert isinstance(kernel, kernel_class)
+
+
+def test_a_config_sets_any_parameter_including_label_weights():
+    config = Config().from_str("""
+    [kernel]
+    @misc = "spacy_convkernels.SubsetTreeKernel.v1"
+    lam = 0.3
+    label_weights = {"SYNT##det": 0.0}
+    """)
+    kernel = registry.resolve(config)["kernel"]
+    assert kernel.get_params() == {"lam": 0.3, "label_weights": {"SYNT##det": 0.0}}
+
+
+@pytest.mark.parametrize("kernel_class", KERNEL_CLASSES, ids=lambda c: c.__name__)
+def test_constructors_take_keywords_after_the_first_parameter(kernel_class):
+    parameters = list(inspect.signature(kernel_class).parameters.values())
+    assert parameters[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters[1:])
+    assert set(kernel_class._parameter_constraints) == {p.name for p in parameters}
+
+
+@pytest.mark.parametrize("kernel, message", [
+    (PartialTreeKernel(mu=0), "PartialTreeKernel: mu must be a finite number in (0, inf), got 0"),
+    (SubtreeKernel(variant="fast"), "SubtreeKernel: variant must be one of 'textbook', 'kelp', got 'fast'"),
+    (SubsequencePathKernel(lam=1), "SubsequencePathKernel: lam must be a finite number in (0, 1), got 1"),
+    (SubsetTreeKernel(label_weights={"a": -1}), "label_weights must be a dict of label -> finite weight >= 0 or None"),
+    (CompositionalSmoothedPartialTreeKernel(lexical="yes"), "lexical must be True or False, got 'yes'"),
+])
+def test_parameters_are_checked_by_one_table_with_clear_messages(kernel, message):
+    with pytest.raises(InvalidParameterError) as error:
+        kernel.gram([])
+    assert message in str(error.value)
