@@ -20,9 +20,12 @@ preposition (``prep``) with an object (``pobj``) is collapsed into the relation
 ``prep_<word>`` from its head to the object, multi-word parts (``mwe``) joining the word
 (``prep_out_of``); as in KeLP's data, a preposition stays when its object is an adverb
 (tag ``RB*``: "from here", "by much") or a clause (``pcomp``); a sentence with several roots keeps
-the first as root and hangs the others under it. Parentheses and spaces in labels are
-written ``-LRB-``, ``-RRB-`` and ``_`` so the bracket notation stays readable.
+the first as root and hangs the others under it. Parentheses in labels are written
+``-LRB-`` and ``-RRB-``, and every whitespace character (``str.isspace``: no-break
+space, ``\\r``, U+3000, ...), control character (category Cc) and lone surrogate ``_``,
+so the bracket string of every tree reads back as the same tree.
 """
+import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Sequence, Tuple
 
@@ -233,8 +236,10 @@ def _emit(tour, own, pos_lex_inside, tail, pos, lex) -> Tree:
     return Tree._trusted(tuple(labels), tuple(parents), "".join(text))
 
 
-_ESCAPES = str.maketrans({"(": "-LRB-", ")": "-RRB-", " ": "_", "\t": "_", "\n": "_"})
+_ESCAPES = {"(": "-LRB-", ")": "-RRB-"}
+_UNSAFE = re.compile(r"[()\s\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # \s: exactly the str.isspace characters
 
 
 def _clean(text: str) -> str:
-    return text.translate(_ESCAPES) or "_"
+    """``text`` as a tree label: parentheses escaped, whitespace and control characters ``_``."""
+    return _UNSAFE.sub(lambda found: _ESCAPES.get(found.group(), "_"), text) or "_"
