@@ -52,6 +52,18 @@ class VectorsError(ConvKernelsError, ValueError):
     """A word-vector source that cannot be read or used."""
 
 
+class CorpusFileError(ConvKernelsError, OSError):
+    """A corpus file that cannot be opened (missing, a directory, not readable); ``path`` names it."""
+
+    def __init__(self, message: str, path):
+        self.reason = message
+        self.path = str(path)
+        super().__init__(f"{self.path}: {message}")
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path))
+
+
 class KernelOverflowError(ConvKernelsError, ArithmeticError):
     """A kernel value left the range of float64 (too large parameters for too large structures)."""
 

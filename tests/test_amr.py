@@ -1,4 +1,6 @@
 """PENMAN reader, semantic graphs and interaction candidates."""
+import zlib
+
 import penman
 import pytest
 import spacy
@@ -8,10 +10,12 @@ from spacy.vocab import Vocab
 
 from spacy_convkernels import ConvKernelsError, CorpusFormatError
 from spacy_convkernels.corpora import CorpusWarning, read_penman
+from spacy_convkernels.errors import CorpusFileError
 from spacy_convkernels.structures.interactions import amr_candidates, dependency_candidates
 from spacy_convkernels.structures.paths import PathTuples
 from spacy_convkernels.structures.semantic_graph import SemanticGraph
 
+from broken_files import gzip_then_broken
 from conftest import need_shared
 
 # the graph of Fig. 1 of Garg et al. (2018), simplified: Sos has sites for Ras binding
@@ -157,3 +161,91 @@ def test_amr_candidates_from_dependencies():
     doc.ents = [Span(doc, 0, 1, "PROTEIN"), Span(doc, 2, 3, "PROTEIN"), Span(doc, 4, 5, "CELL")]
     records = nlp(doc)._.interactions
     assert sorted(r["participants"]["catalyst"] for r in records) == ["Ras", "Sos"]
+
+
+def test_a_byte_order_mark_is_dropped(tmp_path):
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbf# AMR release; corpus: test\n\n" + SOS.encode())
+    assert [d._.amr.count("::id fig1") for d in read_penman(path)] == [1]  # the header is not read as a graph
+
+
+TOKENIZED = """# ::id tok1
+# ::tok Sos binds Ras-GTP .
+(b / bind-01 :ARG0 (p / protein :name (n / name :op1 "Sos"))
+   :ARG1 (p2 / protein :name (n2 / name :op1 "Ras-GTP")))
+"""
+
+
+def test_graphs_with_tokens_instead_of_a_sentence(tmp_path):
+    path = tmp_path / "aligned.txt"
+    path.write_text(TOKENIZED + "\n" + SOS, encoding="utf-8")
+    first, second = read_penman(path)
+    assert [t.text for t in first] == ["Sos", "binds", "Ras-GTP", "."] and first.text == "Sos binds Ras-GTP ."
+    assert penman.decode(first._.amr).metadata["tok"] == "Sos binds Ras-GTP ."
+    assert len(amr_candidates(first._.amr)) == 2
+    assert second.text.startswith("GEFs such as Sos")
+
+
+def test_bio_amr_with_tokens_instead_of_sentences(tmp_path):
+    source = need_shared("data/bio-amr") / "amr-release-dev-bio.txt"
+    path = tmp_path / "dev-tok.txt"
+    path.write_text(source.read_text(encoding="utf-8").replace("# ::snt ", "# ::tok "), encoding="utf-8")
+    docs = list(read_penman(path))
+    assert len(docs) == 500 and all(len(d) for d in docs)
+
+
+MALFORMED = [  # graph, message, line in the graph (from 1)
+    ("(a / )", "node a has no concept", 1),
+    ("(h / have-03\n   :ARG0 (p / protein :name (n / name :op1)))", "role :op1 of node n has no value", 2),
+    ("(h / have-03\n   :ARG0 (p))", "node p has no concept", 2),
+    ("(h / have-03\n   :ARG0 (p / protein)\n   :ARG1 (p / enzyme))", "variable p is defined twice", 3),
+    ("(h / have-03\n   :ARG0)", "role :ARG0 of node h has no value", 1),
+    ('(h / "have it")', "concept '\"have it\"' of node h holds whitespace", 1),
+    ("(h / have\u00a0it)", "concept 'have.xa0it' of node h holds whitespace", 1),
+    ("(h / have-03)\n(s / site)", "text after the end of the graph", 2),
+    ("(h / have-03 :ARG0 (s / site)) :ARG1 (e / enzyme))", "text after the end of the graph", 1),
+    ("(h / have-03 :ARG0 (s / site)", "DecodeError: Unexpected end of input", 1),
+    ("()", "a node without a variable", 1),
+]
+
+
+@pytest.mark.parametrize("graph, words, line", MALFORMED)
+def test_malformed_graphs_are_refused_at_read_time(tmp_path, graph, words, line):
+    path = tmp_path / "bad.txt"
+    path.write_text(SOS + "\n# ::id bad ::date 2018\n# ::snt Some text .\n" + graph + "\n\n" + SOS, encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match="graph bad: " + words) as info:
+        list(read_penman(path))
+    assert info.value.line == 12 + line  # SOS is 9 lines, a blank line, 2 comment lines, then the graph
+    errors = []
+    with pytest.warns(CorpusWarning):
+        docs = list(read_penman(path, skip_errors=True, errors=errors))
+    assert len(docs) == 2 and len(errors) == 1
+    assert all(len(amr_candidates(d._.amr)) == 9 for d in docs)
+
+
+def test_an_undecodable_line_loses_its_graph_only(tmp_path):
+    path = tmp_path / "latin1.txt"
+    broken = SOS.replace("fig1", "latin").replace("allosteric", "allost\u00e9ric").encode("latin-1")
+    path.write_bytes(SOS.encode() + b"\n" + broken + b"\n" + SOS.encode())
+    with pytest.raises(CorpusFormatError, match="line 12: graph latin: not UTF-8") as info:
+        list(read_penman(path))
+    assert isinstance(info.value.__cause__, UnicodeDecodeError)
+    errors = []
+    with pytest.warns(CorpusWarning, match="line 12"):
+        assert len(list(read_penman(path, skip_errors=True, errors=errors))) == 2
+    assert [e.line for e in errors] == [12]
+
+
+def test_a_corrupted_deflate_stream(tmp_path):
+    path = tmp_path / "broken.txt.gz"
+    path.write_bytes(gzip_then_broken(SOS + "\n" + SOS))
+    with pytest.raises(CorpusFormatError, match="line 20: graph fig1: unreadable gzip data") as info:
+        list(read_penman(path))
+    assert isinstance(info.value.__cause__, zlib.error)
+    with pytest.warns(CorpusWarning, match="gzip"):
+        assert len(list(read_penman(path, skip_errors=True))) == 1  # the graph cut short by the break is lost
+
+
+def test_a_file_that_cannot_be_opened(tmp_path):
+    with pytest.raises(CorpusFileError, match="cannot open"):
+        list(read_penman(tmp_path / "missing.txt"))

@@ -1,10 +1,15 @@
+import zlib
+
 import pytest
 import spacy
 from spacy.util import registry
 
 from spacy_convkernels import ConvKernelsError, CorpusFormatError
 from spacy_convkernels.corpora import CorpusWarning, read_conllu
+from spacy_convkernels.errors import CorpusFileError
 from spacy_convkernels.structures import span_to_tree
+
+from broken_files import gzip_then_broken
 
 SENTENCES = """# newdoc id = d1
 # sent_id = s1
@@ -109,3 +114,46 @@ def test_reads_all_of_ud_english_ewt():
         sizes[part] = len(docs)
         assert all(doc.has_annotation("DEP") and doc.has_annotation("TAG") for doc in docs)
     assert sizes == {"train": 12544, "dev": 2001, "test": 2077}
+
+
+GOOD = "1\tOk\tok\tINTJ\tUH\t_\t0\troot\t_\t_\n"
+
+
+def test_a_byte_order_mark_is_dropped(tmp_path):
+    path = tmp_path / "bom.conllu"
+    path.write_bytes(b"\xef\xbb\xbf# sent_id = 1\n" + GOOD.encode() + b"\n" + GOOD.encode())
+    assert [d.text for d in read_conllu(path)] == ["Ok", "Ok"]  # the first line is a comment without its mark
+    starts_with_a_token = tmp_path / "bom2.conllu"
+    starts_with_a_token.write_bytes(b"\xef\xbb\xbf" + GOOD.encode())
+    assert [t.text for t in next(read_conllu(starts_with_a_token))] == ["Ok"]
+
+
+def test_an_undecodable_line_loses_its_sentence_only(tmp_path):
+    path = tmp_path / "latin1.conllu"
+    bad = "1\tcaf\xe9\tcaf\xe9\tNOUN\tNN\t_\t0\troot\t_\t_\n".encode("latin-1")
+    path.write_bytes(GOOD.encode() + b"\n" + bad + GOOD.replace("1", "2", 1).encode() + b"\n" + GOOD.encode())
+    with pytest.raises(CorpusFormatError, match="line 3: not UTF-8") as info:
+        list(read_conllu(path))
+    assert isinstance(info.value.__cause__, UnicodeDecodeError)
+    errors = []
+    with pytest.warns(CorpusWarning, match="line 3"):
+        docs = list(read_conllu(path, skip_errors=True, errors=errors))
+    assert [d.text for d in docs] == ["Ok", "Ok"] and [e.line for e in errors] == [3]
+
+
+def test_a_corrupted_deflate_stream(tmp_path):
+    path = tmp_path / "broken.conllu.gz"
+    path.write_bytes(gzip_then_broken(GOOD + "\n" + GOOD))
+    with pytest.raises(CorpusFormatError, match="line 4: unreadable gzip data") as info:
+        list(read_conllu(path))
+    assert isinstance(info.value.__cause__, zlib.error)
+    errors = []
+    with pytest.warns(CorpusWarning, match="gzip"):
+        docs = list(read_conllu(path, skip_errors=True, errors=errors))
+    # the second sentence may have been cut short by the break: it is lost with the stream
+    assert [d.text for d in docs] == ["Ok"] and [e.line for e in errors] == [4]
+
+
+def test_a_file_that_cannot_be_opened(tmp_path):
+    with pytest.raises(CorpusFileError, match="cannot open"):
+        list(read_conllu(tmp_path))

@@ -1,11 +1,14 @@
 import gzip
+import zlib
 
 import numpy as np
 import pytest
 
-from spacy_convkernels import ConvKernelsError, CorpusFormatError, Tree
-from spacy_convkernels.corpora import parse_klp_line, read_klp
+from spacy_convkernels import ConvKernelsError, CorpusFormatError, Tree, TreeParseError
+from spacy_convkernels.corpora import CorpusWarning, parse_klp_line, read_klp
+from spacy_convkernels.errors import CorpusFileError
 
+from broken_files import gzip_then_broken
 from conftest import CORPORA
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
@@ -110,3 +113,55 @@ def test_errors_survive_pickling():
     error = CorpusFormatError("bad", "f.klp", 3)
     again = pickle.loads(pickle.dumps(error))
     assert (type(again), str(again), again.line, again.path) == (CorpusFormatError, str(error), 3, "f.klp")
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_label(tmp_path):
+    plain, gzipped = tmp_path / "bom.klp", tmp_path / "bom.klp.gz"
+    data = "\ufeffNUM |BS:s| x |ES|\nLOC |BS:s| y |ES|\n".encode("utf-8")
+    plain.write_bytes(data)
+    gzipped.write_bytes(gzip.compress(data))
+    for path in (plain, gzipped):
+        assert [e.labels for e in read_klp(path)] == [("NUM",), ("LOC",)]
+
+
+def test_an_undecodable_line_is_skipped_on_request(tmp_path):
+    path = tmp_path / "latin1.klp"
+    path.write_bytes(b"A |BS:s| ok |ES|\nB |BS:s| caf\xe9 |ES|\nC |BS:s| ok |ES|\n")
+    with pytest.raises(CorpusFormatError) as info:
+        list(read_klp(path))
+    assert info.value.line == 2 and isinstance(info.value.__cause__, UnicodeDecodeError)
+    errors = []
+    with pytest.warns(CorpusWarning, match="line 2: not UTF-8"):
+        examples = list(read_klp(path, skip_errors=True, errors=errors))
+    assert [e.labels for e in examples] == [("A",), ("C",)] and [e.line for e in errors] == [2]
+
+
+def test_a_malformed_line_is_skipped_on_request(tmp_path):
+    path = tmp_path / "bad.klp"
+    path.write_text("A |BS:s| ok |ES|\nB |BT:t| (S(x) |ET|\nC |BS:s| ok |ES|\n", encoding="utf-8")
+    with pytest.raises(CorpusFormatError) as info:
+        list(read_klp(path))
+    assert isinstance(info.value.__cause__, TreeParseError)
+    with pytest.warns(CorpusWarning, match="line 2"):
+        assert [e.labels for e in read_klp(path, skip_errors=True)] == [("A",), ("C",)]
+
+
+def test_a_corrupted_deflate_stream(tmp_path):
+    path = tmp_path / "broken.klp.gz"
+    path.write_bytes(gzip_then_broken("A |BS:s| x |ES|\nB |BS:s| y |ES|\n"))
+    reader = read_klp(path)
+    assert [next(reader).labels, next(reader).labels] == [("A",), ("B",)]
+    with pytest.raises(CorpusFormatError, match="line 3: unreadable gzip data") as info:
+        next(reader)
+    assert isinstance(info.value.__cause__, zlib.error)
+    errors = []
+    with pytest.warns(CorpusWarning, match="gzip"):
+        assert len(list(read_klp(path, skip_errors=True, errors=errors))) == 2
+    assert [e.line for e in errors] == [3]
+
+
+def test_a_file_that_cannot_be_opened(tmp_path):
+    for path in (tmp_path, tmp_path / "missing.klp"):
+        with pytest.raises(CorpusFileError, match=str(path)) as info:
+            list(read_klp(path))
+        assert isinstance(info.value, ConvKernelsError) and isinstance(info.value.__cause__, OSError)

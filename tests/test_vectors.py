@@ -1,9 +1,12 @@
+import zlib
+
 import numpy as np
 import pytest
 
 from spacy_convkernels import ConvKernelsError, Tree
 from spacy_convkernels.kernels import SmoothedPartialTreeKernel, VectorsError, WordVectors
 
+from broken_files import gzip_then_broken
 from conftest import CORPORA, need_shared
 
 WORDSPACE = CORPORA / "trec-qc-kelp-sample" / "wordspace_md300.first60.txt.gz"
@@ -66,3 +69,86 @@ def test_spacy_vocab_source():
     assert spaced.row("dog") == vectors.row("dog") >= 0
     kelp = WordVectors.load(need_shared("data/trec-qc-kelp/wordspace_md300.txt.gz"))
     np.testing.assert_allclose(kelp.matrix[kelp.row("dog::n")], vectors.matrix[vectors.row("dog")], atol=1e-6)
+
+
+def _load_fails(path, words):
+    with pytest.raises(VectorsError, match=words) as info:
+        WordVectors.load(path)
+    return info.value
+
+
+def test_a_first_line_of_a_word_and_a_number_is_data(tmp_path):
+    path = tmp_path / "one.txt"
+    path.write_text("dog 0.5\ncat -2\n", encoding="utf-8")
+    vectors = WordVectors.load(path)
+    assert vectors.row("dog") >= 0 and vectors.row("cat") >= 0 and vectors.matrix.shape == (2, 1)
+    header = tmp_path / "header.txt"
+    header.write_text("2 3\ndog 1 2 3\ncat 3 2 1\n", encoding="utf-8")
+    assert WordVectors.load(header).matrix.shape == (2, 3)
+    wrong = tmp_path / "wrong_header.txt"
+    wrong.write_text("2 4\ndog 1 2 3\n", encoding="utf-8")
+    _load_fails(wrong, "line 2: 3 values for 'dog' where 4 were expected .the header")
+
+
+def test_tab_separated_word2vec_is_not_kelp(tmp_path):
+    path = tmp_path / "tabs.txt"
+    path.write_text("dog\t1\t2\t3\ncat\t3\t2\t1\npup\t1\t2\t3\n", encoding="utf-8")
+    vectors = WordVectors.load(path)
+    assert vectors.matrix.shape == (2, 3) and vectors.row("dog") == vectors.row("pup") != vectors.row("cat")
+    kelp = tmp_path / "kelp.txt"
+    kelp.write_text("dog::n\t1.0\t0\t1,2,3\ncat::n\t1.0\t0\t3,2,1\n", encoding="utf-8")
+    assert WordVectors.load(kelp).matrix.shape == (2, 3)
+
+
+def test_a_key_may_hold_a_no_break_space(tmp_path):
+    path = tmp_path / "glove.txt"
+    path.write_text("a\u00a0b 1 2\nc 2 1\n", encoding="utf-8")
+    assert WordVectors.load(path).row("a\u00a0b") >= 0
+
+
+def test_bad_values_name_the_line(tmp_path):
+    nan = tmp_path / "nan.txt"
+    nan.write_text("a 1 2\nb nan 2\n", encoding="utf-8")
+    _load_fails(nan, "line 2: the vector of 'b' holds NaN")
+    kelp_nan = tmp_path / "kelp_nan.txt"
+    kelp_nan.write_text("a\t1\t0\t1,2\nb\t1\t0\t1,inf\n", encoding="utf-8")
+    _load_fails(kelp_nan, "line 2: the vector of 'b' holds NaN or infinite")
+    sizes = tmp_path / "sizes.txt"
+    sizes.write_text("a\t1\t0\t1,2\nb\t1\t0\t1,2,3\n", encoding="utf-8")
+    _load_fails(sizes, "line 2: 3 values for 'b' where 2 were expected .the vector on line 1")
+    empty = tmp_path / "empty_vector.txt"
+    empty.write_text("a\nb\n", encoding="utf-8")
+    _load_fails(empty, "line 1: 0 values")
+
+
+def test_unreadable_files(tmp_path):
+    latin = tmp_path / "latin1.txt"
+    latin.write_bytes(b"a 1 2\ncaf\xe9 2 1\n")
+    assert isinstance(_load_fails(latin, "line 2: not UTF-8").__cause__, UnicodeDecodeError)
+    binary = tmp_path / "vectors.bin"
+    binary.write_bytes(b"2 3\n" + np.arange(8, dtype=np.float32).tobytes() + b"\xff\xfe\n")
+    _load_fails(binary, "line 2: not UTF-8 .* binary word2vec")
+    broken = tmp_path / "broken.txt.gz"
+    broken.write_bytes(gzip_then_broken("a 1 2\nb 2 1\n"))
+    assert isinstance(_load_fails(broken, "line 3: unreadable gzip data").__cause__, zlib.error)
+    folder = tmp_path / "folder.txt"
+    folder.mkdir()
+    assert isinstance(_load_fails(folder, "cannot open").__cause__, OSError)
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes(b"\xef\xbb\xbf1 2\ndog 1 2\n")
+    assert WordVectors.load(bom).matrix.shape == (1, 2)
+
+
+def test_unreadable_npy(tmp_path):
+    (tmp_path / "junk.keys").write_text("a\nb\n", encoding="utf-8")
+    (tmp_path / "junk.npy").write_bytes(b"not a matrix")
+    _load_fails(tmp_path / "junk.npy", "not a readable .npy")
+    (tmp_path / "text.keys").write_text("a\nb\n", encoding="utf-8")
+    np.save(tmp_path / "text.npy", np.array([["x", "y"], ["z", "w"]]))
+    _load_fails(tmp_path / "text.npy", "not numbers")
+    (tmp_path / "folder.keys").write_text("a\n", encoding="utf-8")
+    (tmp_path / "folder.npy").mkdir()
+    _load_fails(tmp_path / "folder.npy", "not a readable")
+    (tmp_path / "ok.keys").write_bytes("\ufeffa\u2028b\nc\n".encode("utf-8"))  # only \n ends a key
+    np.save(tmp_path / "ok.npy", np.eye(2))
+    assert set(WordVectors.load(tmp_path / "ok.npy").rows) == {"a\u2028b", "c"}

@@ -1,7 +1,7 @@
 """Reader of AMR corpora in PENMAN notation (through the ``penman`` library).
 
 Each graph becomes a Doc of its sentence (``# ::snt``, tokenized by the given pipeline's
-tokenizer, or spaCy's English one), with ``Doc._.amr`` holding the graph as PENMAN text,
+tokenizer, or spaCy's English one; or the tokens of ``# ::tok``), with ``Doc._.amr`` holding the graph as PENMAN text,
 its metadata (``# ::id``, ``# ::snt``, ...) included, so that it survives ``DocBin``:
 ``penman.decode(doc._.amr)`` gives the graph back.
 """
@@ -16,6 +16,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..errors import CorpusFormatError
+from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
 Doc.set_extension("amr", default=None, force=True)
@@ -27,27 +28,39 @@ def read_penman(path, nlp=None, *, skip_errors: bool = False,
                 errors: Optional[List[CorpusFormatError]] = None) -> Iterator[Doc]:
     """Yield one Doc per AMR graph of a PENMAN file, in file order.
 
-    A malformed graph, or one without a ``# ::snt`` sentence, raises
-    :class:`~spacy_convkernels.CorpusFormatError` naming the file, the graph id and the
-    line; with ``skip_errors=True`` it is skipped instead, reported by a
-    :class:`CorpusWarning` and appended to ``errors`` when a list is given.
+    The sentence is ``# ::snt``, or else the tokens of ``# ::tok`` (alignment releases),
+    kept as they are. A malformed graph (a PENMAN syntax error, a node without a concept
+    or defined twice, a role without a value, whitespace or brackets in a concept or a
+    role, text after the graph), one without a sentence, an undecodable line or a broken
+    ``.gz`` stream raises :class:`~spacy_convkernels.CorpusFormatError` naming the file,
+    the graph id and the line; with ``skip_errors=True`` the graph is skipped instead (a
+    broken stream ends the file), reported by a :class:`CorpusWarning` and appended to
+    ``errors`` when a list is given. A file that cannot be opened raises
+    :class:`~spacy_convkernels.errors.CorpusFileError`.
     """
     path = Path(path)
-    tokenizer = (nlp or spacy.blank("en")).make_doc
-    for first_line, text in _blocks(path):
+    nlp = nlp or spacy.blank("en")
+    for first_line, text, problem in _blocks(path):
         found = _ID.search(text)
         graph_id = found.group(1) if found else "(no id)"
         try:
-            graph = penman.decode(text)
-            sentence = graph.metadata.get("snt")
-            if not sentence:
-                raise ValueError("no '# ::snt' sentence")
-        except (penman.DecodeError, ValueError) as problem:
-            line = first_line + (getattr(problem, "lineno", 1) or 1) - 1
-            reason = str(problem).strip().splitlines()[-1] if str(problem).strip() else type(problem).__name__
-            skip_or_raise(CorpusFormatError(f"graph {graph_id}: {reason}", path, line), skip_errors, errors, "graph")
+            if problem:
+                raise _Malformed(problem[1].message, problem[0] - first_line, problem[1].cause)
+            graph = _decode(text)
+        except _Malformed as malformed:
+            skip_or_raise(corpus_error(f"graph {graph_id}: {malformed.message}", path, first_line + malformed.line,
+                                       malformed.cause), skip_errors, errors, "graph")
             continue
-        doc = tokenizer(sentence)
+        sentence = graph.metadata.get("snt", "")
+        if sentence.strip():
+            doc = nlp.make_doc(sentence)
+        else:
+            words = graph.metadata.get("tok", "").split()
+            doc = Doc(nlp.vocab, words=words, spaces=[True] * (len(words) - 1) + [False]) if words else None
+        if doc is None:
+            skip_or_raise(corpus_error(f"graph {graph_id}: no '# ::snt' sentence nor '# ::tok' tokens", path,
+                                       first_line), skip_errors, errors, "graph")
+            continue
         doc._.amr = penman.encode(graph)
         yield doc
 
@@ -63,24 +76,87 @@ def create_penman_reader(path: Path, skip_errors: bool = False) -> Callable:
     return read
 
 
+class _Malformed(Exception):
+    def __init__(self, message: str, line: int, cause: BaseException = None):
+        self.message = message
+        self.line = line  # 0-based, in the block
+        self.cause = cause
+
+
 def _blocks(path: Path):
-    """(first line number, text) of each blank-line separated block that holds a graph."""
-    lines, first = [], 0
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                if not lines:
-                    first = number
-                lines.append(line)
-                continue
-            if lines:
-                yield from _graph_block(first, lines)
-            lines = []
-    if lines:
-        yield from _graph_block(first, lines)
+    """(first line number, text, None) of each blank-line separated block that holds a
+    graph; the last item is (number, Unreadable) instead of None in a block with an
+    undecodable line (the text without it) or one cut short by a broken stream, which
+    ends the file."""
+    lines, first, problem = [], 0, None
+    for number, line in corpus_lines(path):
+        if isinstance(line, Unreadable):
+            problem = problem or (number, line)
+            if line.final:
+                break
+            first = first or number
+            continue
+        if line.strip():
+            first = first or number
+            lines.append(line)
+            continue
+        yield from _graph_block(first, lines, problem)
+        lines, first, problem = [], 0, None
+    yield from _graph_block(first or problem and problem[0], lines, problem)
 
 
-def _graph_block(first: int, lines: List[str]):
+def _graph_block(first: int, lines: List[str], problem):
     """A block that is more than comments holds a graph (the file header is comments only)."""
-    if any(not line.lstrip().startswith("#") for line in lines):
-        yield first, "".join(lines)
+    if problem or any(not line.lstrip().startswith("#") for line in lines):
+        yield first, "\n".join(lines), problem
+
+
+# PENMAN tokens as penman's lexer cuts them (line by line, str.splitlines' line ends), as far
+# as brackets, strings and comments go
+_TOKEN = re.compile(r'#[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*|"[^"\\]*(?:\\.[^"\\]*)*"'
+                    r'|[()]|[^ \t\r\n\v\f"()/:~]+|[^ \t\r\n\v\f]')
+_UNSAFE = re.compile(r"[\s()]")  # would split or nest a tree label made from a concept or a role
+
+
+def _decode(text: str) -> penman.Graph:
+    """The graph of a block, checked for what the structures built from it need;
+    raises :class:`_Malformed` with the 0-based line in the block."""
+    try:
+        graph = penman.decode(text)
+    except penman.DecodeError as error:
+        reason = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
+        raise _Malformed(reason, (getattr(error, "lineno", 1) or 1) - 1, error) from None
+    depth, opened = 0, False
+    for token in _TOKEN.finditer(text):
+        if opened and depth == 0 and not token.group().startswith("#"):
+            line = text.count("\n", 0, token.start())
+            raise _Malformed(f"text after the end of the graph: {token.group()[:20]!r}", line)
+        depth += {"(": 1, ")": -1}.get(token.group(), 0)
+        opened = opened or depth > 0
+    defined = set()
+    for node, _, concept in graph.instances():
+        if node is None:
+            raise _Malformed("a node without a variable", _line_of(text, "", 0))
+        if not concept:
+            raise _Malformed(f"node {node} has no concept", _line_of(text, node, 0))
+        if node in defined:
+            raise _Malformed(f"variable {node} is defined twice", _line_of(text, node, 1))
+        if _UNSAFE.search(concept):
+            raise _Malformed(f"concept {concept!r} of node {node} holds whitespace or brackets",
+                             _line_of(text, node, 0))
+        defined.add(node)
+    for node, role, target in graph.edges() + graph.attributes():
+        if target is None:
+            raise _Malformed(f"role {role} of node {node} has no value", _line_of(text, node, 0))
+        if _UNSAFE.search(role):
+            raise _Malformed(f"role {role!r} of node {node} holds whitespace or brackets", _line_of(text, node, 0))
+    return graph
+
+
+def _line_of(text: str, node: str, occurrence: int) -> int:
+    """The 0-based line of the ``occurrence``-th (from 0) opening of ``node`` in the
+    graph (after its comment lines), or the graph's first line."""
+    start = next((m.start() for m in re.finditer(r"^(?!\s*#)", text, re.MULTILINE)), 0)
+    opening = re.compile(r"\(\s*" + re.escape(node) + r'(?=[\s/)~"]|$)' if node else r"\(\s*\)")
+    found = list(opening.finditer(text, start))
+    return text.count("\n", 0, found[occurrence].start() if len(found) > occurrence else start)

@@ -15,6 +15,7 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..errors import ConvKernelsError, CorpusFormatError
+from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
 
@@ -22,10 +23,13 @@ def read_conllu(path, vocab: Optional[Vocab] = None, *, n_sents: int = 1, skip_e
                 errors: Optional[List[CorpusFormatError]] = None) -> Iterator[Doc]:
     """Yield Docs of ``n_sents`` sentences each from a ``.conllu`` file.
 
-    A malformed sentence raises :class:`~spacy_convkernels.CorpusFormatError` naming the
-    file and line; with ``skip_errors=True`` it is skipped instead, reported by a
+    A malformed sentence, one with an undecodable line, or a broken ``.gz`` stream raises
+    :class:`~spacy_convkernels.CorpusFormatError` naming the file and line, with the
+    original exception as ``__cause__``; with ``skip_errors=True`` the sentence is
+    skipped instead (a broken stream ends the file), reported by a
     :class:`CorpusWarning` and appended to ``errors`` when a list is given, and reading
-    goes on.
+    goes on. A file that cannot be opened raises
+    :class:`~spacy_convkernels.errors.CorpusFileError`.
     """
     if n_sents < 1:
         raise ConvKernelsError(f"n_sents must be >= 1, got {n_sents}")
@@ -34,10 +38,12 @@ def read_conllu(path, vocab: Optional[Vocab] = None, *, n_sents: int = 1, skip_e
     batch = []
     for first_line, rows in _sentences(path):
         try:
+            if isinstance(rows, Unreadable):
+                raise _Malformed(rows.message, first_line, rows.cause)
             batch.append(_parse_sentence(rows))
         except _Malformed as problem:
-            skip_or_raise(CorpusFormatError(problem.message, path, problem.line or first_line), skip_errors, errors,
-                          "sentence")
+            skip_or_raise(corpus_error(problem.message, path, problem.line or first_line, problem.cause),
+                          skip_errors, errors, "sentence")
             continue
         if len(batch) == n_sents:
             yield _make_doc(vocab, batch)
@@ -58,29 +64,36 @@ def create_conllu_reader(path: Path, n_sents: int = 1, skip_errors: bool = False
 
 
 class _Malformed(Exception):
-    def __init__(self, message: str, line: int = 0):
+    def __init__(self, message: str, line: int = 0, cause: BaseException = None):
         self.message = message
         self.line = line
+        self.cause = cause
 
 
 def _sentences(path: Path):
-    """(first line number, [(line number, fields)]) per sentence; comments dropped."""
-    rows, first = [], 0
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            line = line.rstrip("\r\n")
-            if not line.strip():
-                if rows:
-                    yield first, rows
-                rows = []
-                continue
-            if line.startswith("#"):
-                continue
-            if not rows:
-                first = number
-            rows.append((number, line.split("\t")))
-    if rows:
-        yield first, rows
+    """(first line number, [(line number, fields)]) per sentence, comments dropped; a
+    sentence with an undecodable line gives (that line's number, Unreadable) instead, and
+    a broken stream ends the file with one, the sentence it cut short dropped."""
+    rows, first, problem = [], 0, None
+    for number, line in corpus_lines(path):
+        if isinstance(line, Unreadable):
+            if line.final:
+                yield number, line
+                return
+            problem = problem or (number, line)
+            continue
+        if not line.strip():
+            if rows or problem:
+                yield problem or (first, rows)
+            rows, problem = [], None
+            continue
+        if line.startswith("#"):
+            continue
+        if not rows:
+            first = number
+        rows.append((number, line.split("\t")))
+    if rows or problem:
+        yield problem or (first, rows)
 
 
 def _parse_sentence(rows):

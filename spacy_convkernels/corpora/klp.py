@@ -11,17 +11,18 @@ text. As in KeLP, names are unique within an example whatever the kind, and a
 representation without a name (``|BT|``) is named by its position among all the
 example's representations, from ``"0"``.
 """
-import gzip
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
 from ..errors import CorpusFormatError, TreeParseError
 from ..structures.tree import Tree
+from .lines import Unreadable, corpus_error, corpus_lines
+from .skipping import skip_or_raise
 
 _MARKER = re.compile(r"\|([BE])(T|V|DV|S)(?::([^|\s]+))?\|")
 _KINDS = {"T": "trees", "V": "vectors", "DV": "vectors", "S": "texts"}
@@ -37,27 +38,31 @@ class KlpExample:
     texts: Dict[str, str] = field(default_factory=dict)
 
 
-def read_klp(path) -> Iterator[KlpExample]:
-    """Yield the examples of a ``.klp`` or ``.klp.gz`` file, in file order.
+def read_klp(path, *, skip_errors: bool = False, errors: Optional[List[CorpusFormatError]] = None
+             ) -> Iterator[KlpExample]:
+    """Yield the examples of a ``.klp`` or ``.klp.gz`` file, in file order; blank lines
+    are skipped.
 
-    A malformed line raises :class:`~spacy_convkernels.CorpusFormatError` naming the file
-    and the line; blank lines are skipped.
+    A malformed or undecodable line, or a broken ``.gz`` stream, raises
+    :class:`~spacy_convkernels.CorpusFormatError` naming the file and the line, with the
+    original exception as ``__cause__``; with ``skip_errors=True`` the line is skipped
+    instead (a broken stream ends the file), reported by a :class:`CorpusWarning` and
+    appended to ``errors`` when a list is given. A file that cannot be opened raises
+    :class:`~spacy_convkernels.errors.CorpusFileError`.
     """
     path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    number = 0
-    with opener(path, "rb") as lines:
+    for number, line in corpus_lines(path):
+        if isinstance(line, Unreadable):
+            skip_or_raise(corpus_error(line.message, path, number, line.cause), skip_errors, errors, "line")
+            continue
+        if not line.strip():
+            continue
         try:
-            for number, raw in enumerate(lines, start=1):
-                line = raw.decode("utf-8")
-                if line.strip():
-                    yield parse_klp_line(line)
-        except UnicodeDecodeError as error:
-            raise CorpusFormatError(f"not UTF-8 text ({error.reason} at byte {error.start})", path, number) from None
+            example = parse_klp_line(line)
         except ValueError as error:
-            raise CorpusFormatError(str(error), path, number) from error
-        except (EOFError, gzip.BadGzipFile) as error:  # a truncated or broken .gz, found reading line number + 1
-            raise CorpusFormatError(f"unreadable gzip data ({error})", path, number + 1) from error
+            skip_or_raise(corpus_error(str(error), path, number, error), skip_errors, errors, "line")
+            continue
+        yield example
 
 
 def parse_klp_line(line: str) -> KlpExample:

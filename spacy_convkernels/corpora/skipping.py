@@ -10,10 +10,10 @@ class CorpusWarning(UserWarning):
 
 
 def skip_or_raise(error: CorpusFormatError, skip_errors: bool, errors: Optional[list], item: str) -> None:
-    """Raise ``error`` unless ``skip_errors``; else warn that an ``item`` was skipped and
-    append the error to ``errors`` when a list is given."""
+    """Raise ``error`` (with the ``__cause__`` it carries) unless ``skip_errors``; else warn
+    that an ``item`` was skipped and append the error to ``errors`` when a list is given."""
     if not skip_errors:
-        raise error from None
+        raise error from error.__cause__
     warnings.warn(f"skipped a {item}: {error}", CorpusWarning, stacklevel=3)  # at the reader's caller
     if errors is not None:
         errors.append(error)

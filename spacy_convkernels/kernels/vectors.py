@@ -6,13 +6,15 @@ whichever source they came from: a pruned table such as en_core_web_md's maps ma
 words onto one vector (685k keys, 20k rows, 10k distinct vectors), and a shared row says
 nothing about the meaning of the words on it.
 """
-import gzip
+import math
+import re
 from functools import cached_property
 from pathlib import Path
 from typing import Dict, Iterable, Tuple
 
 import numpy as np
 
+from ..corpora.lines import Unreadable, numbered_lines
 from ..errors import VectorsError
 
 
@@ -69,7 +71,9 @@ class WordVectors:
     def load(cls, source) -> "WordVectors":
         """From a spaCy ``Vocab`` or ``Vectors``, a ``WordVectors``, or a path: a KeLP word
         space or word2vec/GloVe text file (``.txt``, ``.txt.gz``, ``.vec``), or a ``.npy``
-        matrix with its keys, one per line, in a ``.keys`` file beside it."""
+        matrix with its keys, one per line, in a ``.keys`` file beside it. A file that
+        cannot be read, or a malformed line, raises :class:`VectorsError` naming the file
+        and line."""
         if isinstance(source, WordVectors):
             return source
         if hasattr(source, "vectors") and hasattr(source, "strings"):  # a spaCy Vocab
@@ -81,11 +85,7 @@ class WordVectors:
             if not path.exists():
                 raise VectorsError(f"no word-vector file at {path}")
             if path.suffix == ".npy":
-                keys_path = path.with_suffix(".keys")
-                if not keys_path.exists():
-                    raise VectorsError(f"{path} needs its keys, one per line, in {keys_path}")
-                keys = keys_path.read_text(encoding="utf-8").splitlines()
-                return cls.from_arrays(keys, np.load(path))
+                return cls.from_arrays(*_read_npy(path))
             return cls.from_arrays(*_read_text(path))
         raise VectorsError(f"cannot take word vectors from {type(source).__name__}")
 
@@ -141,32 +141,68 @@ class VectorsParameter:
         kernel.__dict__[self.name] = WordVectors.load(value) if is_spacy else value
 
 
+def _lines(path: Path):
+    """The numbered lines of a text file (see :func:`numbered_lines`), every problem a VectorsError."""
+    try:
+        lines = numbered_lines(path)
+    except OSError as error:
+        raise VectorsError(f"cannot open {path} ({error.strerror or error})") from error
+    for number, line in lines:
+        if isinstance(line, Unreadable):
+            hint = "; binary word2vec files are not read, convert them to text" if not line.final else ""
+            raise VectorsError(f"{path}, line {number}: {line.message}{hint}") from line.cause
+        yield number, line
+
+
+def _read_npy(path: Path) -> Tuple[list, np.ndarray]:
+    """Keys and vectors of a ``.npy`` matrix and the ``.keys`` file beside it."""
+    keys_path = path.with_suffix(".keys")
+    if not keys_path.exists():
+        raise VectorsError(f"{path} needs its keys, one per line, in {keys_path}")
+    keys = [line for _, line in _lines(keys_path)]
+    try:
+        matrix = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as error:
+        raise VectorsError(f"{path} is not a readable .npy matrix ({error})") from error
+    if not (np.issubdtype(matrix.dtype, np.floating) or np.issubdtype(matrix.dtype, np.integer)):
+        raise VectorsError(f"{path} holds {matrix.dtype} values, not numbers")
+    return keys, matrix
+
+
+_HEADER = re.compile(r"[0-9]+[ \t]+[0-9]+")
+_FIELDS = re.compile(r"[ \t]+")
+
+
 def _read_text(path: Path) -> Tuple[list, np.ndarray]:
-    """Keys and vectors of a text file: KeLP (``key<TAB>w<TAB>f<TAB>v1,v2,...``) or word2vec/GloVe
-    (``key v1 v2 ...``), either with an optional first line giving the counts."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    keys, rows = [], []
-    with opener(path, "rt", encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            fields = line.rstrip("\n").split("\t")
-            if len(fields) == 4:  # KeLP's word space
-                key, values = fields[0], fields[3].split(",")
-            else:
-                parts = line.split()
-                if number == 1 and len(parts) == 2:
-                    continue  # "count dim" header
-                if not parts:
-                    continue
-                key, values = parts[0], parts[1:]
-            try:
-                rows.append([float(v) for v in values])
-            except ValueError:
-                raise VectorsError(f"{path}, line {number}: the vector of {key!r} holds a non-number") from None
-            if rows and len(rows[-1]) != len(rows[0]):
-                raise VectorsError(f"{path}, line {number}: {len(rows[-1])} values where {len(rows[0])} were expected")
-            keys.append(key)
+    """Keys and vectors of a text file: KeLP (``key<TAB>weight<TAB>count<TAB>v1,v2,...``) or
+    word2vec/GloVe (``key v1 v2 ...``, spaces or tabs), either with an optional first
+    line of exactly two integers giving the count and the dimension."""
+    keys, rows, size, origin = [], [], None, ""
+    for number, line in _lines(path):
+        fields = line.split("\t")
+        if len(fields) == 4 and "," in fields[3]:  # KeLP's word space
+            key, values = fields[0], fields[3].split(",")
+        else:
+            line = line.strip(" \t")
+            if not line:
+                continue
+            if number == 1 and _HEADER.fullmatch(line):
+                size, origin = int(_FIELDS.split(line)[1]), " (the header's dimension)"
+                continue
+            key, *values = _FIELDS.split(line)
+        where = f"{path}, line {number}"
+        try:
+            vector = [float(v) for v in values]
+        except ValueError:
+            raise VectorsError(f"{where}: the vector of {key!r} holds a non-number") from None
+        if not all(map(math.isfinite, vector)):
+            raise VectorsError(f"{where}: the vector of {key!r} holds NaN or infinite values")
+        if size is None:
+            size, origin = len(vector), f" (the vector on line {number})"
+        if len(vector) != size or not vector:
+            raise VectorsError(f"{where}: {len(vector)} values for {key!r} where {size} were expected{origin}")
+        keys.append(key)
+        rows.append(vector)
     if not keys:
         raise VectorsError(f"{path} holds no vectors")
     return keys, np.array(rows, dtype=np.float32)
-
-
