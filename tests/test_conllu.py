@@ -70,6 +70,8 @@ BAD_TOKENS = [
      "cycle", 1),
     ("1\tGo\tgo\tVERBAL\tVB\t_\t0\troot\t_\t_\n", "UPOS", 1),
     ("1-x\tGo\t_\t_\t_\t_\t_\t_\t_\t_\n", "multi-word", 1),
+    ("1\tGo\tgo\tVERB\tVB\tMood=Imp|\t0\troot\t_\t_\n", "features 'Mood=Imp|'", 1),
+    ("1\tGo\tgo\tVERB\tVB\tMood=Imp|Mood=Ind\t0\troot\t_\t_\n", "distinct names", 1),
 ]
 
 

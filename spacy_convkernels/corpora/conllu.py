@@ -6,6 +6,7 @@ and sentence starts. Multi-word tokens (``19-20 don't``) give their syntactic wo
 (``do``, ``n't``) written without a space between them; empty nodes (``8.1``) belong to
 the enhanced graph only and are left out.
 """
+import re
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional
 
@@ -127,6 +128,9 @@ def _parse_sentence(rows):
         lemmas.append(lemma if lemma != "_" or form == "_" else form)
         pos.append(upos if upos != "_" else "")
         tags.append(xpos if xpos != "_" else "")
+        if feats != "_" and not _features_ok(feats):
+            raise _Malformed(f"features {feats!r} of token {ident} are not Name=Value[,Value]|... with distinct names",
+                             number)
         morphs.append(feats if feats != "_" else "")
         heads.append((int(head) - 1, number))
         deps.append(deprel)
@@ -150,6 +154,15 @@ def _parse_sentence(rows):
         if label and label not in _UPOS:
             raise _Malformed(f"unknown UPOS tag {label!r}", rows[0][0])
     return words, spaces, lemmas, tags, pos, morphs, heads, deps
+
+
+_FEATURE = re.compile(r"([^|=,]+)=[^|=,]+(?:,[^|=,]+)*")
+
+
+def _features_ok(feats: str) -> bool:
+    """FEATS as spaCy reads it without losing or mangling a feature."""
+    found = [_FEATURE.fullmatch(feature) for feature in feats.split("|")]
+    return all(found) and len({f.group(1) for f in found}) == len(found)
 
 
 _UPOS = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
