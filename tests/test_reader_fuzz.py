@@ -85,7 +85,8 @@ def _separated(kind, record: bytes) -> bytes:
 
 
 NLP = spacy.blank("en")
-READERS = {"klp": (read_klp, ".klp"), "conllu": (lambda path, **options: read_conllu(path, NLP.vocab, **options), ".conllu"),
+READERS = {"klp": (read_klp, ".klp"),
+           "conllu": (lambda path, **options: read_conllu(path, NLP.vocab, **options), ".conllu"),
            "penman": (lambda path, **options: read_penman(path, NLP, **options), ".txt")}
 
 

@@ -1,8 +1,8 @@
 """Reader of AMR corpora in PENMAN notation (through the ``penman`` library).
 
 Each graph becomes a Doc of its sentence (``# ::snt``, tokenized by the given pipeline's
-tokenizer, or spaCy's English one; or the tokens of ``# ::tok``), with ``Doc._.amr`` holding the graph as PENMAN text,
-its metadata (``# ::id``, ``# ::snt``, ...) included, so that it survives ``DocBin``:
+tokenizer, or spaCy's English one; else the tokens of ``# ::tok``), with ``Doc._.amr``
+holding the graph as PENMAN text, its metadata (``# ::id``, ``# ::snt``, ...) included, so that it survives ``DocBin``:
 ``penman.decode(doc._.amr)`` gives the graph back.
 """
 import re
@@ -84,17 +84,17 @@ class _Malformed(Exception):
 
 
 def _blocks(path: Path):
-    """(first line number, text, None) of each blank-line separated block that holds a
-    graph; the last item is (number, Unreadable) instead of None in a block with an
-    undecodable line (the text without it) or one cut short by a broken stream, which
+    """(first line number, text, problem) of each blank-line separated block that holds a
+    graph; ``problem`` is None, or (line number, Unreadable) for a block with an
+    undecodable line (missing from its text) or cut short by a broken stream, which
     ends the file."""
     lines, first, problem = [], 0, None
     for number, line in corpus_lines(path):
         if isinstance(line, Unreadable):
             problem = problem or (number, line)
+            first = first or number
             if line.final:
                 break
-            first = first or number
             continue
         if line.strip():
             first = first or number
@@ -102,7 +102,7 @@ def _blocks(path: Path):
             continue
         yield from _graph_block(first, lines, problem)
         lines, first, problem = [], 0, None
-    yield from _graph_block(first or problem and problem[0], lines, problem)
+    yield from _graph_block(first, lines, problem)
 
 
 def _graph_block(first: int, lines: List[str], problem):
