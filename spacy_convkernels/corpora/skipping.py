@@ -2,10 +2,10 @@
 import warnings
 from typing import Optional
 
-from ..errors import CorpusFormatError
+from ..errors import ConvKernelsWarning, CorpusFormatError
 
 
-class CorpusWarning(UserWarning):
+class CorpusWarning(ConvKernelsWarning):
     """A malformed record was skipped, at the caller's request."""
 
 
