@@ -22,8 +22,20 @@ SPTK pairs also come from a node similarity (lexical or compositional, see
 whose similarity reaches the threshold, and each node's partners are kept sorted, so a
 child pair is found by walking the list.
 
-Everything below the Python entry points runs without the GIL; Gram blocks are spread
-over threads with OpenMP, each thread owning one grow-only :c:type:`Workspace`.
+The child-subsequence sums (PTK, SPTK, the path kernel, Zelenko's child term) are
+dynamic programmes over an n x m grid of child pairs, computed with rolling rows: the
+values of one row are computed just before it is consumed, and only that row and two
+rows of partial sums are kept, O(m) doubles per sum, never the n x m grid. Zelenko's
+kernel keeps its values for the matching node pairs only.
+
+The entry points check every argument (kernel kind against packed kind and match key,
+tables covering every label id, index pairs and norms against the packed sets) and raise
+:class:`~spacy_convkernels.errors.EngineArgumentError` before any computation; packed
+sets and tables are immutable. Everything below the entry points runs without the GIL:
+the items (Gram rows, pairs) are computed in blocks of about 0.1 s, spread over threads
+with OpenMP, each thread owning one grow-only :c:type:`Workspace` for the whole call;
+between blocks the GIL is taken back to check for signals, so Ctrl-C raises
+KeyboardInterrupt within about a block (a single pair of huge structures is not split).
 """
 from cpython.exc cimport PyErr_CheckSignals
 from cython.parallel cimport parallel, prange, threadid
