@@ -233,16 +233,21 @@ def test_inconsistent_arguments_are_refused(call, message):
 
 
 def test_smoothed_nodes_must_agree_with_the_table():
-    kernel = SmoothedPartialTreeKernel(vectors=None)
-    trees = [Tree.from_string("(S (A a) (B b))")]
-    prepared = kernel.prepare(trees)
-    table = kernel._engine_args()[4]
-    kinds = np.array(table.kinds)
-    kinds[prepared.engine_data.label[0]] = 1  # the root's label now smoothed by the table
-    other = _engine.NodeSimilarity(kinds, table.groups, table.rows, table.weights, table.vectors, 0.01)
+    """A set packed with no smoothed node is refused by a table that smooths one of its labels."""
+    compiled = Tree.from_string("(S (A a) (B b))").compiled
+    n_labels = int(compiled.labels.max()) + 1
+    exact = np.zeros(n_labels, dtype=np.int32)
+    A = _engine.PackedTrees([compiled], "label", exact)
+    kinds = exact.copy()
+    kinds[compiled.labels[0]] = 1  # the root's label smoothed (LEXICAL) by the table
+    table = _engine.NodeSimilarity(kinds, np.zeros(n_labels), np.full(n_labels, -1), np.ones(n_labels),
+                                   np.zeros((0, 1)), 0.01)
     with pytest.raises(InvalidParameterError, match="other similarity kinds"):
-        _engine.gram(KernelKind.SMOOTHED_PARTIAL_TREE, 0.4, 0.4, 1.0, other, None, prepared.engine_data,
-                     prepared.engine_data, True, None, None, 1)
+        _engine.gram(KernelKind.SMOOTHED_PARTIAL_TREE, 0.4, 0.4, 1.0, table, None, A, A, True, None, None, 1)
+    agreeing = _engine.NodeSimilarity(exact, np.zeros(n_labels), np.full(n_labels, -1), np.ones(n_labels),
+                                      np.zeros((0, 1)), 0.01)
+    value = _engine.gram(KernelKind.SMOOTHED_PARTIAL_TREE, 0.4, 0.4, 1.0, agreeing, None, A, A, True, None, None, 1)
+    assert value[0, 0] > 0
 
 
 def fake(compiled, **changes):

@@ -143,6 +143,13 @@ def _frozen(values, dtype):
     return np.frombuffer(a.tobytes(), dtype=dtype).reshape(a.shape)
 
 
+def _read_only(values, dtype):
+    """``values`` as a C-contiguous array of ``dtype`` (a copy only if needed), seen through a read-only view."""
+    view = np.ascontiguousarray(values, dtype=dtype).view()
+    view.flags.writeable = False
+    return view
+
+
 cdef class PackedStructures:
     """Compiled structures concatenated for the engine (the ``Packed`` struct). Immutable:
     the arrays are read-only copies, checked when packed, and an object cannot be
@@ -255,7 +262,7 @@ cdef class PackedTrees(PackedStructures):
             if len(trees) and (lengths != sizes + extra).any():
                 bad = int(np.argmax(lengths != sizes + extra))
                 raise InvalidParameterError(f"tree {bad}: {name} has {lengths[bad]} entries for {sizes[bad]} nodes")
-            return _frozen(np.concatenate(parts + [np.zeros(1, dtype=np.int32)]).astype(np.int32), np.int32)
+            return _frozen(np.concatenate(parts + [np.zeros(1, dtype=np.int32)]), np.int32)
 
         self.key = cat(key + "s", 0)
         labels = cat("labels", 0)[: int(offsets[len(trees)])]  # without the padding
@@ -326,12 +333,14 @@ cdef class NodeSimilarity:
                  own_words=None, own_parts=None):
         if self.ready:
             raise InvalidParameterError("a NodeSimilarity cannot be initialized twice")
-        self.kinds = _frozen(kinds, np.int32)
-        self.groups = _frozen(groups, np.int32)
+        # the rows index the vectors: a private frozen copy; the rest are only compared or
+        # multiplied, so read-only views of the caller's arrays do (no copy of the vectors)
+        self.kinds = _read_only(kinds, np.int32)
+        self.groups = _read_only(groups, np.int32)
         self.rows = _frozen(rows, np.int32)
-        self.weights = _frozen(weights, np.float64)
-        self.sigmas = _frozen(np.ones(len(self.kinds)) if sigmas is None else sigmas, np.float64)
-        self.vectors = _frozen(vectors, np.float64)
+        self.weights = _read_only(weights, np.float64)
+        self.sigmas = _read_only(np.ones(len(self.kinds)) if sigmas is None else sigmas, np.float64)
+        self.vectors = _read_only(vectors, np.float64)
         per_label = (self.kinds, self.groups, self.rows, self.weights, self.sigmas)
         if (any(a.ndim != 1 or len(a) != len(self.kinds) for a in per_label)) or self.vectors.ndim != 2:
             raise InvalidParameterError("kinds, groups, rows, weights and sigmas must be per label id; vectors a matrix")
@@ -350,8 +359,8 @@ cdef class NodeSimilarity:
         self.similarity.own_word = NULL
         self.similarity.own_part = NULL
         if own_words is not None:
-            self.own_words = _frozen(own_words, np.int32)
-            self.own_parts = _frozen(own_parts, np.float64)
+            self.own_words = _read_only(own_words, np.int32)
+            self.own_parts = _read_only(own_parts, np.float64)
             if self.own_words.shape != (n_rows, 2) or self.own_parts.shape != (n_rows, 2):
                 raise InvalidParameterError("own_words and own_parts need two entries per vector row")
             if n_rows:  # read only for rows that exist
@@ -792,7 +801,7 @@ cdef class TupleTable:
             raise InvalidParameterError("a TupleTable cannot be initialized twice")
         self.edges = _frozen(edges, np.int32)
         self.nodes = _frozen(nodes, np.int32)
-        self.weights = _frozen(weights, np.float64)
+        self.weights = _read_only(weights, np.float64)
         self.node_similarity = node_similarity
         if self.edges.ndim != 1 or self.nodes.shape != self.edges.shape or self.weights.ndim != 1:
             raise InvalidParameterError("edges and nodes must be given for every tuple label id, weights per edge id")
