@@ -1086,9 +1086,9 @@ cdef bint pair_value(Workspace* ws, const Job* job, Py_ssize_t k) noexcept nogil
 
 
 cdef bint run_block(Task task, const Job* job, Workspace** workspaces, Py_ssize_t start, Py_ssize_t stop,
-                    int n_threads) noexcept nogil:
-    """Items start..stop-1 of a job; False if out of memory. One thread runs without
-    OpenMP at all (safe in a forked process)."""
+                    int n_threads, int chunk) noexcept nogil:
+    """Items start..stop-1 of a job, handed to the threads ``chunk`` at a time; False if
+    out of memory. One thread runs without OpenMP at all (safe in a forked process)."""
     cdef Py_ssize_t i
     cdef Workspace* ws
     cdef int failed_flag = 0
@@ -1100,7 +1100,7 @@ cdef bint run_block(Task task, const Job* job, Workspace** workspaces, Py_ssize_
         return True
     with parallel(num_threads=n_threads):
         ws = workspaces[threadid()]
-        for i in prange(start, stop, schedule="dynamic"):
+        for i in prange(start, stop, schedule="dynamic", chunksize=chunk):
             if not failed[0] and not task(ws, job, i):
                 failed[0] = 1
     return not failed_flag
@@ -1109,7 +1109,7 @@ cdef bint run_block(Task task, const Job* job, Workspace** workspaces, Py_ssize_
 cdef double BLOCK_SECONDS = 0.1  # the aimed time between two checks for signals
 
 
-cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_t first_block):
+cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_t first_block, int chunk):
     """Run ``task`` on items 0..n_items-1 in blocks without the GIL, checking for signals
     (Ctrl-C) between blocks, so a KeyboardInterrupt stops the work within about a block.
     Block sizes adapt to take about 0.1 s (at most 4 times the previous one), which keeps
@@ -1128,7 +1128,7 @@ cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_
             stop = min(start + size, n_items)
             began = time.perf_counter()
             with nogil:
-                ok = run_block(task, job, workspaces, start, stop, n_threads)
+                ok = run_block(task, job, workspaces, start, stop, n_threads, chunk)
             PyErr_CheckSignals()
             elapsed = time.perf_counter() - began
             size = max(1, min(4 * size, <Py_ssize_t>(size * BLOCK_SECONDS / max(elapsed, 1e-6))))
@@ -1172,7 +1172,7 @@ def gram(int kind, double lam, double mu, double terminal_factor, NodeSimilarity
     job.symmetric = symmetric
     job.index = NULL
     job.out = &K[0, 0]
-    run(gram_row, &job, n_a, n_threads, n_threads)
+    run(gram_row, &job, n_a, n_threads, n_threads, 1)
     if symmetric:
         with nogil:
             mirror_upper(K, n_threads)
@@ -1233,6 +1233,6 @@ def pairs(int kind, double lam, double mu, double terminal_factor, NodeSimilarit
     job.symmetric = False
     job.index = &pairs_index[0, 0]
     job.out = &values[0]
-    run(pair_value, &job, n, n_threads, 64 * n_threads)
+    run(pair_value, &job, n, n_threads, 64 * n_threads, 64)
     _raise_on_failure(out)
     return out
