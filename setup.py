@@ -1,4 +1,11 @@
-"""Build of the compiled kernel engine (Cython + OpenMP); metadata lives in pyproject.toml."""
+"""Build of the compiled kernel engine (Cython + OpenMP); metadata lives in pyproject.toml.
+
+``SPACY_CONVKERNELS_SANITIZE=1`` builds the engine with AddressSanitizer and
+UndefinedBehaviorSanitizer (GCC or Clang, Linux and macOS): -O1 -g, frame pointers kept,
+every undefined-behaviour report fatal. ``tools/sanitize.sh`` builds such a copy and runs
+the test suite under it.
+"""
+import os
 import sys
 
 import numpy
@@ -11,6 +18,13 @@ elif sys.platform == "win32":
     openmp = {"extra_compile_args": ["/O2", "/openmp"], "extra_link_args": []}
 else:
     openmp = {"extra_compile_args": ["-O3", "-fopenmp"], "extra_link_args": ["-fopenmp"]}
+
+if os.environ.get("SPACY_CONVKERNELS_SANITIZE") == "1":
+    if sys.platform == "win32":
+        sys.exit("SPACY_CONVKERNELS_SANITIZE=1 needs GCC or Clang")
+    sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer", "-g"]
+    openmp["extra_compile_args"] = [a for a in openmp["extra_compile_args"] if a != "-O3"] + ["-O1"] + sanitize
+    openmp["extra_link_args"] = openmp["extra_link_args"] + sanitize
 
 extensions = [
     Extension(

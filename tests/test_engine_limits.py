@@ -1,0 +1,338 @@
+"""The compiled engine at its limits: very wide structures in bounded memory, Ctrl-C
+during long calls, and arguments that do not belong together."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spacy_convkernels import Tree
+from spacy_convkernels.errors import ConvKernelsError, InvalidParameterError
+from spacy_convkernels.kernels import (
+    PartialTreeKernel,
+    SmoothedPartialTreeKernel,
+    SubsequencePathKernel,
+    SubsetTreeKernel,
+    ZelenkoTreeKernel,
+)
+from spacy_convkernels.kernels import _engine
+from spacy_convkernels.kernels._engine import KernelKind
+from spacy_convkernels.structures.paths import PathTuples
+
+import reference_kernels as ref
+from random_trees import random_tree, wide_tree
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+SANITIZED = os.environ.get("SPACY_CONVKERNELS_SANITIZE") == "1"
+
+
+# closed forms for a root whose n children are leaves with distinct labels: only the
+# pairs (i, i) match, so every subsequence sum runs along the diagonal
+def diagonal_sum(n, lam, d, factor=1.0):
+    """Sum over index subsequences I of 1..n of prod (factor * d) * lam^(2 gaps(I))."""
+    reach = total = 0.0
+    for _ in range(n):
+        e = factor * d * (1.0 + reach)
+        total += e
+        reach = e + lam * lam * reach
+    return total
+
+
+def wide_ptk(n, lam=0.4, mu=0.4, terminal_factor=1.0):
+    leaf = mu * lam**2 * terminal_factor
+    return n * leaf + mu * (lam**2 + diagonal_sum(n, lam, leaf))
+
+
+def wide_path(n, lam=0.5):
+    return diagonal_sum(n, lam, 1.0, factor=lam**2)
+
+
+def wide_zelenko(n, lam=0.5):
+    """K(root, root) = 1 + child term, every child pair (i, i) with k = K = 1."""
+    reach_prod = reach_sum = total = 0.0
+    for _ in range(n):
+        e_prod = lam**2 * (1.0 + reach_prod)
+        e_sum = lam**2 * ((1.0 + reach_prod) + reach_sum)
+        total += e_sum
+        reach_prod, reach_sum = e_prod + lam**2 * reach_prod, e_sum + lam**2 * reach_sum
+    return 1.0 + total
+
+
+def flat_tree(n):
+    return Tree("S", [Tree(f"w{i}") for i in range(n)])
+
+
+def test_closed_forms_equal_the_references():
+    tree = flat_tree(7)
+    assert wide_ptk(7) == pytest.approx(ref.partial_tree(tree, tree, lam=0.4, mu=0.4), rel=1e-12)
+    path = PathTuples([("e", f"n{i}") for i in range(6)])
+    k = ref.tuple_kernel()
+    assert wide_path(6) == pytest.approx(ref.subsequence_path(path.labels, path.labels, k), rel=1e-12)
+    star = Tree("/root", [Tree(f"e/n{i}") for i in range(6)])
+    assert wide_zelenko(6) == pytest.approx(ref.zelenko(star, star, k, enumerate_children=True), rel=1e-12)
+
+
+def test_wide_trees_match_the_reference():
+    rng = np.random.default_rng(12)
+    trees = [wide_tree(rng, n) for n in (40, 41, 90)]
+    index = [(0, 1), (1, 2), (2, 2), (0, 2)]
+    values = PartialTreeKernel(terminal_factor=2).pairs(trees, index, normalize=False)
+    expected = [ref.partial_tree(trees[i], trees[j], terminal_factor=2.0) for i, j in index]
+    np.testing.assert_allclose(values, expected, rtol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", [PartialTreeKernel(), SmoothedPartialTreeKernel()], ids=["ptk", "sptk"])
+def test_five_thousand_children(kernel):
+    tree = flat_tree(5000)
+    value = kernel.pairs([tree], [(0, 0)], normalize=False, n_jobs=1)[0]
+    assert value == pytest.approx(wide_ptk(5000), rel=1e-9)
+
+
+MEMORY_SCRIPT = """
+import json, resource, sys
+from spacy_convkernels import Tree
+from spacy_convkernels.kernels import (PartialTreeKernel, SmoothedPartialTreeKernel, SubsequencePathKernel,
+                                       ZelenkoTreeKernel)
+from spacy_convkernels.structures.paths import PathTuples
+
+n = int(sys.argv[1])
+flat = Tree("S", [Tree(f"w{i}") for i in range(n)])
+star = Tree("/root", [Tree(f"e/n{i}") for i in range(n)])
+path = PathTuples([("e", f"n{i}") for i in range(n)])
+cases = [("ptk", PartialTreeKernel(), flat), ("sptk", SmoothedPartialTreeKernel(), flat),
+         ("path", SubsequencePathKernel(), path), ("zelenko", ZelenkoTreeKernel(), star)]
+for _, kernel, x in cases:  # tables and packing warmed up before the limit
+    kernel.pairs([x], [(0, 0)], normalize=False, n_jobs=1)
+size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+limit = size + (512 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+values = {name: float(kernel.pairs([x], [(0, 0)], normalize=False, n_jobs=1)[0]) for name, kernel, x in cases}
+print(json.dumps(values))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or SANITIZED,
+                    reason="needs /proc and an address-space limit (meaningless under ASan)")
+def test_wide_structures_fit_in_half_a_gigabyte():
+    """Roots with 12,000 children (an n x m scratch matrix would need 1.15 GB) computed
+    under an address-space limit of 512 MB above what the process already maps."""
+    n = 12_000
+    done = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT, str(n)], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    values = json.loads(done.stdout)
+    assert values["ptk"] == pytest.approx(wide_ptk(n), rel=1e-9)
+    assert values["sptk"] == pytest.approx(wide_ptk(n), rel=1e-9)
+    assert values["path"] == pytest.approx(wide_path(n), rel=1e-9)
+    assert values["zelenko"] == pytest.approx(wide_zelenko(n), rel=1e-9)
+
+
+INTERRUPT_SCRIPT = """
+import sys, time
+import numpy as np
+sys.path.insert(0, sys.argv[2])
+from random_trees import random_tree
+from spacy_convkernels.kernels import PartialTreeKernel
+
+mode = sys.argv[1]
+rng = np.random.default_rng(5)
+base = [random_tree(rng, 60) for _ in range(50)]
+X = base * 120  # 6,000 trees: 18 million pairs, far more than a second of work
+kernel = PartialTreeKernel()
+expected_gram = kernel.gram(base[:12], n_jobs=1)
+index = rng.integers(0, len(X), size=(20_000_000, 2))
+expected_pairs = kernel.pairs(base, index[:500] % len(base), n_jobs=1)
+print("started", flush=True)
+try:
+    if mode == "pairs":
+        kernel.pairs(X, index, normalize=False, n_jobs=2)
+    else:
+        kernel.gram(X, normalize=False, n_jobs=int(mode))
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+assert np.array_equal(kernel.gram(base[:12], n_jobs=1), expected_gram)
+assert np.array_equal(kernel.gram(base[:12], n_jobs=2), expected_gram)
+assert np.array_equal(kernel.pairs(base, index[:500] % len(base), n_jobs=2), expected_pairs)
+print("usable", flush=True)
+"""
+
+
+@pytest.mark.parametrize("mode", ["1", "2", "pairs"], ids=["gram-1-thread", "gram-2-threads", "pairs"])
+def test_ctrl_c_stops_a_long_call(mode):
+    """SIGINT a second into a long call: KeyboardInterrupt within 3 s, and the kernel still
+    gives the values it gave before."""
+    proc = subprocess.Popen([sys.executable, "-c", INTERRUPT_SCRIPT, mode, str(TESTS)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert proc.stdout.readline().strip() == "started"
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        line = proc.stdout.readline().strip()
+        delay = time.monotonic() - sent
+        rest, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert line == "interrupted", err[-2000:]
+    assert delay < 3.0
+    assert rest.strip() == "usable" and proc.returncode == 0, err[-2000:]
+
+
+# arguments that do not belong together: refused before the engine runs
+def packed(trees, key="content"):
+    return _engine.PackedTrees([t.compiled for t in trees], key)
+
+
+def ptk(A, B, *, index=None, inv_a=None, inv_b=None, symmetric=False, n_threads=1, kind=KernelKind.PARTIAL_TREE,
+        similarity=None):
+    args = (kind, 0.4, 0.4, 1.0, similarity, None, A, B)
+    if index is None:
+        return _engine.gram(*args, symmetric, inv_a, inv_b, n_threads)
+    return _engine.pairs(*args, index, inv_a, inv_b, n_threads)
+
+
+TREES = [Tree.from_string(s) for s in ["(S (A a) (B b))", "(S (A a))", "(A a)"]]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda A, B: ptk(A, B, inv_a=np.ones(3), inv_b=np.ones(3)), "inv_norm_b has 3 values for 2"),
+    (lambda A, B: ptk(A, B, inv_a=np.ones(3)), "together"),
+    (lambda A, B: ptk(A, B, index=np.array([[0, 3]])), "outside"),
+    (lambda A, B: ptk(A, B, index=np.array([[-1, 0]])), "outside"),
+    (lambda A, B: ptk(A, B, index=np.array([[0, 1, 2]])), "shape"),
+    (lambda A, B: ptk(A, B, index=np.array([[0.5, 1.0]])), "integer"),
+    (lambda A, B: ptk(A, B, index=np.array([[0, 0]]), inv_a=np.ones(2), inv_b=np.ones(3)), "inv_norm_a"),
+    (lambda A, B: ptk(A, B, symmetric=True), "A is B"),
+    (lambda A, B: ptk(A, B, n_threads=0), "n_threads"),
+    (lambda A, B: ptk(A, B, kind=99), "unknown kernel kind"),
+    (lambda A, B: ptk(None, B), "not a packed"),
+    (lambda A, B: ptk(A, packed(TREES, "label")), "keyed by 'content'"),
+    (lambda A, B: ptk(A, B, kind=KernelKind.SUBSET_TREE), "keyed by 'production'"),
+    (lambda A, B: ptk(A, _engine.PackedSequences([])), "PackedTrees"),
+    (lambda A, B: ptk(_engine.PackedSequences([]), _engine.PackedSequences([]), kind=KernelKind.SUBSEQUENCE_PATH),
+     "TupleTable"),
+    (lambda A, B: ptk(A, B, kind=KernelKind.SMOOTHED_PARTIAL_TREE), "NodeSimilarity"),
+    (lambda A, B: ptk(A, B, similarity=_engine.NodeSimilarity([0], [0], [-1], [0.0], np.zeros((0, 1)), 0.0)),
+     "covers label ids 0..0"),
+])
+def test_inconsistent_arguments_are_refused(call, message):
+    A, B = packed(TREES), packed(TREES[:2])
+    with pytest.raises(InvalidParameterError, match=message):
+        call(A, B)
+
+
+def test_smoothed_nodes_must_agree_with_the_table():
+    """A set packed with no smoothed node is refused by a table that smooths one of its labels."""
+    compiled = Tree.from_string("(S (A a) (B b))").compiled
+    n_labels = int(compiled.labels.max()) + 1
+    exact = np.zeros(n_labels, dtype=np.int32)
+    A = _engine.PackedTrees([compiled], "label", exact)
+    kinds = exact.copy()
+    kinds[compiled.labels[0]] = 1  # the root's label smoothed (LEXICAL) by the table
+    table = _engine.NodeSimilarity(kinds, np.zeros(n_labels), np.full(n_labels, -1), np.ones(n_labels),
+                                   np.zeros((0, 1)), 0.01)
+    with pytest.raises(InvalidParameterError, match="other similarity kinds"):
+        _engine.gram(KernelKind.SMOOTHED_PARTIAL_TREE, 0.4, 0.4, 1.0, table, None, A, A, True, None, None, 1)
+    agreeing = _engine.NodeSimilarity(exact, np.zeros(n_labels), np.full(n_labels, -1), np.ones(n_labels),
+                                      np.zeros((0, 1)), 0.01)
+    value = _engine.gram(KernelKind.SMOOTHED_PARTIAL_TREE, 0.4, 0.4, 1.0, agreeing, None, A, A, True, None, None, 1)
+    assert value[0, 0] > 0
+
+
+def fake(compiled, **changes):
+    """A copy of a compiled tree's arrays with some replaced."""
+    names = ["n_nodes", "labels", "contents", "productions", "child_ptr", "child_idx", "by_production",
+             "rank_by_production", "by_content", "rank_by_content", "by_label", "rank_by_label"]
+    return SimpleNamespace(**{name: getattr(compiled, name) for name in names} | changes)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"n_nodes": 0}, "no nodes"),
+    ({"n_nodes": 6}, "has 5 entries for 6 nodes"),
+    ({"child_idx": np.array([1, 3, 2, 9])}, "children must follow"),
+    ({"child_idx": np.array([3, 1, 2, 4])}, "children must follow"),
+    ({"child_ptr": np.array([0, 4, 2, 3, 4, 4])}, "child_ptr must rise"),
+    ({"by_content": np.array([0, 0, 1, 2, 3])}, "permutation"),
+    ({"rank_by_content": np.array([0, 1, 2, 3, 7])}, "permutation"),
+    ({"contents": np.array([9, 1, 2, 3, 4])}, "sort the nodes"),
+    ({"labels": np.array([0, -1, 0, 0, 0])}, "negative"),
+])
+def test_broken_compiled_trees_are_refused(changes, message):
+    compiled = Tree.from_string("(S (A a) (B b))").compiled
+    with pytest.raises(InvalidParameterError, match=message):
+        _engine.PackedTrees([compiled, fake(compiled, **changes)], "content")
+
+
+def test_packed_data_cannot_change():
+    A = packed(TREES)
+    with pytest.raises(ValueError):
+        A.label[0] = 10**6
+    with pytest.raises(ValueError):
+        A.label.flags.writeable = True
+    with pytest.raises(InvalidParameterError, match="twice"):
+        A.__init__([Tree("x").compiled], "content")
+    similarity = _engine.NodeSimilarity([0], [0], [-1], [1.0], np.zeros((0, 1)), 0.0)
+    with pytest.raises(ValueError):
+        similarity.rows[0] = 10**6
+    with pytest.raises(InvalidParameterError, match="twice"):
+        similarity.__init__([0] * 9, [0] * 9, [-1] * 9, [1.0] * 9, np.zeros((0, 1)), 0.0)
+
+
+def test_productions_of_another_interner_do_not_match():
+    """Equal production ids with different child counts (trees compiled against two
+    interners): the pair does not match, and nothing past the children is read."""
+    two = Tree.from_string("(S a b)").compiled
+    one = Tree.from_string("(S a)").compiled
+    forged = fake(one, productions=np.array([two.productions[0], two.productions[1]], dtype=np.int32))
+    A = _engine.PackedTrees([two], "production")
+    B = _engine.PackedTrees([forged], "production")
+    value = _engine.gram(KernelKind.SUBSET_TREE, 0.4, 1.0, 1.0, None, None, A, B, False, None, None, 1)
+    assert value[0, 0] == pytest.approx(0.4)  # the leaf pair (a, a) only
+
+
+@settings(max_examples=60, deadline=None)
+@given(index=st.lists(st.tuples(st.integers(-3, 5), st.integers(-3, 5)), max_size=6),
+       n_inv_a=st.integers(0, 4), n_inv_b=st.integers(0, 4), normalize=st.booleans(),
+       threads=st.integers(-1, 3))
+def test_random_engine_arguments_give_values_or_package_errors(index, n_inv_a, n_inv_b, normalize, threads):
+    A, B = packed(TREES), packed(TREES[:2])
+    inv_a, inv_b = (np.ones(n_inv_a), np.ones(n_inv_b)) if normalize else (None, None)
+    try:
+        values = ptk(A, B, index=np.array(index, dtype=np.int64).reshape(-1, 2), inv_a=inv_a, inv_b=inv_b,
+                     n_threads=threads)
+    except ConvKernelsError:
+        return
+    expected = [ref.partial_tree(TREES[i], TREES[j]) for i, j in index]
+    np.testing.assert_allclose(values, expected, rtol=1e-12)
+
+
+def test_path_and_zelenko_still_match_the_references_on_wide_inputs():
+    rng = np.random.default_rng(3)
+    nodes = ["a", "b", "c"]
+    paths = [PathTuples([(str(rng.choice(["e", "f"])), str(rng.choice(nodes))) for _ in range(n)]) for n in (35, 40)]
+    stars = [Tree("/r", [Tree(f"{rng.choice(['e', 'f'])}/{rng.choice(nodes)}") for _ in range(n)]) for n in (9, 11)]
+    k = ref.tuple_kernel()
+    path_values = SubsequencePathKernel().pairs(paths, [(0, 1), (1, 1)], normalize=False)
+    np.testing.assert_allclose(path_values, [ref.subsequence_path(paths[0].labels, paths[1].labels, k),
+                                             ref.subsequence_path(paths[1].labels, paths[1].labels, k)], rtol=1e-9)
+    zelenko_values = ZelenkoTreeKernel().pairs(stars, [(0, 1), (1, 1)], normalize=False)
+    np.testing.assert_allclose(zelenko_values, [ref.zelenko(stars[0], stars[1], k), ref.zelenko(stars[1], stars[1], k)],
+                               rtol=1e-9)
+
+
+def test_sst_unchanged_on_random_trees():
+    rng = np.random.default_rng(8)
+    trees = [random_tree(rng, int(rng.integers(1, 30))) for _ in range(12)]
+    np.testing.assert_allclose(SubsetTreeKernel().gram(trees, normalize=False),
+                               [[ref.subset_tree(a, b) for b in trees] for a in trees], rtol=1e-9)
