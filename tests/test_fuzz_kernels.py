@@ -218,8 +218,8 @@ def _run(kernel, call, X, Y, index, normalize, n_jobs):
 
 @st.composite
 def calls(draw, family, structures):
-    """(call, X, Y, index, normalize, n_jobs): X and Y lists (now and then holding junk),
-    or left for the test to prepare ("prepared")."""
+    """(call, X, Y, index, normalize, n_jobs, prepare X?, prepare Y?); X and Y are lists
+    that now and then hold something that is not a structure of the kernel."""
     X = draw(st.lists(maybe(structures, JUNK, rate=40), max_size=6))
     Y = draw(st.none() | st.lists(maybe(structures, JUNK, rate=40), max_size=4))
     call = draw(st.sampled_from(["gram", "pairs", "diag", "call"] if len(X) >= 2 else ["gram", "pairs", "diag"]))
