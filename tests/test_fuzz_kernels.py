@@ -151,15 +151,28 @@ def is_psd(kernel) -> bool:
 N_JOBS = st.sampled_from([None, 1, 2, -1, -2, 100, 0, 1.5, "2", True])
 
 
+def bad_index_pairs(n):
+    """Index pairs that are out of range, of the wrong shape or of the wrong type for ``n`` structures."""
+    return [[(0, n)], [(-1, 0)], [(2**40, 0)], [(0, 1, 2)], [0, 1], [[0], [1, 2]], [(0.0, 1.0)], [(True, False)],
+            np.zeros((1, 2, 1), dtype=int), [("0", "0")], None, 7, [(0, 2**63)], np.array([[0, -1]])]
+
+
 def index_pairs(n):
     inside = st.integers(0, max(n - 1, 0))
     valid = st.lists(st.tuples(inside, inside), max_size=6)
-    weird = st.sampled_from([
-        [(0, n)], [(-1, 0)], [(2**40, 0)], [(0, 1, 2)], [0, 1], [[0], [1, 2]], [(0.0, 1.0)], [(True, False)],
-        np.array([[0, 0]], dtype=np.uint64), np.array([[0, 0]], dtype=np.int8), np.zeros((1, 2, 1), dtype=int),
-        [("0", "0")], None, [], np.zeros((0, 2)), 7, [(0, 2**63)], np.array([[0, -1]]),
-    ])
-    return maybe(valid, weird, rate=4) if n else st.just([])
+    odd_but_valid = [np.array([[0, 0]], dtype=np.uint64), np.array([[0, 0]], dtype=np.int8), [], np.zeros((0, 2))]
+    return maybe(valid, st.sampled_from(bad_index_pairs(n) + odd_but_valid), rate=3) if n else st.just([])
+
+
+@pytest.mark.parametrize("kernel, structures", [
+    (PartialTreeKernel(), [Tree("A##x"), Tree("B##x")]),
+    (SubsequencePathKernel(), [PathTuples([("", "bind")]), PathTuples([("arg0", "bind")])]),
+    (ZelenkoTreeKernel(), [Tree("/bind"), Tree("arg0/bind")]),
+], ids=["ptk", "path", "zelenko"])
+def test_bad_index_pairs_are_refused(kernel, structures):
+    for bad in bad_index_pairs(len(structures)):
+        with pytest.raises(ConvKernelsError):
+            kernel.pairs(structures, bad)
 
 
 def _check_values(kernel, values, normalize):
@@ -227,6 +240,7 @@ def calls(draw, family, structures):
             draw(st.booleans()), draw(st.booleans()))
 
 
+@pytest.mark.filterwarnings("ignore::spacy_convkernels.errors.KernelUnderflowWarning")  # tiny lam: warned, as it should
 @pytest.mark.parametrize("family", FAMILIES)
 @_settings(40)
 @given(data=st.data())
