@@ -17,6 +17,7 @@ that does not round-trip, a non-finite, asymmetric or out-of-range kernel value,
 value different from a fresh kernel's on plain lists).
 """
 import argparse
+import collections
 import gzip
 import json
 import math
@@ -39,7 +40,7 @@ TARGETS = ("tree", "klp", "conllu", "penman", "kernels")
 COUNTERS = ("accepted", "refused", "other", "wrong")  # kept by the child in the shared page, after the index
 NOTE_AT, PAGE = 64, 4096  # where in the page the child writes the input it is on (its description)
 TREE_IN_KLP = re.compile(r"\|BT(?::[^|]*)?\|(.*?)\|ET\|")
-MAX_EVENTS = 20  # exceptions a child reports in full, per kind
+EVENTS_PER_FINDING = 3  # inputs a child reports in full per finding (kind, exception type and place)
 
 # --- input generation ----------------------------------------------------------------------
 
@@ -440,7 +441,7 @@ def child(target: str, seed: int, start: int, stop: int, page_path: str) -> None
         page = mmap.mmap(handle.fileno(), PAGE)
     state = np.frombuffer(page, dtype=np.int64, count=1 + len(COUNTERS))  # [current index, counters...]
     run = SETUPS[target]()
-    reported = {"other": 0, "wrong": 0}
+    findings = collections.Counter()
     for index in range(start, stop):
         state[0] = index
         current = _Note(page)
@@ -448,12 +449,14 @@ def child(target: str, seed: int, start: int, stop: int, page_path: str) -> None
             outcome = run(input_rng(seed, target, index), index, current)
         except Exception as error:  # every exception is a finding to count: that is the point of the run
             outcome = "wrong" if isinstance(error, Wrong) else "other"
-            if reported[outcome] < MAX_EVENTS:
-                reported[outcome] += 1
-                event = dict(kind=outcome, index=index, error=f"{type(error).__name__}: {error}"[:400],
-                             where=_where(error), input=current.get("input", "")[:600])
+            finding = f"{outcome}: {type(error).__name__} at {_where(error)}"
+            findings[finding] += 1
+            if findings[finding] <= EVENTS_PER_FINDING:
+                event = dict(kind=outcome, finding=finding, index=index, input=current.get("input", "")[:600],
+                             error=f"{type(error).__name__}: {error}"[:400])
                 print(json.dumps(event), flush=True)
         state[1 + COUNTERS.index(outcome)] += 1
+    print(json.dumps(dict(kind="tally", findings=findings)), flush=True)
     state[0] = stop
 
 
@@ -493,9 +496,9 @@ def replay(target: str, seed: int, index: int) -> None:
 class Chunk:
     """Inputs start..stop-1 of one target, run by successive children."""
 
-    def __init__(self, target, start, stop, args, totals, events):
+    def __init__(self, target, start, stop, args, totals, events, tallies):
         self.target, self.next, self.stop, self.args = target, start, stop, args
-        self.totals, self.events = totals, events
+        self.totals, self.events, self.tallies = totals, events, tallies
         self.page_file = tempfile.NamedTemporaryFile(prefix="fuzz-page-", suffix=".bin")
         self.process = None
         self.findings = 0  # crashes and hangs
@@ -520,8 +523,11 @@ class Chunk:
     def _read(self, stream):
         for line in stream:
             event = json.loads(line)
-            event["target"] = self.target
-            self.events.append(event)
+            if event["kind"] == "tally":
+                self.tallies[self.target].update(event["findings"])
+            else:
+                event["target"] = self.target
+                self.events.append(event)
 
     def _state(self):
         values = [int.from_bytes(self.page[8 * k:8 * k + 8], "little", signed=True) for k in range(1 + len(COUNTERS))]
@@ -544,7 +550,9 @@ class Chunk:
                      ) if finding == "crash" else f"no progress for {self.args.timeout} s"
             size = int.from_bytes(self.page[NOTE_AT:NOTE_AT + 4], "little")
             note = self.page[NOTE_AT + 4:NOTE_AT + 4 + size].decode("utf-8", "replace")
-            self.events.append(dict(kind=finding, target=self.target, index=index, error=error, where="", input=note))
+            self.tallies[self.target][f"{finding}: {error}"] += 1
+            self.events.append(dict(kind=finding, target=self.target, finding=f"{finding}: {error}", index=index,
+                                    error=error, input=note))
             self.findings += 1
             self.next = index + 1 if self.findings < self.args.max_crashes else self.stop  # else: give up the chunk
         else:
@@ -601,9 +609,10 @@ def main() -> None:
     names = (*COUNTERS, "crashes", "hangs")
     totals = {t: dict.fromkeys(names, 0) for t in targets}
     events = []
+    tallies = {t: collections.Counter() for t in targets}  # finding -> inputs, per target
     seconds = dict.fromkeys(targets, 0.0)
     pieces = max(1, args.workers)
-    chunks = [Chunk(t, args.examples * k // pieces, args.examples * (k + 1) // pieces, args, totals, events)
+    chunks = [Chunk(t, args.examples * k // pieces, args.examples * (k + 1) // pieces, args, totals, events, tallies)
               for t in targets for k in range(pieces)]
     running, started = [], time.monotonic()
     while chunks or running:
@@ -617,10 +626,10 @@ def main() -> None:
                 seconds[chunk.target] += time.monotonic() - since
         running = still
         time.sleep(0.05)
-    report(targets, totals, seconds, events, args, time.monotonic() - started)
+    report(targets, totals, seconds, events, tallies, args, time.monotonic() - started)
 
 
-def report(targets, totals, seconds, events, args, wall) -> None:
+def report(targets, totals, seconds, events, tallies, args, wall) -> None:
     header = ("target", "inputs", "accepted", "refused", "crashes", "hangs", "other exc.", "wrong", "child s")
     rows = []
     for t in targets:
@@ -638,12 +647,16 @@ def report(targets, totals, seconds, events, args, wall) -> None:
         if row[1] < args.examples:
             print(f"{t}: {args.examples - row[1]} inputs not tried (chunks given up after "
                   f"--max-crashes {args.max_crashes})")
+    if any(tallies.values()):
+        print("\nfindings by kind, exception and place (the inputs of a child that crashed are not counted here):")
     for t in targets:
-        for kind in ("crash", "hang", "other", "wrong"):
-            found = sorted((e for e in events if e["target"] == t and e["kind"] == kind), key=lambda e: e["index"])
+        for finding, count in tallies[t].most_common():
+            print(f"\n{t}: {count} x {finding}")
+            found = sorted((e for e in events if e["target"] == t and e["finding"] == finding),
+                           key=lambda e: e["index"])
             for e in found[:args.show]:
-                print(f"\n[{kind}] {t}:{e['index']} {e['error']} {e['where']}\n  input: {e['input']}\n"
-                      f"  replay: python bench/fuzz.py --seed {args.seed} --replay {t}:{e['index']}")
+                print(f"  {t}:{e['index']} {e['error']}\n    input: {e['input']}\n"
+                      f"    replay: python bench/fuzz.py --seed {args.seed} --replay {t}:{e['index']}")
     totals_line = rows[-1]
     print(f"\ninputs {totals_line[1]}, crashes {totals_line[4]}, hangs {totals_line[5]}, "
           f"non-package exceptions {totals_line[6]}, wrong values {totals_line[7]}")
