@@ -25,6 +25,7 @@ import mmap
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -162,7 +163,7 @@ def _file_target(suffix, seeds, read):
     and now and then damaged after compression), then ``read(path, rng)`` drains it."""
     from spacy_convkernels import ConvKernelsError
 
-    folder = Path(tempfile.mkdtemp(prefix="fuzz-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
+    folder = Path(os.environ["FUZZ_WORKDIR"])
 
     def run(rng, index, current):
         data = mutate(rng.choice(seeds), rng, AWKWARD_BYTES, seeds)
@@ -484,10 +485,12 @@ def _where(error) -> str:
 def replay(target: str, seed: int, index: int) -> None:
     warnings.simplefilter("ignore")
     current = {}
-    try:
-        outcome = SETUPS[target]()(input_rng(seed, target, index), index, current)
-    finally:
-        print(f"{target}:{index}: {current.get('input')}")
+    with tempfile.TemporaryDirectory(prefix="fuzz-") as folder:
+        os.environ["FUZZ_WORKDIR"] = folder
+        try:
+            outcome = SETUPS[target]()(input_rng(seed, target, index), index, current)
+        finally:
+            print(f"{target}:{index}: {current.get('input')}")
     print(outcome)
 
 
@@ -500,6 +503,7 @@ class Chunk:
         self.target, self.next, self.stop, self.args = target, start, stop, args
         self.totals, self.events, self.tallies = totals, events, tallies
         self.page_file = tempfile.NamedTemporaryFile(prefix="fuzz-page-", suffix=".bin")
+        self.folder = tempfile.mkdtemp(prefix="fuzz-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
         self.process = None
         self.findings = 0  # crashes and hangs
 
@@ -513,7 +517,7 @@ class Chunk:
         self.stderr = tempfile.TemporaryFile()
         # OpenMP threads that sleep rather than spin at barriers: the engine's many tiny calls
         # with n_jobs > 1 are ten times slower with spinning threads when children share the cores
-        env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ}
+        env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, "FUZZ_WORKDIR": self.folder}  # where inputs are written
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True,
                                         start_new_session=True, env=env)
         self.reader = threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True)
@@ -564,6 +568,7 @@ class Chunk:
         """Advance; False once every input of the chunk has been tried."""
         if self.process is None:
             if self.next >= self.stop:
+                shutil.rmtree(self.folder, ignore_errors=True)
                 return False
             self._spawn()
         code = self.process.poll()
@@ -578,7 +583,10 @@ class Chunk:
                 self._finish_child("hang")
             return True
         self._finish_child(None if code == 0 else "crash")
-        return self.next < self.stop
+        if self.next < self.stop:
+            return True
+        shutil.rmtree(self.folder, ignore_errors=True)
+        return False
 
 
 def main() -> None:
