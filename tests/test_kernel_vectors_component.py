@@ -102,7 +102,7 @@ def test_landmarks_from_a_corpus_named_in_the_config(tmp_path):
         f"3\t{noun}\t{noun}\tNOUN\tNN\t_\t2\tobj\t_\t_\n\n"
         for verb in ("saw", "ate", "took") for noun in ("fish", "cake", "time")), encoding="utf-8")
     nlp = spacy.blank("en")
-    nlp.add_pipe("kernel_vectors", config={**CONFIG, "n_components": 5})
+    nlp.add_pipe("kernel_vectors", config={**CONFIG, "n_components": 5, "landmark_source": "reference"})
     nlp.config["initialize"]["components"]["kernel_vectors"] = {
         "landmark_corpus": {"@readers": "spacy_convkernels.ConllU.v1", "path": str(conllu)}}
     nlp.initialize()

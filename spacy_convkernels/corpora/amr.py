@@ -15,10 +15,9 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
+from ..components.extensions import install_extensions
 from ..errors import CorpusFormatError
 from .skipping import skip_or_raise
-
-Doc.set_extension("amr", default=None, force=True)
 
 _ID = re.compile(r"::id\s+(\S+)")
 
@@ -32,6 +31,7 @@ def read_penman(path, nlp=None, *, skip_errors: bool = False,
     line; with ``skip_errors=True`` it is skipped instead, reported by a
     :class:`CorpusWarning` and appended to ``errors`` when a list is given.
     """
+    install_extensions("doc._.amr")
     path = Path(path)
     tokenizer = (nlp or spacy.blank("en")).make_doc
     for first_line, text in _blocks(path):
