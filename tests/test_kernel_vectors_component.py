@@ -210,7 +210,7 @@ def test_predicted_docs_without_a_parse_are_refused():
     nlp = spacy.blank("en")
     nlp.add_pipe("kernel_vectors", config=CONFIG)
     gold = doc_from_grct(nlp.vocab, next(iter(read_klp(SAMPLE))).trees["grct"])
-    with pytest.raises(MissingAnnotationError, match="no dependency parse.*put a parser"):
+    with pytest.raises(MissingAnnotationError, match="no dependency parse.*put a parser before it"):
         nlp.initialize(lambda: [Example(nlp.make_doc(gold.text), gold)])
 
 

@@ -8,7 +8,8 @@ training examples (or of ``reference_corpus`` under ``[initialize.components.kls
 and the hash functions (:class:`~spacy_convkernels.approx.KLSH`), the trees made as
 at runtime (``reference_source``: as ``landmark_source`` of ``kernel_vectors``). Each
 hash function compares two random subsets of ``subset_size`` references, so
-``subset_size`` must be below ``n_references`` (equal subsets give constant bits); every sentence then
+``subset_size`` must be below ``n_references`` and below the number of training
+sentences (subsets of every reference give constant bits). Every sentence then
 gets ``Span._.klsh_code``, its code packed 8 bits to a byte (uint8 array, None for a
 sentence without a tree), and every Doc ``Doc._.klsh_code``, the list of its sentences'
 codes. Reference set and hash functions are saved with the pipeline.
@@ -60,7 +61,7 @@ class KLSHCodes(SentenceTreeModel):
                                         f"({n_references}): two subsets of every reference give constant bits")
         check_choice(name, "hash_function", hash_function, HASH_FUNCTIONS)
         model = KLSH(kernel, n_references, n_bits, subset_size, hash_function, random_state)
-        self.minimum_trees = subset_size + 1  # the reference set is drawn among them
+        self.minimum_trees = subset_size + 1  # references are drawn among the trees: more than subset_size
         super().__init__(nlp, name, representation, batch_size, model, reference_source)
 
     def initialize(self, get_examples: Callable, *, nlp: Optional[Language] = None,

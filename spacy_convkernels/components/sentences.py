@@ -77,10 +77,10 @@ def fitting_docs(examples: Iterable, nlp: Language, component_name: str, source:
             docs = component.pipe(docs) if hasattr(component, "pipe") else map(component, docs)
     for doc in docs:
         if len(doc) and not doc.has_annotation("DEP"):
-            raise MissingAnnotationError(
-                f"{component_name}: a {source} training doc has no dependency parse ({doc.text[:40]!r}); "
-                + ("put a parser before the component, or fit on the reference (gold) docs"
-                   if source == "predicted" else "fit on docs with a parse"))
+            advice = ("put a parser before it, or fit on the reference docs" if source == "predicted"
+                      else "fit on parsed docs")
+            raise MissingAnnotationError(f"{component_name}: a {source} training doc has no dependency parse "
+                                         f"({doc.text[:40]!r}); {advice}")
         yield doc
 
 
