@@ -10,7 +10,9 @@ normalization (:class:`~spacy_convkernels.approx.Nystroem`). The landmarks are t
 the component will see at runtime: with ``landmark_source = "predicted"`` (the default)
 each example's predicted doc goes through the pipeline's components before this one
 (parser, ``kernel_trees`` with its settings); with ``"reference"`` the trees come from
-the examples' gold parses (through the ``kernel_trees`` components before this one).
+the examples' gold parses (through the ``kernel_trees`` components before this one),
+the choice for a pipeline whose parser is trained with it (at initialize, before
+training, that parser's parses are random).
 On a trained pipeline, initialize this component alone as above: ``nlp.initialize()``
 would re-initialize the trained components. Then every sentence gets
 ``Span._.kernel_vector`` (float32, ``n_components`` values; None for a sentence left
