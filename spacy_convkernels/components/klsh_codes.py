@@ -19,7 +19,7 @@ from typing import Callable, Optional
 from spacy.language import Language
 
 from ..approx.klsh import HASH_FUNCTIONS, KLSH
-from ..kernels.base import InvalidParameterError
+from ..errors import InvalidParameterError
 from ..structures.tree import Tree
 from .kernel_trees import PARSE
 from .kernel_vectors import DEFAULT_KERNEL

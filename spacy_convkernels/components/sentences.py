@@ -8,10 +8,11 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import ensure_path, minibatch
 
-from ..errors import ConvKernelsError, MissingAnnotationError
-from ..kernels.base import InvalidParameterError, Kernel
+from ..errors import ConvKernelsError, InvalidParameterError, MissingAnnotationError
+from ..kernels import Kernel
 from ..structures.dependency import REPRESENTATIONS, UnknownRepresentationError, span_to_tree
 from ..structures.tree import Tree
+from ..validation import validate_parameters
 from .extensions import install_extensions
 from .kernel_trees import KernelTrees
 
@@ -36,16 +37,14 @@ def check_choice(component: str, name: str, value, choices: tuple) -> None:
 
 
 def check_kernel(component: str, kernel) -> None:
-    """Refuse a kernel that does not compare trees, or whose parameters it refuses itself:
-    a copy without word vectors (which may not be loaded yet) evaluates a one-node tree."""
+    """Refuse a kernel that does not compare trees, or parameters the kernel refuses."""
     if not isinstance(kernel, Kernel) or kernel.structure_type is not Tree:
         raise InvalidParameterError(f"{component}: kernel must be a tree kernel of spacy_convkernels, "
                                     f"got {type(kernel).__name__}")
-    params = {name: value for name, value in kernel.get_params(deep=False).items() if name != "vectors"}
     try:
-        type(kernel)(**params).gram([Tree("S")])
+        validate_parameters(kernel)
     except InvalidParameterError as problem:
-        raise InvalidParameterError(f"{component}: kernel {type(kernel).__name__}: {problem}") from problem
+        raise InvalidParameterError(f"{component}: kernel {problem}") from problem
 
 
 def sentence_trees(doc: Doc, representation: str) -> List[Optional[Tree]]:
