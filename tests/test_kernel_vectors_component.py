@@ -226,3 +226,23 @@ def test_components_are_quiet(pipeline, capfd):
     assert all(d._.klsh_code for d in nlp.pipe(d.copy() for d in docs))
     out, err = capfd.readouterr()
     assert out == "" and err == ""
+
+
+def test_a_saved_pipeline_with_pipeline_vectors_loads(tmp_path):
+    """vectors = "vocab" is bound when the component is first used: spacy.load creates it
+    before the vectors are loaded."""
+    nlp = spacy.blank("en")
+    rng = np.random.default_rng(0)
+    for word in ("be", "who", "galileo", "cat", "sit", "mat", "what", "dog"):
+        nlp.vocab.set_vector(word, rng.normal(size=8).astype(np.float32))
+    docs = [doc_from_grct(nlp.vocab, e.trees["grct"]) for e in read_klp(SAMPLE)]
+    nlp.add_pipe("kernel_vectors", config={
+        **CONFIG, "n_components": 10,
+        "kernel": {"@misc": "spacy_convkernels.SmoothedPartialTreeKernel.v1", "vectors": "vocab"}})
+    nlp.initialize(lambda: [Example(doc.copy(), doc) for doc in docs[:20]])
+    expected = [nlp(d.copy())._.kernel_vector for d in docs[20:25]]
+    nlp.to_disk(tmp_path / "model")
+    reloaded = spacy.load(tmp_path / "model")
+    got = [reloaded(doc_from_grct(reloaded.vocab, Tree.from_string(str(e.trees["grct"]))))._.kernel_vector
+           for e in list(read_klp(SAMPLE))[20:25]]
+    np.testing.assert_array_equal(np.array(got), np.array(expected))

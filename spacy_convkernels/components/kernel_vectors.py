@@ -32,7 +32,6 @@ from spacy.language import Language
 from ..approx.nystroem import LANDMARK_METHODS, Nystroem
 from ..structures.tree import Tree
 from .kernel_trees import PARSE
-from .registered_kernels import bind_pipeline_vectors
 from .sentences import SentenceTreeModel, check_choice, check_count
 
 DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 1.0}
@@ -47,7 +46,7 @@ DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4,
 )
 def make_kernel_vectors(nlp: Language, name: str, representation: str, kernel, n_components: int, landmarks: str,
                         landmark_source: str, random_state: int, batch_size: int) -> "KernelVectors":
-    return KernelVectors(nlp, name, representation=representation, kernel=bind_pipeline_vectors(kernel, nlp.vocab),
+    return KernelVectors(nlp, name, representation=representation, kernel=kernel,
                          n_components=n_components, landmarks=landmarks, landmark_source=landmark_source,
                          random_state=random_state, batch_size=batch_size)
 

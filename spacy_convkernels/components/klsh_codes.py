@@ -23,7 +23,6 @@ from ..errors import InvalidParameterError
 from ..structures.tree import Tree
 from .kernel_trees import PARSE
 from .kernel_vectors import DEFAULT_KERNEL
-from .registered_kernels import bind_pipeline_vectors
 from .sentences import SentenceTreeModel, check_choice, check_count
 
 
@@ -38,7 +37,7 @@ from .sentences import SentenceTreeModel, check_choice, check_count
 def make_klsh_codes(nlp: Language, name: str, representation: str, kernel, n_references: int, n_bits: int,
                     subset_size: int, hash_function: str, reference_source: str, random_state: int,
                     batch_size: int) -> "KLSHCodes":
-    return KLSHCodes(nlp, name, representation=representation, kernel=bind_pipeline_vectors(kernel, nlp.vocab),
+    return KLSHCodes(nlp, name, representation=representation, kernel=kernel,
                      n_references=n_references, n_bits=n_bits, subset_size=subset_size,
                      hash_function=hash_function, reference_source=reference_source, random_state=random_state,
                      batch_size=batch_size)

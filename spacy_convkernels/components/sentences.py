@@ -15,6 +15,7 @@ from ..structures.tree import Tree
 from ..validation import validate_parameters
 from .extensions import install_extensions
 from .kernel_trees import KernelTrees
+from .registered_kernels import bind_pipeline_vectors
 
 TREE_SOURCES = ("predicted", "reference")
 
@@ -115,7 +116,13 @@ class SentenceTreeModel:
         self.model = model
         self.tree_source = tree_source
 
+    def _bind_vectors(self) -> None:
+        """Give a kernel with ``vectors="vocab"`` the pipeline's vectors, at first use: when
+        ``spacy.load`` creates the component, they are not loaded yet."""
+        bind_pipeline_vectors(self.model.kernel, self.nlp.vocab)
+
     def _fit(self, examples: Iterable, nlp: Language) -> None:
+        self._bind_vectors()
         trees = [tree for doc in fitting_docs(examples, nlp, self.name, self.tree_source)
                  for tree in sentence_trees(doc, self.representation) if tree is not None]
         if len(trees) < self.minimum_trees:
@@ -133,6 +140,7 @@ class SentenceTreeModel:
     def pipe(self, stream: Iterable[Doc], *, batch_size: Optional[int] = None) -> Iterator[Doc]:
         if not hasattr(self.model, self.fitted_attribute):
             raise NotInitializedError(f"{self.name}: not fitted yet; run nlp.initialize() or load a trained pipeline")
+        self._bind_vectors()
         for batch in minibatch(stream, size=batch_size or self.batch_size):
             sentences = [(sentence, tree) for doc in batch for sentence, tree in
                          zip(doc.sents if len(doc) else [], sentence_trees(doc, self.representation))]
@@ -156,6 +164,7 @@ class SentenceTreeModel:
     def from_bytes(self, data: bytes, *, exclude=tuple()):
         state = srsly.msgpack_loads(data)
         if state:
+            self._bind_vectors()
             self._set_state(state)
         return self
 
