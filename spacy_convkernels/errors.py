@@ -68,6 +68,15 @@ class KernelOverflowError(ConvKernelsError, ArithmeticError):
     """A kernel value left the range of float64 (too large parameters for too large structures)."""
 
 
+class MissingAnnotationError(ConvKernelsError, ValueError):
+    """A Doc lacks an annotation a converter or component needs (dependency parse, tags,
+    lemmas, an AMR graph)."""
+
+
+class ExtensionConflictError(ConvKernelsError, ValueError):
+    """A spaCy extension attribute the package needs is already registered differently."""
+
+
 class ConvKernelsWarning(UserWarning):
     """Base class of every warning issued by spacy-convkernels."""
 

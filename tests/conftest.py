@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPORA = ROOT / "corpora"
+CORPORA = ROOT / "spacy_convkernels" / "data"  # the bundled samples
 SHARED = Path(os.environ.get("SPACY_CONVKERNELS_SHARED", ROOT.parent / "shared"))
 
 

@@ -1,22 +1,28 @@
 """PENMAN reader, semantic graphs and interaction candidates."""
+import subprocess
+import sys
+import warnings
 import zlib
 
 import penman
 import pytest
 import spacy
+from broken_files import gzip_then_broken
+from conftest import need_shared
 from spacy.tokens import DocBin
 from spacy.util import registry
 from spacy.vocab import Vocab
 
 from spacy_convkernels import ConvKernelsError, CorpusFormatError
 from spacy_convkernels.corpora import CorpusWarning, read_penman
-from spacy_convkernels.errors import CorpusFileError
-from spacy_convkernels.structures.interactions import amr_candidates, dependency_candidates
+from spacy_convkernels.errors import ConvKernelsWarning, CorpusFileError
+from spacy_convkernels.kernels import InvalidParameterError
+from spacy_convkernels.structures.interactions import (
+    amr_candidates,
+    dependency_candidates,
+)
 from spacy_convkernels.structures.paths import PathTuples
 from spacy_convkernels.structures.semantic_graph import SemanticGraph
-
-from broken_files import gzip_then_broken
-from conftest import need_shared
 
 # the graph of Fig. 1 of Garg et al. (2018), simplified: Sos has sites for Ras binding
 SOS = """# ::id fig1 ::date 2018
@@ -249,3 +255,61 @@ def test_a_corrupted_deflate_stream(tmp_path):
 def test_a_file_that_cannot_be_opened(tmp_path):
     with pytest.raises(CorpusFileError, match="cannot open"):
         list(read_penman(tmp_path / "missing.txt"))
+def test_amr_candidates_on_plain_text_is_a_missing_annotation():
+    """In a fresh process, with nothing read by read_penman: the component itself installs
+    Doc._.amr, so plain text gets the package's error, not spaCy's E046."""
+    script = (
+        "import spacy\n"
+        "from spacy_convkernels.errors import MissingAnnotationError\n"
+        "nlp = spacy.blank('en')\n"
+        "nlp.add_pipe('amr_candidates')\n"
+        "try:\n"
+        "    nlp('Ras binds Raf.')\n"
+        "except MissingAnnotationError as problem:\n"
+        "    print(problem)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "no AMR graph in Doc._.amr" in out.stdout
+
+
+def _proteins_around_a_trigger(n: int) -> str:
+    """A bind-01 event with n proteins as its arguments."""
+    arguments = "".join(f'\n   :ARG{i % 3} (p{i} / protein :name (n{i} / name :op1 "P{i}"))' for i in range(n))
+    return f"# ::id many\n# ::snt Many proteins bind .\n(b / bind-01{arguments})\n"
+
+
+def test_candidates_per_trigger_are_capped_with_a_warning():
+    graph = _proteins_around_a_trigger(8)  # 8 * 7 pairs + 8 * 21 triples = 224 candidates
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        everything = amr_candidates(graph, max_candidates_per_trigger=224)
+        assert len(everything) == len(amr_candidates(graph, max_candidates_per_trigger=None)) == 224
+    with pytest.warns(ConvKernelsWarning, match=r"8 participants .* 224 candidates: only the first 50"):
+        capped = amr_candidates(graph, max_candidates_per_trigger=50)
+    assert capped == everything[:50]
+
+
+def test_the_default_cap_bounds_a_crowded_trigger():
+    graph = _proteins_around_a_trigger(60)  # 106,200 candidates without a cap
+    with pytest.warns(ConvKernelsWarning, match="106200 candidates"):
+        assert len(amr_candidates(graph)) == 5000
+
+
+def test_amr_candidates_component_caps_per_trigger():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("amr_candidates", config={"max_candidates_per_trigger": 30})
+    doc = nlp.make_doc("Many proteins bind .")
+    doc._.amr = _proteins_around_a_trigger(8)
+    with pytest.warns(ConvKernelsWarning, match="max_candidates_per_trigger"):
+        assert len(nlp(doc)._.interactions) == 30
+
+
+@pytest.mark.parametrize("config, setting", [
+    ({"max_distance": -1}, "max_distance"),
+    ({"max_candidates_per_trigger": 0}, "max_candidates_per_trigger"),
+    ({"source": "text"}, "source"),
+])
+def test_amr_candidates_settings_are_checked_when_created(config, setting):
+    with pytest.raises(InvalidParameterError, match=f"amr_candidates: {setting}"):
+        spacy.blank("en").add_pipe("amr_candidates", config=config)

@@ -5,11 +5,13 @@ import sys
 import numpy as np
 import pytest
 import spacy
-from spacy.tokens import Doc, DocBin
+from spacy.tokens import Doc, DocBin, Span
 from spacy.vocab import Vocab
 
 from spacy_convkernels import Tree
+from spacy_convkernels.components.extensions import install_extensions
 from spacy_convkernels.corpora import read_klp
+from spacy_convkernels.errors import ExtensionConflictError
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel
 from spacy_convkernels.structures import MissingAnnotationError, UnknownRepresentationError
 
@@ -128,3 +130,66 @@ def test_real_pipeline_on_100_questions(qc_dir):
         G = kernel.gram(trees["grct"])
         assert np.allclose(np.diag(G), 1.0) and ((G >= 0) & (G <= 1 + 1e-12)).all()
         assert (G[np.triu_indices(len(G), 1)] > 0).mean() >= sharing  # questions share fragments
+
+
+def test_importing_registers_no_extension_and_each_component_installs_its_own():
+    """In a fresh process: importing the components and readers registers nothing; creating
+    a component registers what it writes and what it reads (Span._.kernel_trees for
+    kernel_vectors and klsh_codes, which read the trees of a kernel_trees component)."""
+    script = (
+        "from spacy.tokens import Doc, Span\n"
+        "from spacy.vocab import Vocab\n"
+        "import spacy_convkernels.corpora\n"
+        "from spacy_convkernels.components import amr_candidates, kernel_trees, kernel_vectors, klsh_codes\n"
+        "from spacy_convkernels.components.sentences import sentence_trees\n"
+        "from spacy_convkernels.kernels import PartialTreeKernel\n"
+        "names = ['kernel_trees', 'kernel_vector', 'klsh_code', 'amr', 'interactions']\n"
+        "print([n for n in names if Doc.has_extension(n) or Span.has_extension(n)])\n"
+        "kernel_vectors.KernelVectors(None, 'kv', representation='grct', kernel=PartialTreeKernel(), n_components=2)\n"
+        "print(Span.has_extension('kernel_trees'), Span.has_extension('kernel_vector'), Doc.has_extension('amr'))\n"
+        "doc = Doc(Vocab(), words=['cats', 'sleep'], heads=[1, 1], deps=['nsubj', 'ROOT'], tags=['NNS', 'VBP'],"
+        " lemmas=['cat', 'sleep'])\n"
+        "print(sentence_trees(doc, 'loct'))\n"
+        "amr_candidates.AmrCandidates()\n"
+        "print(Doc.has_extension('amr'), Doc.has_extension('interactions'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["[]", "True True False", "[Tree('(LEX##sleep::v(LEX##cat::n))')]", "True True"]
+
+
+@pytest.fixture
+def users_span_kernel_trees():
+    """A user's own Span._.kernel_trees (default {}), put back as the package's afterwards."""
+    Span.remove_extension("kernel_trees")
+    Span.set_extension("kernel_trees", default={})
+    yield
+    Span.remove_extension("kernel_trees")
+    install_extensions("span._.kernel_trees")
+
+
+def test_a_users_extension_is_not_overwritten(users_span_kernel_trees):
+    for factory in ("kernel_trees", "kernel_vectors", "klsh_codes"):
+        with pytest.raises(ExtensionConflictError, match=r"span._.kernel_trees is already registered as default=\{\}"):
+            spacy.blank("en").add_pipe(factory)
+    assert Span.get_extension("kernel_trees")[0] == {}
+
+
+def test_an_extension_registered_the_same_way_is_kept():
+    install_extensions("span._.kernel_trees", "doc._.kernel_trees")
+    before = Span.get_extension("kernel_trees"), Doc.get_extension("kernel_trees")
+    spacy.blank("en").add_pipe("kernel_trees")
+    assert (Span.get_extension("kernel_trees"), Doc.get_extension("kernel_trees")) == before
+
+
+def test_analyze_pipes_names_what_kernel_trees_needs():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("kernel_trees")
+    problems = nlp.analyze_pipes()["problems"]["kernel_trees"]
+    assert {"token.dep", "token.head", "token.tag", "token.lemma"} <= set(problems)
+    for name in ("tagger", "parser"):
+        nlp.add_pipe(name, before="kernel_trees")
+    nlp.add_pipe("lemmatizer", config={"mode": "rule"}, before="kernel_trees")
+    analysis = nlp.analyze_pipes()
+    assert analysis["problems"]["kernel_trees"] == []
+    assert analysis["summary"]["kernel_trees"]["assigns"] == ["span._.kernel_trees", "doc._.kernel_trees"]

@@ -5,14 +5,16 @@ import sys
 import numpy as np
 import pytest
 import spacy
-from spacy.tokens import DocBin
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.vocab import Vocab
 
 from spacy_convkernels import Tree
 from spacy_convkernels.components.sentences import NotInitializedError
-from spacy_convkernels.corpora import read_klp
-from spacy_convkernels.kernels import PartialTreeKernel
+from spacy_convkernels.corpora import read_conllu, read_klp
+from spacy_convkernels.errors import MissingAnnotationError
+from spacy_convkernels.kernels import InvalidParameterError, PartialTreeKernel
 
 from conftest import CORPORA
 from kelp_parses import doc_from_grct
@@ -102,7 +104,7 @@ def test_landmarks_from_a_corpus_named_in_the_config(tmp_path):
         f"3\t{noun}\t{noun}\tNOUN\tNN\t_\t2\tobj\t_\t_\n\n"
         for verb in ("saw", "ate", "took") for noun in ("fish", "cake", "time")), encoding="utf-8")
     nlp = spacy.blank("en")
-    nlp.add_pipe("kernel_vectors", config={**CONFIG, "n_components": 5})
+    nlp.add_pipe("kernel_vectors", config={**CONFIG, "n_components": 5, "landmark_source": "reference"})
     nlp.config["initialize"]["components"]["kernel_vectors"] = {
         "landmark_corpus": {"@readers": "spacy_convkernels.ConllU.v1", "path": str(conllu)}}
     nlp.initialize()
@@ -122,4 +124,125 @@ def test_vectors_survive_multiprocessing(pipeline):
     nlp, docs = pipeline
     expected = [nlp(d.copy())._.kernel_vector for d in docs]
     got = [d._.kernel_vector for d in nlp.pipe([d.copy() for d in docs], n_process=2, batch_size=10)]
+    np.testing.assert_array_equal(np.array(got), np.array(expected))
+
+
+PTK = {"@misc": "spacy_convkernels.PartialTreeKernel.v1"}
+
+
+@pytest.mark.parametrize("factory, config, setting", [
+    ("kernel_vectors", {"n_components": 0}, "n_components"),
+    ("kernel_vectors", {"landmarks": "random"}, "landmarks"),
+    ("kernel_vectors", {"landmark_source": "gold"}, "landmark_source"),
+    ("kernel_vectors", {"batch_size": 0}, "batch_size"),
+    ("kernel_vectors", {"kernel": {**PTK, "lam": -1.0}}, "lam"),
+    ("klsh_codes", {"kernel": {**PTK, "mu": 0.0}}, "mu"),
+    ("klsh_codes", {"n_references": 10, "subset_size": 20}, "subset_size"),
+    ("klsh_codes", {"n_references": 20, "subset_size": 20}, "subset_size"),
+    ("klsh_codes", {"n_bits": 0}, "n_bits"),
+    ("klsh_codes", {"hash_function": "minhash"}, "hash_function"),
+    ("klsh_codes", {"reference_source": "gold"}, "reference_source"),
+])
+def test_settings_are_checked_when_the_component_is_created(factory, config, setting):
+    with pytest.raises(InvalidParameterError, match=f"{factory}: .*{setting}"):
+        spacy.blank("en").add_pipe(factory, config=config)
+
+
+def test_a_saved_pipeline_with_a_bad_setting_fails_to_load(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("klsh_codes", config={"n_references": 30, "subset_size": 20})
+    nlp.to_disk(tmp_path / "model")
+    with pytest.raises(InvalidParameterError, match="subset_size"):
+        spacy.load(tmp_path / "model", config={"components": {"klsh_codes": {"n_references": 20}}})
+
+
+CONLLU = "".join(
+    f"1\tI\tI\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n2\t{verb}\t{verb}\tVERB\tVBD\t_\t0\troot\t_\t_\n"
+    f"3\t{noun}\t{noun}\tNOUN\tNN\t_\t2\tobj\t_\tSpaceAfter=No\n\n"
+    for verb in ("saw", "ate", "took") for noun in ("Fish", "Cake", "Time"))
+
+
+@Language.component("flat_parser")
+def flat_parser(doc: Doc) -> Doc:
+    """A stand-in parser whose analysis differs from the gold one: every token under the first."""
+    words = [t.text for t in doc]
+    return Doc(doc.vocab, words=words, spaces=[bool(t.whitespace_) for t in doc], heads=[0] * len(words),
+               deps=["ROOT"] + ["flat"] * (len(words) - 1), tags=["NN"] * len(words), lemmas=words)
+
+
+def _fitted_trees(tmp_path, factory: str, source: str):
+    """(trees the component was fitted on, trees it sees at runtime) of a pipeline with a
+    parser unlike the gold parses and a kernel_trees component that keeps case."""
+    path = tmp_path / "gold.conllu"
+    path.write_text(CONLLU, encoding="utf-8")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("flat_parser")
+    nlp.add_pipe("kernel_trees", config={"representations": ["grct"], "lowercase": False})
+    settings = {"kernel_vectors": {"n_components": 5, "landmark_source": source},
+                "klsh_codes": {"n_references": 5, "subset_size": 2, "reference_source": source}}[factory]
+    nlp.add_pipe(factory, config={"representation": "grct", **settings})
+    examples = [Example(nlp.make_doc(gold.text), gold) for gold in read_conllu(path, nlp.vocab)]
+    nlp.initialize(lambda: examples)
+    model = nlp.get_pipe(factory).model
+    fitted = model.components_ if factory == "kernel_vectors" else model.references_
+    runtime = [Tree.from_string(s._.kernel_trees["grct"]) for e in examples for s in nlp(e.text).sents]
+    return fitted, runtime
+
+
+@pytest.mark.parametrize("factory", ["kernel_vectors", "klsh_codes"])
+def test_fitted_on_the_trees_seen_at_runtime(tmp_path, factory):
+    fitted, runtime = _fitted_trees(tmp_path, factory, "predicted")
+    assert len(fitted) == 5 and set(fitted) <= set(runtime)
+    labels = {label for tree in fitted for label in tree.labels}
+    assert "SYNT##flat" in labels and not {"SYNT##obj", "SYNT##nsubj"} & labels  # the pipeline's parser
+    assert "LEX##I::n" in labels  # the kernel_trees settings (lowercase=False)
+
+
+@pytest.mark.parametrize("factory", ["kernel_vectors", "klsh_codes"])
+def test_fitted_on_the_gold_parses_when_configured(tmp_path, factory):
+    fitted, _ = _fitted_trees(tmp_path, factory, "reference")
+    labels = {label for tree in fitted for label in tree.labels}
+    assert {"SYNT##nsubj", "SYNT##obj"} <= labels and "SYNT##flat" not in labels
+    assert "LEX##I::p" in labels and "LEX##i::p" not in labels  # still with the kernel_trees settings
+
+
+def test_predicted_docs_without_a_parse_are_refused():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("kernel_vectors", config=CONFIG)
+    gold = doc_from_grct(nlp.vocab, next(iter(read_klp(SAMPLE))).trees["grct"])
+    with pytest.raises(MissingAnnotationError, match="no dependency parse.*put a parser before it"):
+        nlp.initialize(lambda: [Example(nlp.make_doc(gold.text), gold)])
+
+
+def test_components_are_quiet(pipeline, capfd):
+    nlp, docs = pipeline
+    nlp.add_pipe("kernel_trees", first=True)
+    nlp.add_pipe("klsh_codes", config={"n_references": 20, "n_bits": 64, "subset_size": 4})
+    nlp.add_pipe("amr_candidates", config={"source": "dependencies"})
+    examples = [Example(d.copy(), d) for d in docs[:30]]
+    for name in ("kernel_vectors", "klsh_codes"):
+        nlp.get_pipe(name).initialize(lambda: examples, nlp=nlp)
+    capfd.readouterr()
+    assert all(d._.klsh_code for d in nlp.pipe(d.copy() for d in docs))
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
+def test_a_saved_pipeline_with_pipeline_vectors_loads(tmp_path):
+    """vectors = "vocab" is bound when the component is first used: spacy.load creates it
+    before the vectors are loaded."""
+    nlp = spacy.blank("en")
+    rng = np.random.default_rng(0)
+    for word in ("be", "who", "galileo", "cat", "sit", "mat", "what", "dog"):
+        nlp.vocab.set_vector(word, rng.normal(size=8).astype(np.float32))
+    docs = [doc_from_grct(nlp.vocab, e.trees["grct"]) for e in read_klp(SAMPLE)]
+    nlp.add_pipe("kernel_vectors", config={
+        **CONFIG, "n_components": 10,
+        "kernel": {"@misc": "spacy_convkernels.SmoothedPartialTreeKernel.v1", "vectors": "vocab"}})
+    nlp.initialize(lambda: [Example(doc.copy(), doc) for doc in docs[:20]])
+    expected = [nlp(d.copy())._.kernel_vector for d in docs[20:25]]
+    nlp.to_disk(tmp_path / "model")
+    reloaded = spacy.load(tmp_path / "model")
+    got = [reloaded(doc_from_grct(reloaded.vocab, Tree.from_string(str(e.trees["grct"]))))._.kernel_vector
+           for e in list(read_klp(SAMPLE))[20:25]]
     np.testing.assert_array_equal(np.array(got), np.array(expected))

@@ -5,6 +5,7 @@ import spacy
 from scipy.stats import spearmanr
 from spacy.training import Example
 
+from spacy_convkernels import ConvKernelsError
 from spacy_convkernels.approx import KLSH, hamming_distances, unpack_codes
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import (
@@ -203,3 +204,11 @@ def test_sigma_learning_on_tree_labels(qc, kernel):
         assert learner.weights_[label] == (0.0 if without < with_ else 1.0)
     assert learner.kernel_.label_weights == learner.weights_
     assert learner.kernel_.gram(grct[:5]).shape == (5, 5)
+
+
+def test_klsh_codes_needs_more_training_sentences_than_subset_size():
+    nlp = spacy.blank("en")
+    docs = [doc_from_grct(nlp.vocab, e.trees["grct"]) for e in read_klp(SAMPLE)]
+    nlp.add_pipe("klsh_codes", config={"n_references": 30, "n_bits": 64, "subset_size": 20})
+    with pytest.raises(ConvKernelsError, match="klsh_codes: 12 training sentences with a tree, at least 21"):
+        nlp.initialize(lambda: [Example(d.copy(), d) for d in docs[:12]])

@@ -1,52 +1,104 @@
-"""The README's examples run and print what the README says."""
+"""Every python block of the README runs on its own, from any directory, and prints what
+the README says."""
 import contextlib
+import functools
 import io
 import os
 import re
 
 import numpy as np
+import pytest
 
 from conftest import ROOT, SHARED, need_shared
 
 
-def _run_readme_block(heading: str):
-    """Run the first python block under ``heading`` from the repository root, with
-    ``../shared`` standing for wherever the shared data are; return its code, its output
-    and the names it defined."""
+def _blocks():
+    """(heading, code) of every python block of the README, in order."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    code = re.search(rf"## {heading}.*?```python\n(.*?)```", text, re.S).group(1)
+    blocks, heading = [], None
+    for match in re.finditer(r"^## ([^\n]*)$|^```python\n(.*?)^```", text, re.M | re.S):
+        if match.group(1) is not None:
+            heading = match.group(1)
+        else:
+            blocks.append((heading, match.group(2)))
+    return blocks
+
+
+BLOCKS = _blocks()
+
+
+@functools.lru_cache(maxsize=None)
+def _run_block(index: int, directory: str):
+    """Run block ``index`` in a namespace of its own from ``directory`` (not the clone),
+    with ``../shared`` standing for wherever the shared data are (the test skips when they
+    are absent); return its output and the names it defined."""
+    heading, code = BLOCKS[index]
+    for relative in re.findall(r'"\.\./shared/([^"]+)"', code):
+        need_shared(relative)
     code = code.replace('"../shared/', f'"{SHARED}/')
     printed = io.StringIO()
     names = {}
     cwd = os.getcwd()
-    os.chdir(ROOT)
+    os.chdir(directory)
     try:
         with contextlib.redirect_stdout(printed):
-            exec(compile(code, "README.md", "exec"), names)
+            exec(compile(code, f"README.md ({heading})", "exec"), names)
     finally:
         os.chdir(cwd)
-    return code, printed.getvalue(), names
+    return printed.getvalue(), names
 
 
-def test_readme_example_runs():
-    code, printed, _ = _run_readme_block("Example")
-    claimed = re.findall(r"# (\d\.\d+)\.\.\.", code)
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    directory = str(tmp_path_factory.mktemp("elsewhere"))
+
+    def run_block(heading: str, nth: int = 0):
+        indices = [i for i, (h, _) in enumerate(BLOCKS) if h == heading]
+        return _run_block(indices[nth], directory)
+
+    return run_block
+
+
+def test_the_readme_has_its_blocks():
+    assert [heading for heading, _ in BLOCKS] == [
+        "Example", "In a spaCy pipeline", "In a spaCy pipeline", "Interactions in AMR graphs"]
+
+
+@pytest.mark.parametrize("index", range(len(BLOCKS)), ids=[f"{i}-{h}" for i, (h, _) in enumerate(BLOCKS)])
+def test_every_block_runs_on_its_own(index, run):
+    heading, _ = BLOCKS[index]
+    nth = [h for h, _ in BLOCKS[:index]].count(heading)
+    run(heading, nth)
+
+
+def test_readme_example_prints_what_it_claims(run):
+    printed, _ = run("Example")
+    claimed = re.findall(r"# (\d\.\d+)\.\.\.", BLOCKS[0][1])
     values = [float(line) for line in printed.split()]
     assert len(values) == len(claimed) == 3
     for value, claim in zip(values, claimed):
         assert abs(value - float(claim)) < 1e-4
 
 
-def test_readme_spacy_example_runs():
-    need_shared("models/en_core_web_md-3.8.0")
-    _, printed, _ = _run_readme_block("In a spaCy pipeline")
+def test_readme_kernel_trees_example(run):
+    printed, _ = run("In a spaCy pipeline", 0)
     lines = printed.splitlines()
     assert len(lines) == 3 and lines[0].startswith("(SYNT##root") and 0 < float(lines[2]) < 1
 
 
-def test_readme_amr_example_runs():
-    need_shared("data/bio-amr")
-    _, _, names = _run_readme_block("Interactions in AMR graphs")
+def test_readme_kernel_vectors_example(run):
+    printed, names = run("In a spaCy pipeline", 1)
+    nlp, doc = names["nlp"], names["doc"]
+    assert printed.strip() == "(40,)"
+    assert doc._.kernel_vector.dtype == np.float32 and np.isfinite(doc._.kernel_vector).all()
+    # the trained parser was left as it was (nlp.initialize() would make every relation ROOT)
+    assert [t.dep_ for t in nlp("The cat sat on the mat.")] == ["det", "nsubj", "ROOT", "prep", "det", "pobj", "punct"]
+    landmarks = nlp.get_pipe("kernel_vectors").model.components_
+    assert len(landmarks) == 40 and all(t.label.startswith("LEX##") for t in landmarks)
+
+
+def test_readme_amr_example(run):
+    _, names = run("Interactions in AMR graphs")
     G, candidates = names["G"], names["candidates"]
     assert len(candidates) > 50 and G.shape == (len(candidates), len(candidates))
     np.testing.assert_allclose(G, G.T)

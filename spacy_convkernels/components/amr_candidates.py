@@ -12,46 +12,36 @@
 participants being the Doc's entity spans (of ``entity_labels`` when given). The values
 are plain lists, strings and dicts, kept in ``Doc.user_data``, so they survive ``DocBin``
 and ``n_process``.
+
+Candidates grow as the cube of the participants near a trigger (60 proteins give
+106,200): ``max_candidates_per_trigger`` (default 5,000, ``null`` for no cap; the most in
+Bio-AMR is 1,014) keeps the first ones of each trigger, pairs before triples, with a
+:class:`~spacy_convkernels.errors.ConvKernelsWarning` when it bites. The factory
+declares no ``requires``: ``Doc._.amr`` comes from the reader, not from a component.
 """
 from typing import List, Optional
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..errors import ConvKernelsError
-from ..structures.dependency import MissingAnnotationError
+from ..errors import MissingAnnotationError
 from ..structures.interactions import INTERACTIONS, PARTICIPANTS, find_candidates
 from ..structures.semantic_graph import SemanticGraph
-
-_KEY = ("spacy_convkernels", "interactions")
-
-
-def _interactions(doc: Doc) -> Optional[list]:
-    stored = doc.user_data.get(_KEY)
-    return None if stored is None else _as_lists(stored)
-
-
-def _as_lists(value):
-    """Tuples (as msgpack may give them back) as lists, all the way down."""
-    if isinstance(value, (list, tuple)):
-        return [_as_lists(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _as_lists(v) for k, v in value.items()}
-    return value
-
-
-Doc.set_extension("interactions", getter=_interactions, force=True)
+from .extensions import INTERACTIONS_KEY, install_extensions
+from .sentences import check_choice, check_count
 
 
 @Language.factory(
     "amr_candidates",
-    default_config={"source": "amr", "max_distance": 5, "interactions": None, "participants": None,
-                    "entity_labels": None},
+    default_config={"source": "amr", "max_distance": 5, "max_candidates_per_trigger": 5000, "interactions": None,
+                    "participants": None, "entity_labels": None},
+    assigns=["doc._.interactions"],
 )
 def make_amr_candidates(nlp: Language, name: str, source: str, max_distance: int,
-                        interactions: Optional[List[str]], participants: Optional[List[str]],
-                        entity_labels: Optional[List[str]]) -> "AmrCandidates":
-    return AmrCandidates(name, source=source, max_distance=max_distance, interactions=interactions,
+                        max_candidates_per_trigger: Optional[int], interactions: Optional[List[str]],
+                        participants: Optional[List[str]], entity_labels: Optional[List[str]]) -> "AmrCandidates":
+    return AmrCandidates(name, source=source, max_distance=max_distance,
+                         max_candidates_per_trigger=max_candidates_per_trigger, interactions=interactions,
                          participants=participants, entity_labels=entity_labels)
 
 
@@ -59,13 +49,17 @@ class AmrCandidates:
     """Writes the candidate interactions of each Doc (see the module docstring)."""
 
     def __init__(self, name: str = "amr_candidates", *, source: str = "amr", max_distance: int = 5,
-                 interactions=None, participants=None, entity_labels=None):
-        if source not in ("amr", "dependencies"):
-            raise ConvKernelsError(f"{name}: source must be 'amr' or 'dependencies', got {source!r}")
+                 max_candidates_per_trigger: Optional[int] = 5000, interactions=None, participants=None,
+                 entity_labels=None):
+        check_choice(name, "source", source, ("amr", "dependencies"))
+        check_count(name, "max_distance", max_distance, minimum=0)
+        if max_candidates_per_trigger is not None:
+            check_count(name, "max_candidates_per_trigger", max_candidates_per_trigger, minimum=1)
+        install_extensions("doc._.amr", "doc._.interactions")
         self.name = name
         self.source = source
         self.entity_labels = set(entity_labels) if entity_labels else None
-        self.options = {"max_distance": max_distance,
+        self.options = {"max_distance": max_distance, "max_candidates_per_trigger": max_candidates_per_trigger,
                         "interactions": frozenset(interactions) if interactions else INTERACTIONS,
                         "participant_concepts": frozenset(participants) if participants else PARTICIPANTS}
 
@@ -86,5 +80,5 @@ class AmrCandidates:
                             and (self.entity_labels is None or e.label_ in self.entity_labels)]
                 options = dict(self.options, participant_nodes=entities)
                 records += [c.to_dict(graph) for c in find_candidates(graph, **options)]
-        doc.user_data[_KEY] = records
+        doc.user_data[INTERACTIONS_KEY] = records
         return doc

@@ -11,24 +11,20 @@ values are plain strings stored with the sentences, so they survive
 from typing import List
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
-from ..structures.dependency import REPRESENTATIONS, MissingAnnotationError, UnknownRepresentationError, span_to_trees
+from ..errors import MissingAnnotationError
+from ..structures.dependency import REPRESENTATIONS, UnknownRepresentationError, span_to_trees
+from .extensions import install_extensions
 
-Span.set_extension("kernel_trees", default=None, force=True)
-
-
-def _doc_kernel_trees(doc: Doc) -> List[dict]:
-    """The sentences' trees, in order ([] for an empty Doc)."""
-    return [sentence._.kernel_trees for sentence in doc.sents] if len(doc) else []
-
-
-Doc.set_extension("kernel_trees", getter=_doc_kernel_trees, force=True)
+PARSE = ["token.dep", "token.head", "token.tag", "token.lemma"]  # what a sentence's trees are made of
 
 
 @Language.factory(
     "kernel_trees",
     default_config={"representations": list(REPRESENTATIONS), "lowercase": True, "collapse_prepositions": True},
+    assigns=["span._.kernel_trees", "doc._.kernel_trees"],
+    requires=PARSE,
 )
 def make_kernel_trees(nlp: Language, name: str, representations: List[str], lowercase: bool,
                       collapse_prepositions: bool) -> "KernelTrees":
@@ -45,6 +41,7 @@ class KernelTrees:
             raise UnknownRepresentationError(
                 f"kernel_trees: representations must be some of {', '.join(REPRESENTATIONS)}, got {list(representations)}"
             )
+        install_extensions("span._.kernel_trees", "doc._.kernel_trees")
         self.name = name
         self.representations = list(representations)
         self.options = {"lowercase": lowercase, "collapse_prepositions": collapse_prepositions}

@@ -1,12 +1,20 @@
 """The ``kernel_vectors`` component: Nyström vectors of each sentence's tree.
 
     nlp.add_pipe("kernel_vectors", config={"representation": "lct", "n_components": 500})
-    nlp.initialize(lambda: examples)     # picks the landmarks among the training sentences
+    nlp.get_pipe("kernel_vectors").initialize(lambda: examples, nlp=nlp)   # picks the landmarks
 
 ``initialize`` picks ``n_components`` landmark trees among the sentences of the training
 examples, or of ``landmark_corpus`` when one is given under
 ``[initialize.components.kernel_vectors]`` (any spaCy reader), and computes the Nyström
-normalization (:class:`~spacy_convkernels.approx.Nystroem`). Then every sentence gets
+normalization (:class:`~spacy_convkernels.approx.Nystroem`). The landmarks are the trees
+the component will see at runtime: with ``landmark_source = "predicted"`` (the default)
+each example's predicted doc goes through the pipeline's components before this one
+(parser, ``kernel_trees`` with its settings); with ``"reference"`` the trees come from
+the examples' gold parses (through the ``kernel_trees`` components before this one),
+the choice for a pipeline whose parser is trained with it (at initialize, before
+training, that parser's parses are random).
+On a trained pipeline, initialize this component alone as above: ``nlp.initialize()``
+would re-initialize the trained components. Then every sentence gets
 ``Span._.kernel_vector`` (float32, ``n_components`` values; None for a sentence left
 without a tree, such as one of punctuation only) and every Doc ``Doc._.kernel_vector``,
 the mean of its sentences' vectors (None when none has one). ``pipe`` computes one
@@ -20,15 +28,11 @@ from typing import Callable, Optional
 
 import numpy as np
 from spacy.language import Language
-from spacy.tokens import Doc, Span
 
-from ..approx.nystroem import Nystroem
+from ..approx.nystroem import LANDMARK_METHODS, Nystroem
 from ..structures.tree import Tree
-from .registered_kernels import bind_pipeline_vectors
-from .sentences import SentenceTreeModel
-
-Span.set_extension("kernel_vector", default=None, force=True)
-Doc.set_extension("kernel_vector", default=None, force=True)
+from .kernel_trees import PARSE
+from .sentences import SentenceTreeModel, check_choice, check_count
 
 DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 1.0}
 
@@ -36,13 +40,15 @@ DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4,
 @Language.factory(
     "kernel_vectors",
     default_config={"representation": "grct", "kernel": DEFAULT_KERNEL, "n_components": 500,
-                    "landmarks": "uniform", "random_state": 0, "batch_size": 256},
+                    "landmarks": "uniform", "landmark_source": "predicted", "random_state": 0, "batch_size": 256},
+    assigns=["span._.kernel_vector", "doc._.kernel_vector"],
+    requires=PARSE,
 )
 def make_kernel_vectors(nlp: Language, name: str, representation: str, kernel, n_components: int, landmarks: str,
-                        random_state: int, batch_size: int) -> "KernelVectors":
-    return KernelVectors(nlp, name, representation=representation, kernel=bind_pipeline_vectors(kernel, nlp.vocab),
-                         n_components=n_components, landmarks=landmarks, random_state=random_state,
-                         batch_size=batch_size)
+                        landmark_source: str, random_state: int, batch_size: int) -> "KernelVectors":
+    return KernelVectors(nlp, name, representation=representation, kernel=kernel,
+                         n_components=n_components, landmarks=landmarks, landmark_source=landmark_source,
+                         random_state=random_state, batch_size=batch_size)
 
 
 class KernelVectors(SentenceTreeModel):
@@ -50,11 +56,15 @@ class KernelVectors(SentenceTreeModel):
 
     extension = "kernel_vector"
     fitted_attribute = "normalization_"
+    source_setting = "landmark_source"
 
     def __init__(self, nlp: Language, name: str, *, representation: str, kernel, n_components: int,
-                 landmarks: str = "uniform", random_state: int = 0, batch_size: int = 256):
+                 landmarks: str = "uniform", landmark_source: str = "predicted", random_state: int = 0,
+                 batch_size: int = 256):
+        check_count(name, "n_components", n_components, minimum=1)
+        check_choice(name, "landmarks", landmarks, LANDMARK_METHODS)
         model = Nystroem(kernel, n_components, landmarks=landmarks, dtype=np.float32, random_state=random_state)
-        super().__init__(nlp, name, representation, batch_size, model)
+        super().__init__(nlp, name, representation, batch_size, model, landmark_source)
 
     def initialize(self, get_examples: Callable, *, nlp: Optional[Language] = None,
                    landmark_corpus: Optional[Callable] = None) -> None:

@@ -1,11 +1,15 @@
 """The ``klsh_codes`` component: a KLSH bit code for each sentence's tree.
 
     nlp.add_pipe("klsh_codes", config={"representation": "grct", "n_bits": 256})
-    nlp.initialize(lambda: examples)      # draws the reference set among the training sentences
+    nlp.get_pipe("klsh_codes").initialize(lambda: examples, nlp=nlp)   # draws the reference set
 
 ``initialize`` draws ``n_references`` reference trees among the sentences of the
 training examples (or of ``reference_corpus`` under ``[initialize.components.klsh_codes]``)
-and the hash functions (:class:`~spacy_convkernels.approx.KLSH`); every sentence then
+and the hash functions (:class:`~spacy_convkernels.approx.KLSH`), the trees made as
+at runtime (``reference_source``: as ``landmark_source`` of ``kernel_vectors``). Each
+hash function compares two random subsets of ``subset_size`` references, so
+``subset_size`` must be below ``n_references`` and below the number of training
+sentences (subsets of every reference give constant bits). Every sentence then
 gets ``Span._.klsh_code``, its code packed 8 bits to a byte (uint8 array, None for a
 sentence without a tree), and every Doc ``Doc._.klsh_code``, the list of its sentences'
 codes. Reference set and hash functions are saved with the pipeline.
@@ -13,28 +17,30 @@ codes. Reference set and hash functions are saved with the pipeline.
 from typing import Callable, Optional
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
 
-from ..approx.klsh import KLSH
+from ..approx.klsh import HASH_FUNCTIONS, KLSH
+from ..errors import InvalidParameterError
 from ..structures.tree import Tree
+from .kernel_trees import PARSE
 from .kernel_vectors import DEFAULT_KERNEL
-from .registered_kernels import bind_pipeline_vectors
-from .sentences import SentenceTreeModel
-
-Span.set_extension("klsh_code", default=None, force=True)
-Doc.set_extension("klsh_code", default=None, force=True)
+from .sentences import SentenceTreeModel, check_choice, check_count
 
 
 @Language.factory(
     "klsh_codes",
     default_config={"representation": "grct", "kernel": DEFAULT_KERNEL, "n_references": 100, "n_bits": 256,
-                    "subset_size": 20, "hash_function": "random_knn", "random_state": 0, "batch_size": 256},
+                    "subset_size": 20, "hash_function": "random_knn", "reference_source": "predicted",
+                    "random_state": 0, "batch_size": 256},
+    assigns=["span._.klsh_code", "doc._.klsh_code"],
+    requires=PARSE,
 )
 def make_klsh_codes(nlp: Language, name: str, representation: str, kernel, n_references: int, n_bits: int,
-                    subset_size: int, hash_function: str, random_state: int, batch_size: int) -> "KLSHCodes":
-    return KLSHCodes(nlp, name, representation=representation, kernel=bind_pipeline_vectors(kernel, nlp.vocab),
+                    subset_size: int, hash_function: str, reference_source: str, random_state: int,
+                    batch_size: int) -> "KLSHCodes":
+    return KLSHCodes(nlp, name, representation=representation, kernel=kernel,
                      n_references=n_references, n_bits=n_bits, subset_size=subset_size,
-                     hash_function=hash_function, random_state=random_state, batch_size=batch_size)
+                     hash_function=hash_function, reference_source=reference_source, random_state=random_state,
+                     batch_size=batch_size)
 
 
 class KLSHCodes(SentenceTreeModel):
@@ -42,12 +48,20 @@ class KLSHCodes(SentenceTreeModel):
 
     extension = "klsh_code"
     fitted_attribute = "references_"
+    source_setting = "reference_source"
 
     def __init__(self, nlp: Language, name: str, *, representation: str, kernel, n_references: int, n_bits: int,
-                 subset_size: int = 20, hash_function: str = "random_knn", random_state: int = 0,
-                 batch_size: int = 256):
+                 subset_size: int = 20, hash_function: str = "random_knn", reference_source: str = "predicted",
+                 random_state: int = 0, batch_size: int = 256):
+        for setting, value in (("n_references", n_references), ("n_bits", n_bits), ("subset_size", subset_size)):
+            check_count(name, setting, value, minimum=1)
+        if subset_size >= n_references:
+            raise InvalidParameterError(f"{name}: subset_size ({subset_size}) must be below n_references "
+                                        f"({n_references}): two subsets of every reference give constant bits")
+        check_choice(name, "hash_function", hash_function, HASH_FUNCTIONS)
         model = KLSH(kernel, n_references, n_bits, subset_size, hash_function, random_state)
-        super().__init__(nlp, name, representation, batch_size, model)
+        self.minimum_trees = subset_size + 1  # references are drawn among the trees: more than subset_size
+        super().__init__(nlp, name, representation, batch_size, model, reference_source)
 
     def initialize(self, get_examples: Callable, *, nlp: Optional[Language] = None,
                    reference_corpus: Optional[Callable] = None) -> None:

@@ -1,5 +1,6 @@
-"""What the tree-based components share: a Doc's sentence trees, parsed training docs,
-and the base of the components whose model is fitted on sentence trees."""
+"""What the components share: checks of their settings, a Doc's sentence trees, the docs
+they are fitted on, and the base of the components whose model is fitted on sentence trees."""
+import numbers
 from typing import Iterable, Iterator, List, Optional
 
 import srsly
@@ -7,13 +8,44 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import ensure_path, minibatch
 
-from ..errors import ConvKernelsError
+from ..errors import ConvKernelsError, InvalidParameterError, MissingAnnotationError
+from ..kernels import Kernel
 from ..structures.dependency import REPRESENTATIONS, UnknownRepresentationError, span_to_tree
 from ..structures.tree import Tree
+from ..validation import validate_parameters
+from .extensions import install_extensions
+from .kernel_trees import KernelTrees
+from .registered_kernels import bind_pipeline_vectors
+
+TREE_SOURCES = ("predicted", "reference")
 
 
 class NotInitializedError(ConvKernelsError, RuntimeError):
     """A component with learned state was used before ``nlp.initialize`` or loading."""
+
+
+def check_count(component: str, name: str, value, minimum: int) -> None:
+    """Refuse a setting that is not an integer >= ``minimum``."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise InvalidParameterError(f"{component}: {name} must be an integer >= {minimum}, got {value!r}")
+
+
+def check_choice(component: str, name: str, value, choices: tuple) -> None:
+    """Refuse a setting that is not one of ``choices``."""
+    if value not in choices:
+        raise InvalidParameterError(f"{component}: {name} must be one of {', '.join(map(repr, choices))}, "
+                                    f"got {value!r}")
+
+
+def check_kernel(component: str, kernel) -> None:
+    """Refuse a kernel that does not compare trees, or parameters the kernel refuses."""
+    if not isinstance(kernel, Kernel) or kernel.structure_type is not Tree:
+        raise InvalidParameterError(f"{component}: kernel must be a tree kernel of spacy_convkernels, "
+                                    f"got {type(kernel).__name__}")
+    try:
+        validate_parameters(kernel)
+    except InvalidParameterError as problem:
+        raise InvalidParameterError(f"{component}: kernel {problem}") from problem
 
 
 def sentence_trees(doc: Doc, representation: str) -> List[Optional[Tree]]:
@@ -32,19 +64,23 @@ def sentence_trees(doc: Doc, representation: str) -> List[Optional[Tree]]:
     return trees
 
 
-def parsed_docs(examples: Iterable, nlp: Language, component_name: str) -> Iterator[Doc]:
-    """The examples' gold docs when parsed, else their texts through the components before ``component_name``."""
-    before = []
+def fitting_docs(examples: Iterable, nlp: Language, component_name: str, source: str) -> Iterator[Doc]:
+    """The docs a component is fitted on, made as the pipeline will make them at runtime:
+    with ``source="predicted"``, a copy of each example's predicted doc through every
+    component before ``component_name``; with ``"reference"``, a copy of its reference
+    (gold) doc through the ``kernel_trees`` components before it."""
+    docs = ((example.predicted if source == "predicted" else example.reference).copy() for example in examples)
     for name, component in nlp.pipeline:
         if name == component_name:
             break
-        before.append(component)
-    for example in examples:
-        doc = example.reference
-        if not doc.has_annotation("DEP"):
-            doc = example.predicted
-            for component in before:
-                doc = component(doc)
+        if source == "predicted" or isinstance(component, KernelTrees):
+            docs = component.pipe(docs) if hasattr(component, "pipe") else map(component, docs)
+    for doc in docs:
+        if len(doc) and not doc.has_annotation("DEP"):
+            advice = ("put a parser before it, or fit on the reference docs" if source == "predicted"
+                      else "fit on parsed docs")
+            raise MissingAnnotationError(f"{component_name}: a {source} training doc has no dependency parse "
+                                         f"({doc.text[:40]!r}); {advice}")
         yield doc
 
 
@@ -55,27 +91,43 @@ class SentenceTreeModel:
     a sentence without a tree) and a summary of them to ``Doc._.<extension>``, one batch
     of sentences per ``transform`` call; the fitted state is saved with the pipeline.
 
-    Subclasses set ``extension`` and ``fitted_attribute`` (set once the model is fitted),
+    Subclasses set ``extension``, ``fitted_attribute`` (set once the model is fitted),
+    ``source_setting`` (the name of their ``tree_source`` setting) and ``minimum_trees``,
     and define ``doc_value``, ``_state`` and ``_set_state``."""
 
     extension: str
     fitted_attribute: str
+    source_setting: str
+    minimum_trees: int = 1
 
-    def __init__(self, nlp: Language, name: str, representation: str, batch_size: int, model):
+    def __init__(self, nlp: Language, name: str, representation: str, batch_size: int, model, tree_source: str):
         if representation not in REPRESENTATIONS:
             raise UnknownRepresentationError(f"{name}: representation must be one of {REPRESENTATIONS}, "
                                              f"got {representation!r}")
+        check_count(name, "batch_size", batch_size, minimum=1)
+        check_choice(name, self.source_setting, tree_source, TREE_SOURCES)
+        check_kernel(name, model.kernel)
+        install_extensions("span._.kernel_trees", "doc._.kernel_trees", f"span._.{self.extension}",
+                           f"doc._.{self.extension}")
         self.nlp = nlp
         self.name = name
         self.representation = representation
         self.batch_size = batch_size
         self.model = model
+        self.tree_source = tree_source
+
+    def _bind_vectors(self) -> None:
+        """Give a kernel with ``vectors="vocab"`` the pipeline's vectors, at first use: when
+        ``spacy.load`` creates the component, they are not loaded yet."""
+        bind_pipeline_vectors(self.model.kernel, self.nlp.vocab)
 
     def _fit(self, examples: Iterable, nlp: Language) -> None:
-        trees = [tree for doc in parsed_docs(examples, nlp, self.name)
+        self._bind_vectors()
+        trees = [tree for doc in fitting_docs(examples, nlp, self.name, self.tree_source)
                  for tree in sentence_trees(doc, self.representation) if tree is not None]
-        if not trees:
-            raise ConvKernelsError(f"{self.name}: no parsed sentence to fit on")
+        if len(trees) < self.minimum_trees:
+            raise ConvKernelsError(f"{self.name}: {len(trees)} training sentences with a tree, "
+                                   f"at least {self.minimum_trees} needed")
         self.model.fit(trees)
 
     def doc_value(self, values: list):
@@ -88,6 +140,7 @@ class SentenceTreeModel:
     def pipe(self, stream: Iterable[Doc], *, batch_size: Optional[int] = None) -> Iterator[Doc]:
         if not hasattr(self.model, self.fitted_attribute):
             raise NotInitializedError(f"{self.name}: not fitted yet; run nlp.initialize() or load a trained pipeline")
+        self._bind_vectors()
         for batch in minibatch(stream, size=batch_size or self.batch_size):
             sentences = [(sentence, tree) for doc in batch for sentence, tree in
                          zip(doc.sents if len(doc) else [], sentence_trees(doc, self.representation))]
@@ -111,6 +164,7 @@ class SentenceTreeModel:
     def from_bytes(self, data: bytes, *, exclude=tuple()):
         state = srsly.msgpack_loads(data)
         if state:
+            self._bind_vectors()
             self._set_state(state)
         return self
 

@@ -15,11 +15,10 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
+from ..components.extensions import install_extensions
 from ..errors import CorpusFormatError
 from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
-
-Doc.set_extension("amr", default=None, force=True)
 
 _ID = re.compile(r"::id\s+(\S+)")
 
@@ -38,6 +37,7 @@ def read_penman(path, nlp=None, *, skip_errors: bool = False,
     ``errors`` when a list is given. A file that cannot be opened raises
     :class:`~spacy_convkernels.errors.CorpusFileError`.
     """
+    install_extensions("doc._.amr")
     path = Path(path)
     nlp = nlp or spacy.blank("en")
     for first_line, text, problem in _blocks(path):

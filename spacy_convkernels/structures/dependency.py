@@ -29,14 +29,10 @@ import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Sequence, Tuple
 
-from ..errors import ConvKernelsError
+from ..errors import ConvKernelsError, MissingAnnotationError
 from .tree import Tree
 
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
-
-
-class MissingAnnotationError(ConvKernelsError, ValueError):
-    """A Doc lacks an annotation a converter needs (dependency parse, tags or lemmas)."""
 
 
 class UnknownRepresentationError(ConvKernelsError, ValueError):

@@ -16,10 +16,12 @@ makes a candidate, to be classified as a correct or wrong reading of the text:
   (:func:`~spacy_convkernels.structures.paths.tuple_label`) and each participant
   carrying its role as an extra leaf ``/role``.
 """
+import warnings
 from dataclasses import dataclass
-from itertools import combinations, permutations
+from itertools import chain, combinations, islice, permutations
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple
 
+from ..errors import ConvKernelsWarning
 from .paths import PathTuples, tuple_label
 from .semantic_graph import SemanticGraph
 from .tree import Tree
@@ -40,6 +42,8 @@ amino-acid nucleic-acid rna dna
 """.split())
 
 ROLES = ("catalyst", "theme", "theme2")
+
+MAX_CANDIDATES_PER_TRIGGER = 5000  # the most in Bio-AMR (dev, test, training sample) is 1,014
 
 
 @dataclass(frozen=True)
@@ -67,10 +71,16 @@ class InteractionCandidate:
 def find_candidates(graph: SemanticGraph, *, interactions: FrozenSet[str] = INTERACTIONS,
                     participant_concepts: FrozenSet[str] = PARTICIPANTS,
                     participant_nodes: Optional[Iterable[str]] = None,
-                    max_distance: int = 5) -> Iterator[InteractionCandidate]:
+                    max_distance: int = 5,
+                    max_candidates_per_trigger: Optional[int] = MAX_CANDIDATES_PER_TRIGGER,
+                    ) -> Iterator[InteractionCandidate]:
     """Every candidate of ``graph``: triggers are nodes whose label is in ``interactions``;
     participants the ``participant_nodes`` when given, else nodes whose label is in
-    ``participant_concepts``."""
+    ``participant_concepts``.
+
+    A trigger with n participants within reach has n (n - 1) pairs and n (n - 1) (n - 2) / 2
+    triples (106,200 for n = 60): only its first ``max_candidates_per_trigger`` (None: no
+    cap) are made, pairs before triples, and a :class:`ConvKernelsWarning` says so."""
     participants = (list(participant_nodes) if participant_nodes is not None else
                     [n for n, label in graph.labels.items() if label in participant_concepts])
     for trigger, label in graph.labels.items():
@@ -78,13 +88,18 @@ def find_candidates(graph: SemanticGraph, *, interactions: FrozenSet[str] = INTE
             continue
         parents = graph.walk_from(trigger, max_distance)
         near = [p for p in participants if p in parents and p != trigger]
-        for catalyst, theme in permutations(near, 2):
-            yield _candidate(graph, trigger, parents, (("catalyst", catalyst), ("theme", theme)))
-        for catalyst in near:
-            others = [p for p in near if p != catalyst]
-            for theme, theme2 in combinations(others, 2):
-                yield _candidate(graph, trigger, parents,
-                                 (("catalyst", catalyst), ("theme", theme), ("theme2", theme2)))
+        n = len(near)
+        roles = chain((zip(("catalyst", "theme"), pair) for pair in permutations(near, 2)),
+                      (zip(ROLES, (catalyst, *themes)) for catalyst in near
+                       for themes in combinations([p for p in near if p != catalyst], 2)))
+        total = n * (n - 1) + n * (n - 1) * (n - 2) // 2
+        if max_candidates_per_trigger is not None and total > max_candidates_per_trigger:
+            warnings.warn(f"trigger {trigger} ({label}) has {n} participants within {max_distance} edges, "
+                          f"{total} candidates: only the first {max_candidates_per_trigger} are kept "
+                          "(max_candidates_per_trigger)", ConvKernelsWarning, stacklevel=2)
+            roles = islice(roles, max_candidates_per_trigger)
+        for assignment in roles:
+            yield _candidate(graph, trigger, parents, tuple(assignment))
 
 
 def _candidate(graph: SemanticGraph, trigger: str, parents, roles) -> InteractionCandidate:
