@@ -313,3 +313,19 @@ def test_amr_candidates_component_caps_per_trigger():
 def test_amr_candidates_settings_are_checked_when_created(config, setting):
     with pytest.raises(InvalidParameterError, match=f"amr_candidates: {setting}"):
         spacy.blank("en").add_pipe("amr_candidates", config=config)
+
+
+def test_dependency_candidates_from_odd_unicode_give_structures_that_round_trip():
+    from spacy.tokens import Doc, Span
+
+    from spacy_convkernels import Tree
+
+    nlp = spacy.blank("en")
+    doc = Doc(nlp.vocab, words=["So\u3000s", "binds", "Ras\xa0GTP", "in", "(cells)"], heads=[1, 1, 1, 1, 3],
+              deps=["nsubj", "ROOT", "dobj\r", "prep/x", "pobj"], lemmas=["so\u3000s", "bind", "ras\x85gtp", "in", "(cell)"])
+    doc.ents = [Span(doc, 0, 1, "PROTEIN"), Span(doc, 2, 3, "PROTEIN")]
+    candidates = dependency_candidates(doc)
+    assert candidates
+    for candidate in candidates:
+        assert Tree.from_string(str(candidate.subgraph)) == candidate.subgraph
+        assert PathTuples(candidate.path.tuples) == candidate.path

@@ -25,11 +25,11 @@ the first as root and hangs the others under it. Parentheses in labels are writt
 space, ``\\r``, U+3000, ...), control character (category Cc) and lone surrogate ``_``,
 so the bracket string of every tree reads back as the same tree.
 """
-import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Sequence, Tuple
 
 from ..errors import ConvKernelsError, MissingAnnotationError
+from .labels import clean_label
 from .tree import Tree
 
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
@@ -157,9 +157,9 @@ def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPR
     n = len(parse.heads)
     if n == 0:
         return {name: None for name in representations}
-    tags = [_clean(t) for t in parse.tags]
-    keys = [f"{_clean(lemma)}::{tag[:1].lower()}" for lemma, tag in zip(parse.lemmas, tags)]
-    relations = [_clean(r) for r in parse.relations]
+    tags = [clean_label(t) for t in parse.tags]
+    keys = [f"{clean_label(lemma)}::{tag[:1].lower()}" for lemma, tag in zip(parse.lemmas, tags)]
+    relations = [clean_label(r) for r in parse.relations]
     lex = ["LEX##" + k for k in keys]
     pos = ["POS##" + t for t in tags]
     synt = ["SYNT##" + r for r in relations]
@@ -230,12 +230,3 @@ def _emit(tour, own, pos_lex_inside, tail, pos, lex) -> Tree:
             open_nodes.pop()
             text.append(")")
     return Tree._trusted(tuple(labels), tuple(parents), "".join(text))
-
-
-_ESCAPES = {"(": "-LRB-", ")": "-RRB-"}
-_UNSAFE = re.compile(r"[()\s\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # \s: exactly the str.isspace characters
-
-
-def _clean(text: str) -> str:
-    """``text`` as a tree label: parentheses escaped, whitespace and control characters ``_``."""
-    return _UNSAFE.sub(lambda found: _ESCAPES.get(found.group(), "_"), text) or "_"

@@ -6,6 +6,8 @@ from typing import Dict, List, Optional, Tuple
 
 import penman
 
+from .labels import clean_label
+
 
 @dataclass(frozen=True)
 class SemanticGraph:
@@ -41,10 +43,13 @@ class SemanticGraph:
     @classmethod
     def from_span(cls, span, lowercase: bool = True) -> "SemanticGraph":
         """A dependency parse as a graph: tokens (by their index in the Doc, as strings)
-        labelled with their lemmas, edges from head to dependent labelled with relations."""
+        labelled with their lemmas, edges from head to dependent labelled with relations,
+        both made safe as tree labels (:func:`~.labels.clean_label`; an edge label cannot
+        hold the tuple separator ``/`` either)."""
         tokens = list(span)
-        labels = {str(t.i): (t.lemma_ or t.text).lower() if lowercase else (t.lemma_ or t.text) for t in tokens}
-        edges = tuple((str(t.head.i), t.dep_.lower(), str(t.i)) for t in tokens
+        labels = {str(t.i): clean_label((t.lemma_ or t.text).lower() if lowercase else (t.lemma_ or t.text))
+                  for t in tokens}
+        edges = tuple((str(t.head.i), clean_label(t.dep_.lower()).replace("/", "_"), str(t.i)) for t in tokens
                       if t.head.i != t.i and str(t.head.i) in labels)
         return cls(labels, edges, {str(t.i): t.text for t in tokens})
 
