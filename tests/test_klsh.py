@@ -308,7 +308,8 @@ def test_forest_is_a_bagging_of_subspace_trees(qc):
     assert all(len(features) == 9 and len(set(features)) == 9 for features in forest.forest_.estimators_features_)
     serial = KLSHForestClassifier(PartialTreeKernel(), n_references=20, n_bits=100, n_subspaces=12, subspace_bits=9,
                                   subset_size=4, random_state=0, n_jobs=1).fit(trees, labels)
-    np.testing.assert_allclose(forest.predict_proba(trees), serial.predict_proba(trees), rtol=1e-12)  # summed in another order
+    # the jobs sum the trees' probabilities in another order
+    np.testing.assert_allclose(forest.predict_proba(trees), serial.predict_proba(trees), rtol=1e-12)
 
 
 def test_hamming_distances_count_differing_bits():

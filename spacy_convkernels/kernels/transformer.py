@@ -55,7 +55,8 @@ class KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     def fit(self, X: Sequence, y=None):
         """Keep the structures ``X`` and compute their self-kernels."""
         if not isinstance(self.kernel, Kernel):
-            raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got {type(self.kernel).__name__}")
+            raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got "
+                                        f"{type(self.kernel).__name__}")
         X = structure_list(X, type(self).__name__)
         if not X:
             raise InvalidParameterError("KernelTransformer needs at least one structure to fit")
