@@ -5,7 +5,7 @@ from typing import Iterator, Sequence, Tuple
 import numpy as np
 from tqdm import tqdm
 
-from ..kernels.base import StructureTypeError
+from ..errors import StructureTypeError
 
 ROWS = 512  # rows of kernel values per engine call
 

@@ -21,7 +21,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..kernels.base import InvalidParameterError, Kernel
+from ..errors import InvalidParameterError
+from ..kernels.base import Kernel
 from ._blocks import gram_rows, structure_list, structure_tags
 
 HASH_FUNCTIONS = ("random_knn", "kulis_grauman")

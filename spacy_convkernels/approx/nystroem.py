@@ -14,12 +14,17 @@ from typing import Sequence
 
 import numpy as np
 from scipy.linalg import svd
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
-from ..kernels.base import InvalidParameterError, Kernel
+from ..errors import InvalidParameterError
+from ..kernels.base import Kernel
 from ._blocks import gram_rows, structure_list, structure_tags, symmetric_gram
 
 LANDMARK_METHODS = ("uniform", "kmeans++")

@@ -12,11 +12,16 @@ tuned in a pipeline::
 from typing import Sequence
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
 from sklearn.utils.validation import check_is_fitted
 
 from ..approx._blocks import gram_rows, structure_list, structure_tags, symmetric_gram
-from .base import InvalidParameterError, Kernel
+from ..errors import InvalidParameterError
+from .base import Kernel
 
 
 class KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):

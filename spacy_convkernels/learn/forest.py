@@ -33,7 +33,8 @@ from tqdm import tqdm
 
 from ..approx._blocks import structure_list, structure_tags
 from ..approx.klsh import KLSH, unpack_codes
-from ..kernels.base import InvalidParameterError, Kernel
+from ..errors import InvalidParameterError
+from ..kernels.base import Kernel
 from .knn import training_set
 
 

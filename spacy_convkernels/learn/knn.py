@@ -26,9 +26,16 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted
 
-from ..approx._blocks import check_structures, row_blocks, structure_list, structure_tags, symmetric_blocks
+from ..approx._blocks import (
+    check_structures,
+    row_blocks,
+    structure_list,
+    structure_tags,
+    symmetric_blocks,
+)
 from ..approx.klsh import KLSH, hamming_distances
-from ..kernels.base import InvalidParameterError, Kernel
+from ..errors import InvalidParameterError
+from ..kernels.base import Kernel
 
 
 class NeighborSearch:

@@ -24,7 +24,8 @@ from sklearn.utils import check_random_state
 
 from ..approx._blocks import structure_tags
 from ..approx.klsh import KLSH
-from ..kernels.base import InvalidParameterError, Kernel
+from ..errors import InvalidParameterError
+from ..kernels.base import Kernel
 from ..structures.paths import PathTuples, split_tuple_label
 from .knn import kernel_knn_graph, training_set
 
