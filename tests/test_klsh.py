@@ -2,6 +2,8 @@
 import numpy as np
 import pytest
 import spacy
+from conftest import CORPORA
+from kelp_parses import doc_from_grct
 from scipy.stats import spearmanr
 from spacy.training import Example
 
@@ -23,9 +25,6 @@ from spacy_convkernels.learn import (
 )
 from spacy_convkernels.structures.paths import PathTuples
 
-from conftest import CORPORA
-from kelp_parses import doc_from_grct
-
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 
 
@@ -44,7 +43,7 @@ def test_near_structures_share_more_bits(qc, hash_function):
     klsh = KLSH(kernel, n_references=40, n_bits=512, subset_size=6, hash_function=hash_function, random_state=0)
     codes = klsh.fit(trees).transform(trees)
     assert codes.shape == (len(trees), 64) and codes.dtype == np.uint8
-    assert klsh.n_kernel_evaluations_ == len(trees) * 40
+    assert klsh.n_kernel_evaluations_ == (0 if hash_function == "random_knn" else 40 * 39 // 2)  # fit only
     G = kernel.gram(trees)
     upper = np.triu_indices(len(trees), 1)
     agreement = np.array([1 - hamming_distances(codes, codes[i]) / 512 for i in range(len(trees))])[upper]
@@ -90,17 +89,33 @@ def test_hashed_and_exact_neighbours_agree_on_qc(qc_dir):
     assert hashed_evaluations < exact_evaluations / 3  # of the n(n-1)/2 pairs
 
 
+class CountingTreeKernel(PartialTreeKernel):
+    """Counts the kernel values between two structures that its Gram and pair calls compute."""
+
+    def gram(self, X, Y=None, **kwargs):
+        self.__dict__["counted"] = self.__dict__.get("counted", 0) + (
+            len(X) * (len(X) - 1) // 2 if Y is None else len(X) * len(Y))
+        return super().gram(X, Y, **kwargs)
+
+    def pairs(self, X, index_pairs, **kwargs):
+        self.__dict__["counted"] = self.__dict__.get("counted", 0) + len(index_pairs)
+        return super().pairs(X, index_pairs, **kwargs)
+
+
 def test_knn_classifier_exact_and_hashed(qc):
     trees, labels = qc
-    exact = KernelKNeighborsClassifier(PartialTreeKernel(), n_neighbors=3).fit(trees[::2], labels[::2])
-    hashed = KernelKNeighborsClassifier(PartialTreeKernel(), n_neighbors=3, method="hashed", n_references=20,
+    exact_kernel, hashed_kernel = CountingTreeKernel(), CountingTreeKernel()
+    exact = KernelKNeighborsClassifier(exact_kernel, n_neighbors=3).fit(trees[::2], labels[::2])
+    hashed = KernelKNeighborsClassifier(hashed_kernel, n_neighbors=3, method="hashed", n_references=20,
                                         n_bits=6, subset_size=5, random_state=0).fit(trees[::2], labels[::2])
+    assert exact.n_kernel_evaluations_ == 0 and hashed.n_kernel_evaluations_ == hashed_kernel.counted == 90 * 20
     for model in (exact, hashed):
         proba = model.predict_proba(trees[1::2])
         assert proba.shape == (len(trees[1::2]), len(model.classes_))
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
         assert (model.predict(trees[1::2]) == labels[1::2]).mean() > 0.4
-    assert hashed.n_kernel_evaluations_ < exact.n_kernel_evaluations_
+    assert exact_kernel.counted == 2 * 90 * 90  # predict_proba and predict each compare 90 queries with 90
+    assert hashed_kernel.counted - 90 * 20 < exact_kernel.counted / 2
 
 
 def _synthetic_paths(n, rng):
@@ -212,3 +227,102 @@ def test_klsh_codes_needs_more_training_sentences_than_subset_size():
     nlp.add_pipe("klsh_codes", config={"n_references": 30, "n_bits": 64, "subset_size": 20})
     with pytest.raises(ConvKernelsError, match="klsh_codes: 12 training sentences with a tree, at least 21"):
         nlp.initialize(lambda: [Example(d.copy(), d) for d in docs[:12]])
+
+
+def _full_graph(kernel, X, n_neighbors):
+    """The exact k-NN graph as it was computed before the row blocks: the whole Gram, a stable sort."""
+    K = kernel.gram(X)
+    np.fill_diagonal(K, -np.inf)
+    indices = np.argsort(-K, axis=1, kind="stable")[:, : min(n_neighbors, len(X))]
+    similarities = np.take_along_axis(K, indices, axis=1)
+    return similarities, np.where(np.isfinite(similarities), indices, -1)
+
+
+@pytest.mark.parametrize("rows", [1, 7, 512])
+@pytest.mark.parametrize("n_neighbors", [1, 4, 9, 200])
+def test_blocked_knn_graph_equals_the_full_one(qc, monkeypatch, rows, n_neighbors):
+    """Row blocks keeping the k best give the graph of the full Gram, value for value and in
+    the same order on ties (each tree appears three times: many exact ties)."""
+    from spacy_convkernels.approx import _blocks
+
+    trees, _ = qc
+    X = trees[:30] + trees[:30] + trees[:30]  # every neighbour tied with two copies
+    kernel = PartialTreeKernel(terminal_factor=5)
+    expected = _full_graph(kernel, X, n_neighbors)
+    monkeypatch.setattr(_blocks, "ROWS", rows)
+    similarities, indices, evaluations = kernel_knn_graph(kernel, X, n_neighbors)
+    np.testing.assert_array_equal(indices, expected[1])
+    np.testing.assert_array_equal(similarities, expected[0])
+    assert evaluations == 90 * 89 // 2
+
+
+def test_blocked_knn_graph_on_paths(monkeypatch):
+    from spacy_convkernels.approx import _blocks
+
+    X, _ = _synthetic_paths(50, np.random.default_rng(2))
+    kernel = SubsequencePathKernel(lam=0.8)
+    expected = _full_graph(kernel, X, 5)
+    monkeypatch.setattr(_blocks, "ROWS", 8)
+    similarities, indices, _ = kernel_knn_graph(kernel, X, 5)
+    np.testing.assert_array_equal(indices, expected[1])
+    np.testing.assert_array_equal(similarities, expected[0])
+
+
+def test_blocked_knn_graph_holds_one_block(qc, monkeypatch):
+    """No kernel call computes more than one block of rows against the rest."""
+    from spacy_convkernels.approx import _blocks
+
+    trees, _ = qc
+    sizes = []
+    gram = PartialTreeKernel.gram
+
+    def recording(self, X, Y=None, **kwargs):
+        sizes.append(len(X) * (len(X) if Y is None else len(Y)))
+        return gram(self, X, Y, **kwargs)
+
+    monkeypatch.setattr(_blocks, "ROWS", 16)
+    monkeypatch.setattr(PartialTreeKernel, "gram", recording)
+    kernel_knn_graph(PartialTreeKernel(), trees, 3)
+    assert max(sizes) <= 16 * len(trees)
+
+
+def test_progress_bars_only_when_asked(qc, capsys):
+    trees, labels = qc
+    kernel = PartialTreeKernel()
+    quiet = [KLSH(kernel, 10, 16, 3, random_state=0).fit(trees).transform(trees),
+             KLSHForestClassifier(kernel, n_references=10, n_bits=40, n_subspaces=5, subspace_bits=5,
+                                  subset_size=3, random_state=0).fit(trees, labels).predict(trees),
+             kernel_knn_graph(kernel, trees, 3)[1]]
+    assert capsys.readouterr().err == ""
+    loud = [KLSH(kernel, 10, 16, 3, random_state=0, verbose=True).fit(trees).transform(trees),
+            KLSHForestClassifier(kernel, n_references=10, n_bits=40, n_subspaces=5, subspace_bits=5, subset_size=3,
+                                 random_state=0, verbose=True).fit(trees, labels).predict(trees),
+            kernel_knn_graph(kernel, trees, 3, verbose=True)[1]]
+    err = capsys.readouterr().err
+    assert "KLSH codes" in err and "k-NN graph" in err and f"{len(trees)}/{len(trees)}" in err
+    for a, b in zip(quiet, loud):
+        np.testing.assert_array_equal(a, b)
+    KLSHForestClassifier(SubsequencePathKernel(lam=0.8), n_references=4, n_bits=20, n_subspaces=4, subspace_bits=4,
+                         subset_size=2, optimize_references=True, mi_samples=40, mi_trees=3, bucket_bits=2,
+                         random_state=0, verbose=True).fit(*_synthetic_paths(40, np.random.default_rng(0)))
+    assert "KLSH references" in capsys.readouterr().err
+
+
+def test_forest_is_a_bagging_of_subspace_trees(qc):
+    trees, labels = qc
+    forest = KLSHForestClassifier(PartialTreeKernel(), n_references=20, n_bits=100, n_subspaces=12, subspace_bits=9,
+                                  subset_size=4, random_state=0, n_jobs=2).fit(trees, labels)
+    assert len(forest.forest_.estimators_) == 12
+    assert all(len(features) == 9 and len(set(features)) == 9 for features in forest.forest_.estimators_features_)
+    serial = KLSHForestClassifier(PartialTreeKernel(), n_references=20, n_bits=100, n_subspaces=12, subspace_bits=9,
+                                  subset_size=4, random_state=0, n_jobs=1).fit(trees, labels)
+    # the jobs sum the trees' probabilities in another order
+    np.testing.assert_allclose(forest.predict_proba(trees), serial.predict_proba(trees), rtol=1e-12)
+
+
+def test_hamming_distances_count_differing_bits():
+    rng = np.random.default_rng(0)
+    bits = rng.integers(0, 2, size=(50, 77)).astype(np.uint8)
+    codes = np.packbits(bits, axis=1)
+    for i in (0, 17, 49):
+        np.testing.assert_array_equal(hamming_distances(codes, codes[i]), (bits != bits[i]).sum(axis=1))

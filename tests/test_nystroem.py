@@ -76,3 +76,25 @@ def test_fitted_model_pickles(trees):
     model = Nystroem(SmoothedPartialTreeKernel(), n_components=15, random_state=0).fit(trees)
     again = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(again.transform(trees[:9]), model.transform(trees[:9]))
+
+
+def test_progress_bars_only_when_asked(trees, capsys):
+    quiet = Nystroem(PartialTreeKernel(), n_components=12, landmarks="kmeans++", random_state=0).fit_transform(trees)
+    assert capsys.readouterr().err == ""
+    loud = Nystroem(PartialTreeKernel(), n_components=12, landmarks="kmeans++", random_state=0,
+                    verbose=True).fit_transform(trees)
+    err = capsys.readouterr().err
+    assert "k-means++ landmarks" in err and "Nystroem landmarks" in err and "Nystroem transform" in err
+    assert f"{len(trees)}/{len(trees)}" in err
+    np.testing.assert_array_equal(quiet, loud)
+
+
+def test_landmark_gram_by_blocks_is_the_gram(trees, monkeypatch):
+    from spacy_convkernels.approx import _blocks
+
+    kernel = PartialTreeKernel()
+    whole = Nystroem(kernel, n_components=30, random_state=1).fit(trees)
+    monkeypatch.setattr(_blocks, "ROWS", 7)
+    blocks = Nystroem(kernel, n_components=30, random_state=1).fit(trees)
+    np.testing.assert_array_equal(blocks.normalization_, whole.normalization_)
+    np.testing.assert_array_equal(blocks.transform(trees), whole.transform(trees))

@@ -21,7 +21,9 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..kernels.base import InvalidParameterError, Kernel
+from ..errors import InvalidParameterError
+from ..kernels.base import Kernel
+from ._blocks import gram_rows, structure_list, structure_tags
 
 HASH_FUNCTIONS = ("random_knn", "kulis_grauman")
 
@@ -31,12 +33,45 @@ class KLSH(TransformerMixin, BaseEstimator):
 
     ``fit`` draws the reference set (``n_references`` structures, uniformly) unless one is
     given to :meth:`set_references`, and the hash functions; ``transform`` gives packed
-    codes, ``similarities`` the kernel vectors they come from. ``n_kernel_evaluations_``
-    counts the kernel values computed by ``transform`` and ``similarities`` so far.
+    codes, ``similarities`` the kernel vectors they come from. Neither changes the model.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        A kernel of the package; its structures (trees, path tuples) are the input.
+    n_references : int, default=100
+        Size M of the reference set (fewer when ``fit`` gets fewer structures).
+    n_bits : int, default=1000
+        Number H of hash functions, hence of bits per code.
+    subset_size : int, default=20
+        alpha: references per random subset (``"random_knn"``) or per hyperplane
+        (``"kulis_grauman"``).
+    hash_function : {"random_knn", "kulis_grauman"}, default="random_knn"
+        How a similarity vector becomes bits (see the module).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the references and the hash functions.
+    n_jobs : int or None, default=None
+        Threads of the kernel computations, as :meth:`Kernel.gram`.
+    verbose : bool, default=False
+        Show a progress bar (tqdm, on stderr) over the structures being coded.
+
+    Attributes
+    ----------
+    references_ : list
+        The reference structures.
+    reference_indices_ : ndarray of shape (M,)
+        Their indices in the structures given to ``fit``.
+    subsets_ : ndarray of shape (n_bits, 2, alpha)
+        The two reference subsets of each bit (``"random_knn"``).
+    hyperplanes_ : ndarray of shape (M, n_bits)
+        The weights of each bit (``"kulis_grauman"``).
+    n_kernel_evaluations_ : int
+        Kernel values between two structures computed by ``fit`` (the references' Gram
+        for ``"kulis_grauman"``, none for ``"random_knn"``); coding n structures costs n M more.
     """
 
     def __init__(self, kernel: Kernel, n_references: int = 100, n_bits: int = 1000, subset_size: int = 20,
-                 hash_function: str = "random_knn", random_state=None, n_jobs=None):
+                 hash_function: str = "random_knn", random_state=None, n_jobs=None, verbose: bool = False):
         self.kernel = kernel
         self.n_references = n_references
         self.n_bits = n_bits
@@ -44,9 +79,15 @@ class KLSH(TransformerMixin, BaseEstimator):
         self.hash_function = hash_function
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = structure_tags(super().__sklearn_tags__())
+        tags.transformer_tags.preserves_dtype = []  # codes are uint8
+        return tags
 
     def fit(self, X: Sequence, y=None):
-        X = list(X)
+        X = structure_list(X, type(self).__name__)
         self._check_params(len(X))
         rng = check_random_state(self.random_state)
         indices = rng.choice(len(X), size=min(self.n_references, len(X)), replace=False)
@@ -71,6 +112,7 @@ class KLSH(TransformerMixin, BaseEstimator):
                                       for _ in range(self.n_bits)])  # (H, 2, alpha)
         else:
             W = self.kernel.gram(self._prepared, n_jobs=self.n_jobs)
+            self.n_kernel_evaluations_ = M * (M - 1) // 2
             centre = np.eye(M) - 1.0 / M
             values, vectors = np.linalg.eigh(centre @ W @ centre)
             keep = values > 1e-10 * max(values.max(), 1e-300)
@@ -84,11 +126,8 @@ class KLSH(TransformerMixin, BaseEstimator):
     def similarities(self, X: Sequence) -> np.ndarray:
         """K(x, r_j) for every structure and reference, shape (len(X), M)."""
         check_is_fitted(self, "references_")
-        if getattr(self, "_prepared", None) is None:
-            self._prepared = self.kernel.prepare(self.references_)
-        X = list(X)
-        self.n_kernel_evaluations_ += len(X) * len(self.references_)
-        return self.kernel.gram(X, self._prepared, n_jobs=self.n_jobs)
+        return gram_rows(self.kernel, X, self._prepared, n_jobs=self.n_jobs, verbose=self.verbose,
+                         desc="KLSH codes")
 
     def transform(self, X: Sequence) -> np.ndarray:
         """Packed codes, shape (len(X), ceil(H / 8)), dtype uint8."""
@@ -108,8 +147,13 @@ class KLSH(TransformerMixin, BaseEstimator):
         return np.packbits(bits, axis=1)
 
     def __getstate__(self):
-        """Pickled without the engine-ready references, which are rebuilt on use."""
+        """Pickled without the engine-ready references, which are rebuilt on unpickling."""
         return {name: value for name, value in super().__getstate__().items() if name != "_prepared"}
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "references_" in state:
+            self._prepared = self.kernel.prepare(self.references_)
 
     def _check_params(self, n_structures: int):
         if not isinstance(self.kernel, Kernel):
@@ -131,7 +175,4 @@ def unpack_codes(codes: np.ndarray, n_bits: int) -> np.ndarray:
 
 def hamming_distances(codes: np.ndarray, code: np.ndarray) -> np.ndarray:
     """Hamming distances between every packed code (rows) and one packed code."""
-    return _POPCOUNT[np.bitwise_xor(codes, code)].sum(axis=1)
-
-
-_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
+    return np.bitwise_count(np.bitwise_xor(codes, code)).sum(axis=1, dtype=np.int64)

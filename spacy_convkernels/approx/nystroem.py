@@ -14,27 +14,65 @@ from typing import Sequence
 
 import numpy as np
 from scipy.linalg import svd
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
+from tqdm import tqdm
 
-from ..kernels.base import InvalidParameterError, Kernel
+from ..errors import InvalidParameterError
+from ..kernels.base import Kernel
+from ._blocks import gram_rows, structure_list, structure_tags, symmetric_gram
 
 LANDMARK_METHODS = ("uniform", "kmeans++")
 
 
-class Nystroem(TransformerMixin, BaseEstimator):
+class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Map structures to vectors whose dot products approximate ``kernel``.
 
-    ``landmarks``: ``"uniform"`` samples ``n_components`` structures without replacement
-    (as scikit-learn does); ``"kmeans++"`` seeds them as kernel k-means++ (Arthur &
-    Vassilvitskii 2007) does, each next landmark drawn with probability proportional to
-    its squared feature-space distance 2 - 2 K(x, c) (normalized K) to the nearest chosen
-    one, which spreads them over the data. ``dtype``: float64 or float32 output.
+    Parameters
+    ----------
+    kernel : Kernel
+        A kernel of the package; its structures (trees, path tuples) are the input.
+    n_components : int, default=100
+        Number of landmarks, hence of output features (fewer when ``fit`` gets fewer
+        structures, with a warning).
+    landmarks : {"uniform", "kmeans++"}, default="uniform"
+        ``"uniform"`` samples ``n_components`` structures without replacement (as
+        scikit-learn does); ``"kmeans++"`` seeds them as kernel k-means++ (Arthur &
+        Vassilvitskii 2007) does, each next landmark drawn with probability proportional
+        to its squared feature-space distance 2 - 2 K(x, c) (normalized K) to the nearest
+        chosen one, which spreads them over the data.
+    normalize : bool, default=True
+        Approximate the normalized kernel K(a, b) / sqrt(K(a, a) K(b, b)).
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+        Type of the output vectors.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the choice of landmarks.
+    n_jobs : int or None, default=None
+        Threads of the kernel computations, as :meth:`Kernel.gram`.
+    verbose : bool, default=False
+        Show progress bars (tqdm, on stderr) for the landmark Gram, the k-means++ seeding
+        and ``transform``.
+
+    Attributes
+    ----------
+    components_ : list
+        The landmarks.
+    component_indices_ : ndarray of shape (n_components,)
+        Their indices in the structures given to ``fit``.
+    normalization_ : ndarray of shape (n_components, n_components)
+        U S^(-1/2) V^T of the landmarks' Gram.
+    n_features_out_ : int
+        Number of output features (landmarks); ``get_feature_names_out`` names them
+        ``nystroem0``, ``nystroem1``, ...
     """
 
     def __init__(self, kernel: Kernel, n_components: int = 100, *, landmarks: str = "uniform",
-                 normalize: bool = True, dtype=np.float64, random_state=None, n_jobs=None):
+                 normalize: bool = True, dtype=np.float64, random_state=None, n_jobs=None, verbose: bool = False):
         self.kernel = kernel
         self.n_components = n_components
         self.landmarks = landmarks
@@ -42,10 +80,14 @@ class Nystroem(TransformerMixin, BaseEstimator):
         self.dtype = dtype
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        return structure_tags(super().__sklearn_tags__())
 
     def fit(self, X: Sequence, y=None):
         """Choose the landmarks among ``X`` and compute the normalization."""
-        X = list(X)
+        X = structure_list(X, type(self).__name__)
         self._check_params(len(X))
         n_components = self.n_components
         if n_components > len(X):
@@ -66,23 +108,33 @@ class Nystroem(TransformerMixin, BaseEstimator):
         self.component_indices_ = np.arange(len(self.components_))
         self._landmarks = self.kernel.prepare(self.components_)
         if normalization is None:
-            W = self.kernel.gram(self._landmarks, normalize=self.normalize, n_jobs=self.n_jobs)
+            W = symmetric_gram(self.kernel, self.components_, normalize=self.normalize, n_jobs=self.n_jobs,
+                               verbose=self.verbose, desc="Nystroem landmarks")
             normalization = _normalization(W)
         self.normalization_ = np.asarray(normalization, dtype=np.float64)
         self.n_features_out_ = len(self.components_)
         return self
 
+    @property
+    def _n_features_out(self) -> int:
+        """For ``get_feature_names_out`` (ClassNamePrefixFeaturesOutMixin)."""
+        return self.n_features_out_
+
     def transform(self, X: Sequence) -> np.ndarray:
-        """phi(x) for every x: one kernel block against the landmarks, then a product."""
+        """phi(x) for every x: kernel rows against the landmarks, then a product."""
         check_is_fitted(self, "normalization_")
-        if getattr(self, "_landmarks", None) is None:
-            self._landmarks = self.kernel.prepare(self.components_)
-        K = self.kernel.gram(list(X), self._landmarks, normalize=self.normalize, n_jobs=self.n_jobs)
+        K = gram_rows(self.kernel, X, self._landmarks, normalize=self.normalize, n_jobs=self.n_jobs,
+                      verbose=self.verbose, desc="Nystroem transform")
         return (K @ self.normalization_.T).astype(self.dtype, copy=False)
 
     def __getstate__(self):
-        """Pickled without the engine-ready landmarks, which are rebuilt on use."""
+        """Pickled without the engine-ready landmarks, which are rebuilt on unpickling."""
         return {name: value for name, value in super().__getstate__().items() if name != "_landmarks"}
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "components_" in state:
+            self._landmarks = self.kernel.prepare(self.components_)
 
     def _check_params(self, n_structures: int):
         if not isinstance(self.kernel, Kernel):
@@ -102,7 +154,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
         everything = self.kernel.prepare(X)
         chosen = [int(rng.randint(len(X)))]
         distance = np.full(len(X), np.inf)
-        for _ in range(n_components - 1):
+        for _ in tqdm(range(n_components - 1), desc="k-means++ landmarks", disable=not self.verbose):
             c = chosen[-1]
             column = self.kernel.gram([X[c]], everything, normalize=self.normalize, n_jobs=self.n_jobs)[0]
             distance = np.minimum(distance, np.maximum(self_k + self_k[c] - 2 * column, 0.0))

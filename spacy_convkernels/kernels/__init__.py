@@ -6,6 +6,7 @@ from .smoothed_tree_kernels import CompositionalSmoothedPartialTreeKernel, Smoot
 from .tree_kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
 from .tuple_kernels import SubsequencePathKernel, ZelenkoTreeKernel
 from .vectors import WordVectors
+from .transformer import KernelTransformer  # noqa: F401  (exported; after .base, which it needs)
 
 __all__ = [
     "Kernel",

@@ -24,24 +24,73 @@ from typing import Sequence
 import numpy as np
 from scipy.stats import entropy
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.ensemble import BaggingClassifier
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted
+from tqdm import tqdm
 
+from ..approx._blocks import structure_list, structure_tags
 from ..approx.klsh import KLSH, unpack_codes
-from ..kernels.base import InvalidParameterError, Kernel
+from ..errors import InvalidParameterError
+from ..kernels.base import Kernel
 from .knn import training_set
 
 
 class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
-    """Random forest of decision trees on random subspaces of KLSH codes (see the module)."""
+    """Random forest of decision trees on random subspaces of KLSH codes (see the module).
+
+    Parameters
+    ----------
+    kernel : Kernel
+        A kernel of the package; its structures (trees, path tuples) are the input.
+    n_references : int, default=100
+        M, the references of the KLSH codes.
+    n_bits : int, default=1000
+        H, bits per code.
+    n_subspaces : int, default=250
+        R, decision trees in the forest.
+    subspace_bits : int, default=30
+        beta, bits (features) seen by each tree.
+    subset_size : int, default=20
+        alpha of the codes (:class:`~spacy_convkernels.approx.KLSH`).
+    hash_function : {"random_knn", "kulis_grauman"}, default="random_knn"
+        Hash functions of the codes.
+    optimize_references : bool, default=False
+        Choose the references by Algorithm 3 (``hash_function="random_knn"`` only).
+    mi_samples, mi_trees, bucket_bits, top_buckets, max_candidates : int
+        Algorithm 3's subset size, forest size, bits of the short codes that make the
+        candidate buckets, buckets searched in full, and candidates per reference.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the codes, the reference optimization and the forest.
+    n_jobs : int or None, default=None
+        Threads of the kernel computations, as :meth:`Kernel.gram`, and joblib jobs of the
+        forest's trees (scikit-learn's meaning there: None is one job, -1 every core).
+    verbose : bool, default=False
+        Show progress bars (tqdm, on stderr) over the structures coded and the references
+        optimized.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    klsh_ : KLSH
+        The fitted codes.
+    forest_ : sklearn.ensemble.BaggingClassifier
+        The trees on random subspaces of the unpacked code bits (``estimators_features_``).
+    mi_history_ : list of float
+        The mutual-information bound (nats) after each reference of Algorithm 3.
+    n_kernel_evaluations_ : int
+        Kernel values between two structures computed by ``fit`` (the training codes, the
+        reference optimization); coding n structures to predict costs n M more.
+    """
 
     def __init__(self, kernel: Kernel, n_references: int = 100, n_bits: int = 1000, n_subspaces: int = 250,
                  subspace_bits: int = 30, subset_size: int = 20, hash_function: str = "random_knn",
                  optimize_references: bool = False, mi_samples: int = 1000, mi_trees: int = 20,
                  bucket_bits: int = 5, top_buckets: int = 2, max_candidates: int = 20, random_state=None,
-                 n_jobs=None):
+                 n_jobs=None, verbose: bool = False):
         self.kernel = kernel
         self.n_references = n_references
         self.n_bits = n_bits
@@ -57,9 +106,15 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         self.max_candidates = max_candidates
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        return structure_tags(super().__sklearn_tags__())
 
     def fit(self, X: Sequence, y):
-        X, y = training_set(X, y, minimum=2)
+        X, y = training_set(self, X, y, minimum=2)
+        if not isinstance(self.n_subspaces, (int, np.integer)) or self.n_subspaces < 1:
+            raise InvalidParameterError(f"n_subspaces must be a positive integer, got {self.n_subspaces!r}")
         if not 1 <= self.subspace_bits <= self.n_bits:
             raise InvalidParameterError(f"subspace_bits must be in 1..n_bits, got {self.subspace_bits!r}")
         if self.optimize_references and self.hash_function != "random_knn":
@@ -69,40 +124,39 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = unique_labels(y)
         y_index = np.searchsorted(self.classes_, y)
         self.klsh_ = KLSH(self.kernel, self.n_references, self.n_bits, self.subset_size, self.hash_function,
-                          rng.randint(2**31), self.n_jobs).fit(X)
-        similarities = (self._optimize_references(X, y_index, rng) if self.optimize_references
-                        else self.klsh_.similarities(X))
+                          rng.randint(2**31), self.n_jobs, self.verbose).fit(X)
+        self.n_kernel_evaluations_ = self.klsh_.n_kernel_evaluations_
+        if self.optimize_references:
+            similarities = self._optimize_references(X, y_index, rng)
+        else:
+            similarities = self.klsh_.similarities(X)
+            self.n_kernel_evaluations_ += similarities.size
         bits = unpack_codes(self.klsh_.codes_from_similarities(similarities), self.n_bits)
-        self.subspaces_, self.trees_ = self._grow(bits, y_index, rng)
+        self.forest_ = self._grow(bits, y_index, rng.randint(2**31), self.n_subspaces, self.n_jobs)
         return self
 
-    @property
-    def n_kernel_evaluations_(self) -> int:
-        """Kernel values computed so far: codes of training and predicted structures, and
-        the reference optimization (the training codes included when it ran)."""
-        return self.klsh_.n_kernel_evaluations_ + getattr(self, "optimization_evaluations_", 0)
-
     def predict_proba(self, X: Sequence) -> np.ndarray:
-        check_is_fitted(self, "trees_")
-        return self._forest_proba(self.subspaces_, self.trees_, unpack_codes(self.klsh_.transform(list(X)), self.n_bits))
+        """The mean of the trees' class probabilities."""
+        check_is_fitted(self, "forest_")
+        bits = unpack_codes(self.klsh_.transform(structure_list(X, type(self).__name__)), self.n_bits)
+        return self._forest_proba(self.forest_, bits)
 
     def predict(self, X: Sequence) -> np.ndarray:
-        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+        """The class of highest mean probability."""
+        proba = self.predict_proba(X)
+        return self.classes_[proba.argmax(axis=1)]
 
-    def _grow(self, bits: np.ndarray, y_index: np.ndarray, rng, n_subspaces=None):
-        subspaces, trees = [], []
-        for _ in range(n_subspaces or self.n_subspaces):
-            subspace = rng.choice(bits.shape[1], min(self.subspace_bits, bits.shape[1]), replace=False)
-            tree = DecisionTreeClassifier(random_state=rng.randint(2**31)).fit(bits[:, subspace], y_index)
-            subspaces.append(subspace)
-            trees.append(tree)
-        return subspaces, trees
+    def _grow(self, bits: np.ndarray, y_index: np.ndarray, seed: int, n_trees: int, n_jobs=None) -> BaggingClassifier:
+        """Decision trees, each on all the structures and a random subspace of beta bits."""
+        return BaggingClassifier(DecisionTreeClassifier(), n_estimators=n_trees,
+                                 max_features=min(self.subspace_bits, bits.shape[1]), bootstrap=False,
+                                 n_jobs=n_jobs, random_state=seed).fit(bits, y_index)
 
-    def _forest_proba(self, subspaces, trees, bits: np.ndarray) -> np.ndarray:
+    def _forest_proba(self, forest: BaggingClassifier, bits: np.ndarray) -> np.ndarray:
+        """Class probabilities over every class (a forest fitted on part of the data may lack some)."""
         proba = np.zeros((len(bits), len(self.classes_)))
-        for subspace, tree in zip(subspaces, trees):
-            proba[:, tree.classes_] += tree.predict_proba(bits[:, subspace])
-        return proba / len(trees)
+        proba[:, forest.classes_] = forest.predict_proba(bits)
+        return proba
 
     # Algorithm 3 -------------------------------------------------------------------------
     def _optimize_references(self, X: list, y_index: np.ndarray, rng) -> np.ndarray:
@@ -114,8 +168,8 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         M = len(klsh.references_)
         initial, chosen = list(klsh.reference_indices_), list(klsh.reference_indices_)
         S = klsh.similarities(X)
+        self.n_kernel_evaluations_ += S.size
         buckets = self._short_code_buckets(S)
-        self.optimization_evaluations_ = klsh.n_kernel_evaluations_
 
         def on_sample(sample, known=None):
             """K of the sample against the chosen references, and the columns known on it
@@ -131,21 +185,25 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
                   else rng.choice(len(X), self.mi_samples, replace=False))
         hash_seed = rng.randint(2**31)
         forest_seed = rng.randint(2**31)
+        # the hash functions of the final codes, the same for every candidate reference
+        hasher = KLSH(self.kernel, M, self.n_bits, self.subset_size).set_references(klsh.references_,
+                                                                                   random_state=hash_seed)
         K, known = on_sample(sample)
-        self.mi_history_ = [self._mi_lower_bound(K, y_index[sample], hash_seed, forest_seed)]
-        for j in range(M):
+        self.mi_history_ = [self._mi_lower_bound(K, y_index[sample], hasher, forest_seed)]
+        for j in tqdm(range(M), desc="KLSH references", disable=not self.verbose):
             if self.mi_samples < len(X):  # stochastic: a fresh subset for each reference
                 sample = rng.choice(len(X), self.mi_samples, replace=False)
                 K, known = on_sample(sample)
             labels = y_index[sample]
             first = [members[rng.randint(len(members))] for members in buckets]
-            scores, _ = self._score_candidates(X, sample, K, j, first, known, labels, hash_seed, forest_seed)
+            scores, _ = self._score_candidates(X, sample, K, j, first, known, labels, hasher, forest_seed)
             best_buckets = np.argsort(-scores, kind="stable")[: self.top_buckets]
             members = np.concatenate([buckets[b] for b in best_buckets])
             if len(members) > self.max_candidates:
                 members = rng.choice(members, self.max_candidates, replace=False)
             second = sorted({int(i) for i in members} | {int(chosen[j])})
-            scores, columns = self._score_candidates(X, sample, K, j, second, known, labels, hash_seed, forest_seed)
+            scores, columns = self._score_candidates(X, sample, K, j, second, known, labels, hasher,
+                                                     forest_seed)
             winner = int(np.argmax(scores))
             chosen[j] = second[winner]
             K[:, j] = columns[:, winner]
@@ -159,55 +217,36 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         missing = sorted({i for i in indices if i not in known})
         if missing:
             computed = self.kernel.gram([X[s] for s in sample], [X[i] for i in missing], n_jobs=self.n_jobs)
-            self.optimization_evaluations_ += computed.size
+            self.n_kernel_evaluations_ += computed.size
             known.update(zip(missing, computed.T))
         return np.stack([known[i] for i in indices], axis=1)
 
-    def _score_candidates(self, X, sample, K, j, candidates, known, labels, hash_seed, forest_seed):
+    def _score_candidates(self, X, sample, K, j, candidates, known, labels, hasher, forest_seed):
         """(the bound with each candidate as reference j, the candidates' kernel columns)."""
         columns = self._columns(X, sample, candidates, known)
         scores = np.empty(len(candidates))
         saved = K[:, j].copy()
         for c in range(len(candidates)):
             K[:, j] = columns[:, c]
-            scores[c] = self._mi_lower_bound(K, labels, hash_seed, forest_seed)
+            scores[c] = self._mi_lower_bound(K, labels, hasher, forest_seed)
         K[:, j] = saved
         return scores, columns
 
-    def _mi_lower_bound(self, K: np.ndarray, labels: np.ndarray, hash_seed: int, forest_seed: int) -> float:
+    def _mi_lower_bound(self, K: np.ndarray, labels: np.ndarray, hasher: KLSH, forest_seed: int) -> float:
         """H(Y) + mean log q(y | c) in nats, q a small forest on codes made from K's
-        columns, fitted and evaluated on the two halves of the rows in turn."""
-        bits = unpack_codes(self._hash(K, hash_seed), self.n_bits)
+        columns (``hasher``'s hash functions), fitted and evaluated on the two halves of the
+        rows in turn."""
+        bits = unpack_codes(hasher.codes_from_similarities(K), self.n_bits)
         rng = np.random.RandomState(forest_seed)
         order = rng.permutation(len(labels))
         halves = (order[: len(order) // 2], order[len(order) // 2 :])
         log_q = np.empty(len(labels))
         for fit, held in (halves, halves[::-1]):
-            subspaces, trees = self._grow(bits[fit], labels[fit], np.random.RandomState(forest_seed),
-                                          n_subspaces=self.mi_trees)
-            proba = np.full((len(held), len(self.classes_)), 1e-12)
-            for subspace, tree in zip(subspaces, trees):
-                proba[:, tree.classes_] += tree.predict_proba(bits[held][:, subspace]) / len(trees)
+            forest = self._grow(bits[fit], labels[fit], forest_seed, self.mi_trees)
+            proba = 1e-12 + self._forest_proba(forest, bits[held])
             log_q[held] = np.log(np.clip(proba[np.arange(len(held)), labels[held]], 1e-3, 1.0))
         prior = np.bincount(labels, minlength=len(self.classes_)) / len(labels)
         return float(entropy(prior) + log_q.mean())
-
-    def _hash(self, K: np.ndarray, seed: int) -> np.ndarray:
-        """Codes of similarity rows under hash functions drawn with ``seed`` (same for every candidate)."""
-        return self._hasher(K.shape[1], seed).codes_from_similarities(K)
-
-    def _hasher(self, M: int, seed: int) -> KLSH:
-        cache = getattr(self, "_hashers", {})
-        if (M, seed) not in cache:
-            hasher = KLSH(self.kernel, M, self.n_bits, self.subset_size, "random_knn", seed)
-            rng = check_random_state(seed)
-            alpha = min(self.subset_size, M)
-            hasher.subsets_ = np.stack([[rng.choice(M, alpha, replace=False) for _ in range(2)]
-                                        for _ in range(self.n_bits)])
-            hasher.references_ = [None] * M
-            cache[(M, seed)] = hasher
-            self._hashers = cache
-        return cache[(M, seed)]
 
     def _short_code_buckets(self, S: np.ndarray) -> list:
         """Training structures grouped by the first ``bucket_bits`` bits of their codes under

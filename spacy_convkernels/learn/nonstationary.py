@@ -22,16 +22,55 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
+from ..approx._blocks import structure_tags
 from ..approx.klsh import KLSH
-from ..kernels.base import InvalidParameterError, Kernel
+from ..errors import InvalidParameterError
+from ..kernels.base import Kernel
 from ..structures.paths import PathTuples, split_tuple_label
 from .knn import kernel_knn_graph, training_set
 
 
 class NonstationaryKernelLearner(BaseEstimator):
-    """Learns a binary sigma per semantic label (see the module); ``kernel_`` is the kernel
-    with the learned weights, ``weights_`` the weights, ``losses_`` the summed losses
-    (label -> (loss with sigma = 0, loss with sigma = 1))."""
+    """Learns a binary sigma per semantic label (see the module).
+
+    Parameters
+    ----------
+    kernel : Kernel
+        A kernel with nonstationary weights (``edge_weights`` or ``label_weights``); its
+        structures are the input.
+    n_labels : int, default=10
+        Learn sigma for this many most frequent labels (when ``labels`` is None).
+    labels : sequence of str or None, default=None
+        The labels to learn sigma for, in this order.
+    n_samples : int, default=50
+        Inducing points per trial.
+    n_trials : int, default=5
+        Trials per label.
+    n_neighbors : int, default=4
+        Neighbours per structure in the global k-NN graph.
+    hashing : bool, default=True
+        Build the global graph through KLSH buckets (``n_references``, ``n_bits``), else
+        exactly (by row blocks, O(N k) memory).
+    n_references, n_bits : int
+        The KLSH codes of ``hashing``.
+    positive_class : label or None, default=None
+        Reward agreement on this class only (None: every agreement).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the codes and the subsets.
+    n_jobs : int or None, default=None
+        Threads of the kernel computations, as :meth:`Kernel.gram`.
+
+    Attributes
+    ----------
+    kernel_ : Kernel
+        The kernel with the learned weights.
+    weights_ : dict
+        Label -> learned sigma (0.0 or 1.0).
+    losses_ : dict
+        Label -> (summed loss with sigma = 0, with sigma = 1).
+    n_graph_evaluations_ : int
+        Kernel values computed for the global k-NN graph.
+    """
 
     def __init__(self, kernel: Kernel, n_labels: int = 10, labels: Optional[Sequence[str]] = None,
                  n_samples: int = 50, n_trials: int = 5, n_neighbors: int = 4, hashing: bool = True,
@@ -49,8 +88,13 @@ class NonstationaryKernelLearner(BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    def __sklearn_tags__(self):
+        tags = structure_tags(super().__sklearn_tags__())
+        tags.target_tags.required = True
+        return tags
+
     def fit(self, X: Sequence, y):
-        X, y = training_set(X, y, minimum=2)
+        X, y = training_set(self, X, y, minimum=2)
         parameter = _weights_parameter(self.kernel)
         rng = check_random_state(self.random_state)
         holders = _label_holders(X, parameter)
