@@ -4,9 +4,9 @@ from .base import Kernel
 from .node_similarity import CompositionalSimilarity, LexicalSimilarity
 from .smoothed_tree_kernels import CompositionalSmoothedPartialTreeKernel, SmoothedPartialTreeKernel
 from .tree_kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
+from .transformer import KernelTransformer
 from .tuple_kernels import SubsequencePathKernel, ZelenkoTreeKernel
 from .vectors import WordVectors
-from .transformer import KernelTransformer  # noqa: F401  (exported; after .base, which it needs)
 
 __all__ = [
     "Kernel",
@@ -17,6 +17,7 @@ __all__ = [
     "SubsequencePathKernel",
     "ZelenkoTreeKernel",
     "CompositionalSmoothedPartialTreeKernel",
+    "KernelTransformer",
     "LexicalSimilarity",
     "CompositionalSimilarity",
     "WordVectors",
