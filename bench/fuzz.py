@@ -36,7 +36,7 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-KLP_SAMPLE = ROOT / "corpora" / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
+KLP_SAMPLE = ROOT / "spacy_convkernels" / "data" / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 TARGETS = ("tree", "klp", "conllu", "penman", "kernels")
 COUNTERS = ("accepted", "refused", "other", "wrong")  # kept by the child in the shared page, after the index
 NOTE_AT, PAGE = 64, 4096  # where in the page the child writes the input it is on (its description)
