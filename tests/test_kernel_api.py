@@ -159,10 +159,10 @@ def test_self_kernels_are_computed_once_per_structure(monkeypatch):
     computed = []
     original = type(kernel)._raw_pairs
 
-    def counting(A, index, spec, tables, threads, inv=None):
+    def counting(A, index, spec, tables, threads, inv=None, progress=None):
         if inv is None:  # the raw values: self-kernels
             computed.append(len(index))
-        return original(A, index, spec, tables, threads, inv)
+        return original(A, index, spec, tables, threads, inv, progress)
 
     monkeypatch.setattr(type(kernel), "_raw_pairs", staticmethod(counting))
     first = kernel(a, b)

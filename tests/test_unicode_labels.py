@@ -63,9 +63,10 @@ def test_whitespace_through_the_md_pipeline(md):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.text(alphabet=st.one_of(st.characters(), st.sampled_from(SPECIAL),
+@given(st.text(alphabet=st.one_of(st.characters(exclude_categories=["Cs"]), st.sampled_from(SPECIAL),
                                   st.sampled_from(string.ascii_letters + " .,")), max_size=60))
 def test_any_text_through_the_md_pipeline(md, text):
+    """Any text spaCy can take: a lone surrogate is not text (spaCy cannot encode it)."""
     _check(md(text))
 
 

@@ -141,3 +141,25 @@ def _threads_in_worker():
 def test_a_joblib_worker_computes_on_the_threads_joblib_gives_it():
     counts = joblib.Parallel(n_jobs=2, backend="loky")(joblib.delayed(_threads_in_worker)() for _ in range(2))
     assert counts == [max(os.cpu_count() // 2, 1)] * 2
+
+
+def test_progress_bars_only_when_asked(capsys, tmp_path):
+    kernel = PartialTreeKernel()
+    quiet = kernel.gram(RANDOM_TREES[:50])
+    assert capsys.readouterr().err == ""
+    np.testing.assert_array_equal(kernel.gram(RANDOM_TREES[:50], progress=True), quiet)
+    assert "PartialTreeKernel Gram" in capsys.readouterr().err
+    kernel.pairs(RANDOM_TREES[:50], [(0, 1), (2, 3)], progress=True)
+    assert "PartialTreeKernel pairs" in capsys.readouterr().err
+    questions = list(read_klp(CORPORA / "trec-qc-kelp-sample/TREC_10.coarse.first60.klp.gz", progress=True))
+    assert len(questions) == 60 and "lines" in capsys.readouterr().err
+
+
+def test_numpy_integer_parameters_work_as_floats():
+    rng = np.random.default_rng(4)
+    vectors = WordVectors.from_arrays([f"w{k}" for k in range(6)], rng.normal(size=(3, 4))[[0, 0, 1, 1, 2, 2]])
+    trees = [Tree("SYNT##root", [Tree(f"LEX##w{k}::n"), Tree(f"LEX##w{(k + 1) % 6}::n")]) for k in range(6)]
+    as_float = SmoothedPartialTreeKernel(vectors=vectors, shared_rows="diluted", dilution=1.0, mu=1.0).gram(trees)
+    as_numpy = SmoothedPartialTreeKernel(vectors=vectors, shared_rows="diluted", dilution=np.int64(1),
+                                         mu=np.int64(1)).gram([Tree.from_string(str(t)) for t in trees])
+    np.testing.assert_allclose(as_numpy, as_float, rtol=1e-12)

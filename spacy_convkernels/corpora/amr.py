@@ -24,7 +24,7 @@ _ID = re.compile(r"::id\s+(\S+)")
 
 
 def read_penman(path, nlp=None, *, skip_errors: bool = False,
-                errors: Optional[List[CorpusFormatError]] = None) -> Iterator[Doc]:
+                errors: Optional[List[CorpusFormatError]] = None, progress: bool = False) -> Iterator[Doc]:
     """Yield one Doc per AMR graph of a PENMAN file, in file order.
 
     The sentence is ``# ::snt``, or else the tokens of ``# ::tok`` (alignment releases),
@@ -35,12 +35,12 @@ def read_penman(path, nlp=None, *, skip_errors: bool = False,
     the graph id and the line; with ``skip_errors=True`` the graph is skipped instead (a
     broken stream ends the file), reported by a :class:`CorpusWarning` and appended to
     ``errors`` when a list is given. A file that cannot be opened raises
-    :class:`~spacy_convkernels.errors.CorpusFileError`.
+    :class:`~spacy_convkernels.errors.CorpusFileError`. ``progress`` shows a progress bar.
     """
     install_extensions("doc._.amr")
     path = Path(path)
     nlp = nlp or spacy.blank("en")
-    for first_line, text, problem in _blocks(path):
+    for first_line, text, problem in _blocks(path, progress):
         found = _ID.search(text)
         graph_id = found.group(1) if found else "(no id)"
         try:
@@ -83,13 +83,13 @@ class _Malformed(Exception):
         self.cause = cause
 
 
-def _blocks(path: Path):
+def _blocks(path: Path, progress: bool = False):
     """(first line number, text, problem) of each blank-line separated block that holds a
     graph; ``problem`` is None, or (line number, Unreadable) for a block with an
     undecodable line (missing from its text) or cut short by a broken stream, which
     ends the file."""
     lines, first, problem = [], 0, None
-    for number, line in corpus_lines(path):
+    for number, line in corpus_lines(path, progress):
         if isinstance(line, Unreadable):
             problem = problem or (number, line)
             first = first or number

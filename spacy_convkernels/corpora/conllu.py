@@ -21,7 +21,7 @@ from .skipping import skip_or_raise
 
 
 def read_conllu(path, vocab: Optional[Vocab] = None, *, n_sents: int = 1, skip_errors: bool = False,
-                errors: Optional[List[CorpusFormatError]] = None) -> Iterator[Doc]:
+                errors: Optional[List[CorpusFormatError]] = None, progress: bool = False) -> Iterator[Doc]:
     """Yield Docs of ``n_sents`` sentences each from a ``.conllu`` file.
 
     A malformed sentence, one with an undecodable line, or a broken ``.gz`` stream raises
@@ -30,14 +30,14 @@ def read_conllu(path, vocab: Optional[Vocab] = None, *, n_sents: int = 1, skip_e
     skipped instead (a broken stream ends the file), reported by a
     :class:`CorpusWarning` and appended to ``errors`` when a list is given, and reading
     goes on. A file that cannot be opened raises
-    :class:`~spacy_convkernels.errors.CorpusFileError`.
+    :class:`~spacy_convkernels.errors.CorpusFileError`. ``progress`` shows a progress bar.
     """
     if n_sents < 1:
         raise ConvKernelsError(f"n_sents must be >= 1, got {n_sents}")
     vocab = vocab if vocab is not None else Vocab()
     path = Path(path)
     batch = []
-    for first_line, rows in _sentences(path):
+    for first_line, rows in _sentences(path, progress):
         try:
             if isinstance(rows, Unreadable):
                 raise _Malformed(rows.message, first_line, rows.cause)
@@ -71,12 +71,12 @@ class _Malformed(Exception):
         self.cause = cause
 
 
-def _sentences(path: Path):
+def _sentences(path: Path, progress: bool = False):
     """(first line number, [(line number, fields)]) per sentence, comments dropped; a
     sentence with an undecodable line gives (that line's number, Unreadable) instead, and
     a broken stream ends the file with one, the sentence it cut short dropped."""
     rows, first, problem = [], 0, None
-    for number, line in corpus_lines(path):
+    for number, line in corpus_lines(path, progress):
         if isinstance(line, Unreadable):
             if line.final:
                 yield number, line

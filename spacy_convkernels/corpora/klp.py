@@ -38,8 +38,8 @@ class KlpExample:
     texts: Dict[str, str] = field(default_factory=dict)
 
 
-def read_klp(path, *, skip_errors: bool = False, errors: Optional[List[CorpusFormatError]] = None
-             ) -> Iterator[KlpExample]:
+def read_klp(path, *, skip_errors: bool = False, errors: Optional[List[CorpusFormatError]] = None,
+             progress: bool = False) -> Iterator[KlpExample]:
     """Yield the examples of a ``.klp`` or ``.klp.gz`` file, in file order; blank lines
     are skipped.
 
@@ -48,10 +48,10 @@ def read_klp(path, *, skip_errors: bool = False, errors: Optional[List[CorpusFor
     original exception as ``__cause__``; with ``skip_errors=True`` the line is skipped
     instead (a broken stream ends the file), reported by a :class:`CorpusWarning` and
     appended to ``errors`` when a list is given. A file that cannot be opened raises
-    :class:`~spacy_convkernels.errors.CorpusFileError`.
+    :class:`~spacy_convkernels.errors.CorpusFileError`. ``progress`` shows a progress bar.
     """
     path = Path(path)
-    for number, line in corpus_lines(path):
+    for number, line in corpus_lines(path, progress):
         if isinstance(line, Unreadable):
             skip_or_raise(corpus_error(line.message, path, number, line.cause), skip_errors, errors, "line")
             continue

@@ -4,6 +4,8 @@ import zlib
 from pathlib import Path
 from typing import Iterator, NamedTuple, Tuple, Union
 
+from tqdm.auto import tqdm
+
 from ..errors import CorpusFileError, CorpusFormatError
 
 
@@ -27,13 +29,15 @@ def numbered_lines(path: Path) -> Iterator[Tuple[int, Union[str, Unreadable]]]:
     return _lines(handle, "gzip data" if gzipped else "file")
 
 
-def corpus_lines(path: Path) -> Iterator[Tuple[int, Union[str, Unreadable]]]:
+def corpus_lines(path: Path, progress: bool = False) -> Iterator[Tuple[int, Union[str, Unreadable]]]:
     """:func:`numbered_lines` of a corpus: a file that cannot be opened raises
-    :class:`~spacy_convkernels.CorpusFileError`."""
+    :class:`~spacy_convkernels.CorpusFileError`; ``progress`` shows a tqdm bar of the
+    lines read."""
     try:
-        return numbered_lines(path)
+        lines = numbered_lines(path)
     except OSError as error:
         raise CorpusFileError(f"cannot open the file ({error.strerror or error})", path) from error
+    return tqdm(lines, desc=path.name, unit=" lines", disable=not progress)
 
 
 def corpus_error(message: str, path: Path, line: int, cause: BaseException = None) -> CorpusFormatError:

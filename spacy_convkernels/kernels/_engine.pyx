@@ -1109,12 +1109,14 @@ cdef bint run_block(Task task, const Job* job, Workspace** workspaces, Py_ssize_
 cdef double BLOCK_SECONDS = 0.1  # the aimed time between two checks for signals
 
 
-cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_t first_block, int chunk):
+cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_t first_block, int chunk,
+         progress=None):
     """Run ``task`` on items 0..n_items-1 in blocks without the GIL, checking for signals
     (Ctrl-C) between blocks, so a KeyboardInterrupt stops the work within about a block.
     Block sizes adapt to take about 0.1 s (at most 4 times the previous one), which keeps
-    the check's cost negligible. The per-thread workspaces live for the whole call and
-    are freed however it ends."""
+    the check's cost negligible. ``progress``, when given, is called with the number of
+    items of each block done. The per-thread workspaces live for the whole call and are
+    freed however it ends."""
     cdef Workspace** workspaces = <Workspace**>calloc(n_threads, sizeof(Workspace*))
     cdef Py_ssize_t start = 0, stop, size = first_block
     cdef double began, elapsed
@@ -1130,6 +1132,8 @@ cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_
             with nogil:
                 ok = run_block(task, job, workspaces, start, stop, n_threads, chunk)
             PyErr_CheckSignals()
+            if progress is not None and ok:
+                progress(stop - start)
             elapsed = time.perf_counter() - began
             size = max(1, min(4 * size, <Py_ssize_t>(size * BLOCK_SECONDS / max(elapsed, 1e-6))))
             start = stop
@@ -1145,13 +1149,15 @@ cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_
 
 
 def gram(int kind, double lam, double mu, double terminal_factor, NodeSimilarity similarity, TupleTable tuples,
-         PackedStructures A, PackedStructures B, bint symmetric, inv_norm_a, inv_norm_b, int n_threads):
+         PackedStructures A, PackedStructures B, bint symmetric, inv_norm_a, inv_norm_b, int n_threads,
+         progress=None):
     """Gram block K[r, c] = K(A[r], B[c]), normalized as K * inv_norm_a[r] * inv_norm_b[c]
     (the reciprocal square roots of the self-kernels, 0 for a zero self-kernel) unless
     they are None. With ``symmetric`` (A is B) only the upper triangle is computed, then
     mirrored; normalized, its diagonal is 1 (0 for a zero self-kernel) without
     recomputation. Rows are computed in blocks; Ctrl-C between blocks raises
-    KeyboardInterrupt. Inconsistent arguments raise :class:`InvalidParameterError`."""
+    KeyboardInterrupt; ``progress(n)`` is called after each block of n rows.
+    Inconsistent arguments raise :class:`InvalidParameterError`."""
     cdef Job job
     cdef list keep = []
     job.prm = make_params(kind, lam, mu, terminal_factor, similarity, tuples, A, B, n_threads)
@@ -1172,7 +1178,7 @@ def gram(int kind, double lam, double mu, double terminal_factor, NodeSimilarity
     job.symmetric = symmetric
     job.index = NULL
     job.out = &K[0, 0]
-    run(gram_row, &job, n_a, n_threads, n_threads, 1)
+    run(gram_row, &job, n_a, n_threads, n_threads, 1, progress)
     if symmetric:
         with nogil:
             mirror_upper(K, n_threads)
@@ -1202,11 +1208,11 @@ cdef inline void mirror_tile_row(double[:, ::1] K, Py_ssize_t ti, Py_ssize_t til
 
 
 def pairs(int kind, double lam, double mu, double terminal_factor, NodeSimilarity similarity, TupleTable tuples,
-          PackedStructures A, PackedStructures B, index, inv_norm_a, inv_norm_b, int n_threads):
+          PackedStructures A, PackedStructures B, index, inv_norm_a, inv_norm_b, int n_threads, progress=None):
     """K(A[index[k, 0]], B[index[k, 1]]) for every k, normalized as in :func:`gram`
     unless ``inv_norm_a`` is None; ``index`` is an (n, 2) integer array whose columns are
     checked against A and B. Pairs are computed in blocks; Ctrl-C between blocks raises
-    KeyboardInterrupt."""
+    KeyboardInterrupt; ``progress(n)`` is called after each block of n pairs."""
     cdef Job job
     cdef list keep = []
     job.prm = make_params(kind, lam, mu, terminal_factor, similarity, tuples, A, B, n_threads)
@@ -1233,6 +1239,6 @@ def pairs(int kind, double lam, double mu, double terminal_factor, NodeSimilarit
     job.symmetric = False
     job.index = &pairs_index[0, 0]
     job.out = &values[0]
-    run(pair_value, &job, n, n_threads, 64 * n_threads, 64)
+    run(pair_value, &job, n, n_threads, 64 * n_threads, 64, progress)
     _raise_on_failure(out)
     return out

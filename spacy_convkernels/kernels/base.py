@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from tqdm.auto import tqdm
 
 from ..errors import InvalidParameterError, KernelUnderflowWarning, StructureTypeError
 from ..validation import validate_parameters
@@ -129,10 +130,12 @@ class Kernel(BaseEstimator):
         """K(a, b), normalized by default."""
         return float(self.pairs([a, b], [(0, 1)], normalize=normalize, n_jobs=1)[0])
 
-    def gram(self, X: Sequence, Y: Sequence | None = None, *, normalize: bool = True, n_jobs: int | None = None) -> np.ndarray:
+    def gram(self, X: Sequence, Y: Sequence | None = None, *, normalize: bool = True, n_jobs: int | None = None,
+             progress: bool = False) -> np.ndarray:
         """The Gram matrix K[i, j] = K(X[i], Y[j]) (Y = X when None), float64.
 
-        With ``Y=None`` only the upper triangle is computed.
+        With ``Y=None`` only the upper triangle is computed. ``progress`` shows a tqdm bar
+        of the rows done.
         """
         threads = n_threads(n_jobs)
         spec, tables = self._configuration()
@@ -142,10 +145,14 @@ class Kernel(BaseEstimator):
         if normalize:
             inv_a = self._inverse_norms(X, A, spec, tables, threads)
             inv_b = inv_a if B is A else self._inverse_norms(Y, B, spec, tables, threads)
-        return _engine.gram(*_engine_arguments(spec, tables), A, B, B is A, inv_a, inv_b, threads)
+        with tqdm(total=len(X), desc=f"{type(self).__name__} Gram", unit=" rows", disable=not progress) as bar:
+            return _engine.gram(*_engine_arguments(spec, tables), A, B, B is A, inv_a, inv_b, threads,
+                                progress=bar.update if progress else None)
 
-    def pairs(self, X: Sequence, index_pairs, *, normalize: bool = True, n_jobs: int | None = None) -> np.ndarray:
-        """K(X[i], X[j]) for each row (i, j) of ``index_pairs`` (``X`` may be Prepared)."""
+    def pairs(self, X: Sequence, index_pairs, *, normalize: bool = True, n_jobs: int | None = None,
+              progress: bool = False) -> np.ndarray:
+        """K(X[i], X[j]) for each row (i, j) of ``index_pairs`` (``X`` may be Prepared);
+        ``progress`` shows a tqdm bar of the pairs done."""
         threads = n_threads(n_jobs)
         spec, tables = self._configuration()
         X, A = self._resolve(X, spec, tables)
@@ -155,7 +162,8 @@ class Kernel(BaseEstimator):
             used = np.zeros(len(X), dtype=bool)
             used[index.ravel()] = True
             inv = self._inverse_norms(X, A, spec, tables, threads, used)
-        return self._raw_pairs(A, index, spec, tables, threads, inv)
+        with tqdm(total=len(index), desc=f"{type(self).__name__} pairs", unit=" pairs", disable=not progress) as bar:
+            return self._raw_pairs(A, index, spec, tables, threads, inv, progress=bar.update if progress else None)
 
     def diag(self, X: Sequence, *, n_jobs: int | None = None) -> np.ndarray:
         """Unnormalized self-kernels K(x, x)."""
@@ -203,9 +211,10 @@ class Kernel(BaseEstimator):
         return PackedTrees(compiled, spec.match_key, kinds)
 
     @staticmethod
-    def _raw_pairs(A, index: np.ndarray, spec: EngineSpec, tables, threads: int, inv=None) -> np.ndarray:
-        """K(A[i], A[j]) for the rows (i, j) of ``index``, times inv[i] * inv[j] when given."""
-        return _engine.pairs(*_engine_arguments(spec, tables), A, A, index, inv, inv, threads)
+    def _raw_pairs(A, index: np.ndarray, spec: EngineSpec, tables, threads: int, inv=None, progress=None) -> np.ndarray:
+        """K(A[i], A[j]) for the rows (i, j) of ``index``, times inv[i] * inv[j] when given;
+        ``progress(n)`` called after each block of n pairs."""
+        return _engine.pairs(*_engine_arguments(spec, tables), A, A, index, inv, inv, threads, progress=progress)
 
     def _inverse_norms(self, X: list, packed, spec, tables, threads: int, used=None) -> np.ndarray:
         """1 / sqrt(K(x, x)) (0 where K(x, x) = 0, or where ``used`` is False)."""

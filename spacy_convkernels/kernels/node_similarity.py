@@ -74,7 +74,7 @@ def row_weight(vectors: WordVectors, row: int, shared_rows: str, dilution: float
     lemmas = int(vectors.lemmas_per_row[row])
     if shared_rows == "exclusive":
         return 1.0 if lemmas == 1 else 0.0
-    return lemmas ** -dilution
+    return float(lemmas) ** -float(dilution)
 
 
 class LexicalSimilarity:
