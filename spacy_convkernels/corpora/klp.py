@@ -43,6 +43,12 @@ def read_klp(path) -> Iterator[KlpExample]:
     A malformed line raises :class:`~spacy_convkernels.CorpusFormatError` naming the file
     and the line; blank lines are skipped.
     """
+    for _, example in read_klp_lines(path):
+        yield example
+
+
+def read_klp_lines(path) -> Iterator[Tuple[int, KlpExample]]:
+    """As :func:`read_klp`, each example with its 1-based line number."""
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
     number = 0
@@ -51,7 +57,7 @@ def read_klp(path) -> Iterator[KlpExample]:
             for number, raw in enumerate(lines, start=1):
                 line = raw.decode("utf-8")
                 if line.strip():
-                    yield parse_klp_line(line)
+                    yield number, parse_klp_line(line)
         except UnicodeDecodeError as error:
             raise CorpusFormatError(f"not UTF-8 text ({error.reason} at byte {error.start})", path, number) from None
         except ValueError as error:
