@@ -117,3 +117,30 @@ def test_a_kernel_shared_by_threads_gives_single_threaded_values(kernel, make):
     for t in range(N_THREADS):
         np.testing.assert_allclose(shared.gram(work[t][0], anchors), expected[t][0], rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(shared.diag(work[t][1]), reference_kernel.diag(rebuilt(work[t][1])), rtol=1e-12)
+
+
+def test_a_label_being_described_is_not_read_before_it_is_published():
+    """While one thread describes a label (slowly), another that needs the same label waits
+    for the publication instead of reading the half-written entry."""
+    import time
+
+    from spacy_convkernels.kernels._engine import SimilarityKind
+    from spacy_convkernels.kernels.node_similarity import LexicalSimilarity, SimilarityTable
+    from spacy_convkernels.structures.interning import LABELS
+
+    class SlowLexical(LexicalSimilarity):
+        def describe(self, label):
+            time.sleep(0.3)
+            return super().describe(label)
+
+    label, later = "LEX##common0::n", "LEX##a-label-interned-later::n"
+    label_id, later_id = LABELS.ids([label, later])
+    table = SimilarityTable([SlowLexical(VECTORS)])
+    table.cover([later_id], [later])  # the table's arrays already reach past label_id
+    first = threading.Thread(target=table.cover, args=([label_id], [label]))
+    first.start()
+    time.sleep(0.1)  # the first thread is inside describe now
+    published = table.cover([label_id], [label])
+    kind, row = published.kinds[label_id], published.rows[label_id]  # what an engine call would read now
+    first.join()
+    assert kind == SimilarityKind.LEXICAL and row >= 0

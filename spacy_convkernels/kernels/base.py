@@ -273,7 +273,10 @@ def _warn_on_underflow(name: str, X: list, computed: np.ndarray, values: np.ndar
 
 
 def _check_index_pairs(index_pairs, n: int) -> np.ndarray:
-    index = np.asarray(index_pairs)
+    try:
+        index = np.asarray(index_pairs)
+    except (ValueError, TypeError) as error:
+        raise InvalidParameterError(f"index_pairs must be integer pairs of shape (n, 2): {error}") from error
     if index.size == 0:
         return np.zeros((0, 2), dtype=np.int64)
     if index.ndim != 2 or index.shape[1] != 2 or not np.issubdtype(index.dtype, np.integer):

@@ -39,3 +39,37 @@ class GrowingArray:
         view = self.data[: self.size]
         view.flags.writeable = False
         return view
+
+
+class Coverage:
+    """Which label ids a table has described, readable without the table's lock.
+
+    Each id records the publication that first covered it; a reader holding publication
+    g (:meth:`snapshot`) trusts only ids recorded at g or before, so an id another thread
+    is describing right now, or described after g, sends the reader to the lock."""
+
+    UNSEEN = np.iinfo(np.int64).max
+
+    def __init__(self):
+        self.generation = GrowingArray(np.int64, self.UNSEEN)
+        self.published = 0
+
+    def missing(self, ids: np.ndarray) -> np.ndarray:
+        """Indices k of the ``ids`` not described yet (call under the lock)."""
+        self.generation.reserve(int(ids.max()) + 1)
+        return np.flatnonzero(self.generation.data[ids] == self.UNSEEN)
+
+    def record(self, ids) -> None:
+        """Mark ``ids`` as described in the coming publication (call under the lock)."""
+        self.generation.data[ids] = self.published + 1
+
+    def publish(self) -> tuple:
+        """A new publication: (generations so far, its number)."""
+        self.published += 1
+        return self.generation.view(), self.published
+
+    @staticmethod
+    def covers(snapshot: tuple, ids: np.ndarray) -> bool:
+        """Whether every id was described by publication ``snapshot``."""
+        generations, published = snapshot
+        return ids.size == 0 or (ids.max() < len(generations) and bool((generations[ids] <= published).all()))

@@ -49,7 +49,7 @@ from typing import Dict, Iterable, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from ._engine import NodeSimilarity, SimilarityKind
-from .growing import GrowingArray
+from .growing import Coverage, GrowingArray
 from .vectors import WordVectors
 
 SHARED_ROW_RULES = ("kelp", "diluted", "exclusive")
@@ -216,7 +216,7 @@ class SimilarityTable:
         self.rows = GrowingArray(np.int32, -1)
         self.weights = GrowingArray(np.float64, 0.0)
         self.sigmas = GrowingArray(np.float64, 1.0)
-        self._seen = GrowingArray(bool, False)
+        self._coverage = Coverage()
         self._vectors: Optional[GrowingArray] = None  # unit vectors by row, made with the first
         self._own_words = GrowingArray(np.int32, -1, (2,))  # per vector row: two word ids, -1 for none
         self._own_parts = GrowingArray(np.float64, 0.0, (2,))
@@ -231,8 +231,8 @@ class SimilarityTable:
         (``labels`` may be a function giving them, called only when some id is new);
         the published table, which covers them all."""
         ids = np.fromiter(label_ids, dtype=np.int64)
-        seen, similarity = self._published
-        if ids.size == 0 or (ids.max() < len(seen) and seen[ids].all()):
+        coverage, similarity = self._published
+        if Coverage.covers(coverage, ids):
             return similarity
         with self._lock:
             self._describe(ids, labels)
@@ -250,27 +250,28 @@ class SimilarityTable:
         return self._published[1]
 
     def _describe(self, ids: np.ndarray, labels) -> None:
-        for array in (self.kinds, self.groups, self.rows, self.weights, self.sigmas, self._seen):
+        for array in (self.kinds, self.groups, self.rows, self.weights, self.sigmas):
             array.reserve(int(ids.max()) + 1)
-        seen = self._seen.data
-        new = np.flatnonzero(~seen[ids])
+        new = self._coverage.missing(ids)
         if not len(new):
             return
         labels = list(labels() if callable(labels) else labels)
+        described = set()
         for k in new:
             i = ids[k]
-            if seen[i]:
+            if i in described:
                 continue
-            seen[i] = True
+            described.add(i)
             self.sigmas.data[i] = self.label_weights.get(labels[k], 1.0)
             for rule in self.rules:
-                described = rule.describe(labels[k])
-                if described is not None:
+                description = rule.describe(labels[k])
+                if description is not None:
                     self.kinds.data[i] = rule.kind
-                    self.weights.data[i] = described.weight
-                    self.groups.data[i] = self._group_ids.setdefault(described.group, len(self._group_ids))
-                    self.rows.data[i] = self._vector_row(described)
+                    self.weights.data[i] = description.weight
+                    self.groups.data[i] = self._group_ids.setdefault(description.group, len(self._group_ids))
+                    self.rows.data[i] = self._vector_row(description)
                     break
+        self._coverage.record(ids[new])
 
     def _vector_row(self, described: Description) -> int:
         if described.row_key not in self._row_ids:
@@ -283,11 +284,11 @@ class SimilarityTable:
             self._own_parts.append([part for _, part in described.own] + [0.0] * free)
         return self._row_ids[described.row_key]
 
-    def _publish(self) -> Tuple[np.ndarray, NodeSimilarity]:
-        """(labels seen, the table as the engine reads it): views of the entries written so far."""
+    def _publish(self) -> Tuple[tuple, NodeSimilarity]:
+        """(coverage snapshot, the table as the engine reads it): views of the entries written so far."""
         vectors = self._vectors.view() if self._vectors is not None else np.zeros((0, 1))
         own = (self._own_words.view(), self._own_parts.view()) if self._word_ids else (None, None)
-        return self._seen.view(), NodeSimilarity(self.kinds.view(), self.groups.view(), self.rows.view(),
+        return self._coverage.publish(), NodeSimilarity(self.kinds.view(), self.groups.view(), self.rows.view(),
                                                  self.weights.view(), vectors, self.threshold, self.gamma,
                                                  self.sigmas.view(), *own)
 

@@ -22,7 +22,7 @@ from ..structures.tree import Tree
 from ..validation import Interval, Weights
 from ._engine import KernelKind, TupleTable
 from .base import EngineSpec, Kernel
-from .growing import GrowingArray
+from .growing import Coverage, GrowingArray
 from .node_similarity import ExponentialSimilarity, SimilarityTable
 from .smoothed_tree_kernels import VECTOR_SOURCE
 from .vectors import VectorsParameter, WordVectors
@@ -112,6 +112,7 @@ class _TupleTables:
         self.edge_ids: Dict[str, int] = {}
         self.edges = GrowingArray(np.int32, -1)
         self.node_ids = GrowingArray(np.int32, 0)
+        self._coverage = Coverage()
         self._lock = threading.Lock()
         self._published = self._publish()
 
@@ -124,13 +125,13 @@ class _TupleTables:
         """Describe the tuple labels of ``structures`` not seen yet; the published table,
         which covers them all."""
         ids = np.concatenate([s.compiled.labels for s in structures]) if structures else np.zeros(0, np.int32)
-        edges, table = self._published
-        if ids.size == 0 or (ids.max() < len(edges) and (edges[ids] >= 0).all()):
+        coverage, table = self._published
+        if Coverage.covers(coverage, ids):
             return table
         with self._lock:
             self.edges.reserve(int(ids.max()) + 1)
             self.node_ids.reserve(int(ids.max()) + 1)
-            new = np.flatnonzero(self.edges.data[ids] < 0)
+            new = self._coverage.missing(ids)
             if len(new):
                 flat = [label for s in structures for label in s.labels]
                 edge_labels, node_labels = zip(*(split_tuple_label(flat[k]) for k in new))
@@ -138,13 +139,14 @@ class _TupleTables:
                 self.nodes.cover(node_ids, node_labels)
                 self.node_ids.data[ids[new]] = node_ids
                 self.edges.data[ids[new]] = [self.edge_ids.setdefault(edge, len(self.edge_ids)) for edge in edge_labels]
+                self._coverage.record(ids[new])
             self._published = self._publish()
             return self._published[1]
 
     def _publish(self):
-        """(edge id per tuple label, -1 where not seen; the table as the engine reads it)."""
+        """(coverage snapshot, the table as the engine reads it)."""
         weights = np.ones(max(len(self.edge_ids), 1))
         for edge, index in self.edge_ids.items():
             weights[index] = self.edge_weights.get(edge, 1.0)
-        edges = self.edges.view()
-        return edges, TupleTable(np.maximum(edges, 0), self.node_ids.view(), weights, self.nodes.current)
+        edges = np.maximum(self.edges.view(), 0)  # ids not described yet are never read
+        return self._coverage.publish(), TupleTable(edges, self.node_ids.view(), weights, self.nodes.current)
