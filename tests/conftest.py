@@ -2,6 +2,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI draws the same examples on every run (hypothesis' derandomize), so a red CI is
+# reproducible; local runs keep exploring new examples.
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI", "").lower() == "true":
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT / "spacy_convkernels" / "data"  # the bundled samples
