@@ -34,7 +34,8 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         **openmp,
     )
-    for name in ("_engine", "_openmp")
+    for name in ("_tables", "_packing", "_workspace", "_settings", "_tree_kernels", "_tuple_kernels", "_driver",
+                 "_openmp")
 ]
 
 setup(

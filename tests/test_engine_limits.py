@@ -23,8 +23,10 @@ from spacy_convkernels.kernels import (
     SubsetTreeKernel,
     ZelenkoTreeKernel,
 )
-from spacy_convkernels.kernels import _engine
-from spacy_convkernels.kernels._engine import KernelKind
+from spacy_convkernels.kernels._driver import gram, pairs
+from spacy_convkernels.kernels._packing import PackedSequences, PackedTrees
+from spacy_convkernels.kernels._settings import EngineSettings, KernelKind
+from spacy_convkernels.kernels._tables import NodeSimilarity
 from spacy_convkernels.structures.paths import PathTuples
 
 import reference_kernels as ref
@@ -190,15 +192,15 @@ def test_ctrl_c_stops_a_long_call(mode):
 
 # arguments that do not belong together: refused before the engine runs
 def packed(trees, key="content"):
-    return _engine.PackedTrees([t.compiled for t in trees], key)
+    return PackedTrees([t.compiled for t in trees], key=key)
 
 
 def ptk(A, B, *, index=None, inv_a=None, inv_b=None, symmetric=False, n_threads=1, kind=KernelKind.PARTIAL_TREE,
         similarity=None):
-    args = (kind, 0.4, 0.4, 1.0, similarity, None, A, B)
+    settings = EngineSettings(kind, lam=0.4, mu=0.4, similarity=similarity)
     if index is None:
-        return _engine.gram(*args, symmetric, inv_a, inv_b, n_threads)
-    return _engine.pairs(*args, index, inv_a, inv_b, n_threads)
+        return gram(settings, A, B, symmetric=symmetric, inv_norm_a=inv_a, inv_norm_b=inv_b, n_threads=n_threads)
+    return pairs(settings, A, B, index, inv_norm_a=inv_a, inv_norm_b=inv_b, n_threads=n_threads)
 
 
 TREES = [Tree.from_string(s) for s in ["(S (A a) (B b))", "(S (A a))", "(A a)"]]
@@ -218,11 +220,12 @@ TREES = [Tree.from_string(s) for s in ["(S (A a) (B b))", "(S (A a))", "(A a)"]]
     (lambda A, B: ptk(None, B), "not a packed"),
     (lambda A, B: ptk(A, packed(TREES, "label")), "keyed by 'content'"),
     (lambda A, B: ptk(A, B, kind=KernelKind.SUBSET_TREE), "keyed by 'production'"),
-    (lambda A, B: ptk(A, _engine.PackedSequences([])), "PackedTrees"),
-    (lambda A, B: ptk(_engine.PackedSequences([]), _engine.PackedSequences([]), kind=KernelKind.SUBSEQUENCE_PATH),
+    (lambda A, B: ptk(A, PackedSequences([])), "PackedTrees"),
+    (lambda A, B: ptk(PackedSequences([]), PackedSequences([]), kind=KernelKind.SUBSEQUENCE_PATH),
      "TupleTable"),
     (lambda A, B: ptk(A, B, kind=KernelKind.SMOOTHED_PARTIAL_TREE), "NodeSimilarity"),
-    (lambda A, B: ptk(A, B, similarity=_engine.NodeSimilarity([0], [0], [-1], [0.0], np.zeros((0, 1)), 0.0)),
+    (lambda A, B: ptk(A, B, similarity=NodeSimilarity([0], groups=[0], rows=[-1], weights=[0.0], vectors=np.zeros((0, 1)),
+                                                                  threshold=0.0)),
      "covers label ids 0..0"),
 ])
 def test_inconsistent_arguments_are_refused(call, message):
@@ -236,16 +239,20 @@ def test_smoothed_nodes_must_agree_with_the_table():
     compiled = Tree.from_string("(S (A a) (B b))").compiled
     n_labels = int(compiled.labels.max()) + 1
     exact = np.zeros(n_labels, dtype=np.int32)
-    A = _engine.PackedTrees([compiled], "label", exact)
+    A = PackedTrees([compiled], key="label", smooth_kinds=exact)
     kinds = exact.copy()
     kinds[compiled.labels[0]] = 1  # the root's label smoothed (LEXICAL) by the table
-    table = _engine.NodeSimilarity(kinds, np.zeros(n_labels), np.full(n_labels, -1), np.ones(n_labels),
-                                   np.zeros((0, 1)), 0.01)
+    def table(kinds):
+        return NodeSimilarity(kinds, groups=np.zeros(n_labels), rows=np.full(n_labels, -1), weights=np.ones(n_labels),
+                              vectors=np.zeros((0, 1)), threshold=0.01)
+
+    def sptk(similarity):
+        settings = EngineSettings(KernelKind.SMOOTHED_PARTIAL_TREE, lam=0.4, mu=0.4, similarity=similarity)
+        return gram(settings, A, A, symmetric=True)
+
     with pytest.raises(InvalidParameterError, match="other similarity kinds"):
-        _engine.gram(KernelKind.SMOOTHED_PARTIAL_TREE, 0.4, 0.4, 1.0, table, None, A, A, True, None, None, 1)
-    agreeing = _engine.NodeSimilarity(exact, np.zeros(n_labels), np.full(n_labels, -1), np.ones(n_labels),
-                                      np.zeros((0, 1)), 0.01)
-    value = _engine.gram(KernelKind.SMOOTHED_PARTIAL_TREE, 0.4, 0.4, 1.0, agreeing, None, A, A, True, None, None, 1)
+        sptk(table(kinds))
+    value = sptk(table(exact))
     assert value[0, 0] > 0
 
 
@@ -270,7 +277,7 @@ def fake(compiled, **changes):
 def test_broken_compiled_trees_are_refused(changes, message):
     compiled = Tree.from_string("(S (A a) (B b))").compiled
     with pytest.raises(InvalidParameterError, match=message):
-        _engine.PackedTrees([compiled, fake(compiled, **changes)], "content")
+        PackedTrees([compiled, fake(compiled, **changes)], key="content")
 
 
 def test_packed_data_cannot_change():
@@ -280,12 +287,13 @@ def test_packed_data_cannot_change():
     with pytest.raises(ValueError):
         A.label.flags.writeable = True
     with pytest.raises(InvalidParameterError, match="twice"):
-        A.__init__([Tree("x").compiled], "content")
-    similarity = _engine.NodeSimilarity([0], [0], [-1], [1.0], np.zeros((0, 1)), 0.0)
+        A.__init__([Tree("x").compiled], key="content")
+    similarity = NodeSimilarity([0], groups=[0], rows=[-1], weights=[1.0], vectors=np.zeros((0, 1)), threshold=0.0)
     with pytest.raises(ValueError):
         similarity.rows[0] = 10**6
     with pytest.raises(InvalidParameterError, match="twice"):
-        similarity.__init__([0] * 9, [0] * 9, [-1] * 9, [1.0] * 9, np.zeros((0, 1)), 0.0)
+        similarity.__init__([0] * 9, groups=[0] * 9, rows=[-1] * 9, weights=[1.0] * 9, vectors=np.zeros((0, 1)),
+                            threshold=0.0)
 
 
 def test_productions_of_another_interner_do_not_match():
@@ -294,9 +302,9 @@ def test_productions_of_another_interner_do_not_match():
     two = Tree.from_string("(S a b)").compiled
     one = Tree.from_string("(S a)").compiled
     forged = fake(one, productions=np.array([two.productions[0], two.productions[1]], dtype=np.int32))
-    A = _engine.PackedTrees([two], "production")
-    B = _engine.PackedTrees([forged], "production")
-    value = _engine.gram(KernelKind.SUBSET_TREE, 0.4, 1.0, 1.0, None, None, A, B, False, None, None, 1)
+    A = PackedTrees([two], key="production")
+    B = PackedTrees([forged], key="production")
+    value = gram(EngineSettings(KernelKind.SUBSET_TREE, lam=0.4), A, B)
     assert value[0, 0] == pytest.approx(0.4)  # the leaf pair (a, a) only
 
 

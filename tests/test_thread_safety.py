@@ -124,7 +124,7 @@ def test_a_label_being_described_is_not_read_before_it_is_published():
     for the publication instead of reading the half-written entry."""
     import time
 
-    from spacy_convkernels.kernels._engine import SimilarityKind
+    from spacy_convkernels.kernels._tables import SimilarityKind
     from spacy_convkernels.kernels.node_similarity import LexicalSimilarity, SimilarityTable
     from spacy_convkernels.structures.interning import LABELS
 

@@ -27,16 +27,18 @@ from tqdm.auto import tqdm
 
 from ..errors import InvalidParameterError, KernelUnderflowWarning, StructureTypeError
 from ..validation import validate_parameters
-from . import _engine
-from ._engine import NodeSimilarity, PackedSequences, PackedTrees
+from . import _driver
 from ._openmp import max_threads
+from ._packing import PackedSequences, PackedTrees
+from ._settings import EngineSettings
+from ._tables import NodeSimilarity
 
 
 @dataclass(frozen=True)
 class EngineSpec:
     """What the engine needs of a kernel configuration.
 
-    ``kind`` the recursion (``_engine.KernelKind``) and its numbers ``lam``, ``mu``,
+    ``kind`` the recursion (``_settings.KernelKind``) and its numbers ``lam``, ``mu``,
     ``terminal_factor``; ``match_key`` how tree nodes are paired ("production",
     "content" or "label"; None for sequences); ``tables`` a frozen description of the
     label tables (:class:`~.node_similarity.SimilaritySpec`,
@@ -146,8 +148,8 @@ class Kernel(BaseEstimator):
             inv_a = self._inverse_norms(X, A, spec, tables, threads)
             inv_b = inv_a if B is A else self._inverse_norms(Y, B, spec, tables, threads)
         with tqdm(total=len(X), desc=f"{type(self).__name__} Gram", unit=" rows", disable=not progress) as bar:
-            return _engine.gram(*_engine_arguments(spec, tables), A, B, B is A, inv_a, inv_b, threads,
-                                progress=bar.update if progress else None)
+            return _driver.gram(_engine_settings(spec, tables), A, B, symmetric=B is A, inv_norm_a=inv_a, inv_norm_b=inv_b,
+                                n_threads=threads, progress=bar.update if progress else None)
 
     def pairs(self, X: Sequence, index_pairs, *, normalize: bool = True, n_jobs: int | None = None,
               progress: bool = False) -> np.ndarray:
@@ -208,13 +210,14 @@ class Kernel(BaseEstimator):
         if spec.match_key is None:
             return PackedSequences(compiled)
         kinds = published.kinds if isinstance(published, NodeSimilarity) else None
-        return PackedTrees(compiled, spec.match_key, kinds)
+        return PackedTrees(compiled, key=spec.match_key, smooth_kinds=kinds)
 
     @staticmethod
     def _raw_pairs(A, index: np.ndarray, spec: EngineSpec, tables, threads: int, inv=None, progress=None) -> np.ndarray:
         """K(A[i], A[j]) for the rows (i, j) of ``index``, times inv[i] * inv[j] when given;
         ``progress(n)`` called after each block of n pairs."""
-        return _engine.pairs(*_engine_arguments(spec, tables), A, A, index, inv, inv, threads, progress=progress)
+        return _driver.pairs(_engine_settings(spec, tables), A, A, index, inv_norm_a=inv, inv_norm_b=inv,
+                             n_threads=threads, progress=progress)
 
     def _inverse_norms(self, X: list, packed, spec, tables, threads: int, used=None) -> np.ndarray:
         """1 / sqrt(K(x, x)) (0 where K(x, x) = 0, or where ``used`` is False)."""
@@ -259,12 +262,13 @@ class Kernel(BaseEstimator):
 _tables_lock = threading.Lock()
 
 
-def _engine_arguments(spec: EngineSpec, tables) -> tuple:
-    """The engine's leading arguments: kind, numbers, node table, tuple table."""
+def _engine_settings(spec: EngineSpec, tables) -> EngineSettings:
+    """The engine's settings for ``spec`` with the tables published last."""
     published = None if tables is None else tables.current
     node_table = published if isinstance(published, NodeSimilarity) else None
     tuple_table = None if published is None or node_table is not None else published
-    return spec.kind, spec.lam, spec.mu, spec.terminal_factor, node_table, tuple_table
+    return EngineSettings(spec.kind, lam=spec.lam, mu=spec.mu, terminal_factor=spec.terminal_factor,
+                          similarity=node_table, tuples=tuple_table)
 
 
 def _warn_on_underflow(name: str, X: list, computed: np.ndarray, values: np.ndarray) -> None:

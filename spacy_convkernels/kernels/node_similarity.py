@@ -48,7 +48,7 @@ from typing import Dict, Iterable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._engine import NodeSimilarity, SimilarityKind
+from ._tables import NodeSimilarity, SimilarityKind
 from .growing import Coverage, GrowingArray
 from .vectors import WordVectors
 
@@ -215,7 +215,7 @@ class SimilarityTable:
         self.groups = GrowingArray(np.int32, 0)
         self.rows = GrowingArray(np.int32, -1)
         self.weights = GrowingArray(np.float64, 0.0)
-        self.sigmas = GrowingArray(np.float64, 1.0)
+        self.label_weight_by_id = GrowingArray(np.float64, 1.0)
         self._coverage = Coverage()
         self._vectors: Optional[GrowingArray] = None  # unit vectors by row, made with the first
         self._own_words = GrowingArray(np.int32, -1, (2,))  # per vector row: two word ids, -1 for none
@@ -250,7 +250,7 @@ class SimilarityTable:
         return self._published[1]
 
     def _describe(self, ids: np.ndarray, labels) -> None:
-        for array in (self.kinds, self.groups, self.rows, self.weights, self.sigmas):
+        for array in (self.kinds, self.groups, self.rows, self.weights, self.label_weight_by_id):
             array.reserve(int(ids.max()) + 1)
         new = self._coverage.missing(ids)
         if not len(new):
@@ -262,7 +262,7 @@ class SimilarityTable:
             if i in described:
                 continue
             described.add(i)
-            self.sigmas.data[i] = self.label_weights.get(labels[k], 1.0)
+            self.label_weight_by_id.data[i] = self.label_weights.get(labels[k], 1.0)
             for rule in self.rules:
                 description = rule.describe(labels[k])
                 if description is not None:
@@ -288,9 +288,11 @@ class SimilarityTable:
         """(coverage snapshot, the table as the engine reads it): views of the entries written so far."""
         vectors = self._vectors.view() if self._vectors is not None else np.zeros((0, 1))
         own = (self._own_words.view(), self._own_parts.view()) if self._word_ids else (None, None)
-        return self._coverage.publish(), NodeSimilarity(self.kinds.view(), self.groups.view(), self.rows.view(),
-                                                 self.weights.view(), vectors, self.threshold, self.gamma,
-                                                 self.sigmas.view(), *own)
+        table = NodeSimilarity(self.kinds.view(), groups=self.groups.view(), rows=self.rows.view(),
+                               weights=self.weights.view(), vectors=vectors, threshold=self.threshold,
+                               gamma=self.gamma, label_weights=self.label_weight_by_id.view(),
+                               own_words=own[0], own_parts=own[1])
+        return self._coverage.publish(), table
 
 
 def _lemma_and_pos(key: str) -> Tuple[str, str]:

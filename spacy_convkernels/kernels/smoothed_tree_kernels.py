@@ -14,7 +14,7 @@ nodes (SPTK) or of composed head-modifier vectors between compositional nodes (C
 Without vectors sigma is the identity on label contents and SPTK is exactly PTK.
 """
 from ..validation import Anything, Boolean, Interval, Options, Weights
-from ._engine import KernelKind
+from ._settings import KernelKind
 from .base import EngineSpec
 from .node_similarity import SHARED_ROW_RULES, SimilaritySpec
 from .tree_kernels import NON_NEGATIVE, POSITIVE, TreeKernel
@@ -44,7 +44,7 @@ class SmoothedPartialTreeKernel(TreeKernel):
     dilution : float >= 0
         The exponent a of the trust k^(-a) of a word on a row of k lemmas, under "diluted".
     label_weights : dict of str to float >= 0, or None
-        As for every tree kernel: sigma(n1) sigma(n2) multiplies the similarity of two nodes.
+        As for every tree kernel: the label weights w(n1) w(n2) multiply the similarity sigma(n1, n2).
     """
 
     _parameter_constraints = {

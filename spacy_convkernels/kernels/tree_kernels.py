@@ -2,7 +2,7 @@
 
 K(T1, T2) = sum over node pairs (n1, n2) of Delta(n1, n2). Leaves are nodes in their own
 right (KeLP's ``includeLeaves``), so pairs of equal leaves count too. The Delta recursions
-are documented with the compiled engine (``_engine.pyx``); here they are:
+are documented with the compiled engine (``_tree_kernels.pyx``); here they are:
 
 - ST and SST match nodes by *production*: a node's full label followed by its children's
   labels (KeLP's ``TreeNode.getProduction``). Delta = lam * prod over aligned children.
@@ -13,7 +13,7 @@ Normalization is K(a, b) / sqrt(K(a, a) K(b, b)), 0 when a self-kernel is 0.
 """
 from ..structures.tree import Tree
 from ..validation import Interval, Options, Weights
-from ._engine import KernelKind
+from ._settings import KernelKind
 from .base import EngineSpec, Kernel
 from .node_similarity import SimilaritySpec
 
@@ -25,7 +25,7 @@ class TreeKernel(Kernel):
     """A kernel over :class:`~spacy_convkernels.Tree` objects.
 
     Every tree kernel takes ``label_weights``, the nonstationary extension of Garg et al.
-    (2018) §4.2: Delta(n1, n2) is multiplied by sigma(n1) sigma(n2), sigma given per full
+    (2018) §4.2: Delta(n1, n2) is multiplied by w(n1) w(n2), the label weight w given per full
     label (default 1; ``{"SYNT##det": 0}`` ignores determiner relations: no fragment
     matches through them). The weights reach the engine as a table by label id."""
 

@@ -3,11 +3,11 @@ paths of (edge, node) tuples and subgraph trees whose nodes are such tuples.
 
 Both compare tuples with
 
-    k((e, n), (e', n')) = sigma(e) [e = e'] sigma(e') * k_n(n, n'),
+    k((e, n), (e', n')) = w(e) [e = e'] w(e') * k_n(n, n'),
 
 k_n the exact match of node labels, or, with ``vectors``, 1 for equal labels and
 exp(c - 1) * ((c - gamma) / (1 - gamma))+ of the cosine c of their word vectors.
-``edge_weights`` maps edge labels to the nonstationary sigma (default 1 for all; 0
+``edge_weights`` maps edge labels to the nonstationary weight w (default 1 for all; 0
 ignores every tuple with that edge).
 """
 import threading
@@ -20,7 +20,8 @@ from ..structures.interning import LABELS
 from ..structures.paths import PathTuples, split_tuple_label
 from ..structures.tree import Tree
 from ..validation import Interval, Weights
-from ._engine import KernelKind, TupleTable
+from ._settings import KernelKind
+from ._tables import TupleTable
 from .base import EngineSpec, Kernel
 from .growing import Coverage, GrowingArray
 from .node_similarity import ExponentialSimilarity, SimilarityTable
@@ -40,7 +41,7 @@ class TupleKernel(Kernel):
     gamma : float in (-1, 1)
         The cosine below which two nodes do not match.
     edge_weights : dict of str to float >= 0, or None
-        The nonstationary sigma per edge label (default 1; 0 ignores the edge).
+        The nonstationary weight w(e) per edge label (default 1; 0 ignores the edge).
     """
 
     _kind = None
@@ -149,4 +150,5 @@ class _TupleTables:
         for edge, index in self.edge_ids.items():
             weights[index] = self.edge_weights.get(edge, 1.0)
         edges = np.maximum(self.edges.view(), 0)  # ids not described yet are never read
-        return self._coverage.publish(), TupleTable(edges, self.node_ids.view(), weights, self.nodes.current)
+        return self._coverage.publish(), TupleTable(edges, nodes=self.node_ids.view(), weights=weights,
+                                                 node_similarity=self.nodes.current)

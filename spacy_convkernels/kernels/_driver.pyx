@@ -1,0 +1,282 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The threaded driver of the engine: Gram blocks and lists of pairs, computed with any
+kernel of ``_tree_kernels`` and ``_tuple_kernels``.
+
+The entry points check every argument (the settings against the packed kinds and match
+keys, tables covering every label id, index pairs and norms against the packed sets) and
+raise :class:`~spacy_convkernels.errors.InvalidParameterError` before any computation;
+packed sets and tables are immutable. Everything below the entry points runs without the
+GIL: the items (Gram rows, pairs) are computed in blocks of about 0.1 s, spread over
+threads with OpenMP, each thread owning one grow-only ``Workspace`` for the whole call;
+between blocks the GIL is taken back to check for signals, so Ctrl-C raises
+KeyboardInterrupt within about a block (a single pair of huge structures is not split).
+"""
+from cpython.exc cimport PyErr_CheckSignals
+from cython.parallel cimport parallel, prange, threadid
+from libc.stdlib cimport calloc, free
+
+import time
+
+import numpy as np
+
+from ..errors import InvalidParameterError, KernelOverflowError
+from ._packing cimport Packed, PackedStructures, TreeView, tree_view
+from ._settings cimport (EngineSettings, Settings, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH,
+                         ZELENKO_TREE)
+from ._tree_kernels cimport smoothed_kernel, tree_kernel
+from ._tuple_kernels cimport path_kernel, zelenko_kernel
+from ._workspace cimport Workspace, workspace_free, workspace_new
+
+
+cdef struct Job:
+    Settings prm
+    const Packed* A
+    const Packed* B
+    Py_ssize_t n_b
+    bint symmetric
+    const double* inv_a     # the inverse norms, or NULL (both or neither)
+    const double* inv_b
+    const long long* index  # pairs: the (row, column) of each value
+    double* out             # gram: n_a x n_b, row-major; pairs: one value per index row
+
+
+ctypedef bint (*Task)(Workspace* ws, const Job* job, Py_ssize_t item) noexcept nogil
+
+
+cdef inline double evaluate(Workspace* ws, const Settings* prm, const Packed* A, Py_ssize_t r,
+                            const Packed* B, Py_ssize_t c) noexcept nogil:
+    """The unnormalized kernel of structure r of A and structure c of B (out of memory:
+    ``ws.failed`` set)."""
+    cdef long long oa, ob
+    cdef TreeView va, vb
+    if prm.kind == SUBSEQUENCE_PATH:
+        oa = A.node_offset[r]
+        ob = B.node_offset[c]
+        return path_kernel(ws, prm, A.label + oa, <int>(A.node_offset[r + 1] - oa),
+                           B.label + ob, <int>(B.node_offset[c + 1] - ob))
+    va = tree_view(A, r)
+    vb = tree_view(B, c)
+    if prm.kind == SMOOTHED_PARTIAL_TREE:
+        return smoothed_kernel(ws, prm, &va, &vb)
+    if prm.kind == ZELENKO_TREE:
+        return zelenko_kernel(ws, prm, &va, &vb)
+    return tree_kernel(ws, prm, &va, &vb)
+
+
+cdef Settings checked_settings(EngineSettings settings, PackedStructures A, PackedStructures B,
+                               int n_threads) except *:
+    """The settings' struct, after checking them against A, B and the thread count."""
+    settings.check_operands(A, B)
+    if n_threads < 1:
+        raise InvalidParameterError(f"n_threads must be >= 1, got {n_threads}")
+    return settings.settings
+
+
+cdef double _ONE = 1.0
+
+
+cdef const double* checked_norms(object inv, PackedStructures packed, str name, list keep) except? NULL:
+    """The checked inverse norms of ``packed`` (a private copy, kept alive in ``keep``), or NULL for None."""
+    if inv is None:
+        return NULL
+    cdef const double[::1] values = np.array(inv, dtype=np.float64, copy=True).ravel()
+    if values.shape[0] != packed.n_structures:
+        raise InvalidParameterError(f"inv_norm_{name} has {values.shape[0]} values for {packed.n_structures} "
+                                    f"structures in {name.upper()}")
+    keep.append(values)
+    return &values[0] if values.shape[0] else <const double*>&_ONE
+
+
+cdef inverse_norms(Job* job, inv_norm_a, inv_norm_b, PackedStructures A, PackedStructures B, list keep):
+    """Set the job's inverse norms (both or neither)."""
+    if (inv_norm_a is None) != (inv_norm_b is None):
+        raise InvalidParameterError("inv_norm_a and inv_norm_b are given together or not at all")
+    job.inv_a = checked_norms(inv_norm_a, A, "a", keep)
+    job.inv_b = checked_norms(inv_norm_b, B, "b", keep)
+
+
+def _raise_on_failure(values):
+    if not np.isfinite(values).all():
+        raise KernelOverflowError(
+            "kernel values overflowed float64; use smaller lam, mu or terminal_factor for structures this large"
+        )
+
+
+cdef bint gram_row(Workspace* ws, const Job* job, Py_ssize_t r) noexcept nogil:
+    """Row r of a Gram block (from column r on when symmetric); False if out of memory."""
+    cdef Py_ssize_t c
+    cdef double value
+    cdef double* K = job.out + r * job.n_b
+    for c in range(r if job.symmetric else 0, job.n_b):
+        if job.inv_a != NULL:
+            if job.inv_a[r] * job.inv_b[c] == 0:
+                K[c] = 0.0
+                continue
+            if job.symmetric and c == r:
+                K[c] = 1.0
+                continue
+        value = evaluate(ws, &job.prm, job.A, r, job.B, c)
+        if ws.failed:
+            return False
+        K[c] = value * job.inv_a[r] * job.inv_b[c] if job.inv_a != NULL else value
+    return True
+
+
+cdef bint pair_value(Workspace* ws, const Job* job, Py_ssize_t k) noexcept nogil:
+    cdef Py_ssize_t r = job.index[2 * k], c = job.index[2 * k + 1]
+    cdef double value = evaluate(ws, &job.prm, job.A, r, job.B, c)
+    if ws.failed:
+        return False
+    job.out[k] = value * job.inv_a[r] * job.inv_b[c] if job.inv_a != NULL else value
+    return True
+
+
+cdef bint run_block(Task task, const Job* job, Workspace** workspaces, Py_ssize_t start, Py_ssize_t stop,
+                    int n_threads, int chunk) noexcept nogil:
+    """Items start..stop-1 of a job, handed to the threads ``chunk`` at a time; False if
+    out of memory. One thread runs without OpenMP at all (safe in a forked process)."""
+    cdef Py_ssize_t i
+    cdef Workspace* ws
+    cdef int failed_flag = 0
+    cdef int* failed = &failed_flag  # shared by the threads (a plain int would be private to each)
+    if n_threads == 1:
+        for i in range(start, stop):
+            if not task(workspaces[0], job, i):
+                return False
+        return True
+    with parallel(num_threads=n_threads):
+        ws = workspaces[threadid()]
+        for i in prange(start, stop, schedule="dynamic", chunksize=chunk):
+            if not failed[0] and not task(ws, job, i):
+                failed[0] = 1
+    return not failed_flag
+
+
+cdef double BLOCK_SECONDS = 0.1  # the aimed time between two checks for signals
+
+
+cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_t first_block, int chunk,
+         progress=None):
+    """Run ``task`` on items 0..n_items-1 in blocks without the GIL, checking for signals
+    (Ctrl-C) between blocks, so a KeyboardInterrupt stops the work within about a block.
+    Block sizes adapt to take about 0.1 s (at most 4 times the previous one), which keeps
+    the check's cost negligible. ``progress``, when given, is called with the number of
+    items of each block done. The per-thread workspaces live for the whole call and are
+    freed however it ends."""
+    cdef Workspace** workspaces = <Workspace**>calloc(n_threads, sizeof(Workspace*))
+    cdef Py_ssize_t start = 0, stop, size = first_block
+    cdef double began, elapsed
+    cdef int t
+    cdef bint ok = workspaces != NULL
+    try:
+        for t in range(n_threads if ok else 0):
+            workspaces[t] = workspace_new()
+            ok = ok and workspaces[t] != NULL
+        while ok and start < n_items:
+            stop = min(start + size, n_items)
+            began = time.perf_counter()
+            with nogil:
+                ok = run_block(task, job, workspaces, start, stop, n_threads, chunk)
+            PyErr_CheckSignals()
+            if progress is not None and ok:
+                progress(stop - start)
+            elapsed = time.perf_counter() - began
+            size = max(1, min(4 * size, <Py_ssize_t>(size * BLOCK_SECONDS / max(elapsed, 1e-6))))
+            start = stop
+        if not ok:
+            raise MemoryError("the kernel engine could not allocate its scratch buffers")
+    finally:
+        if workspaces != NULL:
+            for t in range(n_threads):
+                workspace_free(workspaces[t])
+            free(workspaces)
+
+
+def gram(EngineSettings settings not None, PackedStructures A, PackedStructures B, *, bint symmetric=False,
+         inv_norm_a=None, inv_norm_b=None, int n_threads=1, progress=None):
+    """Gram block K[r, c] = K(A[r], B[c]) of the kernel ``settings``, normalized as
+    K * inv_norm_a[r] * inv_norm_b[c] (the reciprocal square roots of the self-kernels, 0
+    for a zero self-kernel) unless they are None. With ``symmetric`` (A is B) only the
+    upper triangle is computed, then mirrored; normalized, its diagonal is 1 (0 for a zero
+    self-kernel) without recomputation. Rows are computed in blocks; Ctrl-C between blocks
+    raises KeyboardInterrupt; ``progress(n)`` is called after each block of n rows.
+    Inconsistent arguments raise :class:`InvalidParameterError`."""
+    cdef Job job
+    cdef list keep = []
+    job.prm = checked_settings(settings, A, B, n_threads)
+    if symmetric and A is not B:
+        raise InvalidParameterError("a symmetric Gram block needs A is B")
+    inverse_norms(&job, inv_norm_a, inv_norm_b, A, B, keep)
+    cdef Py_ssize_t n_a = A.n_structures, n_b = B.n_structures
+    out = np.empty((n_a, n_b), dtype=np.float64)
+    if n_a == 0 or n_b == 0:
+        return out
+    cdef double[:, ::1] K = out
+    job.A = &A.packed
+    job.B = &B.packed
+    job.n_b = n_b
+    job.symmetric = symmetric
+    job.index = NULL
+    job.out = &K[0, 0]
+    run(gram_row, &job, n_a, n_threads, n_threads, 1, progress)
+    if symmetric:
+        with nogil:
+            mirror_upper(K, n_threads)
+    _raise_on_failure(out)
+    return out
+
+
+cdef void mirror_upper(double[:, ::1] K, int n_threads) noexcept nogil:
+    """Copy the upper triangle onto the lower one, tile by tile to stay in cache."""
+    cdef Py_ssize_t n = K.shape[0], tile = 64, n_tiles = (n + tile - 1) // tile
+    cdef Py_ssize_t ti
+    if n_threads == 1:
+        for ti in range(n_tiles):
+            mirror_tile_row(K, ti, tile, n_tiles, n)
+    else:
+        for ti in prange(n_tiles, num_threads=n_threads, schedule="dynamic"):
+            mirror_tile_row(K, ti, tile, n_tiles, n)
+
+
+cdef inline void mirror_tile_row(double[:, ::1] K, Py_ssize_t ti, Py_ssize_t tile, Py_ssize_t n_tiles,
+                                 Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t tj, i, j
+    for tj in range(ti, n_tiles):
+        for i in range(ti * tile, min((ti + 1) * tile, n)):
+            for j in range(max(tj * tile, i + 1), min((tj + 1) * tile, n)):
+                K[j, i] = K[i, j]
+
+
+def pairs(EngineSettings settings not None, PackedStructures A, PackedStructures B, index, *, inv_norm_a=None,
+          inv_norm_b=None, int n_threads=1, progress=None):
+    """K(A[index[k, 0]], B[index[k, 1]]) for every k, normalized as in :func:`gram`
+    unless ``inv_norm_a`` is None; ``index`` is an (n, 2) integer array whose columns are
+    checked against A and B. Pairs are computed in blocks; Ctrl-C between blocks raises
+    KeyboardInterrupt; ``progress(n)`` is called after each block of n pairs."""
+    cdef Job job
+    cdef list keep = []
+    job.prm = checked_settings(settings, A, B, n_threads)
+    inverse_norms(&job, inv_norm_a, inv_norm_b, A, B, keep)
+    rows = np.asarray(index)
+    if rows.ndim != 2 or rows.shape[1] != 2 or not (np.issubdtype(rows.dtype, np.integer) or rows.size == 0):
+        raise InvalidParameterError(f"index must be integer pairs of shape (n, 2), got shape {rows.shape} "
+                                    f"of {rows.dtype}")
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if rows.size and (rows.min() < 0 or (rows.max(axis=0) >= (A.n_structures, B.n_structures)).any()):
+        raise InvalidParameterError(f"index refers to structures outside A (0..{A.n_structures - 1}) "
+                                    f"or B (0..{B.n_structures - 1})")
+    cdef Py_ssize_t n = rows.shape[0]
+    out = np.zeros(n, dtype=np.float64)
+    if n == 0:
+        return out
+    cdef const long long[:, ::1] pairs_index = rows
+    cdef double[::1] values = out
+    job.A = &A.packed
+    job.B = &B.packed
+    job.n_b = B.n_structures
+    job.symmetric = False
+    job.index = &pairs_index[0, 0]
+    job.out = &values[0]
+    run(pair_value, &job, n, n_threads, 64 * n_threads, 64, progress)
+    _raise_on_failure(out)
+    return out

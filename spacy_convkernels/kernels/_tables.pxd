@@ -1,0 +1,94 @@
+"""Label tables of the engine: the node similarity and the (edge, node) tuple similarity,
+indexed by label id, with their hot lookups inlined into the kernels."""
+from libc.math cimport exp
+
+
+cpdef enum SimilarityKind:
+    EXACT = 0           # the label matches itself only
+    LEXICAL = 1         # cosine of word vectors, kept when positive (KeLP's lexical similarity)
+    COMPOSITIONAL = 2   # cosine of composed head-modifier vectors
+    EXPONENTIAL = 3     # exp(c - 1) * ((c - gamma) / (1 - gamma))+ of the cosine c (Garg et al.)
+
+
+cdef struct Similarity:
+    const int* kind             # per label id: a SimilarityKind
+    const int* group            # labels are compared only within a group (same POS, same POS pattern)
+    const int* row              # row of the label's unit vector, -1 for none
+    const double* weight        # per label id: the trust in its vector, in [0, 1]
+    const double* label_weight  # per label id: the nonstationary weight w (Garg et al. §5), 1 by default
+    const double* vectors
+    const int* own_word         # per vector row, 2 entries: words whose own part the vector holds (-1: none), or NULL
+    const double* own_part      # per vector row, 2 entries: the coefficients of those parts
+    int dim
+    double threshold
+    double gamma                # sparsity of the EXPONENTIAL kind
+
+
+cdef struct TupleSimilarity:
+    const int* edge             # per tuple label id: its edge id
+    const int* node             # per tuple label id: its node label id, in ``nodes``
+    const double* weight        # per edge id: the nonstationary weight w(e)
+    const Similarity* nodes
+
+
+cdef class NodeSimilarity:
+    cdef readonly object kinds, groups, rows, weights, label_weights, vectors, own_words, own_parts
+    cdef Similarity similarity
+    cdef bint ready
+
+
+cdef class TupleTable:
+    cdef readonly object edges, nodes, weights, node_similarity
+    cdef TupleSimilarity table
+    cdef bint ready
+
+
+cdef inline double own_overlap(const Similarity* s, int ra, int rb) noexcept nogil:
+    """The inner product of the private coordinates of vector rows ``ra`` and ``rb``."""
+    cdef double total = 0.0
+    cdef int i, j
+    for i in range(2):
+        if s.own_word[2 * ra + i] >= 0:
+            for j in range(2):
+                if s.own_word[2 * ra + i] == s.own_word[2 * rb + j]:
+                    total += s.own_part[2 * ra + i] * s.own_part[2 * rb + j]
+    return total
+
+
+cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept nogil:
+    """sigma(a, b) for two label ids of the table: 1 for the same label; for two labels of
+    the same non-exact kind and group with vectors, w_a * w_b * <u_a, u_b> with u the unit
+    vectors, private coordinates included (1 for one row), and w the weights, a lexical
+    one kept only when positive; else 0."""
+    if a == b:
+        return 1.0
+    cdef int kind = s.kind[a]
+    if kind == EXACT or kind != s.kind[b] or s.group[a] != s.group[b]:
+        return 0.0
+    cdef int ra = s.row[a], rb = s.row[b]
+    cdef double scale = s.weight[a] * s.weight[b]
+    if ra < 0 or rb < 0 or scale == 0.0:
+        return 0.0
+    if ra == rb:
+        return scale
+    cdef const double* u = s.vectors + <long long>ra * s.dim
+    cdef const double* v = s.vectors + <long long>rb * s.dim
+    cdef double dot = 0.0
+    cdef int t
+    for t in range(s.dim):
+        dot += u[t] * v[t]
+    if s.own_word != NULL:
+        dot += own_overlap(s, ra, rb)
+    if kind == LEXICAL and dot <= 0.0:
+        return 0.0
+    if kind == EXPONENTIAL:
+        dot = exp(dot - 1.0) * (dot - s.gamma) / (1.0 - s.gamma) if dot > s.gamma else 0.0
+    return scale * dot
+
+
+cdef inline double tuple_similarity(const TupleSimilarity* t, int a, int b) noexcept nogil:
+    """k((e, n), (e', n')) = w(e) [e = e'] w(e') * k_n(n, n') of two tuple label ids."""
+    cdef int e = t.edge[a]
+    if e != t.edge[b] or t.weight[e] == 0.0:
+        return 0.0
+    return t.weight[e] * t.weight[e] * node_similarity(t.nodes, t.node[a], t.node[b])
