@@ -24,7 +24,7 @@ of ``_workspace.pxd``: O(m) doubles per sum, never the n x m grid.
 from ._packing cimport is_leaf
 from ._settings cimport PARTIAL_TREE, SUBSET_TREE, SUBTREE_TEXTBOOK
 from ._tables cimport EXACT, Similarity, node_similarity
-from ._workspace cimport reserve, reserve_nodes, subsequence_row, subsequence_rows
+from ._workspace cimport SubsequenceSum, add_row, reserve, reserve_nodes, start_sum
 
 
 cdef inline double child_delta(const Workspace* ws, const TreeView* b, int x, int y) noexcept nogil:
@@ -80,7 +80,7 @@ cdef double partial_delta(Workspace* ws, const Settings* prm,
     mu * (lam^2 + sum over pairs of equal-length child subsequences J1, J2 of
     lam^(gaps(J1) + gaps(J2)) * prod_k Delta(c_x[J1k], c_y[J2k])), gaps = children skipped
     between the first and last chosen child. The sum over all lengths is one O(n*m)
-    dynamic programme (:func:`subsequence_row`): D[i][j] = Delta(c_xi, c_yj) *
+    dynamic programme (:c:type:`SubsequenceSum`): D[i][j] = Delta(c_xi, c_yj) *
     (1 + P[i-1][j-1]) for the subsequences ending at (i, j), P[i][j] =
     sum_{i'<=i, j'<=j} D[i'][j'] lam^(i-i'+j-j'), computed row by row with the child
     Deltas of row i looked up just before it: three rows of m + 1 doubles, whatever n.
@@ -90,24 +90,17 @@ cdef double partial_delta(Workspace* ws, const Settings* prm,
     cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int m = b.child_ptr[y + 1] - pb
-    cdef double* prev = subsequence_rows(ws, 3, m)
-    if prev == NULL:
+    cdef SubsequenceSum rows
+    if not start_sum(ws, &rows, m):
         return 0.0
-    cdef double* cur = prev + (m + 1)
-    cdef double* v = prev + 2 * (m + 1)
-    cdef double* swap
-    cdef double total = 0.0
     cdef int i, j, ca, cb
     for i in range(n):
         ca = a.child_idx[pa + i]
         for j in range(m):
             cb = b.child_idx[pb + j]
-            v[j] = child_delta(ws, b, ca, cb) if a.key[ca] == b.key[cb] else 0.0
-        total = subsequence_row(v, prev, cur, m, prm.lam, 1.0, total)
-        swap = prev
-        prev = cur
-        cur = swap
-    return prm.mu * (prm.lam2 + total)
+            rows.v[j] = child_delta(ws, b, ca, cb) if a.key[ca] == b.key[cb] else 0.0
+        add_row(&rows, prm.lam, 1.0)
+    return prm.mu * (prm.lam2 + rows.total)
 
 
 cdef inline long long match_groups(Workspace* ws, const TreeView* a, const TreeView* b,
@@ -178,18 +171,14 @@ cdef double tree_kernel(Workspace* ws, const Settings* prm, const TreeView* a, c
 cdef double smoothed_subsequences(Workspace* ws, const Settings* prm,
                                   const TreeView* a, const TreeView* b, int x, int y) noexcept nogil:
     """The child-subsequence sum of PTK for the SPTK pair (x, y), row by row
-    (:func:`subsequence_row`, memory O(m)); the Delta of a child pair is found by walking
+    (:c:type:`SubsequenceSum`, memory O(m)); the Delta of a child pair is found by walking
     the first child's partner list, which is sorted like the second tree's nodes."""
     cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int m = b.child_ptr[y + 1] - pb
-    cdef double* prev = subsequence_rows(ws, 3, m)
-    if prev == NULL:
+    cdef SubsequenceSum rows
+    if not start_sum(ws, &rows, m):
         return 0.0
-    cdef double* cur = prev + (m + 1)
-    cdef double* v = prev + 2 * (m + 1)
-    cdef double* swap
-    cdef double total = 0.0
     cdef int i, j, ca, cb
     cdef long long k, end
     for i in range(n):
@@ -200,12 +189,9 @@ cdef double smoothed_subsequences(Workspace* ws, const Settings* prm,
             cb = b.child_idx[pb + j]
             while k < end and ws.partner[k] < cb:
                 k += 1
-            v[j] = ws.delta[k] if k < end and ws.partner[k] == cb else 0.0
-        total = subsequence_row(v, prev, cur, m, prm.lam, 1.0, total)
-        swap = prev
-        prev = cur
-        cur = swap
-    return total
+            rows.v[j] = ws.delta[k] if k < end and ws.partner[k] == cb else 0.0
+        add_row(&rows, prm.lam, 1.0)
+    return rows.total
 
 
 cdef double smoothed_kernel(Workspace* ws, const Settings* prm, const TreeView* a, const TreeView* b) noexcept nogil:

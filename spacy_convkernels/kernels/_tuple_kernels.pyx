@@ -4,31 +4,24 @@ subsequence path kernel (Bunescu & Mooney 2005; Garg et al. 2018 §4.1) and Zele
 sparse subtree kernel (Zelenko et al. 2003), both with the tuple similarity of
 ``_tables.pxd``. Zelenko's kernel keeps its values for the matching node pairs only."""
 from ._tables cimport tuple_similarity
-from ._workspace cimport reserve, reserve_nodes, subsequence_row, subsequence_rows
+from ._workspace cimport SubsequenceSum, add_row, reserve, reserve_nodes, start_sum, subsequence_rows
 
 
 cdef double path_kernel(Workspace* ws, const Settings* prm, const int* a, int n, const int* b, int m) noexcept nogil:
     """Subsequence kernel of Bunescu & Mooney (2005) as in Garg et al. §4.1: the sum over
     index sequences i of ``a`` and j of ``b`` of equal length of
     prod_k k(a[i_k], b[j_k]) * lam^(span(i) + span(j)), span = last - first + 1, that is
-    lam^2 per element times lam per gap (:func:`subsequence_row` with factor lam^2, the
+    lam^2 per element times lam per gap (:c:type:`SubsequenceSum` with factor lam^2, the
     tuple similarities of row i computed just before it: memory O(m))."""
-    cdef double* prev = subsequence_rows(ws, 3, m)
-    if prev == NULL:
+    cdef SubsequenceSum rows
+    if not start_sum(ws, &rows, m):
         return 0.0
-    cdef double* cur = prev + (m + 1)
-    cdef double* v = prev + 2 * (m + 1)
-    cdef double* swap
-    cdef double total = 0.0
     cdef int i, j
     for i in range(n):
         for j in range(m):
-            v[j] = tuple_similarity(prm.tuples, a[i], b[j])
-        total = subsequence_row(v, prev, cur, m, prm.lam, prm.lam2, total)
-        swap = prev
-        prev = cur
-        cur = swap
-    return total
+            rows.v[j] = tuple_similarity(prm.tuples, a[i], b[j])
+        add_row(&rows, prm.lam, prm.lam2)
+    return rows.total
 
 
 cdef double zelenko_children(Workspace* ws, const Settings* prm, const TreeView* a, const TreeView* b,

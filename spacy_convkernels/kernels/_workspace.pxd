@@ -19,6 +19,14 @@ cdef struct Workspace:
     bint failed             # an allocation failed: the value being computed is void
 
 
+cdef struct SubsequenceSum:
+    double* v       # row i of the values, filled by the caller before :func:`add_row`
+    double* prev    # the partial sums P of row i - 1
+    double* cur     # the partial sums P of row i
+    int m
+    double total
+
+
 cdef Workspace* workspace_new() noexcept nogil
 cdef void workspace_free(Workspace* ws) noexcept nogil
 
@@ -100,3 +108,25 @@ cdef inline double subsequence_row(const double* v, const double* prev, double* 
         row = e + lam * row
         cur[j] = row + lam * prev[j]
     return total
+
+
+cdef inline bint start_sum(Workspace* ws, SubsequenceSum* rows, int m) noexcept nogil:
+    """Start a subsequence sum over m columns in the workspace's rows; False (and
+    ``failed``) if out of memory."""
+    cdef double* memory = subsequence_rows(ws, 3, m)
+    if memory == NULL:
+        return False
+    rows.prev = memory
+    rows.cur = memory + (m + 1)
+    rows.v = memory + 2 * (m + 1)
+    rows.m = m
+    rows.total = 0.0
+    return True
+
+
+cdef inline void add_row(SubsequenceSum* rows, double lam, double factor) noexcept nogil:
+    """Add row ``rows.v`` to the sum (:func:`subsequence_row`) and roll the rows."""
+    rows.total = subsequence_row(rows.v, rows.prev, rows.cur, rows.m, lam, factor, rows.total)
+    cdef double* swap = rows.prev
+    rows.prev = rows.cur
+    rows.cur = swap
