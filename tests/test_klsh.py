@@ -56,13 +56,35 @@ def test_near_structures_share_more_bits(qc, hash_function):
 def test_codes_are_reproducible_and_unpack(qc):
     trees, _ = qc
     kernel = PartialTreeKernel()
-    a = KLSH(kernel, 20, 70, 5, random_state=3).fit(trees).transform(trees[:10])
-    b = KLSH(kernel, 20, 70, 5, random_state=3).fit(trees).transform(trees[:10])
+    a = KLSH(kernel, n_references=20, n_bits=70, subset_size=5, random_state=3).fit(trees).transform(trees[:10])
+    b = KLSH(kernel, n_references=20, n_bits=70, subset_size=5, random_state=3).fit(trees).transform(trees[:10])
     np.testing.assert_array_equal(a, b)
     bits = unpack_codes(a, 70)
     assert bits.shape == (10, 70) and set(np.unique(bits)) <= {0, 1}
     with pytest.raises(InvalidParameterError):
         KLSH(kernel, hash_function="magic").fit(trees)
+
+
+@pytest.mark.parametrize("hash_function", ["random_knn", "kulis_grauman"])
+def test_restored_klsh_codes_as_the_fitted_one(qc, hash_function):
+    trees, _ = qc
+    kernel = PartialTreeKernel()
+    params = dict(n_references=15, n_bits=40, subset_size=4, hash_function=hash_function, random_state=5)
+    fitted = KLSH(kernel, **params).fit(trees[:100])
+    saved = {"subsets": fitted.subsets_} if hash_function == "random_knn" else {"hyperplanes": fitted.hyperplanes_}
+    restored = KLSH(kernel, **params).restore(fitted.references_, **saved)
+    np.testing.assert_array_equal(restored.transform(trees), fitted.transform(trees))
+    assert restored.n_kernel_evaluations_ == 0
+    # fitting to given references draws hash functions from the seed given
+    redrawn = KLSH(kernel, **params).fit_references(fitted.references_, random_state=1)
+    assert redrawn.n_kernel_evaluations_ == (0 if hash_function == "random_knn" else 15 * 14 // 2)
+    np.testing.assert_array_equal(KLSH(kernel, **params).fit_references(fitted.references_, random_state=1)
+                                  .transform(trees), redrawn.transform(trees))
+    with pytest.raises(InvalidParameterError, match="KLSH.restore"):
+        KLSH(kernel, **params).restore(fitted.references_)  # no saved hash functions
+    wrong = {"hyperplanes": np.zeros((15, 40))} if hash_function == "random_knn" else {"subsets": fitted.references_}
+    with pytest.raises(InvalidParameterError, match="KLSH.restore"):
+        KLSH(kernel, **params).restore(fitted.references_, **wrong)
 
 
 def test_hashed_neighbours_beat_random_candidates(qc):
@@ -289,12 +311,12 @@ def test_blocked_knn_graph_holds_one_block(qc, monkeypatch):
 def test_progress_bars_only_when_asked(qc, capsys):
     trees, labels = qc
     kernel = PartialTreeKernel()
-    quiet = [KLSH(kernel, 10, 16, 3, random_state=0).fit(trees).transform(trees),
+    quiet = [KLSH(kernel, n_references=10, n_bits=16, subset_size=3, random_state=0).fit(trees).transform(trees),
              KLSHForestClassifier(kernel, n_references=10, n_bits=40, n_subspaces=5, subspace_bits=5,
                                   subset_size=3, random_state=0).fit(trees, labels).predict(trees),
              kernel_knn_graph(kernel, trees, 3)[1]]
     assert capsys.readouterr().err == ""
-    loud = [KLSH(kernel, 10, 16, 3, random_state=0, verbose=True).fit(trees).transform(trees),
+    loud = [KLSH(kernel, n_references=10, n_bits=16, subset_size=3, random_state=0, verbose=True).fit(trees).transform(trees),
             KLSHForestClassifier(kernel, n_references=10, n_bits=40, n_subspaces=5, subspace_bits=5, subset_size=3,
                                  random_state=0, verbose=True).fit(trees, labels).predict(trees),
             kernel_knn_graph(kernel, trees, 3, verbose=True)[1]]

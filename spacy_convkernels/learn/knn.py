@@ -256,8 +256,9 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         self._y_index = np.searchsorted(self.classes_, y)
         klsh = None
         if self.method == "hashed":
-            klsh = KLSH(self.kernel, self.n_references, self.n_bits, self.subset_size, self.hash_function,
-                        self.random_state, self.n_jobs, self.verbose).fit(X)
+            klsh = KLSH(self.kernel, n_references=self.n_references, n_bits=self.n_bits,
+                        subset_size=self.subset_size, hash_function=self.hash_function,
+                        random_state=self.random_state, n_jobs=self.n_jobs, verbose=self.verbose).fit(X)
         self.search_ = NeighborSearch(self.kernel, X, klsh, self.probes, self.n_jobs, self.verbose)
         self.n_kernel_evaluations_ = (klsh.n_kernel_evaluations_ if klsh else 0) + self.search_.n_kernel_evaluations
         return self

@@ -103,7 +103,7 @@ class NonstationaryKernelLearner(BaseEstimator):
         weights: Dict[str, float] = {label: 1.0 for label in labels}
         base = dict(self.kernel.get_params().get(parameter) or {})
         kernel = self._with_weights(parameter, {**base, **weights})
-        klsh = (KLSH(kernel, self.n_references, self.n_bits, random_state=rng.randint(2**31), n_jobs=self.n_jobs).fit(X)
+        klsh = (KLSH(kernel, n_references=self.n_references, n_bits=self.n_bits, random_state=rng.randint(2**31), n_jobs=self.n_jobs).fit(X)
                 if self.hashing else None)
         _, graph, self.n_graph_evaluations_ = kernel_knn_graph(kernel, X, self.n_neighbors, klsh, n_jobs=self.n_jobs)
         incoming: List[List[int]] = [[] for _ in X]
