@@ -49,7 +49,7 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         M, the references of the KLSH codes.
     n_bits : int, default=1000
         H, bits per code.
-    n_subspaces : int, default=250
+    n_estimators : int, default=250
         R, decision trees in the forest.
     subspace_bits : int, default=30
         beta, bits (features) seen by each tree.
@@ -59,9 +59,17 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         Hash functions of the codes.
     optimize_references : bool, default=False
         Choose the references by Algorithm 3 (``hash_function="random_knn"`` only).
-    mi_samples, mi_trees, bucket_bits, top_buckets, max_candidates : int
-        Algorithm 3's subset size, forest size, bits of the short codes that make the
-        candidate buckets, buckets searched in full, and candidates per reference.
+    mi_samples : int, default=1000
+        Structures of the random subset on which Algorithm 3 estimates the bound (all of
+        them when there are fewer).
+    mi_trees : int, default=20
+        Trees of the forest q of the bound.
+    bucket_bits : int, default=5
+        Bits of the short codes whose buckets give the candidate references.
+    top_buckets : int, default=2
+        Buckets of best-scoring candidates searched in full.
+    max_candidates : int, default=20
+        Candidates at most per reference in those buckets.
     random_state : int, RandomState instance or None, default=None
         Seeds the codes, the reference optimization and the forest.
     n_jobs : int or None, default=None
@@ -86,15 +94,16 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         reference optimization); coding n structures to predict costs n M more.
     """
 
-    def __init__(self, kernel: Kernel, n_references: int = 100, n_bits: int = 1000, n_subspaces: int = 250,
+    def __init__(self, kernel: Kernel, *, n_references: int = 100, n_bits: int = 1000, n_estimators: int = 250,
                  subspace_bits: int = 30, subset_size: int = 20, hash_function: str = "random_knn",
                  optimize_references: bool = False, mi_samples: int = 1000, mi_trees: int = 20,
-                 bucket_bits: int = 5, top_buckets: int = 2, max_candidates: int = 20, random_state=None,
-                 n_jobs=None, verbose: bool = False):
+                 bucket_bits: int = 5, top_buckets: int = 2, max_candidates: int = 20,
+                 random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None,
+                 verbose: bool = False):
         self.kernel = kernel
         self.n_references = n_references
         self.n_bits = n_bits
-        self.n_subspaces = n_subspaces
+        self.n_estimators = n_estimators
         self.subspace_bits = subspace_bits
         self.subset_size = subset_size
         self.hash_function = hash_function
@@ -113,8 +122,8 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Sequence, y):
         X, y = training_set(self, X, y, minimum=2)
-        if not isinstance(self.n_subspaces, (int, np.integer)) or self.n_subspaces < 1:
-            raise InvalidParameterError(f"n_subspaces must be a positive integer, got {self.n_subspaces!r}")
+        if not isinstance(self.n_estimators, (int, np.integer)) or self.n_estimators < 1:
+            raise InvalidParameterError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
         if not 1 <= self.subspace_bits <= self.n_bits:
             raise InvalidParameterError(f"subspace_bits must be in 1..n_bits, got {self.subspace_bits!r}")
         if self.optimize_references and self.hash_function != "random_knn":
@@ -133,7 +142,7 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
             similarities = self.klsh_.similarities(X)
             self.n_kernel_evaluations_ += similarities.size
         bits = unpack_codes(self.klsh_.codes_from_similarities(similarities), self.n_bits)
-        self.forest_ = self._grow(bits, y_index, rng.randint(2**31), self.n_subspaces, self.n_jobs)
+        self.forest_ = self._grow(bits, y_index, rng.randint(2**31), self.n_estimators, self.n_jobs)
         return self
 
     def predict_proba(self, X: Sequence) -> np.ndarray:
