@@ -37,7 +37,6 @@ from ..approx.klsh import KLSH, hamming_distances
 from ..errors import InvalidParameterError
 from ..kernels.base import Kernel
 
-
 METHODS = ("exact", "klsh")
 
 
