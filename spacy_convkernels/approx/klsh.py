@@ -32,7 +32,8 @@ HASH_FUNCTIONS = ("random_knn", "kulis_grauman")
 
 
 class KLSH(TransformerMixin, BaseEstimator):
-    """Bit codes of structures from their kernel similarities to a reference set.
+    """Bit codes of structures from their kernel similarities to a reference set (Garg et
+    al. 2019, Algorithm 1; Kulis & Grauman 2009; see the module).
 
     ``fit`` draws the reference set (``n_references`` structures, uniformly) and the hash
     functions; :meth:`fit_references` draws the hash functions for a given reference set,

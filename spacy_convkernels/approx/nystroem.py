@@ -32,7 +32,8 @@ LANDMARK_INITS = ("uniform", "kmeans++")
 
 
 class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    """Map structures to vectors whose dot products approximate ``kernel``.
+    """Map structures to vectors whose dot products approximate ``kernel``: phi(x) =
+    K(x, l_1..l_M) U S^(-1/2) V^T (Croce et al., §3; Williams & Seeger 2001; see the module).
 
     Parameters
     ----------

@@ -39,7 +39,8 @@ from .knn import training_set
 
 
 class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
-    """Random forest of decision trees on random subspaces of KLSH codes (see the module).
+    """Random forest of decision trees on random subspaces of KLSH codes (Garg et al. 2019,
+    Algorithms 2 and 3; see the module).
 
     Parameters
     ----------

@@ -30,7 +30,8 @@ from .knn import kernel_knn_graph, training_set
 
 
 class NonstationaryKernelLearner(BaseEstimator):
-    """Learns a binary sigma per semantic label (see the module).
+    """Learns a binary sigma per semantic label, minimizing the 1-NN loss L of Garg et al.
+    2018, §6.1, on subsets (Algorithm 1; see the module).
 
     Parameters
     ----------
@@ -71,7 +72,7 @@ class NonstationaryKernelLearner(BaseEstimator):
     losses_ : dict
         Label -> (summed loss with sigma = 0, with sigma = 1).
     n_graph_evaluations_ : int
-        Kernel values computed for the global k-NN graph.
+        Kernel values computed for the global k-NN graph (its KLSH codes included).
     """
 
     def __init__(self, kernel: Kernel, *, n_labels: int = 10, labels: Sequence[str] | None = None,
