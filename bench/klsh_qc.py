@@ -69,9 +69,9 @@ def main():
         print(f"{name}: {rows[-1][1]:.1f} ± {rows[-1][2]:.1f} %, {rows[-1][3]:,.0f} kernel evaluations, "
               f"{rows[-1][4]:.1f} s", flush=True)
 
-    run("k-NN (k = 8), exact", lambda seed: KernelKNeighborsClassifier(kernel, 8))
+    run("k-NN (k = 8), exact", lambda seed: KernelKNeighborsClassifier(kernel, n_neighbors=8))
     run("k-NN (k = 8), KLSH buckets", lambda seed: KernelKNeighborsClassifier(
-        kernel, 8, method="hashed", n_references=100, n_bits=12, subset_size=10, hash_function="kulis_grauman",
+        kernel, n_neighbors=8, method="klsh", n_references=100, n_bits=12, subset_size=10, hash_function="kulis_grauman",
         probes=2, random_state=seed))
     for M in (30, 100, 500):
         run(f"KLSH-RF, M = {M}, random references", lambda seed, M=M: KLSHForestClassifier(

@@ -133,7 +133,7 @@ def main():
     kernels["CSPTK-CLCT"] = ("clct", CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace))
     for name, (representation, kernel) in kernels.items():
         X = [e.trees[representation] for e in train]
-        spaces[f"Ny500 {name}"] = [Nystroem(kernel, 500, random_state=seed).fit_transform(X) for seed in range(5)]
+        spaces[f"Ny500 {name}"] = [Nystroem(kernel, n_components=500, random_state=seed).fit_transform(X) for seed in range(5)]
     purities = {}
     for name, per_seed in spaces.items():
         purities[name] = [np.mean([purity(y_train, KMeans(k, n_init=1, random_state=seed).fit_predict(Z))
@@ -153,7 +153,7 @@ def main():
               "| kernel | 1 thread | every core |", "|---|---|---|"]
     for name, (representation, kernel) in kernels.items():
         X = [e.trees[representation] for e in train]
-        model = Nystroem(kernel, 500, random_state=0).fit(X)
+        model = Nystroem(kernel, n_components=500, random_state=0).fit(X)
         rates = []
         for n_jobs in (1, os.cpu_count()):
             model.set_params(n_jobs=n_jobs)

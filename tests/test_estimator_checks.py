@@ -48,11 +48,11 @@ def estimators():
         KLSH(kernel, n_references=10, n_bits=24, subset_size=3, random_state=0),
         KLSH(kernel, n_references=10, n_bits=24, subset_size=3, hash_function="kulis_grauman", random_state=0),
         KernelKNeighborsClassifier(kernel, n_neighbors=3),
-        KernelKNeighborsClassifier(kernel, n_neighbors=3, method="hashed", n_references=10, n_bits=4,
+        KernelKNeighborsClassifier(kernel, n_neighbors=3, method="klsh", n_references=10, n_bits=4,
                                    subset_size=3, random_state=0),
-        KLSHForestClassifier(kernel, n_references=10, n_bits=60, n_subspaces=10, subspace_bits=8, subset_size=3,
+        KLSHForestClassifier(kernel, n_references=10, n_bits=60, n_estimators=10, subspace_bits=8, subset_size=3,
                              random_state=0),
-        NonstationaryKernelLearner(kernel, n_labels=2, n_samples=5, n_trials=1, hashing=False, random_state=0),
+        NonstationaryKernelLearner(kernel, n_labels=2, n_samples=5, n_trials=1, method="exact", random_state=0),
         KernelTransformer(kernel),
     ]
 
@@ -127,7 +127,7 @@ def test_scikit_learn_sees_the_structure_input_tag(estimator):
     checks[0](estimator)
 
 
-@parametrize_with_checks([claiming_arrays(e) for e in estimators() if e.get_params().get("method") != "hashed"
+@parametrize_with_checks([claiming_arrays(e) for e in estimators() if e.get_params().get("method") != "klsh"
                           and e.get_params().get("hash_function") != "kulis_grauman"],  # one of each class
                          expected_failed_checks=lambda estimator: NOT_STRUCTURES, xfail_strict=True)
 def test_scikit_learn_checks(estimator, check):
@@ -314,7 +314,7 @@ def test_kneighbors_gives_ascending_kernel_distances(data):
 
 def test_hashed_kneighbors_mark_missing_neighbours(data):
     X, y = data
-    model = KernelKNeighborsClassifier(PartialTreeKernel(), n_neighbors=50, method="hashed", n_references=10,
+    model = KernelKNeighborsClassifier(PartialTreeKernel(), n_neighbors=50, method="klsh", n_references=10,
                                        n_bits=4, subset_size=3, random_state=0).fit(X[:40], y[:40])
     distances, indices = model.kneighbors(X[40:])
     assert np.all((indices == -1) == np.isinf(distances)) and np.any(indices == -1)

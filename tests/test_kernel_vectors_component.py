@@ -132,7 +132,7 @@ PTK = {"@misc": "spacy_convkernels.PartialTreeKernel.v1"}
 
 @pytest.mark.parametrize("factory, config, setting", [
     ("kernel_vectors", {"n_components": 0}, "n_components"),
-    ("kernel_vectors", {"landmarks": "random"}, "landmarks"),
+    ("kernel_vectors", {"landmark_init": "random"}, "landmark_init"),
     ("kernel_vectors", {"landmark_source": "gold"}, "landmark_source"),
     ("kernel_vectors", {"batch_size": 0}, "batch_size"),
     ("kernel_vectors", {"kernel": {**PTK, "lam": -1.0}}, "lam"),

@@ -8,7 +8,7 @@ from scipy.stats import spearmanr
 from spacy.training import Example
 
 from spacy_convkernels import ConvKernelsError
-from spacy_convkernels.approx import KLSH, hamming_distances, unpack_codes
+from spacy_convkernels.approx import KLSH, Nystroem, hamming_distances, unpack_codes
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import (
     InvalidParameterError,
@@ -56,8 +56,8 @@ def test_near_structures_share_more_bits(qc, hash_function):
 def test_codes_are_reproducible_and_unpack(qc):
     trees, _ = qc
     kernel = PartialTreeKernel()
-    a = KLSH(kernel, 20, 70, 5, random_state=3).fit(trees).transform(trees[:10])
-    b = KLSH(kernel, 20, 70, 5, random_state=3).fit(trees).transform(trees[:10])
+    a = KLSH(kernel, n_references=20, n_bits=70, subset_size=5, random_state=3).fit(trees).transform(trees[:10])
+    b = KLSH(kernel, n_references=20, n_bits=70, subset_size=5, random_state=3).fit(trees).transform(trees[:10])
     np.testing.assert_array_equal(a, b)
     bits = unpack_codes(a, 70)
     assert bits.shape == (10, 70) and set(np.unique(bits)) <= {0, 1}
@@ -65,13 +65,51 @@ def test_codes_are_reproducible_and_unpack(qc):
         KLSH(kernel, hash_function="magic").fit(trees)
 
 
+@pytest.mark.parametrize("hash_function", ["random_knn", "kulis_grauman"])
+def test_restored_klsh_codes_as_the_fitted_one(qc, hash_function):
+    trees, _ = qc
+    kernel = PartialTreeKernel()
+    params = dict(n_references=15, n_bits=40, subset_size=4, hash_function=hash_function, random_state=5)
+    fitted = KLSH(kernel, **params).fit(trees[:100])
+    saved = {"subsets": fitted.subsets_} if hash_function == "random_knn" else {"hyperplanes": fitted.hyperplanes_}
+    restored = KLSH(kernel, **params).restore(fitted.references_, **saved)
+    np.testing.assert_array_equal(restored.transform(trees), fitted.transform(trees))
+    assert restored.n_kernel_evaluations_ == 0
+    # fitting to given references draws hash functions from the seed given
+    redrawn = KLSH(kernel, **params).fit_references(fitted.references_, random_state=1)
+    assert redrawn.n_kernel_evaluations_ == (0 if hash_function == "random_knn" else 15 * 14 // 2)
+    np.testing.assert_array_equal(KLSH(kernel, **params).fit_references(fitted.references_, random_state=1)
+                                  .transform(trees), redrawn.transform(trees))
+    with pytest.raises(InvalidParameterError, match="KLSH.restore"):
+        KLSH(kernel, **params).restore(fitted.references_)  # no saved hash functions
+    wrong = {"hyperplanes": np.zeros((15, 40))} if hash_function == "random_knn" else {"subsets": fitted.references_}
+    with pytest.raises(InvalidParameterError, match="KLSH.restore"):
+        KLSH(kernel, **params).restore(fitted.references_, **wrong)
+
+
+def test_old_parameter_names_and_positions_are_refused(qc):
+    kernel = PartialTreeKernel()
+    for make in (lambda: KLSH(kernel, 20), lambda: KernelKNeighborsClassifier(kernel, 3),
+                 lambda: KLSHForestClassifier(kernel, 20), lambda: NonstationaryKernelLearner(kernel, 3),
+                 lambda: KLSHForestClassifier(kernel, n_subspaces=20),
+                 lambda: NonstationaryKernelLearner(kernel, hashing=False),
+                 lambda: kernel_knn_graph(kernel, qc[0], 3, None), lambda: kernel_knn_graph(kernel, qc[0], 3, klsh=None),
+                 lambda: Nystroem(kernel, 10), lambda: Nystroem(kernel, landmarks="kmeans++")):
+        with pytest.raises(TypeError):
+            make()
+    with pytest.raises(AttributeError):
+        KLSH(kernel).set_references(qc[0][:10])
+    with pytest.raises(InvalidParameterError, match="method"):
+        KernelKNeighborsClassifier(kernel, method="hashed").fit(*qc)
+
+
 def test_hashed_neighbours_beat_random_candidates(qc):
     """Buckets hold the true neighbours far more often than random candidate sets of the same size."""
     trees, _ = qc
     kernel = PartialTreeKernel(terminal_factor=5)
     _, exact, exact_evaluations = kernel_knn_graph(kernel, trees, 5)
-    klsh = KLSH(kernel, n_references=30, n_bits=6, subset_size=5, random_state=1).fit(trees)
-    _, hashed, hashed_evaluations = kernel_knn_graph(kernel, trees, 5, klsh, probes=1)
+    _, hashed, hashed_evaluations = kernel_knn_graph(kernel, trees, 5, method="klsh", n_references=30, n_bits=6,
+                                                     subset_size=5, random_state=1, probes=1)
     overlap = np.mean([len(set(a) & set(b)) / 5 for a, b in zip(exact, hashed)])
     candidates = (hashed_evaluations - len(trees) * 30) / len(trees)  # per query, beyond its code
     assert overlap > 1.5 * candidates / len(trees)
@@ -82,9 +120,9 @@ def test_hashed_and_exact_neighbours_agree_on_qc(qc_dir):
     trees = [e.trees["grct"] for e in read_klp(qc_dir / "train_5500.coarse.klp.gz")][:2000]
     kernel = PartialTreeKernel(terminal_factor=5)
     _, exact, exact_evaluations = kernel_knn_graph(kernel, trees, 5)
-    klsh = KLSH(kernel, n_references=100, n_bits=12, subset_size=10, hash_function="kulis_grauman",
-                random_state=1).fit(trees)
-    _, hashed, hashed_evaluations = kernel_knn_graph(kernel, trees, 5, klsh, probes=2)
+    _, hashed, hashed_evaluations = kernel_knn_graph(kernel, trees, 5, method="klsh", n_references=100, n_bits=12,
+                                                     subset_size=10, hash_function="kulis_grauman", random_state=1,
+                                                     probes=2)
     assert np.mean([len(set(a) & set(b)) / 5 for a, b in zip(exact, hashed)]) > 0.55
     assert hashed_evaluations < exact_evaluations / 3  # of the n(n-1)/2 pairs
 
@@ -106,7 +144,7 @@ def test_knn_classifier_exact_and_hashed(qc):
     trees, labels = qc
     exact_kernel, hashed_kernel = CountingTreeKernel(), CountingTreeKernel()
     exact = KernelKNeighborsClassifier(exact_kernel, n_neighbors=3).fit(trees[::2], labels[::2])
-    hashed = KernelKNeighborsClassifier(hashed_kernel, n_neighbors=3, method="hashed", n_references=20,
+    hashed = KernelKNeighborsClassifier(hashed_kernel, n_neighbors=3, method="klsh", n_references=20,
                                         n_bits=6, subset_size=5, random_state=0).fit(trees[::2], labels[::2])
     assert exact.n_kernel_evaluations_ == 0 and hashed.n_kernel_evaluations_ == hashed_kernel.counted == 90 * 20
     for model in (exact, hashed):
@@ -144,7 +182,7 @@ def test_sigma_learning_drops_planted_noise_labels():
 
 def test_mutual_information_bound_does_not_decrease():
     X, y = _synthetic_paths(120, np.random.default_rng(1))
-    forest = KLSHForestClassifier(SubsequencePathKernel(lam=0.8), n_references=6, n_bits=60, n_subspaces=20,
+    forest = KLSHForestClassifier(SubsequencePathKernel(lam=0.8), n_references=6, n_bits=60, n_estimators=20,
                                   subspace_bits=10, subset_size=2, optimize_references=True, mi_samples=10**6,
                                   mi_trees=8, bucket_bits=3, random_state=0).fit(X, y)
     history = np.array(forest.mi_history_)
@@ -167,7 +205,7 @@ class CountingPathKernel(SubsequencePathKernel):
 def test_forest_counts_every_kernel_value_and_computes_none_twice_per_sample(mi_samples):
     X, y = _synthetic_paths(120, np.random.default_rng(1))
     kernel = CountingPathKernel(lam=0.8)
-    forest = KLSHForestClassifier(kernel, n_references=6, n_bits=60, n_subspaces=20, subspace_bits=10, subset_size=2,
+    forest = KLSHForestClassifier(kernel, n_references=6, n_bits=60, n_estimators=20, subspace_bits=10, subset_size=2,
                                   optimize_references=True, mi_samples=mi_samples, mi_trees=8, bucket_bits=3,
                                   random_state=0).fit(X, y)
     assert forest.n_kernel_evaluations_ == len(kernel.computed)
@@ -178,11 +216,11 @@ def test_forest_counts_every_kernel_value_and_computes_none_twice_per_sample(mi_
 
 def test_forest_estimator_protocol(qc):
     trees, labels = qc
-    forest = KLSHForestClassifier(PartialTreeKernel(), n_references=25, n_bits=200, n_subspaces=30, subspace_bits=20,
+    forest = KLSHForestClassifier(PartialTreeKernel(), n_references=25, n_bits=200, n_estimators=30, subspace_bits=20,
                                   subset_size=5, random_state=0).fit(trees, labels)
     proba = forest.predict_proba(trees[:12])
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
-    again = KLSHForestClassifier(PartialTreeKernel(), n_references=25, n_bits=200, n_subspaces=30, subspace_bits=20,
+    again = KLSHForestClassifier(PartialTreeKernel(), n_references=25, n_bits=200, n_estimators=30, subspace_bits=20,
                                  subset_size=5, random_state=0).fit(trees, labels)
     np.testing.assert_array_equal(again.predict_proba(trees[:12]), proba)
     assert (forest.predict(trees) == labels).mean() > 0.9  # it fits its training data
@@ -213,7 +251,7 @@ def test_sigma_learning_on_tree_labels(qc, kernel):
     trees, labels = qc
     grct = trees[::3]
     learner = NonstationaryKernelLearner(kernel, n_labels=4, n_samples=10, n_trials=2,
-                                         hashing=False, random_state=0).fit(grct, labels[::3])
+                                         method="exact", random_state=0).fit(grct, labels[::3])
     assert len(learner.weights_) == 4 and set(learner.weights_.values()) <= {0.0, 1.0}
     for label, (without, with_) in learner.losses_.items():  # sigma = 0 exactly when ignoring lowers the loss
         assert learner.weights_[label] == (0.0 if without < with_ else 1.0)
@@ -289,20 +327,21 @@ def test_blocked_knn_graph_holds_one_block(qc, monkeypatch):
 def test_progress_bars_only_when_asked(qc, capsys):
     trees, labels = qc
     kernel = PartialTreeKernel()
-    quiet = [KLSH(kernel, 10, 16, 3, random_state=0).fit(trees).transform(trees),
-             KLSHForestClassifier(kernel, n_references=10, n_bits=40, n_subspaces=5, subspace_bits=5,
+    klsh = dict(n_references=10, n_bits=16, subset_size=3, random_state=0)
+    quiet = [KLSH(kernel, **klsh).fit(trees).transform(trees),
+             KLSHForestClassifier(kernel, n_references=10, n_bits=40, n_estimators=5, subspace_bits=5,
                                   subset_size=3, random_state=0).fit(trees, labels).predict(trees),
              kernel_knn_graph(kernel, trees, 3)[1]]
     assert capsys.readouterr().err == ""
-    loud = [KLSH(kernel, 10, 16, 3, random_state=0, verbose=True).fit(trees).transform(trees),
-            KLSHForestClassifier(kernel, n_references=10, n_bits=40, n_subspaces=5, subspace_bits=5, subset_size=3,
+    loud = [KLSH(kernel, **klsh, verbose=True).fit(trees).transform(trees),
+            KLSHForestClassifier(kernel, n_references=10, n_bits=40, n_estimators=5, subspace_bits=5, subset_size=3,
                                  random_state=0, verbose=True).fit(trees, labels).predict(trees),
             kernel_knn_graph(kernel, trees, 3, verbose=True)[1]]
     err = capsys.readouterr().err
     assert "KLSH codes" in err and "k-NN graph" in err and f"{len(trees)}/{len(trees)}" in err
     for a, b in zip(quiet, loud):
         np.testing.assert_array_equal(a, b)
-    KLSHForestClassifier(SubsequencePathKernel(lam=0.8), n_references=4, n_bits=20, n_subspaces=4, subspace_bits=4,
+    KLSHForestClassifier(SubsequencePathKernel(lam=0.8), n_references=4, n_bits=20, n_estimators=4, subspace_bits=4,
                          subset_size=2, optimize_references=True, mi_samples=40, mi_trees=3, bucket_bits=2,
                          random_state=0, verbose=True).fit(*_synthetic_paths(40, np.random.default_rng(0)))
     assert "KLSH references" in capsys.readouterr().err
@@ -310,11 +349,11 @@ def test_progress_bars_only_when_asked(qc, capsys):
 
 def test_forest_is_a_bagging_of_subspace_trees(qc):
     trees, labels = qc
-    forest = KLSHForestClassifier(PartialTreeKernel(), n_references=20, n_bits=100, n_subspaces=12, subspace_bits=9,
+    forest = KLSHForestClassifier(PartialTreeKernel(), n_references=20, n_bits=100, n_estimators=12, subspace_bits=9,
                                   subset_size=4, random_state=0, n_jobs=2).fit(trees, labels)
     assert len(forest.forest_.estimators_) == 12
     assert all(len(features) == 9 and len(set(features)) == 9 for features in forest.forest_.estimators_features_)
-    serial = KLSHForestClassifier(PartialTreeKernel(), n_references=20, n_bits=100, n_subspaces=12, subspace_bits=9,
+    serial = KLSHForestClassifier(PartialTreeKernel(), n_references=20, n_bits=100, n_estimators=12, subspace_bits=9,
                                   subset_size=4, random_state=0, n_jobs=1).fit(trees, labels)
     # the jobs sum the trees' probabilities in another order
     np.testing.assert_allclose(forest.predict_proba(trees), serial.predict_proba(trees), rtol=1e-12)

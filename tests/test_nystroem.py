@@ -40,9 +40,9 @@ def test_kmeans_plus_plus_landmarks(trees):
     G = kernel.gram(trees)
     errors = {}
     for landmarks in ("uniform", "kmeans++"):
-        model = Nystroem(kernel, n_components=30, landmarks=landmarks, random_state=7).fit(trees)
+        model = Nystroem(kernel, n_components=30, landmark_init=landmarks, random_state=7).fit(trees)
         assert len(set(model.component_indices_)) == 30
-        again = Nystroem(kernel, n_components=30, landmarks=landmarks, random_state=7).fit(trees)
+        again = Nystroem(kernel, n_components=30, landmark_init=landmarks, random_state=7).fit(trees)
         np.testing.assert_array_equal(model.component_indices_, again.component_indices_)
         Z = model.transform(trees)
         errors[landmarks] = np.linalg.norm(G - Z @ Z.T) / np.linalg.norm(G)
@@ -59,7 +59,7 @@ def test_float32_output_and_fit_transform(trees):
 def test_bad_use(trees):
     with pytest.raises(NotFittedError):
         Nystroem(PartialTreeKernel()).transform(trees)
-    for bad in (dict(n_components=0), dict(landmarks="random"), dict(dtype=np.int32)):
+    for bad in (dict(n_components=0), dict(landmark_init="random"), dict(dtype=np.int32)):
         with pytest.raises(InvalidParameterError):
             Nystroem(PartialTreeKernel(), **bad).fit(trees)
     with pytest.raises(InvalidParameterError):
@@ -79,9 +79,9 @@ def test_fitted_model_pickles(trees):
 
 
 def test_progress_bars_only_when_asked(trees, capsys):
-    quiet = Nystroem(PartialTreeKernel(), n_components=12, landmarks="kmeans++", random_state=0).fit_transform(trees)
+    quiet = Nystroem(PartialTreeKernel(), n_components=12, landmark_init="kmeans++", random_state=0).fit_transform(trees)
     assert capsys.readouterr().err == ""
-    loud = Nystroem(PartialTreeKernel(), n_components=12, landmarks="kmeans++", random_state=0,
+    loud = Nystroem(PartialTreeKernel(), n_components=12, landmark_init="kmeans++", random_state=0,
                     verbose=True).fit_transform(trees)
     err = capsys.readouterr().err
     assert "k-means++ landmarks" in err and "Nystroem landmarks" in err and "Nystroem transform" in err

@@ -1,6 +1,6 @@
 """What the estimators share: kernel blocks computed a few rows at a time (with a tqdm
 progress bar when asked) and the scikit-learn tags of estimators over structures."""
-from typing import Iterator, Sequence, Tuple
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from tqdm import tqdm
@@ -10,7 +10,7 @@ from ..errors import StructureTypeError
 ROWS = 512  # rows of kernel values per engine call
 
 
-def row_blocks(n: int, verbose: bool, desc: str) -> Iterator[Tuple[int, int]]:
+def row_blocks(n: int, verbose: bool, desc: str) -> Iterator[tuple[int, int]]:
     """(start, stop) of consecutive blocks of ``ROWS`` rows out of ``n``, counted by a
     progress bar on stderr when ``verbose``."""
     with tqdm(total=n, desc=desc, unit="row", disable=not verbose) as bar:
@@ -57,7 +57,7 @@ def structure_tags(tags):
 
 
 def symmetric_blocks(kernel, X: list, *, normalize: bool = True, n_jobs=None, verbose: bool = False,
-                     desc: str = "kernel rows") -> Iterator[Tuple[int, int, np.ndarray, np.ndarray]]:
+                     desc: str = "kernel rows") -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
     """The upper triangle of K(X, X) by row blocks: (start, stop, the diagonal block
     K(X[start:stop], X[start:stop]), the block right of it K(X[start:stop], X[stop:])), so
     that the n(n - 1) / 2 values of a symmetric Gram are computed once, one block in memory."""

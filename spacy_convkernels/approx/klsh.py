@@ -11,10 +11,13 @@ similarity vector k(x) = K(x, r_1..r_M) into one bit:
   a bit is sign(sum_i w_i k_i(x)) for w = W^(-1/2) (e_S / t - e / M), e_S the indicator of
   t = alpha random references, approximately a random hyperplane in the kernel's space.
 
-Codes are packed 8 bits to a byte (``numpy.packbits``, first bit most significant);
+The hash functions are plain functions (:func:`random_knn_subsets` and
+:func:`random_knn_codes`, :func:`kulis_grauman_hyperplanes` and
+:func:`kulis_grauman_codes`) that :class:`KLSH` and the KLSH forest share. Codes are
+packed 8 bits to a byte (``numpy.packbits``, first bit most significant);
 :func:`unpack_codes` gives the bits back as 0/1 features.
 """
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -29,11 +32,13 @@ HASH_FUNCTIONS = ("random_knn", "kulis_grauman")
 
 
 class KLSH(TransformerMixin, BaseEstimator):
-    """Bit codes of structures from their kernel similarities to a reference set.
+    """Bit codes of structures from their kernel similarities to a reference set (Garg et
+    al. 2019, Algorithm 1; Kulis & Grauman 2009; see the module).
 
-    ``fit`` draws the reference set (``n_references`` structures, uniformly) unless one is
-    given to :meth:`set_references`, and the hash functions; ``transform`` gives packed
-    codes, ``similarities`` the kernel vectors they come from. Neither changes the model.
+    ``fit`` draws the reference set (``n_references`` structures, uniformly) and the hash
+    functions; :meth:`fit_references` draws the hash functions for a given reference set,
+    :meth:`restore` takes saved ones. ``transform`` gives packed codes, ``similarities``
+    the kernel vectors k(x) = K(x, r_1..r_M) they come from (see the module).
 
     Parameters
     ----------
@@ -66,12 +71,14 @@ class KLSH(TransformerMixin, BaseEstimator):
     hyperplanes_ : ndarray of shape (M, n_bits)
         The weights of each bit (``"kulis_grauman"``).
     n_kernel_evaluations_ : int
-        Kernel values between two structures computed by ``fit`` (the references' Gram
-        for ``"kulis_grauman"``, none for ``"random_knn"``); coding n structures costs n M more.
+        Kernel values between two structures computed by fitting (the references' Gram
+        for ``"kulis_grauman"``, none for ``"random_knn"`` or :meth:`restore`); coding n
+        structures costs n M more.
     """
 
-    def __init__(self, kernel: Kernel, n_references: int = 100, n_bits: int = 1000, subset_size: int = 20,
-                 hash_function: str = "random_knn", random_state=None, n_jobs=None, verbose: bool = False):
+    def __init__(self, kernel: Kernel, *, n_references: int = 100, n_bits: int = 1000, subset_size: int = 20,
+                 hash_function: str = "random_knn", random_state: int | np.random.RandomState | None = None,
+                 n_jobs: int | None = None, verbose: bool = False):
         self.kernel = kernel
         self.n_references = n_references
         self.n_bits = n_bits
@@ -87,40 +94,53 @@ class KLSH(TransformerMixin, BaseEstimator):
         return tags
 
     def fit(self, X: Sequence, y=None):
+        """Draw the reference set among ``X``, then the hash functions."""
         X = structure_list(X, type(self).__name__)
         self._check_params(len(X))
         rng = check_random_state(self.random_state)
         indices = rng.choice(len(X), size=min(self.n_references, len(X)), replace=False)
-        return self.set_references([X[i] for i in indices], indices, rng)
+        return self._fit_hash_functions([X[i] for i in indices], indices, rng)
 
-    def set_references(self, references: Sequence, indices=None, random_state=None, subsets=None, hyperplanes=None):
-        """Use ``references`` as the reference set, with the hash functions given (``subsets_``
-        of random k-NN or ``hyperplanes_`` of Kulis-Grauman hashing, as saved), else drawn."""
-        rng = check_random_state(self.random_state if random_state is None else random_state)
-        self.references_ = list(references)
-        self.reference_indices_ = np.arange(len(self.references_)) if indices is None else np.asarray(indices)
-        self._prepared = self.kernel.prepare(self.references_)
-        self.n_kernel_evaluations_ = 0
-        M, alpha = len(self.references_), min(self.subset_size, len(self.references_))
-        if subsets is not None or hyperplanes is not None:
-            if self.hash_function == "random_knn":
-                self.subsets_ = np.asarray(subsets)
-            else:
-                self.hyperplanes_ = np.asarray(hyperplanes)
-        elif self.hash_function == "random_knn":
-            self.subsets_ = np.stack([[rng.choice(M, alpha, replace=False) for _ in range(2)]
-                                      for _ in range(self.n_bits)])  # (H, 2, alpha)
+    def fit_references(self, references: Sequence, *, indices: Sequence[int] | None = None,
+                       random_state: int | np.random.RandomState | None = None):
+        """Use ``references`` as the reference set and draw the hash functions (seeded by
+        ``random_state``, else by the estimator's)."""
+        self._check_params(len(references))
+        return self._fit_hash_functions(references, indices,
+                                        check_random_state(self.random_state if random_state is None else random_state))
+
+    def _fit_hash_functions(self, references: Sequence, indices: Sequence[int] | None, rng: np.random.RandomState):
+        self._set_reference_set(references, indices)
+        if self.hash_function == "random_knn":
+            self.subsets_ = random_knn_subsets(len(self.references_), n_bits=self.n_bits,
+                                               subset_size=self.subset_size, random_state=rng)
         else:
             W = self.kernel.gram(self._prepared, n_jobs=self.n_jobs)
-            self.n_kernel_evaluations_ = M * (M - 1) // 2
-            centre = np.eye(M) - 1.0 / M
-            values, vectors = np.linalg.eigh(centre @ W @ centre)
-            keep = values > 1e-10 * max(values.max(), 1e-300)
-            inverse_root = (vectors[:, keep] / np.sqrt(values[keep])) @ vectors[:, keep].T
-            selections = np.zeros((M, self.n_bits))
-            for j in range(self.n_bits):
-                selections[rng.choice(M, alpha, replace=False), j] = 1.0 / alpha
-            self.hyperplanes_ = inverse_root @ (selections - 1.0 / M)  # (M, H)
+            self.n_kernel_evaluations_ = len(W) * (len(W) - 1) // 2
+            self.hyperplanes_ = kulis_grauman_hyperplanes(W, n_bits=self.n_bits, subset_size=self.subset_size,
+                                                          random_state=rng)
+        return self
+
+    def restore(self, references: Sequence, *, subsets: np.ndarray | None = None,
+                hyperplanes: np.ndarray | None = None, indices: Sequence[int] | None = None):
+        """Use ``references`` and saved hash functions: ``subsets`` (``"random_knn"``) or
+        ``hyperplanes`` (``"kulis_grauman"``), as :attr:`subsets_` and :attr:`hyperplanes_`
+        of a fitted model. Computes no kernel value."""
+        self._check_params(len(references))
+        M = len(references)
+        if self.hash_function == "random_knn":
+            subsets = _saved(subsets, "subsets", ndim=3)
+            if subsets.shape[:2] != (self.n_bits, 2) or not ((0 <= subsets) & (subsets < M)).all():
+                raise InvalidParameterError(f"KLSH.restore: subsets must be indices of the {M} references, of "
+                                            f"shape ({self.n_bits}, 2, alpha), got shape {subsets.shape}")
+            self.subsets_ = subsets
+        else:
+            hyperplanes = _saved(hyperplanes, "hyperplanes", ndim=2)
+            if hyperplanes.shape != (M, self.n_bits):
+                raise InvalidParameterError(f"KLSH.restore: hyperplanes must have shape ({M}, {self.n_bits}), "
+                                            f"got {hyperplanes.shape}")
+            self.hyperplanes_ = hyperplanes
+        self._set_reference_set(references, indices)
         return self
 
     def similarities(self, X: Sequence) -> np.ndarray:
@@ -137,14 +157,8 @@ class KLSH(TransformerMixin, BaseEstimator):
         """The packed codes of given similarity vectors (rows of K)."""
         check_is_fitted(self, "references_")
         if self.hash_function == "random_knn":
-            bits = np.empty((len(K), self.n_bits), dtype=bool)
-            for start in range(0, len(K), 256):  # (rows, H, alpha) at a time
-                block = K[start : start + 256]
-                nearest = block[:, self.subsets_].max(axis=3)  # (rows, H, 2)
-                bits[start : start + 256] = nearest[:, :, 0] <= nearest[:, :, 1]
-        else:
-            bits = K @ self.hyperplanes_ > 0
-        return np.packbits(bits, axis=1)
+            return random_knn_codes(K, self.subsets_)
+        return kulis_grauman_codes(K, self.hyperplanes_)
 
     def __getstate__(self):
         """Pickled without the engine-ready references, which are rebuilt on unpickling."""
@@ -154,6 +168,12 @@ class KLSH(TransformerMixin, BaseEstimator):
         super().__setstate__(state)
         if "references_" in state:
             self._prepared = self.kernel.prepare(self.references_)
+
+    def _set_reference_set(self, references: Sequence, indices: Sequence[int] | None):
+        self.references_ = list(references)
+        self.reference_indices_ = np.arange(len(self.references_)) if indices is None else np.asarray(indices)
+        self._prepared = self.kernel.prepare(self.references_)
+        self.n_kernel_evaluations_ = 0
 
     def _check_params(self, n_structures: int):
         if not isinstance(self.kernel, Kernel):
@@ -166,6 +186,57 @@ class KLSH(TransformerMixin, BaseEstimator):
             raise InvalidParameterError(f"hash_function must be one of {HASH_FUNCTIONS}, got {self.hash_function!r}")
         if n_structures == 0:
             raise InvalidParameterError("KLSH needs at least one structure to fit")
+
+
+def _saved(values: np.ndarray | None, name: str, *, ndim: int) -> np.ndarray:
+    """A saved hash-function array, checked present and of ``ndim`` dimensions."""
+    if values is None or np.ndim(values) != ndim:
+        raise InvalidParameterError(f"KLSH.restore: {name} must be a {ndim}-d array, got "
+                                    f"{None if values is None else np.shape(values)}")
+    return np.asarray(values)
+
+
+def random_knn_subsets(n_references: int, *, n_bits: int, subset_size: int,
+                       random_state: int | np.random.RandomState | None = None) -> np.ndarray:
+    """The hash functions of random k-NN hashing (Garg et al. 2019, Algorithm 1): two random
+    subsets of alpha = min(subset_size, M) references per bit, shape (n_bits, 2, alpha)."""
+    rng = check_random_state(random_state)
+    alpha = min(subset_size, n_references)
+    return np.stack([[rng.choice(n_references, alpha, replace=False) for _ in range(2)] for _ in range(n_bits)])
+
+
+def random_knn_codes(K: np.ndarray, subsets: np.ndarray) -> np.ndarray:
+    """Packed codes of similarity vectors K (rows): bit h is 0 when the nearest reference
+    (highest K) of subset 0 is closer than that of subset 1 (``subsets[h]``), else 1."""
+    bits = np.empty((len(K), len(subsets)), dtype=bool)
+    for start in range(0, len(K), 256):  # (rows, H, alpha) at a time
+        block = K[start : start + 256]
+        nearest = block[:, subsets].max(axis=3)  # (rows, H, 2)
+        bits[start : start + 256] = nearest[:, :, 0] <= nearest[:, :, 1]
+    return np.packbits(bits, axis=1)
+
+
+def kulis_grauman_hyperplanes(W: np.ndarray, *, n_bits: int, subset_size: int,
+                              random_state: int | np.random.RandomState | None = None) -> np.ndarray:
+    """The hash functions of Kulis & Grauman hashing from the references' Gram W:
+    w = W_c^(-1/2) (e_S / t - e / M) per bit, W_c the centred Gram, S t = alpha random
+    references; shape (M, n_bits)."""
+    rng = check_random_state(random_state)
+    M = len(W)
+    alpha = min(subset_size, M)
+    centre = np.eye(M) - 1.0 / M
+    values, vectors = np.linalg.eigh(centre @ W @ centre)
+    keep = values > 1e-10 * max(values.max(), 1e-300)
+    inverse_root = (vectors[:, keep] / np.sqrt(values[keep])) @ vectors[:, keep].T
+    selections = np.zeros((M, n_bits))
+    for j in range(n_bits):
+        selections[rng.choice(M, alpha, replace=False), j] = 1.0 / alpha
+    return inverse_root @ (selections - 1.0 / M)
+
+
+def kulis_grauman_codes(K: np.ndarray, hyperplanes: np.ndarray) -> np.ndarray:
+    """Packed codes of similarity vectors K (rows): bit h is sign(K w_h) > 0."""
+    return np.packbits(K @ hyperplanes > 0, axis=1)
 
 
 def unpack_codes(codes: np.ndarray, n_bits: int) -> np.ndarray:

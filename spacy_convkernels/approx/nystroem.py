@@ -10,9 +10,10 @@ so that <phi(x), phi(y)> approximates K(x, y) (Williams & Seeger 2001). As sciki
 U S^(-1/2) V^T: given the same kernel values and landmarks, the two give the same vectors.
 """
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike
 from scipy.linalg import svd
 from sklearn.base import (
     BaseEstimator,
@@ -27,11 +28,12 @@ from ..errors import InvalidParameterError
 from ..kernels.base import Kernel
 from ._blocks import gram_rows, structure_list, structure_tags, symmetric_gram
 
-LANDMARK_METHODS = ("uniform", "kmeans++")
+LANDMARK_INITS = ("uniform", "kmeans++")
 
 
 class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    """Map structures to vectors whose dot products approximate ``kernel``.
+    """Map structures to vectors whose dot products approximate ``kernel``: phi(x) =
+    K(x, l_1..l_M) U S^(-1/2) V^T (Croce et al., §3; Williams & Seeger 2001; see the module).
 
     Parameters
     ----------
@@ -40,7 +42,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     n_components : int, default=100
         Number of landmarks, hence of output features (fewer when ``fit`` gets fewer
         structures, with a warning).
-    landmarks : {"uniform", "kmeans++"}, default="uniform"
+    landmark_init : {"uniform", "kmeans++"}, default="uniform"
         ``"uniform"`` samples ``n_components`` structures without replacement (as
         scikit-learn does); ``"kmeans++"`` seeds them as kernel k-means++ (Arthur &
         Vassilvitskii 2007) does, each next landmark drawn with probability proportional
@@ -71,11 +73,13 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         ``nystroem0``, ``nystroem1``, ...
     """
 
-    def __init__(self, kernel: Kernel, n_components: int = 100, *, landmarks: str = "uniform",
-                 normalize: bool = True, dtype=np.float64, random_state=None, n_jobs=None, verbose: bool = False):
+    def __init__(self, kernel: Kernel, *, n_components: int = 100, landmark_init: str = "uniform",
+                 normalize: bool = True, dtype: DTypeLike = np.float64,
+                 random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None,
+                 verbose: bool = False):
         self.kernel = kernel
         self.n_components = n_components
-        self.landmarks = landmarks
+        self.landmark_init = landmark_init
         self.normalize = normalize
         self.dtype = dtype
         self.random_state = random_state
@@ -94,7 +98,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             warnings.warn(f"n_components={n_components} > {len(X)} structures: using {len(X)} landmarks")
             n_components = len(X)
         rng = check_random_state(self.random_state)
-        if self.landmarks == "uniform":
+        if self.landmark_init == "uniform":
             indices = rng.permutation(len(X))[:n_components]
         else:
             indices = self._kmeans_plus_plus(X, n_components, rng)
@@ -102,7 +106,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self.component_indices_ = np.asarray(indices)
         return self
 
-    def set_landmarks(self, landmarks: Sequence, normalization: np.ndarray = None):
+    def set_landmarks(self, landmarks: Sequence, normalization: np.ndarray | None = None):
         """Fit to given landmarks (and their saved ``normalization_``, else computed)."""
         self.components_ = list(landmarks)
         self.component_indices_ = np.arange(len(self.components_))
@@ -141,8 +145,8 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got {type(self.kernel).__name__}")
         if not isinstance(self.n_components, (int, np.integer)) or self.n_components < 1:
             raise InvalidParameterError(f"n_components must be a positive integer, got {self.n_components!r}")
-        if self.landmarks not in LANDMARK_METHODS:
-            raise InvalidParameterError(f"landmarks must be one of {LANDMARK_METHODS}, got {self.landmarks!r}")
+        if self.landmark_init not in LANDMARK_INITS:
+            raise InvalidParameterError(f"landmark_init must be one of {LANDMARK_INITS}, got {self.landmark_init!r}")
         if np.dtype(self.dtype) not in (np.float32, np.float64):
             raise InvalidParameterError(f"dtype must be float32 or float64, got {self.dtype!r}")
         if n_structures == 0:

@@ -29,7 +29,7 @@ from typing import Callable, Optional
 import numpy as np
 from spacy.language import Language
 
-from ..approx.nystroem import LANDMARK_METHODS, Nystroem
+from ..approx.nystroem import LANDMARK_INITS, Nystroem
 from ..structures.tree import Tree
 from .kernel_trees import PARSE
 from .sentences import SentenceTreeModel, check_choice, check_count
@@ -40,14 +40,14 @@ DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4,
 @Language.factory(
     "kernel_vectors",
     default_config={"representation": "grct", "kernel": DEFAULT_KERNEL, "n_components": 500,
-                    "landmarks": "uniform", "landmark_source": "predicted", "random_state": 0, "batch_size": 256},
+                    "landmark_init": "uniform", "landmark_source": "predicted", "random_state": 0, "batch_size": 256},
     assigns=["span._.kernel_vector", "doc._.kernel_vector"],
     requires=PARSE,
 )
-def make_kernel_vectors(nlp: Language, name: str, representation: str, kernel, n_components: int, landmarks: str,
+def make_kernel_vectors(nlp: Language, name: str, representation: str, kernel, n_components: int, landmark_init: str,
                         landmark_source: str, random_state: int, batch_size: int) -> "KernelVectors":
     return KernelVectors(nlp, name, representation=representation, kernel=kernel,
-                         n_components=n_components, landmarks=landmarks, landmark_source=landmark_source,
+                         n_components=n_components, landmark_init=landmark_init, landmark_source=landmark_source,
                          random_state=random_state, batch_size=batch_size)
 
 
@@ -59,11 +59,12 @@ class KernelVectors(SentenceTreeModel):
     source_setting = "landmark_source"
 
     def __init__(self, nlp: Language, name: str, *, representation: str, kernel, n_components: int,
-                 landmarks: str = "uniform", landmark_source: str = "predicted", random_state: int = 0,
+                 landmark_init: str = "uniform", landmark_source: str = "predicted", random_state: int = 0,
                  batch_size: int = 256):
         check_count(name, "n_components", n_components, minimum=1)
-        check_choice(name, "landmarks", landmarks, LANDMARK_METHODS)
-        model = Nystroem(kernel, n_components, landmarks=landmarks, dtype=np.float32, random_state=random_state)
+        check_choice(name, "landmark_init", landmark_init, LANDMARK_INITS)
+        model = Nystroem(kernel, n_components=n_components, landmark_init=landmark_init, dtype=np.float32,
+                         random_state=random_state)
         super().__init__(nlp, name, representation, batch_size, model, landmark_source)
 
     def initialize(self, get_examples: Callable, *, nlp: Optional[Language] = None,

@@ -59,7 +59,8 @@ class KLSHCodes(SentenceTreeModel):
             raise InvalidParameterError(f"{name}: subset_size ({subset_size}) must be below n_references "
                                         f"({n_references}): two subsets of every reference give constant bits")
         check_choice(name, "hash_function", hash_function, HASH_FUNCTIONS)
-        model = KLSH(kernel, n_references, n_bits, subset_size, hash_function, random_state)
+        model = KLSH(kernel, n_references=n_references, n_bits=n_bits, subset_size=subset_size,
+                     hash_function=hash_function, random_state=random_state)
         self.minimum_trees = subset_size + 1  # references are drawn among the trees: more than subset_size
         super().__init__(nlp, name, representation, batch_size, model, reference_source)
 
@@ -83,5 +84,5 @@ class KLSHCodes(SentenceTreeModel):
         return state
 
     def _set_state(self, state: dict) -> None:
-        self.model.set_references([Tree.from_string(s) for s in state["references"]],
-                                  subsets=state.get("subsets"), hyperplanes=state.get("hyperplanes"))
+        self.model.restore([Tree.from_string(s) for s in state["references"]],
+                           subsets=state.get("subsets"), hyperplanes=state.get("hyperplanes"))

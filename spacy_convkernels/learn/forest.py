@@ -19,7 +19,7 @@ fitted on one half and its log-probabilities taken on the other, and back; the c
 reference is always among the candidates, so on a fixed subset (``mi_samples`` >= N)
 the bound never decreases. ``mi_history_`` records it (nats).
 """
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.stats import entropy
@@ -32,14 +32,15 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from ..approx._blocks import structure_list, structure_tags
-from ..approx.klsh import KLSH, unpack_codes
+from ..approx.klsh import KLSH, random_knn_codes, random_knn_subsets, unpack_codes
 from ..errors import InvalidParameterError
 from ..kernels.base import Kernel
 from .knn import training_set
 
 
 class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
-    """Random forest of decision trees on random subspaces of KLSH codes (see the module).
+    """Random forest of decision trees on random subspaces of KLSH codes (Garg et al. 2019,
+    Algorithms 2 and 3; see the module).
 
     Parameters
     ----------
@@ -49,7 +50,7 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         M, the references of the KLSH codes.
     n_bits : int, default=1000
         H, bits per code.
-    n_subspaces : int, default=250
+    n_estimators : int, default=250
         R, decision trees in the forest.
     subspace_bits : int, default=30
         beta, bits (features) seen by each tree.
@@ -59,9 +60,17 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         Hash functions of the codes.
     optimize_references : bool, default=False
         Choose the references by Algorithm 3 (``hash_function="random_knn"`` only).
-    mi_samples, mi_trees, bucket_bits, top_buckets, max_candidates : int
-        Algorithm 3's subset size, forest size, bits of the short codes that make the
-        candidate buckets, buckets searched in full, and candidates per reference.
+    mi_samples : int, default=1000
+        Structures of the random subset on which Algorithm 3 estimates the bound (all of
+        them when there are fewer).
+    mi_trees : int, default=20
+        Trees of the forest q of the bound.
+    bucket_bits : int, default=5
+        Bits of the short codes whose buckets give the candidate references.
+    top_buckets : int, default=2
+        Buckets of best-scoring candidates searched in full.
+    max_candidates : int, default=20
+        Candidates at most per reference in those buckets.
     random_state : int, RandomState instance or None, default=None
         Seeds the codes, the reference optimization and the forest.
     n_jobs : int or None, default=None
@@ -86,15 +95,16 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         reference optimization); coding n structures to predict costs n M more.
     """
 
-    def __init__(self, kernel: Kernel, n_references: int = 100, n_bits: int = 1000, n_subspaces: int = 250,
+    def __init__(self, kernel: Kernel, *, n_references: int = 100, n_bits: int = 1000, n_estimators: int = 250,
                  subspace_bits: int = 30, subset_size: int = 20, hash_function: str = "random_knn",
                  optimize_references: bool = False, mi_samples: int = 1000, mi_trees: int = 20,
-                 bucket_bits: int = 5, top_buckets: int = 2, max_candidates: int = 20, random_state=None,
-                 n_jobs=None, verbose: bool = False):
+                 bucket_bits: int = 5, top_buckets: int = 2, max_candidates: int = 20,
+                 random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None,
+                 verbose: bool = False):
         self.kernel = kernel
         self.n_references = n_references
         self.n_bits = n_bits
-        self.n_subspaces = n_subspaces
+        self.n_estimators = n_estimators
         self.subspace_bits = subspace_bits
         self.subset_size = subset_size
         self.hash_function = hash_function
@@ -113,8 +123,8 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Sequence, y):
         X, y = training_set(self, X, y, minimum=2)
-        if not isinstance(self.n_subspaces, (int, np.integer)) or self.n_subspaces < 1:
-            raise InvalidParameterError(f"n_subspaces must be a positive integer, got {self.n_subspaces!r}")
+        if not isinstance(self.n_estimators, (int, np.integer)) or self.n_estimators < 1:
+            raise InvalidParameterError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
         if not 1 <= self.subspace_bits <= self.n_bits:
             raise InvalidParameterError(f"subspace_bits must be in 1..n_bits, got {self.subspace_bits!r}")
         if self.optimize_references and self.hash_function != "random_knn":
@@ -123,8 +133,9 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         self.classes_ = unique_labels(y)
         y_index = np.searchsorted(self.classes_, y)
-        self.klsh_ = KLSH(self.kernel, self.n_references, self.n_bits, self.subset_size, self.hash_function,
-                          rng.randint(2**31), self.n_jobs, self.verbose).fit(X)
+        self.klsh_ = KLSH(self.kernel, n_references=self.n_references, n_bits=self.n_bits,
+                          subset_size=self.subset_size, hash_function=self.hash_function,
+                          random_state=rng.randint(2**31), n_jobs=self.n_jobs, verbose=self.verbose).fit(X)
         self.n_kernel_evaluations_ = self.klsh_.n_kernel_evaluations_
         if self.optimize_references:
             similarities = self._optimize_references(X, y_index, rng)
@@ -132,7 +143,7 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
             similarities = self.klsh_.similarities(X)
             self.n_kernel_evaluations_ += similarities.size
         bits = unpack_codes(self.klsh_.codes_from_similarities(similarities), self.n_bits)
-        self.forest_ = self._grow(bits, y_index, rng.randint(2**31), self.n_subspaces, self.n_jobs)
+        self.forest_ = self._grow(bits, y_index, rng.randint(2**31), self.n_estimators, self.n_jobs)
         return self
 
     def predict_proba(self, X: Sequence) -> np.ndarray:
@@ -186,29 +197,28 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         hash_seed = rng.randint(2**31)
         forest_seed = rng.randint(2**31)
         # the hash functions of the final codes, the same for every candidate reference
-        hasher = KLSH(self.kernel, M, self.n_bits, self.subset_size).set_references(klsh.references_,
-                                                                                   random_state=hash_seed)
+        subsets = random_knn_subsets(M, n_bits=self.n_bits, subset_size=self.subset_size, random_state=hash_seed)
         K, known = on_sample(sample)
-        self.mi_history_ = [self._mi_lower_bound(K, y_index[sample], hasher, forest_seed)]
+        self.mi_history_ = [self._mi_lower_bound(K, y_index[sample], subsets, forest_seed)]
         for j in tqdm(range(M), desc="KLSH references", disable=not self.verbose):
             if self.mi_samples < len(X):  # stochastic: a fresh subset for each reference
                 sample = rng.choice(len(X), self.mi_samples, replace=False)
                 K, known = on_sample(sample)
             labels = y_index[sample]
             first = [members[rng.randint(len(members))] for members in buckets]
-            scores, _ = self._score_candidates(X, sample, K, j, first, known, labels, hasher, forest_seed)
+            scores, _ = self._score_candidates(X, sample, K, j, first, known, labels, subsets, forest_seed)
             best_buckets = np.argsort(-scores, kind="stable")[: self.top_buckets]
             members = np.concatenate([buckets[b] for b in best_buckets])
             if len(members) > self.max_candidates:
                 members = rng.choice(members, self.max_candidates, replace=False)
             second = sorted({int(i) for i in members} | {int(chosen[j])})
-            scores, columns = self._score_candidates(X, sample, K, j, second, known, labels, hasher,
+            scores, columns = self._score_candidates(X, sample, K, j, second, known, labels, subsets,
                                                      forest_seed)
             winner = int(np.argmax(scores))
             chosen[j] = second[winner]
             K[:, j] = columns[:, winner]
             self.mi_history_.append(float(scores[winner]))
-        klsh.set_references([X[i] for i in chosen], chosen, hash_seed)
+        klsh.restore([X[i] for i in chosen], subsets=subsets, indices=chosen)
         return on_sample(np.arange(len(X)), known if len(sample) == len(X) else None)[0]
 
     def _columns(self, X: list, sample: np.ndarray, indices: Sequence[int], known: dict) -> np.ndarray:
@@ -221,22 +231,22 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
             known.update(zip(missing, computed.T))
         return np.stack([known[i] for i in indices], axis=1)
 
-    def _score_candidates(self, X, sample, K, j, candidates, known, labels, hasher, forest_seed):
+    def _score_candidates(self, X, sample, K, j, candidates, known, labels, subsets, forest_seed):
         """(the bound with each candidate as reference j, the candidates' kernel columns)."""
         columns = self._columns(X, sample, candidates, known)
         scores = np.empty(len(candidates))
         saved = K[:, j].copy()
         for c in range(len(candidates)):
             K[:, j] = columns[:, c]
-            scores[c] = self._mi_lower_bound(K, labels, hasher, forest_seed)
+            scores[c] = self._mi_lower_bound(K, labels, subsets, forest_seed)
         K[:, j] = saved
         return scores, columns
 
-    def _mi_lower_bound(self, K: np.ndarray, labels: np.ndarray, hasher: KLSH, forest_seed: int) -> float:
-        """H(Y) + mean log q(y | c) in nats, q a small forest on codes made from K's
-        columns (``hasher``'s hash functions), fitted and evaluated on the two halves of the
+    def _mi_lower_bound(self, K: np.ndarray, labels: np.ndarray, subsets: np.ndarray, forest_seed: int) -> float:
+        """H(Y) + mean log q(y | c) in nats, q a small forest on the random k-NN codes of K's
+        rows (hash functions ``subsets``), fitted and evaluated on the two halves of the
         rows in turn."""
-        bits = unpack_codes(hasher.codes_from_similarities(K), self.n_bits)
+        bits = unpack_codes(random_knn_codes(K, subsets), self.n_bits)
         rng = np.random.RandomState(forest_seed)
         order = rng.permutation(len(labels))
         halves = (order[: len(order) // 2], order[len(order) // 2 :])

@@ -1,11 +1,11 @@
 """Kernel k-nearest neighbours, exact or through KLSH hash buckets.
 
-Exact search compares a query with every training structure. Hashed search (Kulis &
-Grauman 2009; Garg et al. 2018) compares it with the M references only to get its code,
-then with the training structures whose codes lie within a small Hamming distance of it
-("probing" the neighbouring buckets, the distance growing until there are enough
-candidates): about N*M + bucket work kernel evaluations for a k-NN graph instead of
-N(N-1)/2.
+Exact search (``method="exact"``) compares a query with every training structure. KLSH
+search (``method="klsh"``; Kulis & Grauman 2009; Garg et al. 2018) compares it with the
+M references only to get its code, then with the training structures whose codes lie
+within a small Hamming distance of it ("probing" the neighbouring buckets, the distance
+growing until there are enough candidates): about N*M + bucket work kernel evaluations
+for a k-NN graph instead of N(N-1)/2.
 
 Neighbours are the structures of highest normalized kernel value, ties broken by the
 lower training index. :meth:`KernelKNeighborsClassifier.kneighbors` gives them as
@@ -19,7 +19,7 @@ wants the square N x N distance matrix of the training set, N(N-1)/2 kernel eval
 that k-NN never needs (14.9 million for the 5,452 TREC questions, against 2.7 million to
 classify 500 of them).
 """
-from typing import Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -37,29 +37,71 @@ from ..approx.klsh import KLSH, hamming_distances
 from ..errors import InvalidParameterError
 from ..kernels.base import Kernel
 
+METHODS = ("exact", "klsh")
+
 
 class NeighborSearch:
-    """Top-k search among ``structures`` under ``kernel``, exact (``klsh=None``) or hashed.
-    Searching changes nothing: each search returns the kernel values it computed;
-    ``n_kernel_evaluations`` counts those of building the search (the structures' codes)."""
+    """Top-k search among ``structures`` under ``kernel``, exact or through KLSH buckets
+    (see the module). Searching changes nothing: each search returns the kernel values it
+    computed.
 
-    def __init__(self, kernel: Kernel, structures: Sequence, klsh: Optional[KLSH] = None, probes: int = 1,
-                 n_jobs=None, verbose: bool = False):
+    Parameters
+    ----------
+    kernel : Kernel
+        A kernel of the package.
+    structures : sequence
+        The structures searched.
+    method : {"exact", "klsh"}, default="exact"
+        ``"klsh"`` fits a :class:`~spacy_convkernels.approx.KLSH` on ``structures`` (with
+        ``n_references``, ``n_bits``, ``subset_size``, ``hash_function``, ``random_state``)
+        and searches the buckets of the query's code.
+    n_references, n_bits, subset_size, hash_function
+        The KLSH codes of ``method="klsh"``.
+    probes : int, default=1
+        ``"klsh"`` also looks in the buckets within this many bits.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the KLSH codes.
+    n_jobs : int or None, default=None
+        Threads of the kernel computations, as :meth:`Kernel.gram`.
+    verbose : bool, default=False
+        Show progress bars (tqdm, on stderr).
+
+    Attributes
+    ----------
+    klsh : KLSH or None
+        The fitted codes (``"klsh"``).
+    codes : ndarray of shape (n_structures, ceil(n_bits / 8))
+        The structures' packed codes (``"klsh"``).
+    n_kernel_evaluations : int
+        Kernel values computed to build the search: the KLSH fit and the structures'
+        codes (``"klsh"``), none (``"exact"``).
+    """
+
+    def __init__(self, kernel: Kernel, structures: Sequence, *, method: str = "exact", n_references: int = 100,
+                 n_bits: int = 15, subset_size: int = 20, hash_function: str = "random_knn", probes: int = 1,
+                 random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None,
+                 verbose: bool = False):
+        if method not in METHODS:
+            raise InvalidParameterError(f"method must be one of {METHODS}, got {method!r}")
         self.kernel = kernel
         self.structures = list(structures)
-        self.klsh = klsh
         self.probes = probes
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.klsh = None
         self.n_kernel_evaluations = 0
-        if klsh is not None:
-            self.codes = klsh.transform(self.structures)
-            self.n_kernel_evaluations = len(self.structures) * len(klsh.references_)
+        if method == "klsh":
+            self.klsh = KLSH(kernel, n_references=n_references, n_bits=n_bits, subset_size=subset_size,
+                             hash_function=hash_function, random_state=random_state, n_jobs=n_jobs,
+                             verbose=verbose).fit(self.structures)
+            self.codes = self.klsh.transform(self.structures)
+            self.n_kernel_evaluations = (self.klsh.n_kernel_evaluations_
+                                         + len(self.structures) * len(self.klsh.references_))
             self.bucket_codes, self.bucket_of = np.unique(self.codes, axis=0, return_inverse=True)
             self.bucket_of = self.bucket_of.reshape(-1)
             self.members = [np.flatnonzero(self.bucket_of == b) for b in range(len(self.bucket_codes))]
 
-    def kneighbors(self, queries: list, n_neighbors: int) -> Tuple[np.ndarray, np.ndarray, int]:
+    def kneighbors(self, queries: list, n_neighbors: int) -> tuple[np.ndarray, np.ndarray, int]:
         """(similarities, indices, kernel evaluations); similarities and indices are
         (len(queries), n_neighbors), best first; missing neighbours are -1 (similarity -inf)."""
         if self.klsh is None:
@@ -73,7 +115,7 @@ class NeighborSearch:
         codes = self.klsh.transform(queries)
         return self._hashed(queries, codes, n_neighbors, len(queries) * len(self.klsh.references_))
 
-    def graph(self, n_neighbors: int) -> Tuple[np.ndarray, np.ndarray, int]:
+    def graph(self, n_neighbors: int) -> tuple[np.ndarray, np.ndarray, int]:
         """The neighbours of every structure among the others, as :meth:`kneighbors`: exact,
         from the upper triangle of the Gram (n(n-1)/2 evaluations) by row blocks, keeping
         the k best of each row; hashed, from the codes already made."""
@@ -100,7 +142,7 @@ class NeighborSearch:
             best[stop:] = np.take_along_axis(below, position, axis=1)
         return best, np.where(np.isfinite(best), best_index, -1), n * (n - 1) // 2
 
-    def _hashed(self, queries: Optional[list], codes: np.ndarray, n_neighbors: int, evaluations: int):
+    def _hashed(self, queries: list | None, codes: np.ndarray, n_neighbors: int, evaluations: int):
         """Top-k among the candidates of each code; ``queries`` None: the structures
         themselves, each excluded from its own candidates."""
         candidates = [self._candidates(code, n_neighbors + (queries is None)) for code in codes]
@@ -158,18 +200,25 @@ def _top(K: np.ndarray, k: int):
     return values, np.where(np.isfinite(values), columns, -1)
 
 
-def kernel_knn_graph(kernel: Kernel, X: Sequence, n_neighbors: int, klsh: Optional[KLSH] = None, probes: int = 1,
-                     n_jobs=None, verbose: bool = False):
+def kernel_knn_graph(kernel: Kernel, X: Sequence, n_neighbors: int, *, method: str = "exact",
+                     n_references: int = 100, n_bits: int = 15, subset_size: int = 20,
+                     hash_function: str = "random_knn", probes: int = 1,
+                     random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None,
+                     verbose: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
     """The k-NN graph of ``X`` (each structure's neighbours among the others):
-    (similarities, indices, kernel evaluations), best first, missing neighbours -1. With a
-    fitted ``klsh`` it is approximated through hash buckets; exact, it takes O(N k) memory
-    plus one block of rows, and shows a progress bar when ``verbose``."""
-    search = NeighborSearch(kernel, X, klsh, probes, n_jobs, verbose)
+    (similarities, indices, kernel evaluations), best first, missing neighbours -1. With
+    ``method="klsh"`` it is approximated through the buckets of KLSH codes fitted on ``X``
+    (the other parameters as :class:`NeighborSearch`; the evaluations count the fit);
+    exact, it takes O(N k) memory plus one block of rows, and shows a progress bar when
+    ``verbose``."""
+    search = NeighborSearch(kernel, X, method=method, n_references=n_references, n_bits=n_bits,
+                            subset_size=subset_size, hash_function=hash_function, probes=probes,
+                            random_state=random_state, n_jobs=n_jobs, verbose=verbose)
     similarities, indices, evaluations = search.graph(n_neighbors)
     return similarities, indices, search.n_kernel_evaluations + evaluations
 
 
-def training_set(estimator, X: Sequence, y, minimum: int) -> Tuple[list, np.ndarray]:
+def training_set(estimator, X: Sequence, y, minimum: int) -> tuple[list, np.ndarray]:
     """X as a list and y as an array, after checking that X holds structures of the
     estimator's kernel and that they agree and hold ``minimum`` structures."""
     owner = type(estimator).__name__
@@ -203,13 +252,19 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         A kernel of the package; its structures (trees, path tuples) are the input.
     n_neighbors : int, default=8
         Neighbours that vote.
-    method : {"exact", "hashed"}, default="exact"
-        ``"hashed"`` searches through KLSH buckets, with ``n_references``, ``n_bits``,
+    method : {"exact", "klsh"}, default="exact"
+        ``"klsh"`` searches through KLSH buckets, with ``n_references``, ``n_bits``,
         ``subset_size`` and ``hash_function`` as :class:`~spacy_convkernels.approx.KLSH`.
-    n_references, n_bits, subset_size, hash_function
-        The KLSH codes of ``method="hashed"``.
+    n_references : int, default=100
+        M, the references of the KLSH codes (``"klsh"``).
+    n_bits : int, default=15
+        H, bits per code (``"klsh"``); 2^H buckets at most.
+    subset_size : int, default=20
+        alpha of the codes (``"klsh"``).
+    hash_function : {"random_knn", "kulis_grauman"}, default="random_knn"
+        Hash functions of the codes (``"klsh"``).
     probes : int, default=1
-        Hashed search also looks in the buckets within this many bits.
+        ``"klsh"`` also looks in the buckets within this many bits.
     random_state : int, RandomState instance or None, default=None
         Seeds the KLSH codes.
     n_jobs : int or None, default=None
@@ -222,15 +277,16 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (n_classes,)
         The class labels.
     search_ : NeighborSearch
-        The training structures (and their codes, hashed).
+        The training structures (and their codes, ``"klsh"``).
     n_kernel_evaluations_ : int
-        Kernel values between two structures computed by ``fit`` (the training codes,
-        hashed; none, exact).
+        Kernel values between two structures computed by ``fit`` (the KLSH fit and the
+        training codes, ``"klsh"``; none, ``"exact"``).
     """
 
-    def __init__(self, kernel: Kernel, n_neighbors: int = 8, method: str = "exact", n_references: int = 100,
+    def __init__(self, kernel: Kernel, *, n_neighbors: int = 8, method: str = "exact", n_references: int = 100,
                  n_bits: int = 15, subset_size: int = 20, hash_function: str = "random_knn", probes: int = 1,
-                 random_state=None, n_jobs=None, verbose: bool = False):
+                 random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None,
+                 verbose: bool = False):
         self.kernel = kernel
         self.n_neighbors = n_neighbors
         self.method = method
@@ -247,23 +303,22 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         return structure_tags(super().__sklearn_tags__())
 
     def fit(self, X: Sequence, y):
-        if self.method not in ("exact", "hashed"):
-            raise InvalidParameterError(f"method must be 'exact' or 'hashed', got {self.method!r}")
+        if self.method not in METHODS:
+            raise InvalidParameterError(f"method must be one of {METHODS}, got {self.method!r}")
         if not isinstance(self.n_neighbors, (int, np.integer)) or self.n_neighbors < 1:
             raise InvalidParameterError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
         X, y = training_set(self, X, y, minimum=1)
         self.classes_ = unique_labels(y)
         self._y_index = np.searchsorted(self.classes_, y)
-        klsh = None
-        if self.method == "hashed":
-            klsh = KLSH(self.kernel, self.n_references, self.n_bits, self.subset_size, self.hash_function,
-                        self.random_state, self.n_jobs, self.verbose).fit(X)
-        self.search_ = NeighborSearch(self.kernel, X, klsh, self.probes, self.n_jobs, self.verbose)
-        self.n_kernel_evaluations_ = (klsh.n_kernel_evaluations_ if klsh else 0) + self.search_.n_kernel_evaluations
+        self.search_ = NeighborSearch(self.kernel, X, method=self.method, n_references=self.n_references,
+                                      n_bits=self.n_bits, subset_size=self.subset_size,
+                                      hash_function=self.hash_function, probes=self.probes,
+                                      random_state=self.random_state, n_jobs=self.n_jobs, verbose=self.verbose)
+        self.n_kernel_evaluations_ = self.search_.n_kernel_evaluations
         return self
 
-    def kneighbors(self, X: Optional[Sequence] = None, n_neighbors: Optional[int] = None,
-                   return_distance: bool = True):
+    def kneighbors(self, X: Sequence | None = None, n_neighbors: int | None = None,
+                   return_distance: bool = True) -> tuple[np.ndarray, np.ndarray] | np.ndarray:
         """The training neighbours of each structure of ``X`` (None: of each training
         structure, itself excluded), as scikit-learn's: (distances, indices), nearest first,
         or the indices alone. Distances are kernel distances sqrt(max(0, 2 - 2 K)) of the

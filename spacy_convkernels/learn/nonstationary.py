@@ -11,19 +11,18 @@ frequent labels, one after the other, minimizing the k-NN loss of §6.1,
 instead of the whole training set: for each trial, ``n_samples`` random structures that
 hold the label (the inducing points), their neighbours and the structures that have them
 as neighbours in a global k-NN graph (computed once, through KLSH buckets when
-``hashing``), and those neighbours' first neighbours; on that subset the 1-NN graph is
+``method="klsh"``), and those neighbours' first neighbours; on that subset the 1-NN graph is
 built for sigma = 0 and sigma = 1, and after ``n_trials`` trials the value of lower
 summed loss is kept (1 on ties).
 """
 from collections import Counter
-from typing import Dict, List, Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from ..approx._blocks import structure_tags
-from ..approx.klsh import KLSH
 from ..errors import InvalidParameterError
 from ..kernels.base import Kernel
 from ..structures.paths import PathTuples, split_tuple_label
@@ -31,7 +30,8 @@ from .knn import kernel_knn_graph, training_set
 
 
 class NonstationaryKernelLearner(BaseEstimator):
-    """Learns a binary sigma per semantic label (see the module).
+    """Learns a binary sigma per semantic label, minimizing the 1-NN loss L of Garg et al.
+    2018, §6.1, on subsets (Algorithm 1; see the module).
 
     Parameters
     ----------
@@ -48,11 +48,14 @@ class NonstationaryKernelLearner(BaseEstimator):
         Trials per label.
     n_neighbors : int, default=4
         Neighbours per structure in the global k-NN graph.
-    hashing : bool, default=True
-        Build the global graph through KLSH buckets (``n_references``, ``n_bits``), else
-        exactly (by row blocks, O(N k) memory).
-    n_references, n_bits : int
-        The KLSH codes of ``hashing``.
+    method : {"klsh", "exact"}, default="klsh"
+        Build the global graph through KLSH buckets (``n_references``, ``n_bits``), or
+        exactly (by row blocks, O(N k) memory), as
+        :func:`~spacy_convkernels.learn.kernel_knn_graph`.
+    n_references : int, default=100
+        M, the references of the KLSH codes (``"klsh"``).
+    n_bits : int, default=12
+        H, bits per code (``"klsh"``).
     positive_class : label or None, default=None
         Reward agreement on this class only (None: every agreement).
     random_state : int, RandomState instance or None, default=None
@@ -69,19 +72,20 @@ class NonstationaryKernelLearner(BaseEstimator):
     losses_ : dict
         Label -> (summed loss with sigma = 0, with sigma = 1).
     n_graph_evaluations_ : int
-        Kernel values computed for the global k-NN graph.
+        Kernel values computed for the global k-NN graph (its KLSH codes included).
     """
 
-    def __init__(self, kernel: Kernel, n_labels: int = 10, labels: Optional[Sequence[str]] = None,
-                 n_samples: int = 50, n_trials: int = 5, n_neighbors: int = 4, hashing: bool = True,
-                 n_references: int = 100, n_bits: int = 12, positive_class=None, random_state=None, n_jobs=None):
+    def __init__(self, kernel: Kernel, *, n_labels: int = 10, labels: Sequence[str] | None = None,
+                 n_samples: int = 50, n_trials: int = 5, n_neighbors: int = 4, method: str = "klsh",
+                 n_references: int = 100, n_bits: int = 12, positive_class=None,
+                 random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None):
         self.kernel = kernel
         self.n_labels = n_labels
         self.labels = labels
         self.n_samples = n_samples
         self.n_trials = n_trials
         self.n_neighbors = n_neighbors
-        self.hashing = hashing
+        self.method = method
         self.n_references = n_references
         self.n_bits = n_bits
         self.positive_class = positive_class
@@ -100,13 +104,14 @@ class NonstationaryKernelLearner(BaseEstimator):
         holders = _label_holders(X, parameter)
         labels = list(self.labels) if self.labels is not None else [
             label for label, _ in Counter({l: len(h) for l, h in holders.items()}).most_common(self.n_labels)]
-        weights: Dict[str, float] = {label: 1.0 for label in labels}
+        weights: dict[str, float] = {label: 1.0 for label in labels}
         base = dict(self.kernel.get_params().get(parameter) or {})
         kernel = self._with_weights(parameter, {**base, **weights})
-        klsh = (KLSH(kernel, self.n_references, self.n_bits, random_state=rng.randint(2**31), n_jobs=self.n_jobs).fit(X)
-                if self.hashing else None)
-        _, graph, self.n_graph_evaluations_ = kernel_knn_graph(kernel, X, self.n_neighbors, klsh, n_jobs=self.n_jobs)
-        incoming: List[List[int]] = [[] for _ in X]
+        seed = rng.randint(2**31) if self.method == "klsh" else None
+        _, graph, self.n_graph_evaluations_ = kernel_knn_graph(
+            kernel, X, self.n_neighbors, method=self.method, n_references=self.n_references, n_bits=self.n_bits,
+            random_state=seed, n_jobs=self.n_jobs)
+        incoming: list[list[int]] = [[] for _ in X]
         for i, neighbours in enumerate(graph):
             for n in neighbours[neighbours >= 0]:
                 incoming[n].append(i)
@@ -125,7 +130,7 @@ class NonstationaryKernelLearner(BaseEstimator):
         self.kernel_ = self._with_weights(parameter, {**base, **weights})
         return self
 
-    def _with_weights(self, parameter: str, weights: Dict[str, float]) -> Kernel:
+    def _with_weights(self, parameter: str, weights: dict[str, float]) -> Kernel:
         """The kernel with other weights (its other parameters shared, not copied)."""
         return type(self.kernel)(**{**self.kernel.get_params(deep=False), parameter: dict(weights)})
 
@@ -161,10 +166,10 @@ def _weights_parameter(kernel: Kernel) -> str:
     raise InvalidParameterError(f"{type(kernel).__name__} has no nonstationary weights (edge_weights or label_weights)")
 
 
-def _label_holders(X: list, parameter: str) -> Dict[str, List[int]]:
+def _label_holders(X: list, parameter: str) -> dict[str, list[int]]:
     """Semantic label -> indices of the structures holding it: edges of paths and tuple
     trees (``edge_weights``), node labels of trees (``label_weights``)."""
-    holders: Dict[str, List[int]] = {}
+    holders: dict[str, list[int]] = {}
     for i, x in enumerate(X):
         if isinstance(x, PathTuples):
             found = {edge for edge, _ in x if edge}
