@@ -16,7 +16,7 @@ from spacy_convkernels.corpora import read_conllu, read_klp
 from spacy_convkernels.errors import MissingAnnotationError
 from spacy_convkernels.kernels import InvalidParameterError, PartialTreeKernel
 
-from conftest import CORPORA
+from data_paths import CORPORA
 from kelp_parses import doc_from_grct
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
