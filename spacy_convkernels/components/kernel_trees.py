@@ -13,8 +13,8 @@ from typing import List
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..errors import MissingAnnotationError
-from ..structures.dependency import REPRESENTATIONS, UnknownRepresentationError, span_to_trees
+from ..errors import MissingAnnotationError, UnknownRepresentationError
+from ..structures.dependency import REPRESENTATIONS, span_to_trees
 from .extensions import install_extensions
 
 PARSE = ["token.dep", "token.head", "token.tag", "token.lemma"]  # what a sentence's trees are made of

@@ -8,9 +8,15 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import ensure_path, minibatch
 
-from ..errors import ConvKernelsError, InvalidParameterError, MissingAnnotationError
+from ..errors import (
+    ConvKernelsError,
+    InvalidParameterError,
+    MissingAnnotationError,
+    NotInitializedError,
+    UnknownRepresentationError,
+)
 from ..kernels import Kernel
-from ..structures.dependency import REPRESENTATIONS, UnknownRepresentationError, span_to_tree
+from ..structures.dependency import REPRESENTATIONS, span_to_tree
 from ..structures.tree import Tree
 from ..validation import validate_parameters
 from .extensions import install_extensions
@@ -18,10 +24,6 @@ from .kernel_trees import KernelTrees
 from .registered_kernels import bind_pipeline_vectors
 
 TREE_SOURCES = ("predicted", "reference")
-
-
-class NotInitializedError(ConvKernelsError, RuntimeError):
-    """A component with learned state was used before ``nlp.initialize`` or loading."""
 
 
 def check_count(component: str, name: str, value, minimum: int) -> None:

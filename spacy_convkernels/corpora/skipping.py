@@ -2,11 +2,7 @@
 import warnings
 from typing import Optional
 
-from ..errors import ConvKernelsWarning, CorpusFormatError
-
-
-class CorpusWarning(ConvKernelsWarning):
-    """A malformed record was skipped, at the caller's request."""
+from ..errors import CorpusFormatError, CorpusWarning
 
 
 def skip_or_raise(error: CorpusFormatError, skip_errors: bool, errors: Optional[list], item: str) -> None:

@@ -28,15 +28,11 @@ so the bracket string of every tree reads back as the same tree.
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Sequence, Tuple
 
-from ..errors import ConvKernelsError, MissingAnnotationError
+from ..errors import MissingAnnotationError, UnknownRepresentationError
 from .labels import clean_label
 from .tree import Tree
 
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
-
-
-class UnknownRepresentationError(ConvKernelsError, ValueError):
-    """A tree representation name that is not one of ``REPRESENTATIONS``."""
 
 
 @dataclass(frozen=True)
