@@ -34,9 +34,8 @@ vector (the root's ``*``) copies the other one, as in KeLP.
 The rule gives each word a vector, never a correction per pair, so sigma stays a Gram
 matrix, positive semidefinite, and so do the tree kernels built on it (zeroing sigma
 only for the pairs on one row would make them indefinite). Lemmas are counted per row
-within the vector source, lower-cased, with KeLP's ``::p`` suffix removed. On TREC QC
-(``bench/qc_classification.py``) the rules raise train cross-validation accuracy for
-both kernels; on the test set they lift SPTK far above KeLP's but lower CSPTK's.
+within the vector source, lower-cased, with KeLP's ``::p`` suffix removed. What the rules
+do to accuracy is measured by ``bench/qc_classification.py`` (on TREC QC).
 
 :class:`SimilarityTable` turns rules into the arrays the engine reads (kind, group and
 vector row per label id), growing as new labels appear.
