@@ -9,7 +9,7 @@ tuned in a pipeline::
                           {"kerneltransformer__kernel__lam": [0.2, 0.4]})
     search.fit(trees, labels)
 """
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.base import (
