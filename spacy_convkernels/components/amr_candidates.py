@@ -19,7 +19,6 @@ Bio-AMR is 1,014) keeps the first ones of each trigger, pairs before triples, wi
 :class:`~spacy_convkernels.errors.ConvKernelsWarning` when it bites. The factory
 declares no ``requires``: ``Doc._.amr`` comes from the reader, not from a component.
 """
-from typing import List, Optional
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -38,8 +37,8 @@ from .sentences import check_choice, check_count
     assigns=["doc._.interactions"],
 )
 def make_amr_candidates(nlp: Language, name: str, source: str, max_distance: int,
-                        max_candidates_per_trigger: Optional[int], interactions: Optional[List[str]],
-                        participants: Optional[List[str]], entity_labels: Optional[List[str]]) -> "AmrCandidates":
+                        max_candidates_per_trigger: int | None, interactions: list[str] | None,
+                        participants: list[str] | None, entity_labels: list[str] | None) -> "AmrCandidates":
     return AmrCandidates(name, source=source, max_distance=max_distance,
                          max_candidates_per_trigger=max_candidates_per_trigger, interactions=interactions,
                          participants=participants, entity_labels=entity_labels)
@@ -49,7 +48,7 @@ class AmrCandidates:
     """Writes the candidate interactions of each Doc (see the module docstring)."""
 
     def __init__(self, name: str = "amr_candidates", *, source: str = "amr", max_distance: int = 5,
-                 max_candidates_per_trigger: Optional[int] = 5000, interactions=None, participants=None,
+                 max_candidates_per_trigger: int | None = 5000, interactions=None, participants=None,
                  entity_labels=None):
         check_choice(name, "source", source, ("amr", "dependencies"))
         check_count(name, "max_distance", max_distance, minimum=0)

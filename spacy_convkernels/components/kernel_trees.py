@@ -8,7 +8,6 @@ values are plain strings stored with the sentences, so they survive
 ``DocBin(store_user_data=True)`` and ``nlp.pipe(..., n_process=N)``;
 ``Tree.from_string`` gives the trees back.
 """
-from typing import List
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -26,7 +25,7 @@ PARSE = ["token.dep", "token.head", "token.tag", "token.lemma"]  # what a senten
     assigns=["span._.kernel_trees", "doc._.kernel_trees"],
     requires=PARSE,
 )
-def make_kernel_trees(nlp: Language, name: str, representations: List[str], lowercase: bool,
+def make_kernel_trees(nlp: Language, name: str, representations: list[str], lowercase: bool,
                       collapse_prepositions: bool) -> "KernelTrees":
     return KernelTrees(name, representations, lowercase=lowercase, collapse_prepositions=collapse_prepositions)
 

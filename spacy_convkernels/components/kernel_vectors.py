@@ -24,7 +24,7 @@ with the pipeline, so a reloaded pipeline gives identical vectors.
 Trees are read from ``Span._.kernel_trees`` when a ``kernel_trees`` component made them,
 else converted from the parse with the default options.
 """
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import numpy as np
 from spacy.language import Language
@@ -66,8 +66,8 @@ class KernelVectors(SentenceTreeModel):
         model = Nystroem(kernel, n_components, landmarks=landmarks, dtype=np.float32, random_state=random_state)
         super().__init__(nlp, name, representation, batch_size, model, landmark_source)
 
-    def initialize(self, get_examples: Callable, *, nlp: Optional[Language] = None,
-                   landmark_corpus: Optional[Callable] = None) -> None:
+    def initialize(self, get_examples: Callable, *, nlp: Language | None = None,
+                   landmark_corpus: Callable | None = None) -> None:
         """Pick the landmarks among the training sentences, or those of ``landmark_corpus``."""
         nlp = nlp or self.nlp
         self._fit(landmark_corpus(nlp) if landmark_corpus is not None else get_examples(), nlp)

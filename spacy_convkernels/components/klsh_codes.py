@@ -14,7 +14,7 @@ gets ``Span._.klsh_code``, its code packed 8 bits to a byte (uint8 array, None f
 sentence without a tree), and every Doc ``Doc._.klsh_code``, the list of its sentences'
 codes. Reference set and hash functions are saved with the pipeline.
 """
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from spacy.language import Language
 
@@ -63,8 +63,8 @@ class KLSHCodes(SentenceTreeModel):
         self.minimum_trees = subset_size + 1  # references are drawn among the trees: more than subset_size
         super().__init__(nlp, name, representation, batch_size, model, reference_source)
 
-    def initialize(self, get_examples: Callable, *, nlp: Optional[Language] = None,
-                   reference_corpus: Optional[Callable] = None) -> None:
+    def initialize(self, get_examples: Callable, *, nlp: Language | None = None,
+                   reference_corpus: Callable | None = None) -> None:
         """Draw the reference set among the training sentences, or those of ``reference_corpus``."""
         nlp = nlp or self.nlp
         self._fit(reference_corpus(nlp) if reference_corpus is not None else get_examples(), nlp)

@@ -1,7 +1,7 @@
 """What the components share: checks of their settings, a Doc's sentence trees, the docs
 they are fitted on, and the base of the components whose model is fitted on sentence trees."""
 import numbers
-from typing import Iterable, Iterator, List, Optional
+from collections.abc import Iterable, Iterator
 
 import srsly
 from spacy.language import Language
@@ -50,7 +50,7 @@ def check_kernel(component: str, kernel) -> None:
         raise InvalidParameterError(f"{component}: kernel {problem}") from problem
 
 
-def sentence_trees(doc: Doc, representation: str) -> List[Optional[Tree]]:
+def sentence_trees(doc: Doc, representation: str) -> list[Tree | None]:
     """One tree per sentence (None for a sentence with nothing left, e.g. punctuation), read
     from ``Span._.kernel_trees`` when a ``kernel_trees`` component made them, else
     converted from the parse with the default options."""
@@ -139,7 +139,7 @@ class SentenceTreeModel:
     def __call__(self, doc: Doc) -> Doc:
         return next(iter(self.pipe([doc], batch_size=1)))
 
-    def pipe(self, stream: Iterable[Doc], *, batch_size: Optional[int] = None) -> Iterator[Doc]:
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int | None = None) -> Iterator[Doc]:
         if not hasattr(self.model, self.fitted_attribute):
             raise NotInitializedError(f"{self.name}: not fitted yet; run nlp.initialize() or load a trained pipeline")
         self._bind_vectors()

@@ -1,5 +1,5 @@
 """Sequences of (edge, node) tuples: the path structures of Garg et al. (Table 1)."""
-from typing import Iterable, Tuple
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -15,7 +15,7 @@ def tuple_label(edge: str, node: str) -> str:
     return f"{edge}{SEPARATOR}{node}"
 
 
-def split_tuple_label(label: str) -> Tuple[str, str]:
+def split_tuple_label(label: str) -> tuple[str, str]:
     edge, _, node = label.partition(SEPARATOR)
     return edge, node
 
@@ -25,7 +25,7 @@ class PathTuples:
 
     __slots__ = ("tuples", "_compiled")
 
-    def __init__(self, tuples: Iterable[Tuple[str, str]]):
+    def __init__(self, tuples: Iterable[tuple[str, str]]):
         checked = []
         for item in tuples:
             if (not isinstance(item, (tuple, list)) or len(item) != 2
@@ -60,7 +60,7 @@ class PathTuples:
         return (PathTuples, (self.tuples,))
 
     @property
-    def labels(self) -> Tuple[str, ...]:
+    def labels(self) -> tuple[str, ...]:
         return tuple(tuple_label(edge, node) for edge, node in self.tuples)
 
     @property
@@ -76,6 +76,6 @@ class CompiledPath:
 
     __slots__ = ("labels", "self_kernels")
 
-    def __init__(self, labels: Tuple[str, ...]):
+    def __init__(self, labels: tuple[str, ...]):
         self.labels = np.asarray(LABELS.ids(labels), dtype=np.int32)
         self.self_kernels = {}
