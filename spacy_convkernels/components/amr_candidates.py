@@ -45,11 +45,30 @@ def make_amr_candidates(nlp: Language, name: str, source: str, max_distance: int
 
 
 class AmrCandidates:
-    """Writes the candidate interactions of each Doc (see the module docstring)."""
+    """Writes the candidate interactions of each Doc (see the module docstring).
+
+    Parameters
+    ----------
+    name : str, default="amr_candidates"
+        The component's name in the pipeline.
+    source : {"amr", "dependencies"}, default="amr"
+        The graph of a Doc: its AMR graph (``Doc._.amr``) or each sentence's dependency parse.
+    max_distance : int >= 0, default=5
+        The most edges between a trigger and a participant.
+    max_candidates_per_trigger : int >= 1 or None, default=5000
+        The cap on the candidates of one trigger; None: no cap.
+    interactions, participants : list of str or None
+        The trigger and participant concepts; None: the lexicons
+        :data:`~spacy_convkernels.structures.INTERACTIONS` and
+        :data:`~spacy_convkernels.structures.PARTICIPANTS` (Garg et al. 2016).
+    entity_labels : list of str or None
+        With ``source="dependencies"``, the entity labels whose spans are participants;
+        None: every entity.
+    """
 
     def __init__(self, name: str = "amr_candidates", *, source: str = "amr", max_distance: int = 5,
-                 max_candidates_per_trigger: int | None = 5000, interactions=None, participants=None,
-                 entity_labels=None):
+                 max_candidates_per_trigger: int | None = 5000, interactions: list[str] | None = None,
+                 participants: list[str] | None = None, entity_labels: list[str] | None = None):
         check_choice(name, "source", source, ("amr", "dependencies"))
         check_count(name, "max_distance", max_distance, minimum=0)
         if max_candidates_per_trigger is not None:

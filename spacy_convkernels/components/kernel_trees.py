@@ -31,7 +31,21 @@ def make_kernel_trees(nlp: Language, name: str, representations: list[str], lowe
 
 
 class KernelTrees:
-    """Writes the tree representations of each sentence (see the module docstring)."""
+    """Writes the tree representations of each sentence (see the module docstring).
+
+    Parameters
+    ----------
+    name : str, default="kernel_trees"
+        The component's name in the pipeline.
+    representations : sequence of str, default=all of ``REPRESENTATIONS``
+        Which trees to write: "grct", "lct", "loct", "cgrct", "clct" (Croce et al. 2011,
+        Annesi et al. 2014; :func:`~spacy_convkernels.structures.span_to_trees`).
+    lowercase : bool, default=True
+        Lower-case the lemmas of the lexical nodes.
+    collapse_prepositions : bool, default=True
+        Collapse a preposition and its object into the relation ``prep_<word>``, as
+        KeLP's data (:mod:`~spacy_convkernels.structures.dependency`).
+    """
 
     def __init__(self, name: str = "kernel_trees", representations=REPRESENTATIONS, *, lowercase: bool = True,
                  collapse_prepositions: bool = True):

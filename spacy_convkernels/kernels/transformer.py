@@ -48,7 +48,7 @@ class KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         keep them too, so ``transform`` does not compute them again).
     """
 
-    def __init__(self, kernel: Kernel, normalize: bool = True, n_jobs=None, verbose: bool = False):
+    def __init__(self, kernel: Kernel, normalize: bool = True, n_jobs: int | None = None, verbose: bool = False):
         self.kernel = kernel
         self.normalize = normalize
         self.n_jobs = n_jobs
