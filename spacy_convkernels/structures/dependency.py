@@ -37,7 +37,15 @@ REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
 
 @dataclass(frozen=True)
 class DependencyParse:
-    """One sentence, normalized: per token its word, lemma, tag, relation and head (-1: root)."""
+    """One sentence, normalized: per token its word, lemma, tag, relation and head (-1: root).
+
+    Parameters
+    ----------
+    words, lemmas, tags, relations : tuple of str
+        Per token, in order (the root's relation is ``root``).
+    heads : tuple of int
+        Per token, the index of its head, -1 for the root.
+    """
 
     words: tuple[str, ...]
     lemmas: tuple[str, ...]

@@ -48,7 +48,21 @@ MAX_CANDIDATES_PER_TRIGGER = 5000  # the most in Bio-AMR (dev, test, training sa
 
 @dataclass(frozen=True)
 class InteractionCandidate:
-    """One hypothesized interaction: its trigger, its participants by role, its structures."""
+    """One hypothesized interaction: its trigger, its participants by role, its structures.
+
+    Parameters
+    ----------
+    trigger : str
+        The node id of the interaction-type node.
+    interaction : str
+        Its label (``bind``, ``phosphorylate``, ...).
+    roles : tuple of (str, str)
+        (role, node id) for catalyst, theme and, in a triple, theme2.
+    path : PathTuples
+        The path of the candidate (module docstring; Garg et al. 2018, Table 1).
+    subgraph : Tree
+        The subgraph of the candidate as a tree rooted at the trigger (module docstring).
+    """
 
     trigger: str
     interaction: str

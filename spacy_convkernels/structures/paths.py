@@ -21,7 +21,23 @@ def split_tuple_label(label: str) -> tuple[str, str]:
 
 
 class PathTuples:
-    """An immutable sequence of (edge, node) tuples; the edge is "" for a root."""
+    """An immutable sequence of (edge, node) tuples (Garg et al. 2018, Table 1); the edge
+    is "" for a root.
+
+    Parameters
+    ----------
+    tuples : iterable of (str, str)
+        The (edge, node) pairs, in order; an edge holds no ``/``, a node is non-empty.
+
+    Attributes
+    ----------
+    tuples : tuple of (str, str)
+        The pairs, checked.
+    labels : tuple of str
+        Their labels ``edge/node`` (:func:`tuple_label`).
+    compiled : CompiledPath
+        The form the engine reads, made on first use.
+    """
 
     __slots__ = ("tuples", "_compiled")
 
@@ -72,7 +88,13 @@ class PathTuples:
 
 class CompiledPath:
     """A path for the engine: its tuple labels interned as int32 ids, and the self-kernels
-    the kernels keep (as :class:`~spacy_convkernels.structures.tree.CompiledTree`)."""
+    the kernels keep (as :class:`~spacy_convkernels.structures.tree.CompiledTree`).
+
+    Parameters
+    ----------
+    labels : tuple of str
+        The tuple labels ``edge/node`` of the path, in order.
+    """
 
     __slots__ = ("labels", "self_kernels")
 

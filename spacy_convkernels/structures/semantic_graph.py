@@ -15,6 +15,15 @@ class SemanticGraph:
     Walking an edge against its direction reads it as ``role-of``, as AMR writes inverse
     roles. ``names`` keeps the surface name of a node where there is one (an AMR named
     entity's ``:name`` ops, a token's text).
+
+    Parameters
+    ----------
+    labels : dict of str to str
+        Node id to label (an AMR concept without its sense, a lemma).
+    edges : tuple of (str, str, str)
+        The (source, role, target) edges.
+    names : dict of str to str, default={}
+        Node id to surface name, where there is one.
     """
 
     labels: dict[str, str]

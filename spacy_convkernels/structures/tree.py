@@ -24,6 +24,28 @@ class Tree:
     form ``(LABEL(child)(child))``. Equality and hashing follow labels and shape. A tree
     is compiled once, on first use by a kernel, into flat integer arrays
     (:class:`CompiledTree`).
+
+    Parameters
+    ----------
+    label : str
+        The root's label: non-empty, without whitespace or parentheses.
+    children : sequence of Tree, default=()
+        The subtrees under the root, in order.
+
+    Attributes
+    ----------
+    label : str
+        The root's label.
+    labels : tuple of str
+        The labels of the nodes, in preorder.
+    parents : tuple of int
+        The parent of each node, -1 for the root.
+    n_nodes : int
+        The number of nodes.
+    children : tuple of Tree
+        The subtrees under the root.
+    compiled : CompiledTree
+        The form the engine reads, made on first use.
     """
 
     __slots__ = ("_labels", "_parents", "_text", "_hash", "_compiled", "_sizes")
@@ -117,7 +139,7 @@ class Tree:
         return cls._trusted(tuple(labels), tuple(parents))
 
     @classmethod
-    def _trusted(cls, labels: tuple[str, ...], parents: tuple[int, ...], text: str = None) -> "Tree":
+    def _trusted(cls, labels: tuple[str, ...], parents: tuple[int, ...], text: str | None = None) -> "Tree":
         """A tree from flat tuples already known to be valid (no checks), and its
         bracket string when the caller has it."""
         tree = object.__new__(cls)
@@ -249,6 +271,13 @@ class CompiledTree:
     - ``by_production``/``by_content``/``by_label``: node indices sorted by id, so matching
       node pairs of two trees are enumerated by a merge; ``rank_by_*`` are their inverses;
     - ``self_kernels``: K(tree, tree) by kernel configuration, filled by the kernels.
+
+    Parameters
+    ----------
+    labels : tuple of str
+        The labels of the nodes, in preorder.
+    parents : tuple of int
+        The parent of each node, -1 for the root.
     """
 
     __slots__ = (
