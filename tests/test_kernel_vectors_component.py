@@ -11,9 +11,8 @@ from spacy.training import Example
 from spacy.vocab import Vocab
 
 from spacy_convkernels import Tree
-from spacy_convkernels.components.sentences import NotInitializedError
 from spacy_convkernels.corpora import read_conllu, read_klp
-from spacy_convkernels.errors import MissingAnnotationError
+from spacy_convkernels.errors import MissingAnnotationError, NotInitializedError
 from spacy_convkernels.kernels import InvalidParameterError, PartialTreeKernel
 
 from data_paths import CORPORA
