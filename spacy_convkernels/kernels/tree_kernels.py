@@ -58,7 +58,7 @@ class SubtreeKernel(TreeKernel):
     variant : {"textbook", "kelp"}, default="textbook"
         The definition of f above.
     label_weights : dict of str to float >= 0, or None
-        The nonstationary weights sigma per full label (:class:`TreeKernel`); None: all 1.
+        The nonstationary weight w of each full label (:class:`TreeKernel`); None: all 1.
     """
 
     _parameter_constraints = {"lam": [POSITIVE], "variant": [Options("textbook", "kelp")],
@@ -86,7 +86,7 @@ class SubsetTreeKernel(TreeKernel):
     lam : float > 0, default=0.4
         The decay factor lam of Delta.
     label_weights : dict of str to float >= 0, or None
-        The nonstationary weights sigma per full label (:class:`TreeKernel`); None: all 1.
+        The nonstationary weight w of each full label (:class:`TreeKernel`); None: all 1.
     """
 
     _parameter_constraints = {"lam": [POSITIVE], "label_weights": [Weights(), None]}
@@ -117,7 +117,7 @@ class PartialTreeKernel(TreeKernel):
     terminal_factor : float >= 0, default=1.0
         The factor of a pair of nodes of which one is a leaf (KeLP's ``terminalFactor``).
     label_weights : dict of str to float >= 0, or None
-        The nonstationary weights sigma per full label (:class:`TreeKernel`); None: all 1.
+        The nonstationary weight w of each full label (:class:`TreeKernel`); None: all 1.
     """
 
     _parameter_constraints = {"lam": [POSITIVE], "mu": [POSITIVE], "terminal_factor": [NON_NEGATIVE],

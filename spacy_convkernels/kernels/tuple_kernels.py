@@ -39,8 +39,7 @@ class TupleKernel(Kernel):
     gamma : float in (-1, 1), default=0.6
         The cosine below which two nodes do not match (k_n above).
     edge_weights : dict of str to float >= 0, or None
-        The nonstationary sigma per edge label (Garg et al. §4.2; default 1, 0 ignores
-        the edge).
+        The nonstationary sigma per edge label (default 1; 0 ignores the edge).
     """
 
     _kind = None
