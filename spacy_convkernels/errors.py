@@ -1,4 +1,4 @@
-"""Exceptions and warnings of spacy-convkernels, all of them (exported from the package root).
+"""Every exception and warning class of spacy-convkernels, all exported from the package root.
 
 Every error a user can cause derives from :class:`ConvKernelsError`, and its message
 says what was wrong and where (position in a string, file and line in a corpus); every
