@@ -1,6 +1,41 @@
 """spacy-convkernels: tree, path and graph convolution kernels for spaCy pipelines."""
-from .errors import ConvKernelsError, CorpusFormatError, InvalidTreeError, KernelOverflowError, TreeParseError
+from .errors import (
+    ConvKernelsError,
+    ConvKernelsWarning,
+    CorpusFileError,
+    CorpusFormatError,
+    CorpusWarning,
+    ExtensionConflictError,
+    InvalidParameterError,
+    InvalidTreeError,
+    KernelOverflowError,
+    KernelUnderflowWarning,
+    MissingAnnotationError,
+    NotInitializedError,
+    StructureTypeError,
+    TreeParseError,
+    UnknownRepresentationError,
+    VectorsError,
+)
 from .structures import Tree
 
 __version__ = "0.1.0"
-__all__ = ["Tree", "ConvKernelsError", "TreeParseError", "InvalidTreeError", "CorpusFormatError", "KernelOverflowError"]
+__all__ = [
+    "Tree",
+    "ConvKernelsError",
+    "TreeParseError",
+    "InvalidTreeError",
+    "CorpusFormatError",
+    "StructureTypeError",
+    "InvalidParameterError",
+    "VectorsError",
+    "CorpusFileError",
+    "KernelOverflowError",
+    "MissingAnnotationError",
+    "ExtensionConflictError",
+    "UnknownRepresentationError",
+    "NotInitializedError",
+    "ConvKernelsWarning",
+    "KernelUnderflowWarning",
+    "CorpusWarning",
+]

@@ -1,7 +1,8 @@
-"""Exceptions raised by spacy-convkernels.
+"""Every exception and warning class of spacy-convkernels, all exported from the package root.
 
 Every error a user can cause derives from :class:`ConvKernelsError`, and its message
-says what was wrong and where (position in a string, file and line in a corpus).
+says what was wrong and where (position in a string, file and line in a corpus); every
+warning derives from :class:`ConvKernelsWarning`.
 """
 
 
@@ -77,9 +78,22 @@ class ExtensionConflictError(ConvKernelsError, ValueError):
     """A spaCy extension attribute the package needs is already registered differently."""
 
 
+class UnknownRepresentationError(ConvKernelsError, ValueError):
+    """A tree representation name that is not one of
+    :data:`spacy_convkernels.structures.REPRESENTATIONS`."""
+
+
+class NotInitializedError(ConvKernelsError, RuntimeError):
+    """A component with learned state was used before ``nlp.initialize`` or loading."""
+
+
 class ConvKernelsWarning(UserWarning):
     """Base class of every warning issued by spacy-convkernels."""
 
 
 class KernelUnderflowWarning(ConvKernelsWarning):
     """Kernel values underflow to 0 (parameters too small for the structures' sizes)."""
+
+
+class CorpusWarning(ConvKernelsWarning):
+    """A malformed record was skipped, at the caller's request."""

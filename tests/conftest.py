@@ -4,26 +4,13 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from data_paths import need_shared
+
 # CI draws the same examples on every run (hypothesis' derandomize), so a red CI is
 # reproducible; local runs keep exploring new examples.
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI", "").lower() == "true":
     settings.load_profile("ci")
-
-ROOT = Path(__file__).resolve().parent.parent
-CORPORA = ROOT / "spacy_convkernels" / "data"  # the bundled samples
-SHARED = Path(os.environ.get("SPACY_CONVKERNELS_SHARED", ROOT.parent / "shared"))
-
-
-def need_shared(relative: str) -> Path:
-    """A path under ../shared; skips the test when it is absent, fails it under CI=true."""
-    path = SHARED / relative
-    if not path.exists():
-        message = f"{path} is absent (the shared data of the project)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message + "; CI=true requires it")
-        pytest.skip(message)
-    return path
 
 
 @pytest.fixture

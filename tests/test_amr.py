@@ -8,7 +8,7 @@ import penman
 import pytest
 import spacy
 from broken_files import gzip_then_broken
-from conftest import need_shared
+from data_paths import need_shared
 from spacy.tokens import DocBin
 from spacy.util import registry
 from spacy.vocab import Vocab

@@ -10,6 +10,7 @@ from spacy_convkernels.errors import CorpusFileError
 from spacy_convkernels.structures import span_to_tree
 
 from broken_files import gzip_then_broken
+from data_paths import need_shared
 
 SENTENCES = """# newdoc id = d1
 # sent_id = s1
@@ -107,8 +108,6 @@ def test_registered_spacy_reader(conllu):
 
 
 def test_reads_all_of_ud_english_ewt():
-    from conftest import need_shared
-
     folder = need_shared("data/ud-english-ewt")
     sizes = {}
     for part in ("train", "dev", "test"):

@@ -13,7 +13,7 @@ from spacy_convkernels.structures import (
     span_to_trees,
 )
 
-from conftest import CORPORA
+from data_paths import CORPORA
 from kelp_parses import doc_from_grct
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"

@@ -33,7 +33,7 @@ from spacy_convkernels.learn import (
     kernel_knn_graph,
 )
 
-from conftest import CORPORA
+from data_paths import CORPORA
 
 if tuple(int(p) for p in sklearn.__version__.split(".")[:2]) < (1, 8):
     pytest.skip("the checks' expected-failure lists need scikit-learn >= 1.8", allow_module_level=True)

@@ -15,7 +15,7 @@ from spacy_convkernels.kernels import (
     SubtreeKernel,
 )
 
-from conftest import CORPORA
+from data_paths import CORPORA
 
 KERNELS = {
     "stk": SubtreeKernel(lam=0.4, variant="kelp"),

@@ -18,7 +18,7 @@ from spacy_convkernels.kernels import (
     ZelenkoTreeKernel,
 )
 
-from conftest import CORPORA
+from data_paths import CORPORA
 from random_trees import random_tree
 
 KERNELS = [SubtreeKernel(), SubtreeKernel(variant="kelp"), SubsetTreeKernel(), PartialTreeKernel(terminal_factor=5)]

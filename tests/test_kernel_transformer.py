@@ -18,7 +18,7 @@ from spacy_convkernels.kernels import (
     SubsetTreeKernel,
 )
 
-from conftest import CORPORA
+from data_paths import CORPORA
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 

@@ -15,7 +15,7 @@ from spacy_convkernels.errors import ExtensionConflictError
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel
 from spacy_convkernels.structures import MissingAnnotationError, UnknownRepresentationError
 
-from conftest import CORPORA, need_shared
+from data_paths import CORPORA, need_shared
 from kelp_parses import doc_from_grct
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"

@@ -11,12 +11,11 @@ from spacy.training import Example
 from spacy.vocab import Vocab
 
 from spacy_convkernels import Tree
-from spacy_convkernels.components.sentences import NotInitializedError
 from spacy_convkernels.corpora import read_conllu, read_klp
-from spacy_convkernels.errors import MissingAnnotationError
+from spacy_convkernels.errors import MissingAnnotationError, NotInitializedError
 from spacy_convkernels.kernels import InvalidParameterError, PartialTreeKernel
 
-from conftest import CORPORA
+from data_paths import CORPORA
 from kelp_parses import doc_from_grct
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"

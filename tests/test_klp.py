@@ -9,7 +9,7 @@ from spacy_convkernels.corpora import CorpusWarning, parse_klp_line, read_klp
 from spacy_convkernels.errors import CorpusFileError
 
 from broken_files import gzip_then_broken
-from conftest import CORPORA
+from data_paths import CORPORA
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import spacy
-from conftest import CORPORA
+from data_paths import CORPORA
 from kelp_parses import doc_from_grct
 from scipy.stats import spearmanr
 from spacy.training import Example

@@ -7,7 +7,7 @@ from spacy_convkernels.approx import Nystroem
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import InvalidParameterError, PartialTreeKernel, SmoothedPartialTreeKernel
 
-from conftest import CORPORA
+from data_paths import CORPORA
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample"
 

@@ -19,7 +19,7 @@ from spacy_convkernels.corpora import CorpusWarning, read_conllu, read_klp, read
 from spacy_convkernels.kernels import WordVectors
 from spacy_convkernels.structures.interactions import amr_candidates
 
-from conftest import CORPORA
+from data_paths import CORPORA
 
 FUZZ = settings(max_examples=200, deadline=None)
 

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import ROOT, SHARED, need_shared
+from data_paths import ROOT, SHARED, need_shared
 
 
 def _blocks():

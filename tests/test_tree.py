@@ -6,7 +6,7 @@ from spacy_convkernels import ConvKernelsError, InvalidTreeError, Tree, TreePars
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
 
-from conftest import CORPORA
+from data_paths import CORPORA
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")

@@ -12,7 +12,7 @@ import spacy_convkernels.components  # noqa: F401  (registers kernel_trees)
 from spacy_convkernels import Tree
 from spacy_convkernels.structures import REPRESENTATIONS, span_to_tree, span_to_trees
 
-from conftest import need_shared
+from data_paths import need_shared
 
 # every str.isspace character, control characters and the parser's brackets
 WHITESPACE = [chr(c) for c in range(0x3001) if chr(c).isspace()]

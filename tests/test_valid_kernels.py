@@ -26,7 +26,7 @@ from spacy_convkernels.kernels import (
 from spacy_convkernels.kernels.base import n_threads
 from spacy_convkernels.structures.paths import PathTuples
 
-from conftest import CORPORA, need_shared
+from data_paths import CORPORA, need_shared
 from random_trees import random_tree
 
 TREE_KERNELS = [SubtreeKernel, SubsetTreeKernel, PartialTreeKernel, SmoothedPartialTreeKernel,

@@ -19,7 +19,6 @@ Bio-AMR is 1,014) keeps the first ones of each trigger, pairs before triples, wi
 :class:`~spacy_convkernels.errors.ConvKernelsWarning` when it bites. The factory
 declares no ``requires``: ``Doc._.amr`` comes from the reader, not from a component.
 """
-from typing import List, Optional
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -38,19 +37,38 @@ from .sentences import check_choice, check_count
     assigns=["doc._.interactions"],
 )
 def make_amr_candidates(nlp: Language, name: str, source: str, max_distance: int,
-                        max_candidates_per_trigger: Optional[int], interactions: Optional[List[str]],
-                        participants: Optional[List[str]], entity_labels: Optional[List[str]]) -> "AmrCandidates":
+                        max_candidates_per_trigger: int | None, interactions: list[str] | None,
+                        participants: list[str] | None, entity_labels: list[str] | None) -> "AmrCandidates":
     return AmrCandidates(name, source=source, max_distance=max_distance,
                          max_candidates_per_trigger=max_candidates_per_trigger, interactions=interactions,
                          participants=participants, entity_labels=entity_labels)
 
 
 class AmrCandidates:
-    """Writes the candidate interactions of each Doc (see the module docstring)."""
+    """Writes the candidate interactions of each Doc (see the module docstring).
+
+    Parameters
+    ----------
+    name : str, default="amr_candidates"
+        The component's name in the pipeline.
+    source : {"amr", "dependencies"}, default="amr"
+        The graph of a Doc: its AMR graph (``Doc._.amr``) or each sentence's dependency parse.
+    max_distance : int >= 0, default=5
+        The most edges between a trigger and a participant.
+    max_candidates_per_trigger : int >= 1 or None, default=5000
+        The cap on the candidates of one trigger; None: no cap.
+    interactions, participants : list of str or None
+        The trigger and participant concepts; None: the lexicons
+        :data:`~spacy_convkernels.structures.INTERACTIONS` and
+        :data:`~spacy_convkernels.structures.PARTICIPANTS` (Garg et al. 2016).
+    entity_labels : list of str or None
+        With ``source="dependencies"``, the entity labels whose spans are participants;
+        None: every entity.
+    """
 
     def __init__(self, name: str = "amr_candidates", *, source: str = "amr", max_distance: int = 5,
-                 max_candidates_per_trigger: Optional[int] = 5000, interactions=None, participants=None,
-                 entity_labels=None):
+                 max_candidates_per_trigger: int | None = 5000, interactions: list[str] | None = None,
+                 participants: list[str] | None = None, entity_labels: list[str] | None = None):
         check_choice(name, "source", source, ("amr", "dependencies"))
         check_count(name, "max_distance", max_distance, minimum=0)
         if max_candidates_per_trigger is not None:

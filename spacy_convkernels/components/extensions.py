@@ -7,7 +7,6 @@ An attribute already registered the same way is left as it is; one registered wi
 another default, getter, setter or method raises :class:`ExtensionConflictError`
 instead of being overwritten.
 """
-from typing import List, Optional
 
 from spacy.tokens import Doc, Span
 
@@ -16,12 +15,12 @@ from ..errors import ExtensionConflictError
 INTERACTIONS_KEY = ("spacy_convkernels", "interactions")  # where Doc._.interactions is kept in Doc.user_data
 
 
-def _doc_kernel_trees(doc: Doc) -> List[dict]:
+def _doc_kernel_trees(doc: Doc) -> list[dict]:
     """The sentences' trees, in order ([] for an empty Doc)."""
     return [sentence._.kernel_trees for sentence in doc.sents] if len(doc) else []
 
 
-def _doc_interactions(doc: Doc) -> Optional[list]:
+def _doc_interactions(doc: Doc) -> list | None:
     stored = doc.user_data.get(INTERACTIONS_KEY)
     return None if stored is None else _as_lists(stored)
 

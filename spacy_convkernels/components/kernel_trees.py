@@ -8,13 +8,12 @@ values are plain strings stored with the sentences, so they survive
 ``DocBin(store_user_data=True)`` and ``nlp.pipe(..., n_process=N)``;
 ``Tree.from_string`` gives the trees back.
 """
-from typing import List
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..errors import MissingAnnotationError
-from ..structures.dependency import REPRESENTATIONS, UnknownRepresentationError, span_to_trees
+from ..errors import MissingAnnotationError, UnknownRepresentationError
+from ..structures.dependency import REPRESENTATIONS, span_to_trees
 from .extensions import install_extensions
 
 PARSE = ["token.dep", "token.head", "token.tag", "token.lemma"]  # what a sentence's trees are made of
@@ -26,13 +25,27 @@ PARSE = ["token.dep", "token.head", "token.tag", "token.lemma"]  # what a senten
     assigns=["span._.kernel_trees", "doc._.kernel_trees"],
     requires=PARSE,
 )
-def make_kernel_trees(nlp: Language, name: str, representations: List[str], lowercase: bool,
+def make_kernel_trees(nlp: Language, name: str, representations: list[str], lowercase: bool,
                       collapse_prepositions: bool) -> "KernelTrees":
     return KernelTrees(name, representations, lowercase=lowercase, collapse_prepositions=collapse_prepositions)
 
 
 class KernelTrees:
-    """Writes the tree representations of each sentence (see the module docstring)."""
+    """Writes the tree representations of each sentence (see the module docstring).
+
+    Parameters
+    ----------
+    name : str, default="kernel_trees"
+        The component's name in the pipeline.
+    representations : sequence of str, default=all of ``REPRESENTATIONS``
+        Which trees to write: "grct", "lct", "loct", "cgrct", "clct" (Croce et al. 2011,
+        Annesi et al. 2014; :func:`~spacy_convkernels.structures.span_to_trees`).
+    lowercase : bool, default=True
+        Lower-case the lemmas of the lexical nodes.
+    collapse_prepositions : bool, default=True
+        Collapse a preposition and its object into the relation ``prep_<word>``, as
+        KeLP's data (:mod:`~spacy_convkernels.structures.dependency`).
+    """
 
     def __init__(self, name: str = "kernel_trees", representations=REPRESENTATIONS, *, lowercase: bool = True,
                  collapse_prepositions: bool = True):

@@ -24,7 +24,7 @@ with the pipeline, so a reloaded pipeline gives identical vectors.
 Trees are read from ``Span._.kernel_trees`` when a ``kernel_trees`` component made them,
 else converted from the parse with the default options.
 """
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import numpy as np
 from spacy.language import Language
@@ -52,7 +52,35 @@ def make_kernel_vectors(nlp: Language, name: str, representation: str, kernel, n
 
 
 class KernelVectors(SentenceTreeModel):
-    """Nyström sentence vectors (see the module docstring)."""
+    """Nyström sentence vectors (see the module docstring).
+
+    Parameters
+    ----------
+    nlp : Language
+        The pipeline, which makes the training trees at initialization.
+    name : str
+        The component's name in the pipeline.
+    representation : str
+        The tree of each sentence, one of ``REPRESENTATIONS``.
+    kernel : Kernel
+        A tree kernel of the package.
+    n_components : int >= 1
+        The number of landmark trees, the length of the vectors.
+    landmarks : {"uniform", "kmeans++"}, default="uniform"
+        How the landmarks are picked (:class:`~spacy_convkernels.approx.Nystroem`).
+    landmark_source : {"predicted", "reference"}, default="predicted"
+        Trees of the examples' predicted docs, run through the pipeline, or of their gold parses.
+    random_state : int, default=0
+        Seed of the landmark choice.
+    batch_size : int >= 1, default=256
+        Sentences per kernel block in ``pipe``.
+
+    Attributes
+    ----------
+    model : Nystroem
+        The Nyström approximation, fitted by ``initialize`` (``components_``,
+        ``normalization_``).
+    """
 
     extension = "kernel_vector"
     fitted_attribute = "normalization_"
@@ -67,8 +95,8 @@ class KernelVectors(SentenceTreeModel):
                          random_state=random_state)
         super().__init__(nlp, name, representation, batch_size, model, landmark_source)
 
-    def initialize(self, get_examples: Callable, *, nlp: Optional[Language] = None,
-                   landmark_corpus: Optional[Callable] = None) -> None:
+    def initialize(self, get_examples: Callable, *, nlp: Language | None = None,
+                   landmark_corpus: Callable | None = None) -> None:
         """Pick the landmarks among the training sentences, or those of ``landmark_corpus``."""
         nlp = nlp or self.nlp
         self._fit(landmark_corpus(nlp) if landmark_corpus is not None else get_examples(), nlp)

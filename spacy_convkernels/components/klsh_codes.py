@@ -14,7 +14,7 @@ gets ``Span._.klsh_code``, its code packed 8 bits to a byte (uint8 array, None f
 sentence without a tree), and every Doc ``Doc._.klsh_code``, the list of its sentences'
 codes. Reference set and hash functions are saved with the pipeline.
 """
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from spacy.language import Language
 
@@ -44,7 +44,38 @@ def make_klsh_codes(nlp: Language, name: str, representation: str, kernel, n_ref
 
 
 class KLSHCodes(SentenceTreeModel):
-    """KLSH sentence codes (see the module docstring)."""
+    """KLSH sentence codes (see the module docstring).
+
+    Parameters
+    ----------
+    nlp : Language
+        The pipeline, which makes the training trees at initialization.
+    name : str
+        The component's name in the pipeline.
+    representation : str
+        The tree of each sentence, one of ``REPRESENTATIONS``.
+    kernel : Kernel
+        A tree kernel of the package.
+    n_references : int >= 1
+        The size of the reference set of trees.
+    n_bits : int >= 1
+        The number of hash functions, the bits of a code.
+    subset_size : int >= 1, default=20
+        References per subset of a hash function; below ``n_references``.
+    hash_function : {"random_knn", "kulis_grauman"}, default="random_knn"
+        The hash functions (:class:`~spacy_convkernels.approx.KLSH`).
+    reference_source : {"predicted", "reference"}, default="predicted"
+        As ``landmark_source`` of :class:`~.kernel_vectors.KernelVectors`.
+    random_state : int, default=0
+        Seed of the references and hash functions.
+    batch_size : int >= 1, default=256
+        Sentences per kernel block in ``pipe``.
+
+    Attributes
+    ----------
+    model : KLSH
+        The hash functions, fitted by ``initialize`` (``references_``).
+    """
 
     extension = "klsh_code"
     fitted_attribute = "references_"
@@ -64,8 +95,8 @@ class KLSHCodes(SentenceTreeModel):
         self.minimum_trees = subset_size + 1  # references are drawn among the trees: more than subset_size
         super().__init__(nlp, name, representation, batch_size, model, reference_source)
 
-    def initialize(self, get_examples: Callable, *, nlp: Optional[Language] = None,
-                   reference_corpus: Optional[Callable] = None) -> None:
+    def initialize(self, get_examples: Callable, *, nlp: Language | None = None,
+                   reference_corpus: Callable | None = None) -> None:
         """Draw the reference set among the training sentences, or those of ``reference_corpus``."""
         nlp = nlp or self.nlp
         self._fit(reference_corpus(nlp) if reference_corpus is not None else get_examples(), nlp)

@@ -1,16 +1,22 @@
 """What the components share: checks of their settings, a Doc's sentence trees, the docs
 they are fitted on, and the base of the components whose model is fitted on sentence trees."""
 import numbers
-from typing import Iterable, Iterator, List, Optional
+from collections.abc import Iterable, Iterator
 
 import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import ensure_path, minibatch
 
-from ..errors import ConvKernelsError, InvalidParameterError, MissingAnnotationError
+from ..errors import (
+    ConvKernelsError,
+    InvalidParameterError,
+    MissingAnnotationError,
+    NotInitializedError,
+    UnknownRepresentationError,
+)
 from ..kernels import Kernel
-from ..structures.dependency import REPRESENTATIONS, UnknownRepresentationError, span_to_tree
+from ..structures.dependency import REPRESENTATIONS, span_to_tree
 from ..structures.tree import Tree
 from ..validation import validate_parameters
 from .extensions import install_extensions
@@ -18,10 +24,6 @@ from .kernel_trees import KernelTrees
 from .registered_kernels import bind_pipeline_vectors
 
 TREE_SOURCES = ("predicted", "reference")
-
-
-class NotInitializedError(ConvKernelsError, RuntimeError):
-    """A component with learned state was used before ``nlp.initialize`` or loading."""
 
 
 def check_count(component: str, name: str, value, minimum: int) -> None:
@@ -48,7 +50,7 @@ def check_kernel(component: str, kernel) -> None:
         raise InvalidParameterError(f"{component}: kernel {problem}") from problem
 
 
-def sentence_trees(doc: Doc, representation: str) -> List[Optional[Tree]]:
+def sentence_trees(doc: Doc, representation: str) -> list[Tree | None]:
     """One tree per sentence (None for a sentence with nothing left, e.g. punctuation), read
     from ``Span._.kernel_trees`` when a ``kernel_trees`` component made them, else
     converted from the parse with the default options."""
@@ -137,7 +139,7 @@ class SentenceTreeModel:
     def __call__(self, doc: Doc) -> Doc:
         return next(iter(self.pipe([doc], batch_size=1)))
 
-    def pipe(self, stream: Iterable[Doc], *, batch_size: Optional[int] = None) -> Iterator[Doc]:
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int | None = None) -> Iterator[Doc]:
         if not hasattr(self.model, self.fitted_attribute):
             raise NotInitializedError(f"{self.name}: not fitted yet; run nlp.initialize() or load a trained pipeline")
         self._bind_vectors()

@@ -6,8 +6,8 @@ holding the graph as PENMAN text, its metadata (``# ::id``, ``# ::snt``, ...) in
 ``penman.decode(doc._.amr)`` gives the graph back.
 """
 import re
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional
 
 import penman
 import spacy
@@ -24,7 +24,7 @@ _ID = re.compile(r"::id\s+(\S+)")
 
 
 def read_penman(path, nlp=None, *, skip_errors: bool = False,
-                errors: Optional[List[CorpusFormatError]] = None, progress: bool = False) -> Iterator[Doc]:
+                errors: list[CorpusFormatError] | None = None, progress: bool = False) -> Iterator[Doc]:
     """Yield one Doc per AMR graph of a PENMAN file, in file order.
 
     The sentence is ``# ::snt``, or else the tokens of ``# ::tok`` (alignment releases),
@@ -105,7 +105,7 @@ def _blocks(path: Path, progress: bool = False):
     yield from _graph_block(first, lines, problem)
 
 
-def _graph_block(first: int, lines: List[str], problem):
+def _graph_block(first: int, lines: list[str], problem):
     """A block that is more than comments holds a graph (the file header is comments only)."""
     if problem or any(not line.lstrip().startswith("#") for line in lines):
         yield first, "\n".join(lines), problem

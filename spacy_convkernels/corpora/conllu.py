@@ -7,8 +7,8 @@ and sentence starts. Multi-word tokens (``19-20 don't``) give their syntactic wo
 the enhanced graph only and are left out.
 """
 import re
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional
 
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -20,8 +20,8 @@ from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
 
-def read_conllu(path, vocab: Optional[Vocab] = None, *, n_sents: int = 1, skip_errors: bool = False,
-                errors: Optional[List[CorpusFormatError]] = None, progress: bool = False) -> Iterator[Doc]:
+def read_conllu(path, vocab: Vocab | None = None, *, n_sents: int = 1, skip_errors: bool = False,
+                errors: list[CorpusFormatError] | None = None, progress: bool = False) -> Iterator[Doc]:
     """Yield Docs of ``n_sents`` sentences each from a ``.conllu`` file.
 
     A malformed sentence, one with an undecodable line, or a broken ``.gz`` stream raises

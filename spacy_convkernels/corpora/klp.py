@@ -13,9 +13,9 @@ example's representations, from ``"0"``.
 """
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -32,13 +32,13 @@ _KINDS = {"T": "trees", "V": "vectors", "DV": "vectors", "S": "texts"}
 class KlpExample:
     """One KeLP example: its labels and its representations by name."""
 
-    labels: Tuple[str, ...]
-    trees: Dict[str, Tree] = field(default_factory=dict)
-    vectors: Dict[str, Union[Dict[str, float], np.ndarray]] = field(default_factory=dict)
-    texts: Dict[str, str] = field(default_factory=dict)
+    labels: tuple[str, ...]
+    trees: dict[str, Tree] = field(default_factory=dict)
+    vectors: dict[str, dict[str, float] | np.ndarray] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
 
 
-def read_klp(path, *, skip_errors: bool = False, errors: Optional[List[CorpusFormatError]] = None,
+def read_klp(path, *, skip_errors: bool = False, errors: list[CorpusFormatError] | None = None,
              progress: bool = False) -> Iterator[KlpExample]:
     """Yield the examples of a ``.klp`` or ``.klp.gz`` file, in file order; blank lines
     are skipped.

@@ -1,8 +1,9 @@
 """The numbered lines of a UTF-8 text file or its ``.gz``, as every reader takes them."""
 import gzip
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, NamedTuple, Tuple, Union
+from typing import NamedTuple
 
 from tqdm.auto import tqdm
 
@@ -18,7 +19,7 @@ class Unreadable(NamedTuple):
     final: bool
 
 
-def numbered_lines(path: Path) -> Iterator[Tuple[int, Union[str, Unreadable]]]:
+def numbered_lines(path: Path) -> Iterator[tuple[int, str | Unreadable]]:
     """Open ``path`` (gzip when it ends in ``.gz``; an ``OSError`` when it cannot be
     opened) and iterate (1-based number, line) pairs: the line as text without its line
     end, a UTF-8 byte-order mark dropped, or an :class:`Unreadable` in its place. Only
@@ -29,7 +30,7 @@ def numbered_lines(path: Path) -> Iterator[Tuple[int, Union[str, Unreadable]]]:
     return _lines(handle, "gzip data" if gzipped else "file")
 
 
-def corpus_lines(path: Path, progress: bool = False) -> Iterator[Tuple[int, Union[str, Unreadable]]]:
+def corpus_lines(path: Path, progress: bool = False) -> Iterator[tuple[int, str | Unreadable]]:
     """:func:`numbered_lines` of a corpus: a file that cannot be opened raises
     :class:`~spacy_convkernels.CorpusFileError`; ``progress`` shows a tqdm bar of the
     lines read."""

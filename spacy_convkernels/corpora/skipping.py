@@ -1,15 +1,10 @@
 """What a corpus reader does with a malformed item: raise, or skip it and report it."""
 import warnings
-from typing import Optional
 
-from ..errors import ConvKernelsWarning, CorpusFormatError
-
-
-class CorpusWarning(ConvKernelsWarning):
-    """A malformed record was skipped, at the caller's request."""
+from ..errors import CorpusFormatError, CorpusWarning
 
 
-def skip_or_raise(error: CorpusFormatError, skip_errors: bool, errors: Optional[list], item: str) -> None:
+def skip_or_raise(error: CorpusFormatError, skip_errors: bool, errors: list | None, item: str) -> None:
     """Raise ``error`` (with the ``__cause__`` it carries) unless ``skip_errors``; else warn
     that an ``item`` was skipped and append the error to ``errors`` when a list is given."""
     if not skip_errors:

@@ -34,17 +34,17 @@ vector (the root's ``*``) copies the other one, as in KeLP.
 The rule gives each word a vector, never a correction per pair, so sigma stays a Gram
 matrix, positive semidefinite, and so do the tree kernels built on it (zeroing sigma
 only for the pairs on one row would make them indefinite). Lemmas are counted per row
-within the vector source, lower-cased, with KeLP's ``::p`` suffix removed. On TREC QC
-(``bench/qc_classification.py``) the rules raise train cross-validation accuracy for
-both kernels; on the test set they lift SPTK far above KeLP's but lower CSPTK's.
+within the vector source, lower-cased, with KeLP's ``::p`` suffix removed. What the rules
+do to accuracy is measured by ``bench/qc_classification.py`` (on TREC QC).
 
 :class:`SimilarityTable` turns rules into the arrays the engine reads (kind, group and
 vector row per label id), growing as new labels appear.
 """
 import itertools
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Dict, Iterable, NamedTuple, Optional, Sequence, Tuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -64,7 +64,7 @@ class Description(NamedTuple):
     row_key: tuple
     vector: np.ndarray
     weight: float
-    own: Tuple[Tuple[str, float], ...] = ()
+    own: tuple[tuple[str, float], ...] = ()
 
 
 def row_weight(vectors: WordVectors, row: int, shared_rows: str, dilution: float = 0.25) -> float:
@@ -78,7 +78,17 @@ def row_weight(vectors: WordVectors, row: int, shared_rows: str, dilution: float
 
 
 class LexicalSimilarity:
-    """Cosine of word vectors between ``LEX##lemma::p`` labels with the same POS initial."""
+    """Cosine of word vectors between ``LEX##lemma::p`` labels with the same POS initial.
+
+    Parameters
+    ----------
+    vectors : WordVectors
+        The vectors of the lemmas (:meth:`~.vectors.WordVectors.lexical_row`).
+    shared_rows : {"kelp", "diluted", "exclusive"}, default="kelp"
+        The trust in a vector that several lemmas share (module docstring).
+    dilution : float >= 0, default=0.25
+        The exponent a of the trust k^(-a) under "diluted".
+    """
 
     kind = SimilarityKind.LEXICAL
 
@@ -87,7 +97,7 @@ class LexicalSimilarity:
         self.shared_rows = shared_rows
         self.dilution = dilution
 
-    def describe(self, label: str) -> Optional[Description]:
+    def describe(self, label: str) -> Description | None:
         """How this rule smooths ``label``, None when it does not (the label matches itself only).
         The own coordinates are left out: two different labels never share them."""
         if not label.startswith("LEX##"):
@@ -101,7 +111,20 @@ class LexicalSimilarity:
 
 
 class CompositionalSimilarity:
-    """Cosine of alpha*h + beta*m between ``COMP##rel<h::hp,m::mp>`` labels with the same POS pattern."""
+    """Cosine of alpha*h + beta*m between ``COMP##rel<h::hp,m::mp>`` labels with the same POS
+    pattern (Annesi, Croce & Basili 2014, KeLP's ``CompositionalNodeSimilaritySum``).
+
+    Parameters
+    ----------
+    vectors : WordVectors
+        The vectors of heads and modifiers.
+    alpha, beta : float >= 0, default=1.0
+        Weights of the head h and the modifier m in the composition.
+    syntactic_restriction : bool, default=False
+        Compositions match only under equal relations.
+    shared_rows, dilution
+        As for :class:`LexicalSimilarity`, applied to head and modifier.
+    """
 
     kind = SimilarityKind.COMPOSITIONAL
 
@@ -114,7 +137,7 @@ class CompositionalSimilarity:
         self.shared_rows = shared_rows
         self.dilution = dilution
 
-    def describe(self, label: str) -> Optional[Description]:
+    def describe(self, label: str) -> Description | None:
         parsed = _parse_compositional(label)
         if parsed is None:
             return None
@@ -128,10 +151,10 @@ class CompositionalSimilarity:
         head, modifier = (modifier if head[1] < 0 else head), (head if modifier[1] < 0 else modifier)
         return self._compose(group, head, modifier)
 
-    def _compose(self, group, *words) -> Optional[Description]:
+    def _compose(self, group, *words) -> Description | None:
         """alpha u_h + beta u_m, unit length, with u = w r + sqrt(1 - w^2) e (w = 1 for KeLP)."""
         shared = np.zeros(self.vectors.matrix.shape[1])
-        own: Dict[str, float] = {}
+        own: dict[str, float] = {}
         for coefficient, (word, row) in zip((self.alpha, self.beta), words):
             w = row_weight(self.vectors, row, self.shared_rows, self.dilution)
             shared += coefficient * w * self.vectors.matrix[row]
@@ -147,14 +170,20 @@ class CompositionalSimilarity:
 class ExponentialSimilarity:
     """Garg et al.'s word-vector kernel between any two labels with vectors:
     exp(c - 1) * ((c - gamma) / (1 - gamma))+ of their cosine c (``gamma`` is set on the
-    table)."""
+    table).
+
+    Parameters
+    ----------
+    vectors : WordVectors
+        The vectors of the labels, looked up as they are.
+    """
 
     kind = SimilarityKind.EXPONENTIAL
 
     def __init__(self, vectors: WordVectors):
         self.vectors = vectors
 
-    def describe(self, label: str):
+    def describe(self, label: str) -> Description | None:
         row = self.vectors.row(label)
         if row < 0:
             return None
@@ -200,12 +229,24 @@ class SimilarityTable:
     publishes the table as a new :class:`NodeSimilarity`; an entry, once written, is
     never changed (:mod:`.growing`), so an engine call keeps reading the table it was
     given while other threads grow it. ``uid`` tells tables apart (what a structure
-    packed against one table may not be read against another)."""
+    packed against one table may not be read against another).
+
+    Parameters
+    ----------
+    rules : sequence of LexicalSimilarity, CompositionalSimilarity or ExponentialSimilarity
+        The rules, in order of precedence.
+    threshold : float, default=0.01
+        Similarities below it count as 0.
+    gamma : float, default=0.0
+        The cosine offset of :class:`ExponentialSimilarity`.
+    label_weights : dict of str to float, or None
+        The nonstationary weight per label (default 1).
+    """
 
     _uids = itertools.count()
 
     def __init__(self, rules: Sequence, threshold: float = 0.01, gamma: float = 0.0,
-                 label_weights: Optional[Dict[str, float]] = None):
+                 label_weights: dict[str, float] | None = None):
         self.rules = list(rules)
         self.threshold = threshold
         self.gamma = gamma
@@ -217,12 +258,12 @@ class SimilarityTable:
         self.weights = GrowingArray(np.float64, 0.0)
         self.label_weight_by_id = GrowingArray(np.float64, 1.0)
         self._coverage = Coverage()
-        self._vectors: Optional[GrowingArray] = None  # unit vectors by row, made with the first
+        self._vectors: GrowingArray | None = None  # unit vectors by row, made with the first
         self._own_words = GrowingArray(np.int32, -1, (2,))  # per vector row: two word ids, -1 for none
         self._own_parts = GrowingArray(np.float64, 0.0, (2,))
-        self._group_ids: Dict[tuple, int] = {}
-        self._row_ids: Dict[tuple, int] = {}
-        self._word_ids: Dict[str, int] = {}
+        self._group_ids: dict[tuple, int] = {}
+        self._row_ids: dict[tuple, int] = {}
+        self._word_ids: dict[str, int] = {}
         self._lock = threading.Lock()
         self._published = self._publish()
 
@@ -284,7 +325,7 @@ class SimilarityTable:
             self._own_parts.append([part for _, part in described.own] + [0.0] * free)
         return self._row_ids[described.row_key]
 
-    def _publish(self) -> Tuple[tuple, NodeSimilarity]:
+    def _publish(self) -> tuple[tuple, NodeSimilarity]:
         """(coverage snapshot, the table as the engine reads it): views of the entries written so far."""
         vectors = self._vectors.view() if self._vectors is not None else np.zeros((0, 1))
         own = (self._own_words.view(), self._own_parts.view()) if self._word_ids else (None, None)
@@ -295,7 +336,7 @@ class SimilarityTable:
         return self._coverage.publish(), table
 
 
-def _lemma_and_pos(key: str) -> Tuple[str, str]:
+def _lemma_and_pos(key: str) -> tuple[str, str]:
     """KeLP's ``lemma::pos`` split at the first ``::``."""
     lemma, _, pos = key.partition("::")
     return lemma, pos

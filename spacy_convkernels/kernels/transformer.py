@@ -9,7 +9,7 @@ tuned in a pipeline::
                           {"kerneltransformer__kernel__lam": [0.2, 0.4]})
     search.fit(trees, labels)
 """
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.base import (
@@ -48,7 +48,7 @@ class KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         keep them too, so ``transform`` does not compute them again).
     """
 
-    def __init__(self, kernel: Kernel, normalize: bool = True, n_jobs=None, verbose: bool = False):
+    def __init__(self, kernel: Kernel, normalize: bool = True, n_jobs: int | None = None, verbose: bool = False):
         self.kernel = kernel
         self.normalize = normalize
         self.n_jobs = n_jobs

@@ -50,6 +50,15 @@ class SubtreeKernel(TreeKernel):
     Gram matrices can have negative eigenvalues and normalized values above 1 (1.136
     for ``(B (B (B y y)) y)`` against ``(B (B (B y y) y))``), on which an SVM silently
     mis-trains.
+
+    Parameters
+    ----------
+    lam : float > 0, default=0.4
+        The decay factor lam of Delta.
+    variant : {"textbook", "kelp"}, default="textbook"
+        The definition of f above.
+    label_weights : dict of str to float >= 0, or None
+        The nonstationary weight w of each full label (:class:`TreeKernel`); None: all 1.
     """
 
     _parameter_constraints = {"lam": [POSITIVE], "variant": [Options("textbook", "kelp")],
@@ -71,6 +80,13 @@ class SubsetTreeKernel(TreeKernel):
     Delta(n1, n2) = 0 if the productions differ, else lam * prod_k (1 + Delta(c1k, c2k)),
     where the factor is 1 unless both children are internal with equal productions.
     A pair of equal leaves gives lam.
+
+    Parameters
+    ----------
+    lam : float > 0, default=0.4
+        The decay factor lam of Delta.
+    label_weights : dict of str to float >= 0, or None
+        The nonstationary weight w of each full label (:class:`TreeKernel`); None: all 1.
     """
 
     _parameter_constraints = {"lam": [POSITIVE], "label_weights": [Weights(), None]}
@@ -91,6 +107,17 @@ class PartialTreeKernel(TreeKernel):
     equal-length child subsequences J1, J2 of lam^(gaps(J1) + gaps(J2)) * prod_k
     Delta(c1[J1k], c2[J2k])), with gaps the children skipped inside a subsequence and
     no cap on its length.
+
+    Parameters
+    ----------
+    lam : float > 0, default=0.4
+        Decay lam with the height of fragments and the gaps in child subsequences.
+    mu : float > 0, default=0.4
+        Decay mu with the number of nodes in fragments.
+    terminal_factor : float >= 0, default=1.0
+        The factor of a pair of nodes of which one is a leaf (KeLP's ``terminalFactor``).
+    label_weights : dict of str to float >= 0, or None
+        The nonstationary weight w of each full label (:class:`TreeKernel`); None: all 1.
     """
 
     _parameter_constraints = {"lam": [POSITIVE], "mu": [POSITIVE], "terminal_factor": [NON_NEGATIVE],

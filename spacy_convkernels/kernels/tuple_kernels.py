@@ -12,7 +12,6 @@ ignores every tuple with that edge).
 """
 import threading
 from dataclasses import dataclass
-from typing import Dict
 
 import numpy as np
 
@@ -34,12 +33,12 @@ class TupleKernel(Kernel):
 
     Parameters
     ----------
-    lam : float in (0, 1)
-        Decay of long spans.
+    lam : float in (0, 1), default=0.5
+        Decay lam of long spans.
     vectors : spaCy ``Vocab`` or ``Vectors``, :class:`~.vectors.WordVectors`, path, or None
         Word vectors of the node labels for k_n; None: exact match.
-    gamma : float in (-1, 1)
-        The cosine below which two nodes do not match.
+    gamma : float in (-1, 1), default=0.6
+        The cosine below which two nodes do not match (k_n above).
     edge_weights : dict of str to float >= 0, or None
         The nonstationary weight w(e) per edge label (default 1; 0 ignores the edge).
     """
@@ -66,7 +65,13 @@ class SubsequencePathKernel(TupleKernel):
     """Subsequence kernel over paths of (edge, node) tuples (Bunescu & Mooney 2005, as in
     Garg et al. §4.1): the sum over pairs of equal-length subsequences i, j (not
     necessarily contiguous) of prod_k k(S(i_k), S'(j_k)) * lam^(span(i) + span(j)), with
-    span = last index - first index + 1 and lam in (0, 1) penalizing long spans."""
+    span = last index - first index + 1 and lam in (0, 1) penalizing long spans.
+
+    Parameters
+    ----------
+    lam, vectors, gamma, edge_weights
+        As for :class:`TupleKernel`.
+    """
 
     structure_type = PathTuples
     _kind = KernelKind.SUBSEQUENCE_PATH
@@ -79,6 +84,11 @@ class ZelenkoTreeKernel(TupleKernel):
 
         K(x, y) = k(x, y) * (k(x, y) + sum over equal-length child subsequences i, j of
                   lam^(span(i) + span(j)) * (sum_s K(c_x[i_s], c_y[j_s])) * prod_s k(c_x[i_s], c_y[j_s])).
+
+    Parameters
+    ----------
+    lam, vectors, gamma, edge_weights
+        As for :class:`TupleKernel`.
     """
 
     structure_type = Tree
@@ -105,12 +115,12 @@ class _TupleTables:
     share between threads as :class:`~.node_similarity.SimilarityTable` is: grown under a
     lock, each entry written once, and published as a new :class:`TupleTable`."""
 
-    def __init__(self, vectors, gamma: float, edge_weights: Dict[str, float]):
+    def __init__(self, vectors, gamma: float, edge_weights: dict[str, float]):
         rules = [] if vectors is None else [ExponentialSimilarity(WordVectors.load(vectors))]
         self.nodes = SimilarityTable(rules, threshold=0.0, gamma=gamma)
         self.uid = self.nodes.uid
         self.edge_weights = edge_weights
-        self.edge_ids: Dict[str, int] = {}
+        self.edge_ids: dict[str, int] = {}
         self.edges = GrowingArray(np.int32, -1)
         self.node_ids = GrowingArray(np.int32, 0)
         self._coverage = Coverage()

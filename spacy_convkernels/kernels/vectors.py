@@ -8,9 +8,9 @@ nothing about the meaning of the words on it.
 """
 import math
 import re
+from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
-from typing import Dict, Iterable, Tuple
 
 import numpy as np
 
@@ -24,9 +24,26 @@ class WordVectors:
     A read-only handle: copies (``copy.deepcopy``, scikit-learn's ``clone``) share it by
     reference, and it pickles as the source's distinct vectors (float32, as spaCy and
     the text formats store them) with its keys in one string, from which the unit
-    vectors are made again exactly. ``raw`` holds those distinct source vectors."""
+    vectors are made again exactly.
 
-    def __init__(self, keys: Dict[str, int], matrix: np.ndarray, raw: np.ndarray | None = None):
+    Parameters
+    ----------
+    keys : dict of str to int
+        The row of ``matrix`` of each key.
+    matrix : ndarray of shape (n_rows, dim)
+        Distinct unit vectors, float64; made read-only.
+    raw : ndarray of shape (n_rows, dim) or None
+        The distinct source vectors the rows were scaled from (float32), when known.
+
+    Attributes
+    ----------
+    rows : dict of str to int
+        ``keys``: the row of each key.
+    matrix, raw : ndarray
+        As given.
+    """
+
+    def __init__(self, keys: dict[str, int], matrix: np.ndarray, raw: np.ndarray | None = None):
         self.rows = keys
         self.matrix = matrix
         self.raw = raw
@@ -154,7 +171,7 @@ def _lines(path: Path):
         yield number, line
 
 
-def _read_npy(path: Path) -> Tuple[list, np.ndarray]:
+def _read_npy(path: Path) -> tuple[list, np.ndarray]:
     """Keys and vectors of a ``.npy`` matrix and the ``.keys`` file beside it."""
     keys_path = path.with_suffix(".keys")
     if not keys_path.exists():
@@ -173,7 +190,7 @@ _HEADER = re.compile(r"[0-9]+[ \t]+[0-9]+")
 _FIELDS = re.compile(r"[ \t]+")
 
 
-def _read_text(path: Path) -> Tuple[list, np.ndarray]:
+def _read_text(path: Path) -> tuple[list, np.ndarray]:
     """Keys and vectors of a text file: KeLP (``key<TAB>weight<TAB>count<TAB>v1,v2,...``) or
     word2vec/GloVe (``key v1 v2 ...``, spaces or tabs), either with an optional first
     line of exactly two integers giving the count and the dimension."""

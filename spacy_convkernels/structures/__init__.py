@@ -1,15 +1,25 @@
-"""Discrete structures built from text: trees from dependency parses (and, later, paths,
-subgraphs and forests)."""
+"""Discrete structures built from text: trees from dependency parses, paths of (edge, node)
+tuples, and semantic graphs with their candidate interactions (a path and a subgraph each)."""
+from ..errors import MissingAnnotationError, UnknownRepresentationError
 from .dependency import (
     REPRESENTATIONS,
     DependencyParse,
-    MissingAnnotationError,
-    UnknownRepresentationError,
     parse_to_trees,
     span_to_parse,
     span_to_tree,
     span_to_trees,
 )
+from .interactions import (
+    INTERACTIONS,
+    PARTICIPANTS,
+    ROLES,
+    InteractionCandidate,
+    amr_candidates,
+    dependency_candidates,
+    find_candidates,
+)
+from .paths import CompiledPath, PathTuples, tuple_label
+from .semantic_graph import SemanticGraph
 from .tree import CompiledTree, Tree
 
 __all__ = [
@@ -21,6 +31,17 @@ __all__ = [
     "span_to_tree",
     "span_to_trees",
     "parse_to_trees",
+    "PathTuples",
+    "CompiledPath",
+    "tuple_label",
+    "SemanticGraph",
+    "InteractionCandidate",
+    "INTERACTIONS",
+    "PARTICIPANTS",
+    "ROLES",
+    "find_candidates",
+    "amr_candidates",
+    "dependency_candidates",
     "MissingAnnotationError",
     "UnknownRepresentationError",
 ]

@@ -25,29 +25,33 @@ the first as root and hangs the others under it. Parentheses in labels are writt
 space, ``\\r``, U+3000, ...), control character (category Cc) and lone surrogate ``_``,
 so the bracket string of every tree reads back as the same tree.
 """
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Sequence, Tuple
 
-from ..errors import ConvKernelsError, MissingAnnotationError
+from ..errors import MissingAnnotationError, UnknownRepresentationError
 from .labels import clean_label
 from .tree import Tree
 
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
 
 
-class UnknownRepresentationError(ConvKernelsError, ValueError):
-    """A tree representation name that is not one of ``REPRESENTATIONS``."""
-
-
 @dataclass(frozen=True)
 class DependencyParse:
-    """One sentence, normalized: per token its word, lemma, tag, relation and head (-1: root)."""
+    """One sentence, normalized: per token its word, lemma, tag, relation and head (-1: root).
 
-    words: Tuple[str, ...]
-    lemmas: Tuple[str, ...]
-    tags: Tuple[str, ...]
-    relations: Tuple[str, ...]
-    heads: Tuple[int, ...]
+    Parameters
+    ----------
+    words, lemmas, tags, relations : tuple of str
+        Per token, in order (the root's relation is ``root``).
+    heads : tuple of int
+        Per token, the index of its head, -1 for the root.
+    """
+
+    words: tuple[str, ...]
+    lemmas: tuple[str, ...]
+    tags: tuple[str, ...]
+    relations: tuple[str, ...]
+    heads: tuple[int, ...]
 
     @classmethod
     def normalized(cls, words, lemmas, tags, relations, heads, *, lowercase=True,
@@ -143,12 +147,12 @@ def span_to_tree(span, representation: str, **options) -> Tree:
     return parse_to_trees(span_to_parse(span, **options), [representation])[representation]
 
 
-def span_to_trees(span, representations: Iterable[str] = REPRESENTATIONS, **options) -> Dict[str, Tree]:
+def span_to_trees(span, representations: Iterable[str] = REPRESENTATIONS, **options) -> dict[str, Tree]:
     """The trees of a sentence in several representations, from one parse."""
     return parse_to_trees(span_to_parse(span, **options), representations)
 
 
-def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPRESENTATIONS) -> Dict[str, Tree]:
+def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPRESENTATIONS) -> dict[str, Tree]:
     """Build the requested representations of a normalized parse (None for an empty one)."""
     representations = list(representations)
     for name in representations:
@@ -178,11 +182,11 @@ def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPR
 _ENTER, _MIDDLE, _EXIT = 0, 1, 2
 
 
-def _tour(heads: Sequence[int]) -> List[Tuple[int, int]]:
+def _tour(heads: Sequence[int]) -> list[tuple[int, int]]:
     """(event, token) in the order a word-ordered walk of the dependency tree meets them:
     entering a token, passing it (its dependents before it are done, those after it to
     come) and leaving it. Iterative, so any depth."""
-    dependents: List[List[int]] = [[] for _ in heads]
+    dependents: list[list[int]] = [[] for _ in heads]
     root = 0
     for i, h in enumerate(heads):
         if h < 0:
@@ -205,9 +209,9 @@ def _tour(heads: Sequence[int]) -> List[Tuple[int, int]]:
 
 def _emit(tour, own, pos_lex_inside, tail, pos, lex) -> Tree:
     """One representation: preorder labels and parents, and the bracket string alongside."""
-    labels: List[str] = []
-    parents: List[int] = []
-    text: List[str] = []
+    labels: list[str] = []
+    parents: list[int] = []
+    text: list[str] = []
     open_nodes = [-1]
     for event, t in tour:
         if event == _ENTER:

@@ -17,9 +17,9 @@ makes a candidate, to be classified as a correct or wrong reading of the text:
   carrying its role as an extra leaf ``/role``.
 """
 import warnings
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, combinations, islice, permutations
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import ConvKernelsWarning
 from .paths import PathTuples, tuple_label
@@ -48,11 +48,25 @@ MAX_CANDIDATES_PER_TRIGGER = 5000  # the most in Bio-AMR (dev, test, training sa
 
 @dataclass(frozen=True)
 class InteractionCandidate:
-    """One hypothesized interaction: its trigger, its participants by role, its structures."""
+    """One hypothesized interaction: its trigger, its participants by role, its structures.
+
+    Parameters
+    ----------
+    trigger : str
+        The node id of the interaction-type node.
+    interaction : str
+        Its label (``bind``, ``phosphorylate``, ...).
+    roles : tuple of (str, str)
+        (role, node id) for catalyst, theme and, in a triple, theme2.
+    path : PathTuples
+        The path of the candidate (module docstring; Garg et al. 2018, Table 1).
+    subgraph : Tree
+        The subgraph of the candidate as a tree rooted at the trigger (module docstring).
+    """
 
     trigger: str
     interaction: str
-    roles: Tuple[Tuple[str, str], ...]  # (role, node), in the order of ROLES
+    roles: tuple[tuple[str, str], ...]  # (role, node), in the order of ROLES
     path: PathTuples
     subgraph: Tree
 
@@ -68,11 +82,11 @@ class InteractionCandidate:
         }
 
 
-def find_candidates(graph: SemanticGraph, *, interactions: FrozenSet[str] = INTERACTIONS,
-                    participant_concepts: FrozenSet[str] = PARTICIPANTS,
-                    participant_nodes: Optional[Iterable[str]] = None,
+def find_candidates(graph: SemanticGraph, *, interactions: frozenset[str] = INTERACTIONS,
+                    participant_concepts: frozenset[str] = PARTICIPANTS,
+                    participant_nodes: Iterable[str] | None = None,
                     max_distance: int = 5,
-                    max_candidates_per_trigger: Optional[int] = MAX_CANDIDATES_PER_TRIGGER,
+                    max_candidates_per_trigger: int | None = MAX_CANDIDATES_PER_TRIGGER,
                     ) -> Iterator[InteractionCandidate]:
     """Every candidate of ``graph``: triggers are nodes whose label is in ``interactions``;
     participants the ``participant_nodes`` when given, else nodes whose label is in
@@ -113,11 +127,11 @@ def _candidate(graph: SemanticGraph, trigger: str, parents, roles) -> Interactio
                                 _subgraph(graph, trigger, walks, dict((node, role) for role, node in roles)))
 
 
-def _subgraph(graph: SemanticGraph, trigger: str, walks: Dict[str, List[Tuple[str, str]]],
-              role_of: Dict[str, str]) -> Tree:
+def _subgraph(graph: SemanticGraph, trigger: str, walks: dict[str, list[tuple[str, str]]],
+              role_of: dict[str, str]) -> Tree:
     """The union of the walks as a tree (preorder labels and parents), children in the
     order the walks first reach them, each participant with its role leaf."""
-    children: Dict[str, List[str]] = {}
+    children: dict[str, list[str]] = {}
     edge_into = {trigger: ""}
     for walk in walks.values():
         for (_, above), (edge, below) in zip(walk, walk[1:]):
@@ -138,13 +152,13 @@ def _subgraph(graph: SemanticGraph, trigger: str, walks: Dict[str, List[Tuple[st
     return Tree._trusted(tuple(labels), tuple(parents))
 
 
-def amr_candidates(graph, **options) -> List[InteractionCandidate]:
+def amr_candidates(graph, **options) -> list[InteractionCandidate]:
     """The candidates of an AMR graph (``penman.Graph`` or PENMAN text)."""
     return list(find_candidates(SemanticGraph.from_penman(graph), **options))
 
 
-def dependency_candidates(span, participant_tokens: Optional[Sequence[int]] = None,
-                          lowercase: bool = True, **options) -> List[InteractionCandidate]:
+def dependency_candidates(span, participant_tokens: Sequence[int] | None = None,
+                          lowercase: bool = True, **options) -> list[InteractionCandidate]:
     """The candidates of a dependency parse (a spaCy Span or Doc): triggers are tokens whose
     lemma is in the lexicon; participants the given token indices, else the roots of the
     Doc's entity spans inside ``span``."""

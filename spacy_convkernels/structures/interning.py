@@ -5,7 +5,7 @@ are equal. Ids are stable for the life of the process and are never pickled (a
 structure sent to another process is recompiled there).
 """
 import threading
-from typing import Hashable, Iterable, List
+from collections.abc import Hashable, Iterable
 
 
 class Interner:
@@ -15,7 +15,7 @@ class Interner:
         self._ids = {}
         self._lock = threading.Lock()
 
-    def ids(self, keys: Iterable[Hashable]) -> List[int]:
+    def ids(self, keys: Iterable[Hashable]) -> list[int]:
         """The ids of ``keys``, adding the new ones."""
         table = self._ids
         with self._lock:

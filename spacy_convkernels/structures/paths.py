@@ -1,5 +1,5 @@
 """Sequences of (edge, node) tuples: the path structures of Garg et al. (Table 1)."""
-from typing import Iterable, Tuple
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -15,17 +15,33 @@ def tuple_label(edge: str, node: str) -> str:
     return f"{edge}{SEPARATOR}{node}"
 
 
-def split_tuple_label(label: str) -> Tuple[str, str]:
+def split_tuple_label(label: str) -> tuple[str, str]:
     edge, _, node = label.partition(SEPARATOR)
     return edge, node
 
 
 class PathTuples:
-    """An immutable sequence of (edge, node) tuples; the edge is "" for a root."""
+    """An immutable sequence of (edge, node) tuples (Garg et al. 2018, Table 1); the edge
+    is "" for a root.
+
+    Parameters
+    ----------
+    tuples : iterable of (str, str)
+        The (edge, node) pairs, in order; an edge holds no ``/``, a node is non-empty.
+
+    Attributes
+    ----------
+    tuples : tuple of (str, str)
+        The pairs, checked.
+    labels : tuple of str
+        Their labels ``edge/node`` (:func:`tuple_label`).
+    compiled : CompiledPath
+        The form the engine reads, made on first use.
+    """
 
     __slots__ = ("tuples", "_compiled")
 
-    def __init__(self, tuples: Iterable[Tuple[str, str]]):
+    def __init__(self, tuples: Iterable[tuple[str, str]]):
         checked = []
         for item in tuples:
             if (not isinstance(item, (tuple, list)) or len(item) != 2
@@ -60,7 +76,7 @@ class PathTuples:
         return (PathTuples, (self.tuples,))
 
     @property
-    def labels(self) -> Tuple[str, ...]:
+    def labels(self) -> tuple[str, ...]:
         return tuple(tuple_label(edge, node) for edge, node in self.tuples)
 
     @property
@@ -72,10 +88,16 @@ class PathTuples:
 
 class CompiledPath:
     """A path for the engine: its tuple labels interned as int32 ids, and the self-kernels
-    the kernels keep (as :class:`~spacy_convkernels.structures.tree.CompiledTree`)."""
+    the kernels keep (as :class:`~spacy_convkernels.structures.tree.CompiledTree`).
+
+    Parameters
+    ----------
+    labels : tuple of str
+        The tuple labels ``edge/node`` of the path, in order.
+    """
 
     __slots__ = ("labels", "self_kernels")
 
-    def __init__(self, labels: Tuple[str, ...]):
+    def __init__(self, labels: tuple[str, ...]):
         self.labels = np.asarray(LABELS.ids(labels), dtype=np.int32)
         self.self_kernels = {}

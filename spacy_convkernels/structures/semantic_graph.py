@@ -2,7 +2,6 @@
 from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Dict, List, Optional, Tuple
 
 import penman
 
@@ -16,11 +15,20 @@ class SemanticGraph:
     Walking an edge against its direction reads it as ``role-of``, as AMR writes inverse
     roles. ``names`` keeps the surface name of a node where there is one (an AMR named
     entity's ``:name`` ops, a token's text).
+
+    Parameters
+    ----------
+    labels : dict of str to str
+        Node id to label (an AMR concept without its sense, a lemma).
+    edges : tuple of (str, str, str)
+        The (source, role, target) edges.
+    names : dict of str to str, default={}
+        Node id to surface name, where there is one.
     """
 
-    labels: Dict[str, str]
-    edges: Tuple[Tuple[str, str, str], ...]
-    names: Dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str]
+    edges: tuple[tuple[str, str, str], ...]
+    names: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_penman(cls, graph) -> "SemanticGraph":
@@ -54,16 +62,16 @@ class SemanticGraph:
         return cls(labels, edges, {str(t.i): t.text for t in tokens})
 
     @cached_property
-    def neighbours(self) -> Dict[str, List[Tuple[str, str]]]:
+    def neighbours(self) -> dict[str, list[tuple[str, str]]]:
         """node -> [(edge label as walked, next node)], in edge order, both directions
         (made once per graph)."""
-        adjacent: Dict[str, List[Tuple[str, str]]] = {n: [] for n in self.labels}
+        adjacent: dict[str, list[tuple[str, str]]] = {n: [] for n in self.labels}
         for source, role, target in self.edges:
             adjacent[source].append((role, target))
             adjacent[target].append((role + "-of", source))
         return adjacent
 
-    def walk_from(self, root: str, max_distance: Optional[int] = None) -> Dict[str, Tuple[str, str]]:
+    def walk_from(self, root: str, max_distance: int | None = None) -> dict[str, tuple[str, str]]:
         """Breadth-first from ``root``: node -> (parent, edge label walked from the parent),
         the first shortest path to every node within ``max_distance`` edges."""
         adjacent = self.neighbours
@@ -82,7 +90,7 @@ class SemanticGraph:
         return parent
 
     @staticmethod
-    def path_to(parents: Dict[str, Tuple[str, str]], node: str) -> List[Tuple[str, str]]:
+    def path_to(parents: dict[str, tuple[str, str]], node: str) -> list[tuple[str, str]]:
         """(edge, node) from the walk's root down to ``node``, the root's edge empty."""
         path = []
         while node is not None:

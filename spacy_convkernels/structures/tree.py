@@ -1,6 +1,6 @@
 """An immutable labelled ordered tree, its bracket notation and its compiled form."""
 import re
-from typing import Iterable, Sequence, Tuple
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -24,6 +24,28 @@ class Tree:
     form ``(LABEL(child)(child))``. Equality and hashing follow labels and shape. A tree
     is compiled once, on first use by a kernel, into flat integer arrays
     (:class:`CompiledTree`).
+
+    Parameters
+    ----------
+    label : str
+        The root's label: non-empty, without whitespace or parentheses.
+    children : sequence of Tree, default=()
+        The subtrees under the root, in order.
+
+    Attributes
+    ----------
+    label : str
+        The root's label.
+    labels : tuple of str
+        The labels of the nodes, in preorder.
+    parents : tuple of int
+        The parent of each node, -1 for the root.
+    n_nodes : int
+        The number of nodes.
+    children : tuple of Tree
+        The subtrees under the root.
+    compiled : CompiledTree
+        The form the engine reads, made on first use.
     """
 
     __slots__ = ("_labels", "_parents", "_text", "_hash", "_compiled", "_sizes")
@@ -117,7 +139,7 @@ class Tree:
         return cls._trusted(tuple(labels), tuple(parents))
 
     @classmethod
-    def _trusted(cls, labels: Tuple[str, ...], parents: Tuple[int, ...], text: str = None) -> "Tree":
+    def _trusted(cls, labels: tuple[str, ...], parents: tuple[int, ...], text: str | None = None) -> "Tree":
         """A tree from flat tuples already known to be valid (no checks), and its
         bracket string when the caller has it."""
         tree = object.__new__(cls)
@@ -136,12 +158,12 @@ class Tree:
         return self._labels[0]
 
     @property
-    def labels(self) -> Tuple[str, ...]:
+    def labels(self) -> tuple[str, ...]:
         """Every node's label, in preorder."""
         return self._labels
 
     @property
-    def parents(self) -> Tuple[int, ...]:
+    def parents(self) -> tuple[int, ...]:
         """Every node's parent index in preorder (-1 for the root)."""
         return self._parents
 
@@ -154,7 +176,7 @@ class Tree:
         return len(self._labels) == 1
 
     @property
-    def children(self) -> Tuple["Tree", ...]:
+    def children(self) -> tuple["Tree", ...]:
         """The subtrees under the root, left to right."""
         sizes = self._subtree_sizes()
         return tuple(self._subtree(i, sizes) for i, p in enumerate(self._parents) if p == 0)
@@ -249,6 +271,13 @@ class CompiledTree:
     - ``by_production``/``by_content``/``by_label``: node indices sorted by id, so matching
       node pairs of two trees are enumerated by a merge; ``rank_by_*`` are their inverses;
     - ``self_kernels``: K(tree, tree) by kernel configuration, filled by the kernels.
+
+    Parameters
+    ----------
+    labels : tuple of str
+        The labels of the nodes, in preorder.
+    parents : tuple of int
+        The parent of each node, -1 for the root.
     """
 
     __slots__ = (
@@ -257,7 +286,7 @@ class CompiledTree:
         "self_kernels",
     )
 
-    def __init__(self, labels: Tuple[str, ...], parents: Tuple[int, ...]):
+    def __init__(self, labels: tuple[str, ...], parents: tuple[int, ...]):
         n = len(labels)
         parent = np.asarray(parents[1:], dtype=np.int64)
         label_ids = LABELS.ids(labels)
