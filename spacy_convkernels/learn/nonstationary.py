@@ -1,8 +1,8 @@
-"""Learning the nonstationary weights sigma of a convolution kernel (Garg et al. 2018, §5-6).
+"""Learning the nonstationary label weights w (the paper's sigma) of a convolution kernel (Garg et al. 2018, §5-6).
 
-The kernel compares labels with sigma(l) k(l, l') sigma(l'); a binary sigma per
+The kernel compares labels with w(l) k(l, l') w(l'); a binary w per
 semantic label (an edge label of a path or subgraph, a node label of a tree) decides
-whether the label counts at all. Algorithm 1 learns sigma for the ``n_labels`` most
+whether the label counts at all. Algorithm 1 learns w for the ``n_labels`` most
 frequent labels, one after the other, minimizing the k-NN loss of §6.1,
 
     L = sum_i K(S_i, S_1nn(i)) [y_i != y_1nn(i)] - sum_i K(S_i, S_1nn(i)) [y_i = y_1nn(i) = positive],
@@ -12,7 +12,7 @@ instead of the whole training set: for each trial, ``n_samples`` random structur
 hold the label (the inducing points), their neighbours and the structures that have them
 as neighbours in a global k-NN graph (computed once, through KLSH buckets when
 ``method="klsh"``), and those neighbours' first neighbours; on that subset the 1-NN graph is
-built for sigma = 0 and sigma = 1, and after ``n_trials`` trials the value of lower
+built for w = 0 and w = 1, and after ``n_trials`` trials the value of lower
 summed loss is kept (1 on ties).
 """
 from collections import Counter
@@ -30,7 +30,7 @@ from .knn import kernel_knn_graph, training_set
 
 
 class NonstationaryKernelLearner(BaseEstimator):
-    """Learns a binary sigma per semantic label, minimizing the 1-NN loss L of Garg et al.
+    """Learns a binary label weight w per semantic label, minimizing the 1-NN loss L of Garg et al.
     2018, §6.1, on subsets (Algorithm 1; see the module).
 
     Parameters
@@ -39,9 +39,9 @@ class NonstationaryKernelLearner(BaseEstimator):
         A kernel with nonstationary weights (``edge_weights`` or ``label_weights``); its
         structures are the input.
     n_labels : int, default=10
-        Learn sigma for this many most frequent labels (when ``labels`` is None).
+        Learn w for this many most frequent labels (when ``labels`` is None).
     labels : sequence of str or None, default=None
-        The labels to learn sigma for, in this order.
+        The labels to learn w for, in this order.
     n_samples : int, default=50
         Inducing points per trial.
     n_trials : int, default=5
@@ -68,9 +68,9 @@ class NonstationaryKernelLearner(BaseEstimator):
     kernel_ : Kernel
         The kernel with the learned weights.
     weights_ : dict
-        Label -> learned sigma (0.0 or 1.0).
+        Label -> learned weight w (0.0 or 1.0).
     losses_ : dict
-        Label -> (summed loss with sigma = 0, with sigma = 1).
+        Label -> (summed loss with w = 0, with w = 1).
     n_graph_evaluations_ : int
         Kernel values computed for the global k-NN graph (its KLSH codes included).
     """
