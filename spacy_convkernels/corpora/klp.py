@@ -50,6 +50,13 @@ def read_klp(path, *, skip_errors: bool = False, errors: list[CorpusFormatError]
     appended to ``errors`` when a list is given. A file that cannot be opened raises
     :class:`~spacy_convkernels.errors.CorpusFileError`. ``progress`` shows a progress bar.
     """
+    for _, example in read_klp_lines(path, skip_errors=skip_errors, errors=errors, progress=progress):
+        yield example
+
+
+def read_klp_lines(path, *, skip_errors: bool = False, errors: list[CorpusFormatError] | None = None,
+                   progress: bool = False) -> Iterator[tuple[int, KlpExample]]:
+    """As :func:`read_klp`, each example with its 1-based line number."""
     path = Path(path)
     for number, line in corpus_lines(path, progress):
         if isinstance(line, Unreadable):
@@ -62,7 +69,7 @@ def read_klp(path, *, skip_errors: bool = False, errors: list[CorpusFormatError]
         except ValueError as error:
             skip_or_raise(corpus_error(str(error), path, number, error), skip_errors, errors, "line")
             continue
-        yield example
+        yield number, example
 
 
 def parse_klp_line(line: str) -> KlpExample:

@@ -1,0 +1,84 @@
+"""``spacy_convkernels.KernelTextCat.v1``: a text classifier over kernel features, a text
+representation, or both.
+
+    [components.textcat.model]
+    @architectures = "spacy_convkernels.KernelTextCat.v1"
+    exclusive_classes = true
+    hidden_width = 256
+
+    [components.textcat.model.kernel_features]
+    @architectures = "spacy_convkernels.KernelFeatures.v1"
+    nO = ${components.kernel_vectors.n_components}
+
+    [components.textcat.model.text_features]
+    @architectures = "spacy.TextCatBOW.v3"      # bag of n-grams as a learned embedding
+    exclusive_classes = true
+    ngram_size = 1
+    no_output_layer = true
+    nO = 64
+
+The two feature blocks (any ``Model[List[Doc], Floats2d]``; ``text_features`` may be a
+mean-pooled ``tok2vec`` listener, see configs/qc_textcat.cfg) are concatenated, go
+through a ReLU hidden layer of ``hidden_width`` units (none when null) with ``dropout``,
+then a softmax (``exclusive_classes``) or logistic output of one unit per label. Either
+block may be null: kernel only, text only or both are overrides of one config.
+"""
+from typing import List, Optional
+
+from spacy.tokens import Doc
+from spacy.util import registry
+from thinc.api import Linear, Logistic, Model, Relu, Softmax, chain, concatenate
+from thinc.types import Floats2d
+
+from ..errors import InvalidParameterError
+
+
+@registry.architectures("spacy_convkernels.KernelTextCat.v1")
+def kernel_textcat(kernel_features: Optional[Model[List[Doc], Floats2d]] = None,
+                   text_features: Optional[Model[List[Doc], Floats2d]] = None, exclusive_classes: bool = True,
+                   hidden_width: Optional[int] = 256, dropout: float = 0.2,
+                   nO: Optional[int] = None) -> Model[List[Doc], Floats2d]:
+    """The classifier of the module docstring."""
+    parts = [part for part in (kernel_features, text_features) if part is not None]
+    if not parts:
+        raise InvalidParameterError("KernelTextCat: kernel_features and text_features are both null; give one")
+    if hidden_width is not None and (not isinstance(hidden_width, int) or hidden_width < 1):
+        raise InvalidParameterError(f"KernelTextCat: hidden_width must be an integer >= 1 or null, got {hidden_width!r}")
+    if not 0.0 <= dropout < 1.0:
+        raise InvalidParameterError(f"KernelTextCat: dropout must be in [0, 1), got {dropout!r}")
+    layers = [concatenate(*parts) if len(parts) > 1 else parts[0]]
+    if hidden_width is not None:
+        layers.append(Relu(nO=hidden_width, dropout=dropout))
+    output = Softmax(nO=nO) if exclusive_classes else Linear(nO=nO)
+    layers.append(output)
+    if not exclusive_classes:
+        layers.append(Logistic())
+    model = chain(*layers)
+    model.init = init
+    model.set_ref("output_layer", output)
+    for name, part in (("kernel_features", kernel_features), ("text_features", text_features)):
+        if part is not None:
+            model.set_ref(name, part)
+    if nO is not None:
+        model.set_dim("nO", nO)
+    model.attrs["multi_label"] = not exclusive_classes
+    return model
+
+
+def init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
+    """Initialize the feature blocks on ``X``, then the layers above them from the blocks'
+    widths and ``Y``, without running the kernel features on ``X`` (spaCy initializes a
+    textcat on reference docs, which carry no kernel vectors)."""
+    width = 0
+    for name in ("kernel_features", "text_features"):
+        if model.has_ref(name):
+            part = model.get_ref(name)
+            part.initialize(X=X)
+            width += part.get_dim("nO") if part.has_dim("nO") else part.predict(X).shape[1]
+    inputs = model.ops.alloc2f(1 if Y is None else len(Y), width)
+    for layer in model.layers[1:]:
+        layer.initialize(X=inputs, Y=Y if layer is model.get_ref("output_layer") else None)
+        inputs = layer.predict(inputs)
+    if Y is None and not model.get_ref("output_layer").has_dim("nO"):
+        raise InvalidParameterError("KernelTextCat: the number of labels is unknown; initialize with labelled examples")
+    model.set_dim("nO", model.get_ref("output_layer").get_dim("nO"), force=True)
