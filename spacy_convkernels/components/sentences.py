@@ -66,13 +66,22 @@ def sentence_trees(doc: Doc, representation: str) -> list[Tree | None]:
     return trees
 
 
+def runtime_components(nlp: Language) -> list:
+    """The enabled components, and the disabled ones that ``[training] frozen_components``
+    names: ``spacy train`` disables those while it initializes the others, but they run
+    in training (when annotating) and at runtime."""
+    training = nlp.config.get("training", {})
+    frozen = set(training.get("frozen_components", []))
+    return [(name, component) for name, component in nlp.components if name not in nlp.disabled or name in frozen]
+
+
 def fitting_docs(examples: Iterable, nlp: Language, component_name: str, source: str) -> Iterator[Doc]:
     """The docs a component is fitted on, made as the pipeline will make them at runtime:
     with ``source="predicted"``, a copy of each example's predicted doc through every
-    component before ``component_name``; with ``"reference"``, a copy of its reference
+    runtime component before ``component_name``; with ``"reference"``, a copy of its reference
     (gold) doc through the ``kernel_trees`` components before it."""
     docs = ((example.predicted if source == "predicted" else example.reference).copy() for example in examples)
-    for name, component in nlp.pipeline:
+    for name, component in runtime_components(nlp):
         if name == component_name:
             break
         if source == "predicted" or isinstance(component, KernelTrees):

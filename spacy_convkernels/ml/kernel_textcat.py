@@ -19,8 +19,8 @@ representation, or both.
 
 The two feature blocks (any ``Model[List[Doc], Floats2d]``; ``text_features`` may be a
 mean-pooled ``tok2vec`` listener, see configs/qc_textcat.cfg) are concatenated, go
-through a ReLU hidden layer of ``hidden_width`` units (none when null) with ``dropout``,
-then a softmax (``exclusive_classes``) or logistic output of one unit per label. Either
+through a ReLU hidden layer of ``hidden_width`` units (none when null; its dropout is
+``[training] dropout``), then a softmax (``exclusive_classes``) or logistic output of one unit per label. Either
 block may be null: kernel only, text only or both are overrides of one config.
 """
 from typing import List, Optional
@@ -36,19 +36,17 @@ from ..errors import InvalidParameterError
 @registry.architectures("spacy_convkernels.KernelTextCat.v1")
 def kernel_textcat(kernel_features: Optional[Model[List[Doc], Floats2d]] = None,
                    text_features: Optional[Model[List[Doc], Floats2d]] = None, exclusive_classes: bool = True,
-                   hidden_width: Optional[int] = 256, dropout: float = 0.2,
-                   nO: Optional[int] = None) -> Model[List[Doc], Floats2d]:
+                   hidden_width: Optional[int] = 256, nO: Optional[int] = None) -> Model[List[Doc], Floats2d]:
     """The classifier of the module docstring."""
     parts = [part for part in (kernel_features, text_features) if part is not None]
     if not parts:
         raise InvalidParameterError("KernelTextCat: kernel_features and text_features are both null; give one")
     if hidden_width is not None and (not isinstance(hidden_width, int) or hidden_width < 1):
-        raise InvalidParameterError(f"KernelTextCat: hidden_width must be an integer >= 1 or null, got {hidden_width!r}")
-    if not 0.0 <= dropout < 1.0:
-        raise InvalidParameterError(f"KernelTextCat: dropout must be in [0, 1), got {dropout!r}")
+        raise InvalidParameterError(f"KernelTextCat: hidden_width must be an integer >= 1 or null, "
+                                    f"got {hidden_width!r}")
     layers = [concatenate(*parts) if len(parts) > 1 else parts[0]]
     if hidden_width is not None:
-        layers.append(Relu(nO=hidden_width, dropout=dropout))
+        layers.append(Relu(nO=hidden_width, dropout=0.0))  # the rate is set by training
     output = Softmax(nO=nO) if exclusive_classes else Linear(nO=nO)
     layers.append(output)
     if not exclusive_classes:
