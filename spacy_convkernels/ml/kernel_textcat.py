@@ -17,17 +17,18 @@ representation, or both.
     no_output_layer = true
     nO = 64
 
-The two feature blocks (any ``Model[List[Doc], Floats2d]``; ``text_features`` may be a
-mean-pooled ``tok2vec`` listener, see configs/qc_textcat.cfg) are concatenated, go
-through a ReLU hidden layer of ``hidden_width`` units (none when null; its dropout is
-``[training] dropout``), then a softmax (``exclusive_classes``) or logistic output of one unit per label. Either
-block may be null: kernel only, text only or both are overrides of one config.
+The two feature blocks (any ``Model[List[Doc], Floats2d]``; ``text_features`` may also
+be a mean-pooled ``tok2vec`` listener, see docs/qc_textcat.md) are concatenated, go
+through a maxout hidden layer of ``hidden_width`` units (none when null; its dropout is
+``[training] dropout``), then a softmax (``exclusive_classes``) or logistic output of
+one unit per label. Either block may be null: kernel only, text only or both are
+overrides of one config.
 """
 from typing import List, Optional
 
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Linear, Logistic, Model, Relu, Softmax, chain, concatenate
+from thinc.api import Linear, Logistic, Maxout, Model, Softmax, chain, concatenate, glorot_uniform_init
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
@@ -46,8 +47,9 @@ def kernel_textcat(kernel_features: Optional[Model[List[Doc], Floats2d]] = None,
                                     f"got {hidden_width!r}")
     layers = [concatenate(*parts) if len(parts) > 1 else parts[0]]
     if hidden_width is not None:
-        layers.append(Relu(nO=hidden_width, dropout=0.0))  # the rate is set by training
-    output = Softmax(nO=nO) if exclusive_classes else Linear(nO=nO)
+        layers.append(Maxout(nO=hidden_width, nP=3, dropout=0.0))  # the rate is set by training
+    # random output weights: a text block starts at 0 (spaCy's bag of words), which zero weights would keep there
+    output = Softmax(nO=nO, init_W=glorot_uniform_init) if exclusive_classes else Linear(nO=nO)
     layers.append(output)
     if not exclusive_classes:
         layers.append(Logistic())

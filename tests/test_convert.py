@@ -1,0 +1,66 @@
+"""python -m spacy_convkernels convert: KeLP question files to .spacy DocBins."""
+import gzip
+import subprocess
+import sys
+
+import pytest
+import spacy
+from spacy.tokens import DocBin
+
+from spacy_convkernels.cli import main
+from spacy_convkernels.cli.convert import CLASSES, convert
+from spacy_convkernels.corpora import read_klp
+from spacy_convkernels.errors import CorpusFormatError
+
+from conftest import CORPORA, ROOT
+
+SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
+
+
+def docs(path):
+    return list(DocBin().from_disk(path).get_docs(spacy.blank("en").vocab))
+
+
+def test_questions_and_one_hot_cats_with_every_tenth_for_dev(tmp_path):
+    examples = list(read_klp(SAMPLE))
+    counts = convert(SAMPLE, tmp_path / "train.spacy", dev=tmp_path / "dev.spacy")
+    assert counts == {str(tmp_path / "train.spacy"): 54, str(tmp_path / "dev.spacy"): 6}
+    dev = docs(tmp_path / "dev.spacy")
+    train = docs(tmp_path / "train.spacy")
+    assert [d.text for d in dev] == [examples[i].texts["quest"] for i in range(9, 60, 10)]
+    assert train[9].text == examples[10].texts["quest"]
+    for doc, example in zip(dev, examples[9::10]):
+        assert doc.cats == {name: float(name == example.labels[0]) for name in CLASSES}
+
+
+def test_without_dev_every_question_is_written(tmp_path):
+    convert(SAMPLE, tmp_path / "test.spacy")
+    assert len(docs(tmp_path / "test.spacy")) == 60
+
+
+def test_bad_label_names_file_and_line(tmp_path):
+    lines = gzip.open(SAMPLE, "rt").read().splitlines()[:3]
+    bad = tmp_path / "bad.klp"
+    bad.write_text("\n".join([lines[0], "", "COLOR" + lines[1][lines[1].index(" "):], lines[2]]) + "\n")
+    with pytest.raises(CorpusFormatError, match=r"bad.klp, line 3: labels \['COLOR'\]"):
+        convert(bad, tmp_path / "out.spacy")
+    assert not (tmp_path / "out.spacy").exists()
+
+
+def test_command_line_reports_one_line_and_fails(tmp_path, capsys):
+    bad = tmp_path / "bad.klp"
+    bad.write_text("NUM |BS:quest| How far ? |ES| |BT:grct| (a (b) |ET|\n")
+    assert main(["convert", str(bad), str(tmp_path / "out.spacy")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("spacy-convkernels convert: error: ") and "line 1" in err
+    assert main(["convert", str(tmp_path / "absent.klp"), str(tmp_path / "out.spacy")]) == 1
+    assert "absent.klp" in capsys.readouterr().err
+    assert main(["convert", str(SAMPLE), str(tmp_path / "t.spacy"), "--dev", str(tmp_path / "d.spacy"),
+                 "--dev-every", "1"]) == 1
+    assert "--dev-every must be at least 2" in capsys.readouterr().err
+
+
+def test_python_dash_m_entry(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "spacy_convkernels", "convert", str(SAMPLE),
+                           str(tmp_path / "test.spacy")], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0 and "60 questions" in done.stdout
