@@ -5,14 +5,13 @@ import sys
 
 import pytest
 import spacy
+from conftest import CORPORA, ROOT
 from spacy.tokens import DocBin
 
 from spacy_convkernels.cli import main
 from spacy_convkernels.cli.convert import CLASSES, convert
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import CorpusFormatError
-
-from conftest import CORPORA, ROOT
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 

@@ -1,10 +1,12 @@
 """KernelFeatures.v1 and KernelTextCat.v1: training, saving, errors, and the qc_textcat config."""
 import io
-import tomllib
 
 import numpy as np
 import pytest
 import spacy
+import tomllib
+from conftest import CORPORA, ROOT, need_shared
+from kelp_parses import doc_from_grct
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_config, registry
@@ -15,9 +17,6 @@ from spacy_convkernels.cli.convert import CLASSES, convert
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import InvalidParameterError, MissingAnnotationError
 from spacy_convkernels.ml import kernel_features, kernel_textcat
-
-from conftest import CORPORA, ROOT, need_shared
-from kelp_parses import doc_from_grct
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 CONFIG = ROOT / "configs" / "qc_textcat.cfg"
