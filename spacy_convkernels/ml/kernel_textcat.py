@@ -13,9 +13,10 @@ representation, or both.
     [components.textcat.model.text_features]
     @architectures = "spacy.TextCatBOW.v3"      # bag of n-grams as a learned embedding
     exclusive_classes = true
-    ngram_size = 1
+    ngram_size = 2
     no_output_layer = true
-    nO = 64
+    length = 65536
+    nO = 32
 
 The two feature blocks (any ``Model[List[Doc], Floats2d]``; ``text_features`` may also
 be a mean-pooled ``tok2vec`` listener, see docs/qc_textcat.md) are concatenated, go
