@@ -19,7 +19,8 @@ representation, or both.
     nO = 32
 
 The two feature blocks (any ``Model[List[Doc], Floats2d]``; ``text_features`` may also
-be a mean-pooled ``tok2vec`` listener, see docs/qc_textcat.md) are concatenated, go
+be a mean-pooled ``tok2vec`` listener, see docs/qc_textcat.md), the kernel block through a
+layer norm (chosen on the TREC dev split: it learns faster), are concatenated, go
 through a maxout hidden layer of ``hidden_width`` units (none when null; its dropout is
 ``[training] dropout``), then a softmax (``exclusive_classes``) or logistic output of
 one unit per label. Either block may be null: kernel only, text only or both are
@@ -29,7 +30,7 @@ from typing import List, Optional
 
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Linear, Logistic, Maxout, Model, Softmax, chain, concatenate, glorot_uniform_init
+from thinc.api import LayerNorm, Linear, Logistic, Maxout, Model, Softmax, chain, concatenate, glorot_uniform_init
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
@@ -46,6 +47,9 @@ def kernel_textcat(kernel_features: Optional[Model[List[Doc], Floats2d]] = None,
     if hidden_width is not None and (not isinstance(hidden_width, int) or hidden_width < 1):
         raise InvalidParameterError(f"KernelTextCat: hidden_width must be an integer >= 1 or null, "
                                     f"got {hidden_width!r}")
+    if kernel_features is not None:  # unit-norm rows spread over nO values: a layer norm speeds learning
+        norm = LayerNorm()
+        parts[0] = chain(kernel_features, norm)
     layers = [concatenate(*parts) if len(parts) > 1 else parts[0]]
     if hidden_width is not None:
         layers.append(Maxout(nO=hidden_width, nP=3, dropout=0.0))  # the rate is set by training
@@ -60,6 +64,8 @@ def kernel_textcat(kernel_features: Optional[Model[List[Doc], Floats2d]] = None,
     for name, part in (("kernel_features", kernel_features), ("text_features", text_features)):
         if part is not None:
             model.set_ref(name, part)
+    if kernel_features is not None:
+        model.set_ref("kernel_norm", norm)
     if nO is not None:
         model.set_dim("nO", nO)
     model.attrs["multi_label"] = not exclusive_classes
@@ -75,7 +81,10 @@ def init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
         if model.has_ref(name):
             part = model.get_ref(name)
             part.initialize(X=X)
-            width += part.get_dim("nO") if part.has_dim("nO") else part.predict(X).shape[1]
+            part_width = part.get_dim("nO") if part.has_dim("nO") else part.predict(X).shape[1]
+            if name == "kernel_features":
+                model.get_ref("kernel_norm").initialize(X=model.ops.alloc2f(1, part_width))
+            width += part_width
     inputs = model.ops.alloc2f(1 if Y is None else len(Y), width)
     for layer in model.layers[1:]:
         layer.initialize(X=inputs, Y=Y if layer is model.get_ref("output_layer") else None)
