@@ -265,7 +265,7 @@ def write_docs(results: dict, path: Path):
     for key, r in results.items():
         if "dev" in r:
             speed = f"{r['speed']:.0f}" if r.get("speed") else ""
-            lines.append(f"| {key} | {r['dev']:.1f} | {r['test']:.1f} | {r['epoch']} | {r['train_seconds']:.0f} "
+            lines.append(f"| {key} | {r['dev']:.1f} | {r['test']:.1f} | {int(r['epoch'])} | {r['train_seconds']:.0f} "
                          f"| {speed} |")
     lines += ["", "| exact-kernel SVM on the md parser's trees (train + dev) | test % | s |", "|---|---|---|"]
     lines += [f"| {key[len('exact SVM '):]} | {r['test']:.1f} | {r['seconds']:.0f} |"
