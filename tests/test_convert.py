@@ -5,7 +5,7 @@ import sys
 
 import pytest
 import spacy
-from conftest import CORPORA, ROOT
+from data_paths import CORPORA, ROOT
 from spacy.tokens import DocBin
 
 from spacy_convkernels.cli import main

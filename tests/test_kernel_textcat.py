@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import spacy
 import tomllib
-from conftest import CORPORA, ROOT, need_shared
+from data_paths import CORPORA, ROOT, need_shared
 from kelp_parses import doc_from_grct
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
