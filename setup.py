@@ -5,6 +5,7 @@ UndefinedBehaviorSanitizer (GCC or Clang, Linux and macOS): -O1 -g, frame pointe
 every undefined-behaviour report fatal. ``tools/sanitize.sh`` builds such a copy and runs
 the test suite under it.
 """
+
 import os
 import sys
 
@@ -34,10 +35,16 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         **openmp,
     )
-    for name in ("_tables", "_packing", "_workspace", "_settings", "_tree_kernels", "_tuple_kernels", "_driver",
-                 "_openmp")
+    for name in (
+        "_tables",
+        "_packing",
+        "_workspace",
+        "_settings",
+        "_tree_kernels",
+        "_tuple_kernels",
+        "_driver",
+        "_openmp",
+    )
 ]
 
-setup(
-    ext_modules=cythonize(extensions, compiler_directives={"language_level": 3})
-)
+setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": 3}))

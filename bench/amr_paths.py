@@ -8,6 +8,7 @@ PENMAN decoding included, reading the file not). Then normalized kernel evaluati
 second on random pairs of the candidates' paths (subsequence path kernel, lam = 0.5) and
 subgraphs (Zelenko, lam = 0.5), on one thread and on every core, median of the runs.
 """
+
 import argparse
 import os
 import statistics
@@ -31,25 +32,34 @@ def main():
     parser.add_argument("--pairs", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    graphs = [d._.amr for name in ("amr-release-dev-bio.txt", "amr-release-test-bio.txt")
-              for d in read_penman(args.data / name)]
+    graphs = [
+        d._.amr
+        for name in ("amr-release-dev-bio.txt", "amr-release-test-bio.txt")
+        for d in read_penman(args.data / name)
+    ]
     seconds = []
     for _ in range(args.runs):
         start = time.perf_counter()
         candidates = [c for g in graphs for c in amr_candidates(g)]
         seconds.append(time.perf_counter() - start)
     took = statistics.median(seconds)
-    print(f"{len(graphs)} graphs: {len(candidates):,} candidates in {took:.2f} s, "
-          f"{len(candidates) / took:,.0f} candidates/s ({len(graphs) / took:,.0f} graphs/s)")
+    print(
+        f"{len(graphs)} graphs: {len(candidates):,} candidates in {took:.2f} s, "
+        f"{len(candidates) / took:,.0f} candidates/s ({len(graphs) / took:,.0f} graphs/s)"
+    )
     paths = [c.path for c in candidates]
     trees = [c.subgraph for c in candidates]
-    print(f"paths: {np.mean([len(p) for p in paths]):.1f} tuples on average; "
-          f"subgraphs: {np.mean([t.n_nodes for t in trees]):.1f} nodes")
+    print(
+        f"paths: {np.mean([len(p) for p in paths]):.1f} tuples on average; "
+        f"subgraphs: {np.mean([t.n_nodes for t in trees]):.1f} nodes"
+    )
     pairs = np.random.default_rng(0).integers(0, len(candidates), size=(args.pairs, 2))
     cores = os.cpu_count()
     print(f"{'kernel':<26}{'1 thread /s':>14}{f'{cores} threads /s':>16}{'speed-up':>10}")
-    for name, kernel, structures in (("subsequence path kernel", SubsequencePathKernel(lam=0.5), paths),
-                                     ("Zelenko tree kernel", ZelenkoTreeKernel(lam=0.5), trees)):
+    for name, kernel, structures in (
+        ("subsequence path kernel", SubsequencePathKernel(lam=0.5), paths),
+        ("Zelenko tree kernel", ZelenkoTreeKernel(lam=0.5), trees),
+    ):
         rates = evaluation_rates(kernel, structures, pairs, args.runs)
         print(f"{name:<26}{rates[0]:>14,.0f}{rates[1]:>16,.0f}{rates[1] / rates[0]:>9.2f}x")
 

@@ -4,6 +4,7 @@ A Nyström transformer over SPTK with ``vectors=nlp.vocab`` (en_core_web_md): th
 ``sklearn.base.clone`` and the size of the pickled kernel, against the size of the
 vector table itself. Run: python bench/clone_pickle.py [MODEL_PATH]
 """
+
 import pickle
 import sys
 import time
@@ -28,8 +29,10 @@ def main(model_path: str) -> None:
     print(f"clone of the Nystroem transformer: {1000 * (time.perf_counter() - start):.1f} ms")
     start = time.perf_counter()
     size = len(pickle.dumps(model.kernel))
-    print(f"pickled kernel: {size / 1e6:.1f} MB in {time.perf_counter() - start:.2f} s "
-          f"(the vector table itself: {nlp.vocab.vectors.data.nbytes / 1e6:.1f} MB)")
+    print(
+        f"pickled kernel: {size / 1e6:.1f} MB in {time.perf_counter() - start:.2f} s "
+        f"(the vector table itself: {nlp.vocab.vectors.data.nbytes / 1e6:.1f} MB)"
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ Reads the treebank once (not timed), then converts every sentence into GRCT, LCT
 CGRCT and CLCT, on one core: as Tree objects (``span_to_trees``) and as the bracket
 strings the ``kernel_trees`` component writes. Prints the median of the runs.
 """
+
 import argparse
 import statistics
 import time
@@ -19,15 +20,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--conllu", type=Path,
-                        default=ROOT.parent / "shared" / "data" / "ud-english-ewt" / "en_ewt-ud-train.conllu")
+    parser.add_argument(
+        "--conllu", type=Path, default=ROOT.parent / "shared" / "data" / "ud-english-ewt" / "en_ewt-ud-train.conllu"
+    )
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
 
     sentences = [sentence for doc in read_conllu(args.conllu) for sentence in doc.sents]
     tokens = sum(len(s) for s in sentences)
-    print(f"{args.conllu.name}: {len(sentences):,} sentences, {tokens:,} tokens; "
-          f"representations {', '.join(REPRESENTATIONS)}; one core, median of {args.runs} runs")
+    print(
+        f"{args.conllu.name}: {len(sentences):,} sentences, {tokens:,} tokens; "
+        f"representations {', '.join(REPRESENTATIONS)}; one core, median of {args.runs} runs"
+    )
 
     def as_trees():
         for sentence in sentences:

@@ -16,6 +16,7 @@ from the next input in a new child. Outcomes per input: accepted, refused (a
 that does not round-trip, a non-finite, asymmetric or out-of-range kernel value, or a
 value different from a fresh kernel's on plain lists).
 """
+
 import argparse
 import collections
 import gzip
@@ -45,14 +46,75 @@ EVENTS_PER_FINDING = 3  # inputs a child reports in full per finding (kind, exce
 
 # --- input generation ----------------------------------------------------------------------
 
-AWKWARD_TEXT = ["(", ")", " ", "  ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x85", "\xa0", "\u3000", "\u2028",
-                "\ufeff", "\x00", "#", "##", "::", "|", "\\", "/", ":", ",", "<", ">", "*", "_", "-", "0", "1e308",
-                "nan", "\ud800", "é", "\U0001f600"]
+AWKWARD_TEXT = [
+    "(",
+    ")",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\x85",
+    "\xa0",
+    "\u3000",
+    "\u2028",
+    "\ufeff",
+    "\x00",
+    "#",
+    "##",
+    "::",
+    "|",
+    "\\",
+    "/",
+    ":",
+    ",",
+    "<",
+    ">",
+    "*",
+    "_",
+    "-",
+    "0",
+    "1e308",
+    "nan",
+    "\ud800",
+    "é",
+    "\U0001f600",
+]
 AWKWARD_BYTES = [piece.encode("utf-8", "surrogatepass") for piece in AWKWARD_TEXT] + [
-    b"\xff", b"\xc3", b"\xef\xbb\xbf", b"\x80", b"\t_", b"-1", b"99999999999999999999", b"1.5", b"0.5",
-    b"|BT:t|", b"|ET|", b"|BV:v|", b"|EV|", b"|BDV:d|", b"|EDV|", b"|BS|", b"|ES|",
-    b"# ::snt ", b"# ::id x", b"# ::tok ", b":ARG0", b" / ", b"(x / y)", b"\"", b"~e.1",
-    b"1-2", b"1.1", b"SpaceAfter=No", b"root", b"\t0\t", b"\t_\t_\t_\t_",
+    b"\xff",
+    b"\xc3",
+    b"\xef\xbb\xbf",
+    b"\x80",
+    b"\t_",
+    b"-1",
+    b"99999999999999999999",
+    b"1.5",
+    b"0.5",
+    b"|BT:t|",
+    b"|ET|",
+    b"|BV:v|",
+    b"|EV|",
+    b"|BDV:d|",
+    b"|EDV|",
+    b"|BS|",
+    b"|ES|",
+    b"# ::snt ",
+    b"# ::id x",
+    b"# ::tok ",
+    b":ARG0",
+    b" / ",
+    b"(x / y)",
+    b'"',
+    b"~e.1",
+    b"1-2",
+    b"1.1",
+    b"SpaceAfter=No",
+    b"root",
+    b"\t0\t",
+    b"\t_\t_\t_\t_",
 ]
 
 
@@ -66,19 +128,19 @@ def mutate(data, rng: random.Random, pieces, seeds):
         if op == 0:
             data = data[:at] + rng.choice(pieces) + data[at:]
         elif op == 1:
-            data = data[:at] + data[at + length:]
+            data = data[:at] + data[at + length :]
         elif op == 2:
-            data = data[:at] + data[at:at + length] * rng.randint(2, 4) + data[at + length:]
+            data = data[:at] + data[at : at + length] * rng.randint(2, 4) + data[at + length :]
         elif op == 3 and n:
-            data = data[:at] + _random_unit(rng, empty) + data[at + 1:]
+            data = data[:at] + _random_unit(rng, empty) + data[at + 1 :]
         elif op == 4:
             other = rng.choice(seeds)
-            data = data[:at] + other[rng.randint(0, len(other)):]
+            data = data[:at] + other[rng.randint(0, len(other)) :]
         elif op == 5:
             data = data[:at]
         elif op == 6 and n:
             a, b = sorted((rng.randrange(n), rng.randrange(n)))
-            data = data[:a] + data[b:b + length] + data[a + length:]  # move a piece
+            data = data[:a] + data[b : b + length] + data[a + length :]  # move a piece
         else:
             data = data[:at] + _random_unit(rng, empty) * rng.randint(1, 3) + data[at:]
     return data
@@ -119,20 +181,21 @@ PENMAN_SAMPLE = (
     "# ::id fig1 ::date 2018\n"
     "# ::snt GEFs such as Sos have allosteric sites for Ras binding .\n"
     "(h / have-03\n"
-    "   :ARG0 (p / protein-family :name (n / name :op1 \"GEF\")\n"
-    "         :example (p2 / protein :name (n2 / name :op1 \"Sos\")))\n"
+    '   :ARG0 (p / protein-family :name (n / name :op1 "GEF")\n'
+    '         :example (p2 / protein :name (n2 / name :op1 "Sos")))\n'
     "   :ARG1 (s / site\n"
     "         :mod (a / allosteric)\n"
     "         :purpose (b / bind-01\n"
-    "               :ARG1 (e / enzyme :name (n3 / name :op1 \"Ras\")))))\n\n"
+    '               :ARG1 (e / enzyme :name (n3 / name :op1 "Ras")))))\n\n'
     "# ::id two\n# ::tok Ras binds GTP .\n"
-    "(b / bind-01 :ARG0 (e / enzyme :name (n / name :op1 \"Ras\")) :ARG1 (s / small-molecule :wiki -)\n"
+    '(b / bind-01 :ARG0 (e / enzyme :name (n / name :op1 "Ras")) :ARG1 (s / small-molecule :wiki -)\n'
     "   :polarity - :ARG2 b)\n"
 )
 
 
 # --- targets: each is setup() -> run(rng, index, current) -> outcome; run describes its input in
 # current["input"] before it calls the package, so that an exception can be reported with it
+
 
 class Wrong(Exception):
     """A result that breaks a property of the target."""
@@ -188,7 +251,7 @@ def klp_target():
     from spacy_convkernels.corpora import read_klp
 
     lines = _klp_lines()
-    seeds = [b"".join(lines[i:i + random.Random(i).randint(1, 3)]) for i in range(len(lines))]
+    seeds = [b"".join(lines[i : i + random.Random(i).randint(1, 3)]) for i in range(len(lines))]
 
     def read(path, rng, index):
         for example in read_klp(path):
@@ -258,26 +321,76 @@ def kernels_target():
     )
     from spacy_convkernels.structures.paths import PathTuples
 
-    words = {"dog": "n", "cat": "n", "car": "n", "run": "v", "walk": "v", "eat": "v", "red": "j", "blue": "j",
-             "big": "j", "zzz": "n"}
+    words = {
+        "dog": "n",
+        "cat": "n",
+        "car": "n",
+        "run": "v",
+        "walk": "v",
+        "eat": "v",
+        "red": "j",
+        "blue": "j",
+        "big": "j",
+        "zzz": "n",
+    }
     vectors_rng = np.random.default_rng(0)
     raw = {word: vectors_rng.normal(size=6) for word in words if word != "zzz"}
     raw["walk"], raw["blue"] = raw["run"], -raw["red"]  # a shared row and an opposite
     vectors = WordVectors.from_arrays(list(raw), np.array(list(raw.values())))
     lex = [f"LEX##{w}::{p}" for w, p in words.items()]
-    comp = [f"COMP##{r}<{h}::{words[h]},{m}::{words[m]}>" for r in ("nsubj", "amod") for h in ("run", "dog", "eat")
-            for m in ("cat", "walk", "zzz", "red")] + ["COMP##root<*::*,run::v>"]
+    comp = [
+        f"COMP##{r}<{h}::{words[h]},{m}::{words[m]}>"
+        for r in ("nsubj", "amod")
+        for h in ("run", "dog", "eat")
+        for m in ("cat", "walk", "zzz", "red")
+    ] + ["COMP##root<*::*,run::v>"]
     tree_labels = ["A##x", "B##x", "A##y", "B##z", "w", "A##w", "C##y", "SYNT##nsubj", "POS##NN"] + lex + comp
     edges, nodes = ["", "arg0", "arg1", "op1", "arg1-of"], ["bind", "protein", "enzyme", "dog", "cat", "gtp"]
     tuple_labels = [f"{e}/{n}" for e in edges for n in nodes] + ["A##x"]
-    weird = [0.0, -0.5, 1.0, 1.5, 1e308, 5e-324, math.nan, math.inf, -math.inf, True, None, "0.4", [0.4],
-             np.float32(0.3), np.int64(1), 1e-200]
-    kernels = [SubtreeKernel, SubsetTreeKernel, PartialTreeKernel, SmoothedPartialTreeKernel,
-               CompositionalSmoothedPartialTreeKernel, SubsequencePathKernel, ZelenkoTreeKernel]
-    ranges = {"lam": (0.01, 1.5), "mu": (0.01, 1.5), "terminal_factor": (0.0, 2.0), "threshold": (0.0, 1.0),
-              "dilution": (0.0, 1.0), "alpha": (0.0, 2.0), "beta": (0.0, 2.0), "gamma": (-0.95, 0.95)}
-    choices = {"variant": ["kelp", "textbook"], "shared_rows": ["kelp", "diluted", "exclusive"],
-               "vectors": [None, vectors], "lexical": [False, True], "syntactic_restriction": [False, True]}
+    weird = [
+        0.0,
+        -0.5,
+        1.0,
+        1.5,
+        1e308,
+        5e-324,
+        math.nan,
+        math.inf,
+        -math.inf,
+        True,
+        None,
+        "0.4",
+        [0.4],
+        np.float32(0.3),
+        np.int64(1),
+        1e-200,
+    ]
+    kernels = [
+        SubtreeKernel,
+        SubsetTreeKernel,
+        PartialTreeKernel,
+        SmoothedPartialTreeKernel,
+        CompositionalSmoothedPartialTreeKernel,
+        SubsequencePathKernel,
+        ZelenkoTreeKernel,
+    ]
+    ranges = {
+        "lam": (0.01, 1.5),
+        "mu": (0.01, 1.5),
+        "terminal_factor": (0.0, 2.0),
+        "threshold": (0.0, 1.0),
+        "dilution": (0.0, 1.0),
+        "alpha": (0.0, 2.0),
+        "beta": (0.0, 2.0),
+        "gamma": (-0.95, 0.95),
+    }
+    choices = {
+        "variant": ["kelp", "textbook"],
+        "shared_rows": ["kelp", "diluted", "exclusive"],
+        "vectors": [None, vectors],
+        "lexical": [False, True],
+        "syntactic_restriction": [False, True],
+    }
     odd_choices = ["KELP", None, 3, "/no/such/vectors.txt", "sometimes"]
 
     def number(rng, name, odd):
@@ -330,9 +443,27 @@ def kernels_target():
 
     def index_pairs(rng, n):
         if rng.random() < 0.1 or not n:
-            return rng.choice([[(0, n)], [(-1, 0)], [(2**40, 0)], [(0, 1, 2)], [0, 1], [[0], [1, 2]], [(0.0, 1.0)],
-                               [(True, False)], np.array([[0, 0]], dtype=np.uint64), np.zeros((1, 2, 1), dtype=int),
-                               [("0", "0")], None, [], np.zeros((0, 2)), 7, [(0, 2**63)], np.array([[0, -1]])])
+            return rng.choice(
+                [
+                    [(0, n)],
+                    [(-1, 0)],
+                    [(2**40, 0)],
+                    [(0, 1, 2)],
+                    [0, 1],
+                    [[0], [1, 2]],
+                    [(0.0, 1.0)],
+                    [(True, False)],
+                    np.array([[0, 0]], dtype=np.uint64),
+                    np.zeros((1, 2, 1), dtype=int),
+                    [("0", "0")],
+                    None,
+                    [],
+                    np.zeros((0, 2)),
+                    7,
+                    [(0, 2**63)],
+                    np.array([[0, -1]]),
+                ]
+            )
         return [(rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(1, 6))]
 
     def is_psd(kernel):
@@ -368,8 +499,10 @@ def kernels_target():
         op = rng.choice(["gram", "gram", "pairs", "diag", "call", "prepared", "mixed", "extended", "twin"])
         normalize, jobs = rng.random() < 0.7, n_jobs(rng)
         index = index_pairs(rng, len(X)) if op == "pairs" else None
-        current["input"] = (f"{cls.__name__}(**{shown!r}).{op}(X={[str(x) for x in X]}, Y={Y and [str(y) for y in Y]}, "
-                       f"normalize={normalize}, n_jobs={jobs!r}, index={index!r})")
+        current["input"] = (
+            f"{cls.__name__}(**{shown!r}).{op}(X={[str(x) for x in X]}, Y={Y and [str(y) for y in Y]}, "
+            f"normalize={normalize}, n_jobs={jobs!r}, index={index!r})"
+        )
         try:
             if op in ("prepared", "mixed", "extended"):
                 X = kernel.prepare(X)
@@ -421,8 +554,13 @@ def kernels_target():
     return run
 
 
-SETUPS = {"tree": tree_target, "klp": klp_target, "conllu": conllu_target, "penman": penman_target,
-          "kernels": kernels_target}
+SETUPS = {
+    "tree": tree_target,
+    "klp": klp_target,
+    "conllu": conllu_target,
+    "penman": penman_target,
+    "kernels": kernels_target,
+}
 
 
 def input_rng(seed: int, target: str, index: int) -> random.Random:
@@ -430,6 +568,7 @@ def input_rng(seed: int, target: str, index: int) -> random.Random:
 
 
 # --- the child: runs inputs start..stop-1, publishing progress in a shared page ---------------
+
 
 def child(target: str, seed: int, start: int, stop: int, page_path: str) -> None:
     import resource
@@ -453,8 +592,13 @@ def child(target: str, seed: int, start: int, stop: int, page_path: str) -> None
             finding = f"{outcome}: {type(error).__name__} at {_where(error)}"
             findings[finding] += 1
             if findings[finding] <= EVENTS_PER_FINDING:
-                event = dict(kind=outcome, finding=finding, index=index, input=current.get("input", "")[:600],
-                             error=f"{type(error).__name__}: {error}"[:400])
+                event = dict(
+                    kind=outcome,
+                    finding=finding,
+                    index=index,
+                    input=current.get("input", "")[:600],
+                    error=f"{type(error).__name__}: {error}"[:400],
+                )
                 print(json.dumps(event), flush=True)
         state[1 + COUNTERS.index(outcome)] += 1
     print(json.dumps(dict(kind="tally", findings=findings)), flush=True)
@@ -471,8 +615,8 @@ class _Note(dict):
 
     def __setitem__(self, key, value):
         super().__setitem__(key, value)
-        data = value.encode("utf-8", "backslashreplace")[:PAGE - NOTE_AT - 4]
-        self.page[NOTE_AT:NOTE_AT + 4 + len(data)] = len(data).to_bytes(4, "little") + data
+        data = value.encode("utf-8", "backslashreplace")[: PAGE - NOTE_AT - 4]
+        self.page[NOTE_AT : NOTE_AT + 4 + len(data)] = len(data).to_bytes(4, "little") + data
 
 
 def _where(error) -> str:
@@ -496,6 +640,7 @@ def replay(target: str, seed: int, index: int) -> None:
 
 # --- the parent: children per chunk of inputs, restarted past crashes and hangs -----------------
 
+
 class Chunk:
     """Inputs start..stop-1 of one target, run by successive children."""
 
@@ -512,14 +657,27 @@ class Chunk:
         self.page_file.write((-1).to_bytes(8, "little", signed=True) + bytes(PAGE - 8))
         self.page_file.flush()
         self.page = mmap.mmap(self.page_file.fileno(), PAGE)
-        command = [sys.executable, __file__, "--child", self.target, "--seed", str(self.args.seed),
-                   "--start", str(self.next), "--stop", str(self.stop), "--page", self.page_file.name]
+        command = [
+            sys.executable,
+            __file__,
+            "--child",
+            self.target,
+            "--seed",
+            str(self.args.seed),
+            "--start",
+            str(self.next),
+            "--stop",
+            str(self.stop),
+            "--page",
+            self.page_file.name,
+        ]
         self.stderr = tempfile.TemporaryFile()
         # OpenMP threads that sleep rather than spin at barriers: the engine's many tiny calls
         # with n_jobs > 1 are ten times slower with spinning threads when children share the cores
         env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, "FUZZ_WORKDIR": self.folder}  # where inputs are written
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True,
-                                        start_new_session=True, env=env)
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, start_new_session=True, env=env
+        )
         self.reader = threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True)
         self.reader.start()
         self.last_index, self.last_change = -1, time.monotonic()
@@ -534,7 +692,7 @@ class Chunk:
                 self.events.append(event)
 
     def _state(self):
-        values = [int.from_bytes(self.page[8 * k:8 * k + 8], "little", signed=True) for k in range(1 + len(COUNTERS))]
+        values = [int.from_bytes(self.page[8 * k : 8 * k + 8], "little", signed=True) for k in range(1 + len(COUNTERS))]
         return values[0], dict(zip(COUNTERS, values[1:]))
 
     def _finish_child(self, finding=None):
@@ -546,17 +704,30 @@ class Chunk:
         if finding:
             if index < 0:
                 self.stderr.seek(0)
-                sys.exit(f"the {self.target} child failed before its first input:\n"
-                         f"{self.stderr.read().decode(errors='replace')[-3000:]}")
+                sys.exit(
+                    f"the {self.target} child failed before its first input:\n"
+                    f"{self.stderr.read().decode(errors='replace')[-3000:]}"
+                )
             self.totals[self.target][{"crash": "crashes", "hang": "hangs"}[finding]] += 1
             code = self.process.returncode
-            error = (f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
-                     ) if finding == "crash" else f"no progress for {self.args.timeout} s"
-            size = int.from_bytes(self.page[NOTE_AT:NOTE_AT + 4], "little")
-            note = self.page[NOTE_AT + 4:NOTE_AT + 4 + size].decode("utf-8", "replace")
+            error = (
+                (f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}")
+                if finding == "crash"
+                else f"no progress for {self.args.timeout} s"
+            )
+            size = int.from_bytes(self.page[NOTE_AT : NOTE_AT + 4], "little")
+            note = self.page[NOTE_AT + 4 : NOTE_AT + 4 + size].decode("utf-8", "replace")
             self.tallies[self.target][f"{finding}: {error}"] += 1
-            self.events.append(dict(kind=finding, target=self.target, finding=f"{finding}: {error}", index=index,
-                                    error=error, input=note))
+            self.events.append(
+                dict(
+                    kind=finding,
+                    target=self.target,
+                    finding=f"{finding}: {error}",
+                    index=index,
+                    error=error,
+                    input=note,
+                )
+            )
             self.findings += 1
             self.next = index + 1 if self.findings < self.args.max_crashes else self.stop  # else: give up the chunk
         else:
@@ -596,8 +767,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="child processes at once")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds without progress that make a hang")
-    parser.add_argument("--max-crashes", type=int, default=50,
-                        help="crashes and hangs after which a chunk of inputs is given up (each costs a new child)")
+    parser.add_argument(
+        "--max-crashes",
+        type=int,
+        default=50,
+        help="crashes and hangs after which a chunk of inputs is given up (each costs a new child)",
+    )
     parser.add_argument("--show", type=int, default=3, help="reproducers printed per target and kind")
     parser.add_argument("--replay", metavar="TARGET:INDEX", help="run one input in this process, with its traceback")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -620,8 +795,11 @@ def main() -> None:
     tallies = {t: collections.Counter() for t in targets}  # finding -> inputs, per target
     seconds = dict.fromkeys(targets, 0.0)
     pieces = max(1, args.workers)
-    chunks = [Chunk(t, args.examples * k // pieces, args.examples * (k + 1) // pieces, args, totals, events, tallies)
-              for t in targets for k in range(pieces)]
+    chunks = [
+        Chunk(t, args.examples * k // pieces, args.examples * (k + 1) // pieces, args, totals, events, tallies)
+        for t in targets
+        for k in range(pieces)
+    ]
     running, started = [], time.monotonic()
     while chunks or running:
         while chunks and len(running) < args.workers:
@@ -643,31 +821,51 @@ def report(targets, totals, seconds, events, tallies, args, wall) -> None:
     for t in targets:
         c = totals[t]
         inputs = sum(c[k] for k in COUNTERS) + c["crashes"] + c["hangs"]
-        rows.append((t, inputs, c["accepted"], c["refused"], c["crashes"], c["hangs"], c["other"], c["wrong"],
-                     round(seconds[t], 1)))
+        rows.append(
+            (
+                t,
+                inputs,
+                c["accepted"],
+                c["refused"],
+                c["crashes"],
+                c["hangs"],
+                c["other"],
+                c["wrong"],
+                round(seconds[t], 1),
+            )
+        )
     rows.append(("TOTAL", *[round(sum(r[k] for r in rows), 1) for k in range(1, len(header))]))
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    print(f"fuzz run: seed {args.seed}, {args.examples} inputs per target, {args.workers} workers, "
-          f"timeout {args.timeout} s, {wall:.0f} s wall")
+    print(
+        f"fuzz run: seed {args.seed}, {args.examples} inputs per target, {args.workers} workers, "
+        f"timeout {args.timeout} s, {wall:.0f} s wall"
+    )
     for row in (header, *rows):
         print("  ".join(str(x).rjust(w) for x, w in zip(row, widths)))
     for t, row in zip(targets, rows):
         if row[1] < args.examples:
-            print(f"{t}: {args.examples - row[1]} inputs not tried (chunks given up after "
-                  f"--max-crashes {args.max_crashes})")
+            print(
+                f"{t}: {args.examples - row[1]} inputs not tried (chunks given up after "
+                f"--max-crashes {args.max_crashes})"
+            )
     if any(tallies.values()):
         print("\nfindings by kind, exception and place (the inputs of a child that crashed are not counted here):")
     for t in targets:
         for finding, count in tallies[t].most_common():
             print(f"\n{t}: {count} x {finding}")
-            found = sorted((e for e in events if e["target"] == t and e["finding"] == finding),
-                           key=lambda e: e["index"])
-            for e in found[:args.show]:
-                print(f"  {t}:{e['index']} {e['error']}\n    input: {e['input']}\n"
-                      f"    replay: python bench/fuzz.py --seed {args.seed} --replay {t}:{e['index']}")
+            found = sorted(
+                (e for e in events if e["target"] == t and e["finding"] == finding), key=lambda e: e["index"]
+            )
+            for e in found[: args.show]:
+                print(
+                    f"  {t}:{e['index']} {e['error']}\n    input: {e['input']}\n"
+                    f"    replay: python bench/fuzz.py --seed {args.seed} --replay {t}:{e['index']}"
+                )
     totals_line = rows[-1]
-    print(f"\ninputs {totals_line[1]}, crashes {totals_line[4]}, hangs {totals_line[5]}, "
-          f"non-package exceptions {totals_line[6]}, wrong values {totals_line[7]}")
+    print(
+        f"\ninputs {totals_line[1]}, crashes {totals_line[4]}, hangs {totals_line[5]}, "
+        f"non-package exceptions {totals_line[6]}, wrong values {totals_line[7]}"
+    )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ classifier, training and test, as the kernel's Gram and pair calls see them (the
 self-kernels, computed once before every row, are not counted). Mean and standard deviation over seeds. Beside them, the exact-kernel SVM of
 qc_classification.py with the same kernel, and its kernel evaluations. Writes docs/klsh_qc.md.
 """
+
 import argparse
 import time
 from pathlib import Path
@@ -66,26 +67,53 @@ def main():
             accuracies.append(100 * np.mean(predicted == y_test))
             evaluations.append(kernel.evaluations)
         rows.append((name, np.mean(accuracies), np.std(accuracies), np.mean(evaluations), np.mean(seconds)))
-        print(f"{name}: {rows[-1][1]:.1f} ± {rows[-1][2]:.1f} %, {rows[-1][3]:,.0f} kernel evaluations, "
-              f"{rows[-1][4]:.1f} s", flush=True)
+        print(
+            f"{name}: {rows[-1][1]:.1f} ± {rows[-1][2]:.1f} %, {rows[-1][3]:,.0f} kernel evaluations, "
+            f"{rows[-1][4]:.1f} s",
+            flush=True,
+        )
 
     run("k-NN (k = 8), exact", lambda seed: KernelKNeighborsClassifier(kernel, n_neighbors=8))
-    run("k-NN (k = 8), KLSH buckets", lambda seed: KernelKNeighborsClassifier(
-        kernel, n_neighbors=8, method="klsh", n_references=100, n_bits=12, subset_size=10, hash_function="kulis_grauman",
-        probes=2, random_state=seed))
+    run(
+        "k-NN (k = 8), KLSH buckets",
+        lambda seed: KernelKNeighborsClassifier(
+            kernel,
+            n_neighbors=8,
+            method="klsh",
+            n_references=100,
+            n_bits=12,
+            subset_size=10,
+            hash_function="kulis_grauman",
+            probes=2,
+            random_state=seed,
+        ),
+    )
     for M in (30, 100, 500):
-        run(f"KLSH-RF, M = {M}, random references", lambda seed, M=M: KLSHForestClassifier(
-            kernel, n_references=M, subset_size=6 if M == 30 else 20, random_state=seed))
-    run("KLSH-RF, M = 30, optimized references", lambda seed: KLSHForestClassifier(
-        kernel, n_references=30, subset_size=6, optimize_references=True, mi_samples=1000, random_state=seed))
+        run(
+            f"KLSH-RF, M = {M}, random references",
+            lambda seed, M=M: KLSHForestClassifier(
+                kernel, n_references=M, subset_size=6 if M == 30 else 20, random_state=seed
+            ),
+        )
+    run(
+        "KLSH-RF, M = 30, optimized references",
+        lambda seed: KLSHForestClassifier(
+            kernel, n_references=30, subset_size=6, optimize_references=True, mi_samples=1000, random_state=seed
+        ),
+    )
 
-    lines = ["# KLSH on TREC question classification", "",
-             "Made by `python bench/klsh_qc.py` (see its docstring for the settings): PTK on GRCT trees, "
-             "5,452 training / 500 test questions,",
-             f"mean ± standard deviation over {args.seeds} seeds. For comparison, the exact-kernel SVM of "
-             f"qc_classification.md scores {svm:.1f} %",
-             f"with {svm_train:,} training and {svm_test:,} test kernel evaluations.", "",
-             "| classifier | test accuracy % | kernel evaluations | wall s (fit + predict) |", "|---|---|---|---|"]
+    lines = [
+        "# KLSH on TREC question classification",
+        "",
+        "Made by `python bench/klsh_qc.py` (see its docstring for the settings): PTK on GRCT trees, "
+        "5,452 training / 500 test questions,",
+        f"mean ± standard deviation over {args.seeds} seeds. For comparison, the exact-kernel SVM of "
+        f"qc_classification.md scores {svm:.1f} %",
+        f"with {svm_train:,} training and {svm_test:,} test kernel evaluations.",
+        "",
+        "| classifier | test accuracy % | kernel evaluations | wall s (fit + predict) |",
+        "|---|---|---|---|",
+    ]
     for name, accuracy, spread, evaluations, seconds in rows:
         lines.append(f"| {name} | {accuracy:.1f} ± {spread:.1f} | {evaluations:,.0f} | {seconds:.1f} |")
     args.docs.mkdir(exist_ok=True)

@@ -14,6 +14,7 @@ self-kernels computed):
 
 The two graphs are compared and must be identical (indices and similarities).
 """
+
 import argparse
 import resource
 import subprocess
@@ -69,13 +70,27 @@ def main():
         graphs = {}
         for method in args.methods:
             out = Path(tmp) / f"{method}.npz"
-            subprocess.run([sys.executable, __file__, "--child", method, "--n", str(args.n), "--k", str(args.k),
-                            "--data", str(args.data), "--out", str(out)], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--child",
+                    method,
+                    "--n",
+                    str(args.n),
+                    "--k",
+                    str(args.k),
+                    "--data",
+                    str(args.data),
+                    "--out",
+                    str(out),
+                ],
+                check=True,
+            )
             graphs[method] = np.load(out)
         if len(graphs) == 2:
             a, b = graphs.values()
-            same = (np.array_equal(a["indices"], b["indices"])
-                    and np.array_equal(a["similarities"], b["similarities"]))
+            same = np.array_equal(a["indices"], b["indices"]) and np.array_equal(a["similarities"], b["similarities"])
             print("identical graphs" if same else "GRAPHS DIFFER")
 
 

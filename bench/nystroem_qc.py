@@ -18,6 +18,7 @@ diluted) and M landmarks (uniform, as Croce et al.), on 5,452 training / 500 tes
 
 Writes docs/nystroem_qc.md and docs/nystroem_qc.png.
 """
+
 import argparse
 import os
 import time
@@ -65,7 +66,7 @@ def best_rank(spectrum, G_test, size):
     eigenvalues, eigenvectors = spectrum
     top = np.argsort(eigenvalues)[::-1][:size]
     values = np.clip(eigenvalues[top], 1e-12, None)
-    error = np.sqrt(np.sum(np.delete(eigenvalues, top) ** 2) / np.sum(eigenvalues ** 2))
+    error = np.sqrt(np.sum(np.delete(eigenvalues, top) ** 2) / np.sum(eigenvalues**2))
     return eigenvectors[:, top] * np.sqrt(values), G_test @ eigenvectors[:, top] / np.sqrt(values), error
 
 
@@ -78,7 +79,12 @@ def main():
     wordspace = WordVectors.load(args.data / "wordspace_md300.txt.gz")
     kernels = {
         "PTK-GRCT": ("grct", PartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0)),
-        "SPTK-LCT": ("lct", SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=wordspace, shared_rows="diluted")),
+        "SPTK-LCT": (
+            "lct",
+            SmoothedPartialTreeKernel(
+                0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=wordspace, shared_rows="diluted"
+            ),
+        ),
     }
     tfidf = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)
     text_train = tfidf.fit_transform([e.texts["quest"] for e in train])
@@ -101,56 +107,96 @@ def main():
             error = np.linalg.norm(G - Z @ Z.T) / np.linalg.norm(G)
             accuracy = linear_accuracy(Z, y_train, Z_test, y_test)
             approximate_svm = svm_accuracy(Z @ Z.T, y_train, Z_test @ Z.T, y_test)
-            joined = linear_accuracy(hstack([text_train, csr_matrix(Z)]).tocsr(), y_train,
-                                     hstack([text_test, csr_matrix(Z_test)]).tocsr(), y_test)
+            joined = linear_accuracy(
+                hstack([text_train, csr_matrix(Z)]).tocsr(),
+                y_train,
+                hstack([text_test, csr_matrix(Z_test)]).tocsr(),
+                y_test,
+            )
             B, B_test, best_error = best_rank(spectrum, G_test, size)
             best_accuracy = linear_accuracy(B, y_train, B_test, y_test)
             rows.append((size, accuracy, approximate_svm, joined, error, best_accuracy, best_error))
-            print(name, size, f"accuracy {accuracy:.1f} svm {approximate_svm:.1f} with TF-IDF {joined:.1f} "
-                              f"error {error:.3f} best rank {best_accuracy:.1f} ({best_error:.3f})", flush=True)
+            print(
+                name,
+                size,
+                f"accuracy {accuracy:.1f} svm {approximate_svm:.1f} with TF-IDF {joined:.1f} "
+                f"error {error:.3f} best rank {best_accuracy:.1f} ({best_error:.3f})",
+                flush=True,
+            )
         results[name] = (exact, rows)
 
-    lines += ["# Nyström vectors of tree kernels on TREC question classification", "",
-              "Made by `python bench/nystroem_qc.py`: 5,452 training / 500 test questions, 6 coarse classes;",
-              "M landmarks drawn uniformly (random_state 0) from the training trees. Linear: one-vs-rest",
-              "LinearSVC (C = 1) on the Nyström vectors; + TF-IDF: the vectors joined to a TF-IDF bag of",
-              "unigrams and bigrams (sublinear tf) in one LinearSVC; SVM on Z Z^T: the one-vs-all C-SVM",
-              "(C = 10, KeLP's fairness) of qc_classification.md on the approximated Gram, beside the same",
-              "SVM on the exact normalized Gram. Error: ||G - Z Z^T||_F / ||G||_F on the training Gram.",
-              "Best rank M: the same linear SVM and error for the best rank-M approximation of the",
-              "training Gram (its top M eigenvectors; test questions projected onto them), the ceiling",
-              "for any choice of M landmarks.",
-              f"SPTK: md vectors, shared rows diluted. TF-IDF alone: {tfidf_alone:.1f} %.", "",
-              "| kernel | M | linear % | SVM on Z Z^T % | + TF-IDF % | exact SVM % | error | best rank M: linear % | error |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "# Nyström vectors of tree kernels on TREC question classification",
+        "",
+        "Made by `python bench/nystroem_qc.py`: 5,452 training / 500 test questions, 6 coarse classes;",
+        "M landmarks drawn uniformly (random_state 0) from the training trees. Linear: one-vs-rest",
+        "LinearSVC (C = 1) on the Nyström vectors; + TF-IDF: the vectors joined to a TF-IDF bag of",
+        "unigrams and bigrams (sublinear tf) in one LinearSVC; SVM on Z Z^T: the one-vs-all C-SVM",
+        "(C = 10, KeLP's fairness) of qc_classification.md on the approximated Gram, beside the same",
+        "SVM on the exact normalized Gram. Error: ||G - Z Z^T||_F / ||G||_F on the training Gram.",
+        "Best rank M: the same linear SVM and error for the best rank-M approximation of the",
+        "training Gram (its top M eigenvectors; test questions projected onto them), the ceiling",
+        "for any choice of M landmarks.",
+        f"SPTK: md vectors, shared rows diluted. TF-IDF alone: {tfidf_alone:.1f} %.",
+        "",
+        "| kernel | M | linear % | SVM on Z Z^T % | + TF-IDF % | exact SVM % | error | best rank M: linear % | error |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for name, (exact, rows) in results.items():
         for size, accuracy, approximate_svm, joined, error, best_accuracy, best_error in rows:
-            lines.append(f"| {name} | {size} | {accuracy:.1f} | {approximate_svm:.1f} | {joined:.1f} | {exact:.1f} "
-                         f"| {error:.3f} | {best_accuracy:.1f} | {best_error:.3f} |")
+            lines.append(
+                f"| {name} | {size} | {accuracy:.1f} | {approximate_svm:.1f} | {joined:.1f} | {exact:.1f} "
+                f"| {error:.3f} | {best_accuracy:.1f} | {best_error:.3f} |"
+            )
 
     # clustering: purity of k-means on the training questions, mean of 5 runs
     spaces = {"BoW": [bow_matrices(train, test)[0]] * 5}  # one space per seed
-    kernels["CSPTK-CLCT"] = ("clct", CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace))
+    kernels["CSPTK-CLCT"] = (
+        "clct",
+        CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace),
+    )
     for name, (representation, kernel) in kernels.items():
         X = [e.trees[representation] for e in train]
-        spaces[f"Ny500 {name}"] = [Nystroem(kernel, n_components=500, random_state=seed).fit_transform(X) for seed in range(5)]
+        spaces[f"Ny500 {name}"] = [
+            Nystroem(kernel, n_components=500, random_state=seed).fit_transform(X) for seed in range(5)
+        ]
     purities = {}
     for name, per_seed in spaces.items():
-        purities[name] = [np.mean([purity(y_train, KMeans(k, n_init=1, random_state=seed).fit_predict(Z))
-                                   for seed, Z in enumerate(per_seed)]) for k in CLUSTERS]
+        purities[name] = [
+            np.mean(
+                [
+                    purity(y_train, KMeans(k, n_init=1, random_state=seed).fit_predict(Z))
+                    for seed, Z in enumerate(per_seed)
+                ]
+            )
+            for k in CLUSTERS
+        ]
         print(name, [f"{p:.1f}" for p in purities[name]], flush=True)
-    lines += ["", "## Clustering", "",
-              "Purity (%) of k-means clusters of the 5,452 training questions, mean of 5 runs (landmarks",
-              "and k-means seeds 0-4), in the space of normalized bag-of-words vectors and of Nyström",
-              "vectors with 500 landmarks (CSPTK: md vectors, KeLP's similarity).", "",
-              "| space | " + " | ".join(f"k = {k}" for k in CLUSTERS) + " |", "|---|" + "---|" * len(CLUSTERS)]
+    lines += [
+        "",
+        "## Clustering",
+        "",
+        "Purity (%) of k-means clusters of the 5,452 training questions, mean of 5 runs (landmarks",
+        "and k-means seeds 0-4), in the space of normalized bag-of-words vectors and of Nyström",
+        "vectors with 500 landmarks (CSPTK: md vectors, KeLP's similarity).",
+        "",
+        "| space | " + " | ".join(f"k = {k}" for k in CLUSTERS) + " |",
+        "|---|" + "---|" * len(CLUSTERS),
+    ]
     for name, values in purities.items():
         lines.append(f"| {name} | " + " | ".join(f"{v:.1f}" for v in values) + " |")
 
     # speed of transform with 500 landmarks
-    lines += ["", "## Speed", "", "Sentences per second through `transform` (M = 500, the 5,452 training trees;",
-              "the landmark Gram and self-kernels computed beforehand).", "",
-              "| kernel | 1 thread | every core |", "|---|---|---|"]
+    lines += [
+        "",
+        "## Speed",
+        "",
+        "Sentences per second through `transform` (M = 500, the 5,452 training trees;",
+        "the landmark Gram and self-kernels computed beforehand).",
+        "",
+        "| kernel | 1 thread | every core |",
+        "|---|---|---|",
+    ]
     for name, (representation, kernel) in kernels.items():
         X = [e.trees[representation] for e in train]
         model = Nystroem(kernel, n_components=500, random_state=0).fit(X)
@@ -164,8 +210,9 @@ def main():
         print(name, rates, flush=True)
 
     args.docs.mkdir(exist_ok=True)
-    (args.docs / "nystroem_qc.md").write_text("\n".join(lines) + "\n![accuracy and error against M](nystroem_qc.png)\n",
-                                              encoding="utf-8")
+    (args.docs / "nystroem_qc.md").write_text(
+        "\n".join(lines) + "\n![accuracy and error against M](nystroem_qc.png)\n", encoding="utf-8"
+    )
     plot(results, purities, args.docs / "nystroem_qc.png")
     print("\n".join(lines))
 
@@ -179,18 +226,21 @@ def plot(results, purities, path):
     figure, (left, middle, right) = plt.subplots(1, 3, figsize=(15, 4.2))
     for name, (exact, rows) in results.items():
         sizes = [r[0] for r in rows]
-        line, = left.plot(sizes, [r[1] for r in rows], marker="o", label=f"Nyström {name}")
-        left.plot(sizes, [r[5] for r in rows], marker="x", linestyle=":", color=line.get_color(),
-                  label=f"best rank M {name}")
+        (line,) = left.plot(sizes, [r[1] for r in rows], marker="o", label=f"Nyström {name}")
+        left.plot(
+            sizes, [r[5] for r in rows], marker="x", linestyle=":", color=line.get_color(), label=f"best rank M {name}"
+        )
         left.axhline(exact, color=line.get_color(), linestyle="--", label=f"exact {name}")
-        line, = middle.plot(sizes, [r[4] for r in rows], marker="o", label=name)
-        middle.plot(sizes, [r[6] for r in rows], marker="x", linestyle=":", color=line.get_color(),
-                    label=f"best rank M {name}")
+        (line,) = middle.plot(sizes, [r[4] for r in rows], marker="o", label=name)
+        middle.plot(
+            sizes, [r[6] for r in rows], marker="x", linestyle=":", color=line.get_color(), label=f"best rank M {name}"
+        )
     for name, values in purities.items():
         right.plot(CLUSTERS, values, marker="o", label=name)
     left.set(xscale="log", xlabel="landmarks M", ylabel="test accuracy %", title="Question classification")
-    middle.set(xscale="log", yscale="log", xlabel="landmarks M", ylabel="||G - ZZ'|| / ||G||",
-               title="Approximation error")
+    middle.set(
+        xscale="log", yscale="log", xlabel="landmarks M", ylabel="||G - ZZ'|| / ||G||", title="Approximation error"
+    )
     right.set(xscale="log", xlabel="clusters k", ylabel="purity %", title="k-means purity")
     for axis in (left, middle, right):
         axis.set_xticks(SIZES if axis is not right else CLUSTERS)

@@ -1,4 +1,5 @@
 """Normalized kernel evaluations per second on given pairs, one thread and every core."""
+
 import os
 import statistics
 import time

@@ -14,6 +14,7 @@ variants at KeLP's lam and mu, then lam and mu for the chosen variant; and how w
 CV ranks the candidates' test accuracies. Writes Markdown tables; the test accuracy of
 every candidate is listed, never used to choose.
 """
+
 import argparse
 import inspect
 import time
@@ -44,15 +45,28 @@ def kelp_configurations(wordspace):
         ("SST-GRCT", "grct", SubsetTreeKernel(lam=0.4), 91.6),
         ("PTK-GRCT", "grct", PartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0), 91.2),
         ("PTK-GRCT", "grct", PartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0), 91.6),
-        ("SPTK-LCT", "lct", SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=wordspace), 84.2),
-        ("CSPTK-CLCT", "clct", CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace), 94.0),
+        (
+            "SPTK-LCT",
+            "lct",
+            SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=wordspace),
+            84.2,
+        ),
+        (
+            "CSPTK-CLCT",
+            "clct",
+            CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace),
+            94.0,
+        ),
     ]
 
 
 def shared_row_rules(dilutions):
     """KeLP's rule, the diluted rule for each exponent, the exclusive rule (as parameters)."""
-    return ([dict(shared_rows="kelp")] + [dict(shared_rows="diluted", dilution=d) for d in dilutions]
-            + [dict(shared_rows="exclusive")])
+    return (
+        [dict(shared_rows="kelp")]
+        + [dict(shared_rows="diluted", dilution=d) for d in dilutions]
+        + [dict(shared_rows="exclusive")]
+    )
 
 
 def families(wordspace):
@@ -63,11 +77,28 @@ def families(wordspace):
     lam_mu = {"lam": GRID, "mu": GRID}
     return [
         ("SST-GRCT", "grct", [SubsetTreeKernel(lam=0.4)], {"lam": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)}),
-        ("PTK-GRCT", "grct", [PartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0), PartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0)], lam_mu),
-        ("SPTK-LCT", "lct", [SmoothedPartialTreeKernel(**sptk, **rule) for rule in shared_row_rules(DILUTIONS)],
-         lam_mu),
-        ("CSPTK-CLCT", "clct", [CompositionalSmoothedPartialTreeKernel(**csptk, **rule, syntactic_restriction=sr)
-                                for sr in (False, True) for rule in shared_row_rules((0.25, 0.5, 1.0))], lam_mu),
+        (
+            "PTK-GRCT",
+            "grct",
+            [PartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0), PartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0)],
+            lam_mu,
+        ),
+        (
+            "SPTK-LCT",
+            "lct",
+            [SmoothedPartialTreeKernel(**sptk, **rule) for rule in shared_row_rules(DILUTIONS)],
+            lam_mu,
+        ),
+        (
+            "CSPTK-CLCT",
+            "clct",
+            [
+                CompositionalSmoothedPartialTreeKernel(**csptk, **rule, syntactic_restriction=sr)
+                for sr in (False, True)
+                for rule in shared_row_rules((0.25, 0.5, 1.0))
+            ],
+            lam_mu,
+        ),
     ]
 
 
@@ -84,15 +115,22 @@ def described(kernel):
     differs from its default (vectors left out), in the constructor's order."""
     params, defaults = kernel.get_params(), type(kernel)().get_params()
     shown = {"lam", "mu", "terminal_factor"} | ({"dilution"} if params.get("shared_rows") == "diluted" else set())
-    return ", ".join(f"{name}={params[name]}" for name in inspect.signature(type(kernel)).parameters
-                     if name in shown or (name != "vectors" and params[name] != defaults[name]))
+    return ", ".join(
+        f"{name}={params[name]}"
+        for name in inspect.signature(type(kernel)).parameters
+        if name in shown or (name != "vectors" and params[name] != defaults[name])
+    )
 
 
 def cross_validated_accuracy(train_gram, y_train, folds=5):
     """Mean accuracy of 5-fold cross-validation on the training set alone."""
     splits = StratifiedKFold(folds, shuffle=True, random_state=0).split(train_gram, y_train)
-    return np.mean([svm_accuracy(train_gram[np.ix_(fit, fit)], y_train[fit], train_gram[np.ix_(held, fit)],
-                                 y_train[held]) for fit, held in splits])
+    return np.mean(
+        [
+            svm_accuracy(train_gram[np.ix_(fit, fit)], y_train[fit], train_gram[np.ix_(held, fit)], y_train[held])
+            for fit, held in splits
+        ]
+    )
 
 
 def svm_accuracy(train_gram, y_train, test_gram, y_test, C=10.0):
@@ -151,14 +189,20 @@ def main():
             start = time.perf_counter()
             K_test = kernel.gram(Y, X)
             test_seconds = time.perf_counter() - start
-            evaluated[key] = (svm_accuracy(K_train, y_train, K_test, y_test), cross_validated_accuracy(K_train, y_train),
-                              train_seconds, test_seconds)
+            evaluated[key] = (
+                svm_accuracy(K_train, y_train, K_test, y_test),
+                cross_validated_accuracy(K_train, y_train),
+                train_seconds,
+                test_seconds,
+            )
             print(representation, described(kernel), evaluated[key], flush=True)
         return evaluated[key]
 
     A, B = bow_matrices(train, test)
     K_train, K_test = A @ A.T, B @ A.T
-    lemmas = {label[len("LEX##"):] for e in train + test for label in e.trees["lct"].labels if label.startswith("LEX##")}
+    lemmas = {
+        label[len("LEX##") :] for e in train + test for label in e.trees["lct"].labels if label.startswith("LEX##")
+    }
     rows = [wordspace.lexical_row(*lemma.split("::", 1)) for lemma in lemmas]
     keyed, distinct = sum(row >= 0 for row in rows), len({row for row in rows if row >= 0})
     lines = [
@@ -193,39 +237,62 @@ def main():
     kelp_rows = kelp_configurations(wordspace)
     for name, representation, kernel, kelp in kelp_rows:
         accuracy, cv, train_seconds, test_seconds = evaluate(representation, kernel)
-        lines.append(f"| {name} ({described(kernel)}) | {accuracy:.1f} | {cv:.1f} | {kelp:.1f} | {train_seconds:.1f} | "
-                     f"{test_seconds:.2f} |")
+        lines.append(
+            f"| {name} ({described(kernel)}) | {accuracy:.1f} | {cv:.1f} | {kelp:.1f} | {train_seconds:.1f} | "
+            f"{test_seconds:.2f} |"
+        )
 
-    chosen_lines = ["", "## Chosen on the training set", "",
-                    "Per family, the variant of highest train CV at KeLP's lam and mu, then the lam and mu",
-                    "of highest train CV for that variant (candidates below).", "",
-                    "| kernel | chosen configuration | train CV % | test accuracy % | KeLP-md300's best % | "
-                    "Gram train x train (s) | Gram test x train (s) |", "|---|---|---|---|---|---|---|"]
+    chosen_lines = [
+        "",
+        "## Chosen on the training set",
+        "",
+        "Per family, the variant of highest train CV at KeLP's lam and mu, then the lam and mu",
+        "of highest train CV for that variant (candidates below).",
+        "",
+        "| kernel | chosen configuration | train CV % | test accuracy % | KeLP-md300's best % | "
+        "Gram train x train (s) | Gram test x train (s) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     candidates = {}
-    candidate_lines = ["", "## Every candidate", "",
-                       "The test column is for the record; it played no part in the choice.", ""]
+    candidate_lines = [
+        "",
+        "## Every candidate",
+        "",
+        "The test column is for the record; it played no part in the choice.",
+        "",
+    ]
     kelp_best = {name: max(kelp for other, _, _, kelp in kelp_rows if other == name) for name, _, _, _ in kelp_rows}
     for family, representation, variants, params in families(wordspace):
         tried = [(kernel, evaluate(representation, kernel)) for kernel in variants]
         variant = max(tried, key=lambda t: t[1][1])[0]
-        tried += [(kernel, evaluate(representation, kernel)) for kernel in grid(variant, params)
-                  if repr(kernel) != repr(variant)]
+        tried += [
+            (kernel, evaluate(representation, kernel))
+            for kernel in grid(variant, params)
+            if repr(kernel) != repr(variant)
+        ]
         chosen, (accuracy, cv, train_seconds, test_seconds) = max(tried, key=lambda t: t[1][1])
-        chosen_lines.append(f"| {family} | {described(chosen)} | {cv:.2f} | {accuracy:.1f} | {kelp_best[family]:.1f} | "
-                            f"{train_seconds:.1f} | {test_seconds:.2f} |")
+        chosen_lines.append(
+            f"| {family} | {described(chosen)} | {cv:.2f} | {accuracy:.1f} | {kelp_best[family]:.1f} | "
+            f"{train_seconds:.1f} | {test_seconds:.2f} |"
+        )
         candidates[family] = [(cv, accuracy) for _, (accuracy, cv, _, _) in tried]
         candidate_lines += [f"### {family}", "", "| configuration | train CV % | test accuracy % |", "|---|---|---|"]
-        candidate_lines += [f"| {described(kernel)}{' (chosen)' if kernel is chosen else ''} | {cv:.2f} | {accuracy:.1f} |"
-                            for kernel, (accuracy, cv, _, _) in tried] + [""]
+        candidate_lines += [
+            f"| {described(kernel)}{' (chosen)' if kernel is chosen else ''} | {cv:.2f} | {accuracy:.1f} |"
+            for kernel, (accuracy, cv, _, _) in tried
+        ] + [""]
     pooled = [(cv, accuracy) for family in candidates.values() for cv, accuracy in family]
     shares = {label: (np.mean(y_train == label), np.mean(y_test == label)) for label in np.unique(y_train)}
     agreement_lines = [
-        "", "## Does train CV predict test accuracy?", "",
+        "",
+        "## Does train CV predict test accuracy?",
+        "",
         "Spearman rank correlation between train CV and test accuracy over the candidates:",
         ", ".join(f"{family} {spearmanr(*zip(*family_rows))[0]:+.2f}" for family, family_rows in candidates.items())
         + f"; all {len(pooled)} together {spearmanr(*zip(*pooled))[0]:+.2f}.",
         "Class shares, training / test %: "
-        + ", ".join(f"{label} {100 * a:.1f} / {100 * b:.1f}" for label, (a, b) in shares.items()) + ".",
+        + ", ".join(f"{label} {100 * a:.1f} / {100 * b:.1f}" for label, (a, b) in shares.items())
+        + ".",
     ]
     lines += chosen_lines + agreement_lines + candidate_lines
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -18,6 +18,7 @@ the raw test questions, nlp.pipe, every core; its test accuracy is checked again
 cached-annotation one. Results go to bench/qc_textcat.json as they come (a run can be
 resumed) and to docs/qc_textcat.md.
 """
+
 import argparse
 import copy
 import json
@@ -42,19 +43,39 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "qc_textcat.cfg"
 MD = ROOT.parent / "shared" / "models" / "en_core_web_md-3.8.0"
 PTK = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 5.0}
-SPTK = {"@misc": "spacy_convkernels.SmoothedPartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 0.2,
-        "threshold": 0.01}
-CSPTK = {"@misc": "spacy_convkernels.CompositionalSmoothedPartialTreeKernel.v1", "lam": 0.4, "mu": 0.4,
-         "terminal_factor": 1.0, "threshold": 0.01}
+SPTK = {
+    "@misc": "spacy_convkernels.SmoothedPartialTreeKernel.v1",
+    "lam": 0.4,
+    "mu": 0.4,
+    "terminal_factor": 0.2,
+    "threshold": 0.01,
+}
+CSPTK = {
+    "@misc": "spacy_convkernels.CompositionalSmoothedPartialTreeKernel.v1",
+    "lam": 0.4,
+    "mu": 0.4,
+    "terminal_factor": 1.0,
+    "threshold": 0.01,
+}
 FAMILIES = {"PTK-GRCT": ("grct", PTK), "SPTK-LCT": ("lct", SPTK), "CSPTK-CLCT": ("clct", CSPTK)}
 SIZES = (500, 1000, 2000)
-SPACY_BOW = {"@architectures": "spacy.TextCatBOW.v3", "exclusive_classes": True, "ngram_size": 1,
-             "no_output_layer": False, "length": 262144}
+SPACY_BOW = {
+    "@architectures": "spacy.TextCatBOW.v3",
+    "exclusive_classes": True,
+    "ngram_size": 1,
+    "no_output_layer": False,
+    "length": 262144,
+}
 MD_TOK2VEC = {"@architectures": "spacy.Tok2VecListener.v1", "width": 96, "upstream": "tok2vec"}
-SPACY_ENSEMBLE = {"@architectures": "spacy.TextCatEnsemble.v2", "tok2vec": MD_TOK2VEC,
-                  "linear_model": {**SPACY_BOW, "ngram_size": 1}}
-MEAN_TOK2VEC = {"@layers": "chain.v1", "*": {"tok2vec": MD_TOK2VEC, "ragged": {"@layers": "list2ragged.v1"},
-                                              "mean": {"@layers": "reduce_mean.v1"}}}
+SPACY_ENSEMBLE = {
+    "@architectures": "spacy.TextCatEnsemble.v2",
+    "tok2vec": MD_TOK2VEC,
+    "linear_model": {**SPACY_BOW, "ngram_size": 1},
+}
+MEAN_TOK2VEC = {
+    "@layers": "chain.v1",
+    "*": {"tok2vec": MD_TOK2VEC, "ragged": {"@layers": "list2ragged.v1"}, "mean": {"@layers": "reduce_mean.v1"}},
+}
 
 
 def questions(path: Path):
@@ -66,17 +87,20 @@ class Bench:
     def __init__(self, data: Path, epochs: int, patience: int, limit: int):
         self.config = load_config(CONFIG, overrides={"paths.md_model": str(MD)}, interpolate=True)
         train = questions(data / "train_5500.coarse.klp.gz")
-        self.split = {"train": [q for i, q in enumerate(train, 1) if i % 10],
-                      "dev": [q for i, q in enumerate(train, 1) if not i % 10],
-                      "test": questions(data / "TREC_10.coarse.klp.gz")}
+        self.split = {
+            "train": [q for i, q in enumerate(train, 1) if i % 10],
+            "dev": [q for i, q in enumerate(train, 1) if not i % 10],
+            "test": questions(data / "TREC_10.coarse.klp.gz"),
+        }
         if limit:
-            self.split = {name: rows[:limit if name == "train" else limit // 5] for name, rows in self.split.items()}
+            self.split = {name: rows[: limit if name == "train" else limit // 5] for name, rows in self.split.items()}
         self.epochs, self.patience = epochs, patience
         self.md = spacy.load(MD, exclude=["ner", "senter"])
         self.md.add_pipe("kernel_trees", config={"representations": ["grct", "lct", "clct"]})
         start = time.perf_counter()
-        self.docs = {name: list(self.md.pipe([text for text, _ in rows], batch_size=256))
-                     for name, rows in self.split.items()}
+        self.docs = {
+            name: list(self.md.pipe([text for text, _ in rows], batch_size=256)) for name, rows in self.split.items()
+        }
         self.parse_seconds = time.perf_counter() - start
         self.labels = {name: np.array([label for _, label in rows]) for name, rows in self.split.items()}
 
@@ -86,13 +110,16 @@ class Bench:
         representation, kernel = FAMILIES[family]
         kernel = dict(kernel, **({"shared_rows": shared_rows} if shared_rows else {}))
         nlp = spacy.blank("en", vocab=self.md.vocab)
-        component = nlp.add_pipe("kernel_vectors", config={"representation": representation, "kernel": kernel,
-                                                           "n_components": size})
+        component = nlp.add_pipe(
+            "kernel_vectors", config={"representation": representation, "kernel": kernel, "n_components": size}
+        )
         start = time.perf_counter()
         component.initialize(lambda: [Example(d, d) for d in self.docs["train"]], nlp=nlp)
         fitted = time.perf_counter()
-        vectors = {name: np.stack([d._.kernel_vector for d in component.pipe([d.copy() for d in docs])])
-                   for name, docs in self.docs.items()}
+        vectors = {
+            name: np.stack([d._.kernel_vector for d in component.pipe([d.copy() for d in docs])])
+            for name, docs in self.docs.items()
+        }
         return nlp, fitted - start, time.perf_counter() - fitted, vectors
 
     def textcat(self, model: dict, vectors=None):
@@ -102,8 +129,9 @@ class Bench:
         nlp = spacy.blank("en", vocab=self.md.vocab)
         textcat = nlp.add_pipe("textcat", config={"model": model})
         examples = {name: self._examples(name, vectors) for name in self.docs}
-        training = registry.resolve({"optimizer": self.config["training"]["optimizer"],
-                                     "batcher": self.config["training"]["batcher"]})
+        training = registry.resolve(
+            {"optimizer": self.config["training"]["optimizer"], "batcher": self.config["training"]["batcher"]}
+        )
         dropout = self.config["training"]["dropout"]
         start = time.perf_counter()
         optimizer = nlp.initialize(lambda: examples["train"], sgd=training["optimizer"])
@@ -140,8 +168,9 @@ class Bench:
     def _accuracy(textcat, examples):
         scores = textcat.predict([e.predicted for e in examples])
         predicted = np.array(textcat.labels)[np.asarray(scores).argmax(axis=1)]
-        return 100.0 * np.mean(predicted == np.array([max(e.reference.cats, key=e.reference.cats.get)
-                                                      for e in examples]))
+        return 100.0 * np.mean(
+            predicted == np.array([max(e.reference.cats, key=e.reference.cats.get) for e in examples])
+        )
 
     def assembled(self, kernel_nlp, textcat_nlp):
         """The whole pipeline from raw text: md, kernel_trees, kernel_vectors, textcat (the
@@ -168,8 +197,10 @@ class Bench:
 
         representation, params = FAMILIES[family]
         kernel = bind_pipeline_vectors(registry.resolve({"k": params})["k"], self.md.vocab)
-        trees = {name: [next(t for t in sentence_trees(d, representation) if t is not None) for d in docs]
-                 for name, docs in self.docs.items()}  # a question the parser splits: its first sentence
+        trees = {
+            name: [next(t for t in sentence_trees(d, representation) if t is not None) for d in docs]
+            for name, docs in self.docs.items()
+        }  # a question the parser splits: its first sentence
         X, y = trees["train"] + trees["dev"], np.concatenate([self.labels["train"], self.labels["dev"]])
         return svm_accuracy(kernel.gram(X), y, kernel.gram(trees["test"], X), self.labels["test"])
 
@@ -198,8 +229,10 @@ def main():
     ktc = bench.config["components"]["textcat"]["model"]
     text_only = dict(copy.deepcopy(ktc), kernel_features=None)
     baselines = [("spaCy BOW", SPACY_BOW), ("KernelTextCat text only (BOW)", text_only)]
-    later = [("spaCy ensemble (md tok2vec)", SPACY_ENSEMBLE),
-             ("KernelTextCat text only (mean md tok2vec)", dict(text_only, text_features=MEAN_TOK2VEC))]
+    later = [
+        ("spaCy ensemble (md tok2vec)", SPACY_ENSEMBLE),
+        ("KernelTextCat text only (mean md tok2vec)", dict(text_only, text_features=MEAN_TOK2VEC)),
+    ]
 
     def run_text(name, model):
         if name not in results:
@@ -222,8 +255,16 @@ def main():
                 model = dict(copy.deepcopy(ktc), text_features=None)
                 model["kernel_features"]["nO"] = size
                 _, dev, test, epoch, seconds = bench.textcat(model, vectors)
-                record(key, dev=dev, test=test, epoch=epoch, train_seconds=seconds, landmarks_seconds=fit_s,
-                       annotate_seconds=annotate_s, annotate_per_second=sum(map(len, bench.docs.values())) / annotate_s)
+                record(
+                    key,
+                    dev=dev,
+                    test=test,
+                    epoch=epoch,
+                    train_seconds=seconds,
+                    landmarks_seconds=fit_s,
+                    annotate_seconds=annotate_s,
+                    annotate_per_second=sum(map(len, bench.docs.values())) / annotate_s,
+                )
         best = max(kernel_runs, key=lambda k: results[k]["dev"])
         key = f"both: {best} + BOW"
         if key not in results:
@@ -232,8 +273,7 @@ def main():
             model["kernel_features"]["nO"] = vectors["train"].shape[1]
             textcat_nlp, dev, test, epoch, seconds = bench.textcat(model, vectors)
             speed, assembled = bench.assembled(kernel_nlp, textcat_nlp)
-            record(key, dev=dev, test=test, epoch=epoch, train_seconds=seconds, speed=speed,
-                   assembled_test=assembled)
+            record(key, dev=dev, test=test, epoch=epoch, train_seconds=seconds, speed=speed, assembled_test=assembled)
     for name, model in later:
         run_text(name, model)
     for family in args.families:
@@ -244,47 +284,66 @@ def main():
 
 
 def write_docs(results: dict, path: Path):
-    lines = ["# TREC question classification from raw text with kernel features", "",
-             "Made by `python bench/qc_textcat.py` (its docstring gives the protocol); raw results in",
-             "bench/qc_textcat.json. Train 4,907 / dev 545 (every 10th question of train_5500, as",
-             "`python -m spacy_convkernels convert --dev` writes it) / test 500 (TREC-10). The md",
-             "pipeline parses the questions as given in KeLP's files (`|BS:quest|`, tokens separated",
-             "by spaces). Accuracy in %. Every choice (epoch, M, `shared_rows`, the kernel for \"both\")",
-             "is made on dev; test is reported for every row. KernelTextCat rows use the textcat of",
-             "configs/qc_textcat.cfg (maxout hidden layer of 256, the config's optimizer, batcher and",
-             "dropout), with `text_features` or `kernel_features` set to null for one part alone; BOW",
-             "there is spaCy's `spacy.TextCatBOW.v3` (unigrams and bigrams, 65,536 x 32) without its",
-             "output layer. spaCy BOW and spaCy ensemble are spaCy's own `TextCatBOW.v3` (unigrams,",
-             "262,144 rows) and `TextCatEnsemble.v2` (that BOW with the md tok2vec through a",
-             "listener) on the same loop. Training s: the textcat's training with a dev evaluation per",
-             "epoch, on annotations computed once (kernel vectors below). Questions/s: the assembled",
-             "pipeline (md, kernel_trees, kernel_vectors, textcat; spaCy BOW: the textcat alone) on",
-             "the 500 raw test questions, `nlp.pipe`, batch 256, 2 cores, and its test accuracy",
-             "(equal to the row's when the cached annotations are those of the pipeline).",
-             "Kernels at KeLP's parameters (PTK-GRCT: lam = mu = 0.4, terminal",
-             "factor 5; SPTK-LCT: terminal factor 0.2, threshold 0.01; CSPTK-CLCT: terminal factor 1,",
-             "threshold 0.01), the md vectors of the pipeline's vocab, M landmarks uniform",
-             "(random_state 0) among the md parser's trees of the training questions; `shared_rows`",
-             "compared at M = 1000, the other sizes diluted. Exact SVM: the one-vs-all C-SVM (C = 10)",
-             "of qc_classification.md, `shared_rows` kelp (the default).",
-             f"Annotating the {results['parse']['questions']:,.0f} questions once with the md pipeline and "
-             f"kernel_trees: {results['parse']['seconds']:.0f} s." if "parse" in results else "", "",
-             "| model | dev % | test % | best epoch | training s | questions/s | assembled pipeline test % |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "# TREC question classification from raw text with kernel features",
+        "",
+        "Made by `python bench/qc_textcat.py` (its docstring gives the protocol); raw results in",
+        "bench/qc_textcat.json. Train 4,907 / dev 545 (every 10th question of train_5500, as",
+        "`python -m spacy_convkernels convert --dev` writes it) / test 500 (TREC-10). The md",
+        "pipeline parses the questions as given in KeLP's files (`|BS:quest|`, tokens separated",
+        'by spaces). Accuracy in %. Every choice (epoch, M, `shared_rows`, the kernel for "both")',
+        "is made on dev; test is reported for every row. KernelTextCat rows use the textcat of",
+        "configs/qc_textcat.cfg (maxout hidden layer of 256, the config's optimizer, batcher and",
+        "dropout), with `text_features` or `kernel_features` set to null for one part alone; BOW",
+        "there is spaCy's `spacy.TextCatBOW.v3` (unigrams and bigrams, 65,536 x 32) without its",
+        "output layer. spaCy BOW and spaCy ensemble are spaCy's own `TextCatBOW.v3` (unigrams,",
+        "262,144 rows) and `TextCatEnsemble.v2` (that BOW with the md tok2vec through a",
+        "listener) on the same loop. Training s: the textcat's training with a dev evaluation per",
+        "epoch, on annotations computed once (kernel vectors below). Questions/s: the assembled",
+        "pipeline (md, kernel_trees, kernel_vectors, textcat; spaCy BOW: the textcat alone) on",
+        "the 500 raw test questions, `nlp.pipe`, batch 256, 2 cores, and its test accuracy",
+        "(equal to the row's when the cached annotations are those of the pipeline).",
+        "Kernels at KeLP's parameters (PTK-GRCT: lam = mu = 0.4, terminal",
+        "factor 5; SPTK-LCT: terminal factor 0.2, threshold 0.01; CSPTK-CLCT: terminal factor 1,",
+        "threshold 0.01), the md vectors of the pipeline's vocab, M landmarks uniform",
+        "(random_state 0) among the md parser's trees of the training questions; `shared_rows`",
+        "compared at M = 1000, the other sizes diluted. Exact SVM: the one-vs-all C-SVM (C = 10)",
+        "of qc_classification.md, `shared_rows` kelp (the default).",
+        f"Annotating the {results['parse']['questions']:,.0f} questions once with the md pipeline and "
+        f"kernel_trees: {results['parse']['seconds']:.0f} s."
+        if "parse" in results
+        else "",
+        "",
+        "| model | dev % | test % | best epoch | training s | questions/s | assembled pipeline test % |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for key, r in results.items():
         if "dev" in r:
             speed = f"{r['speed']:.0f}" if r.get("speed") else ""
             assembled = f"{r['assembled_test']:.1f}" if r.get("assembled_test") is not None else ""
-            lines.append(f"| {key} | {r['dev']:.1f} | {r['test']:.1f} | {int(r['epoch'])} | {r['train_seconds']:.0f} "
-                         f"| {speed} | {assembled} |")
+            lines.append(
+                f"| {key} | {r['dev']:.1f} | {r['test']:.1f} | {int(r['epoch'])} | {r['train_seconds']:.0f} "
+                f"| {speed} | {assembled} |"
+            )
     lines += ["", "| exact-kernel SVM on the md parser's trees (train + dev) | test % | s |", "|---|---|---|"]
-    lines += [f"| {key[len('exact SVM '):]} | {r['test']:.1f} | {r['seconds']:.0f} |"
-              for key, r in results.items() if key.startswith("exact SVM")]
-    lines += ["", "Kernel vectors: seconds to pick the landmarks (and their Gram), to annotate every question",
-              "(train, dev, test) and questions per second of that annotation.", "",
-              "| kernel | landmarks s | annotate s | questions/s |", "|---|---|---|---|"]
-    lines += [f"| {key} | {r['landmarks_seconds']:.1f} | {r['annotate_seconds']:.1f} | {r['annotate_per_second']:.0f} |"
-              for key, r in results.items() if "landmarks_seconds" in r]
+    lines += [
+        f"| {key[len('exact SVM ') :]} | {r['test']:.1f} | {r['seconds']:.0f} |"
+        for key, r in results.items()
+        if key.startswith("exact SVM")
+    ]
+    lines += [
+        "",
+        "Kernel vectors: seconds to pick the landmarks (and their Gram), to annotate every question",
+        "(train, dev, test) and questions per second of that annotation.",
+        "",
+        "| kernel | landmarks s | annotate s | questions/s |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {key} | {r['landmarks_seconds']:.1f} | {r['annotate_seconds']:.1f} | {r['annotate_per_second']:.0f} |"
+        for key, r in results.items()
+        if "landmarks_seconds" in r
+    ]
     path.write_text("\n".join(lines) + "\n")
 
 

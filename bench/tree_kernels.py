@@ -9,6 +9,7 @@ kept (as KeLP's self-kernel cache does), the trees packed for the engine once
 (``kernel.prepare``). Times the whole ``pairs`` call, normalization included, on one
 thread and on every core; prints the median of the runs.
 """
+
 import argparse
 import os
 from pathlib import Path
@@ -47,13 +48,19 @@ def main():
         ("SST", "grct", SubsetTreeKernel(lam=0.4)),
         ("PTK", "grct", PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5)),
         ("SPTK", "lct", SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=wordspace)),
-        ("CSPTK", "clct", CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace)),
+        (
+            "CSPTK",
+            "clct",
+            CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace),
+        ),
     ]
     for name, representation, kernel in kernels:
         trees = [e.trees[representation] for e in examples]
         rates = evaluation_rates(kernel, trees, pairs, args.runs)
         nodes = np.mean([t.n_nodes for t in trees])
-        print(f"{name:<24}{representation:<7}{nodes:>6.1f}{rates[0]:>14,.0f}{rates[1]:>16,.0f}{rates[1] / rates[0]:>9.2f}x")
+        print(
+            f"{name:<24}{representation:<7}{nodes:>6.1f}{rates[0]:>14,.0f}{rates[1]:>16,.0f}{rates[1] / rates[0]:>9.2f}x"
+        )
 
 
 if __name__ == "__main__":

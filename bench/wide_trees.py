@@ -8,6 +8,7 @@ memory read (``ru_maxrss``), then the unnormalized K(t, t) computed on one threa
 peak read again. The difference is what the kernel needed: the engine's scratch plus the
 Delta of the matching node pairs (n + 1 here).
 """
+
 import argparse
 import json
 import resource
@@ -31,8 +32,11 @@ def structure_and_kernel(name: str, n: int):
         return PathTuples([("e", f"n{i}") for i in range(n)]), SubsequencePathKernel()
     if name == "zelenko":
         return Tree("/root", [Tree(f"e/n{i}") for i in range(n)]), ZelenkoTreeKernel()
-    kernel = {"ptk": PartialTreeKernel, "sptk": SmoothedPartialTreeKernel,
-              "csptk": CompositionalSmoothedPartialTreeKernel}[name]()
+    kernel = {
+        "ptk": PartialTreeKernel,
+        "sptk": SmoothedPartialTreeKernel,
+        "csptk": CompositionalSmoothedPartialTreeKernel,
+    }[name]()
     return Tree("S", [Tree(f"w{i}") for i in range(n)]), kernel
 
 
@@ -53,15 +57,18 @@ def child(name: str, n: int) -> None:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000])
-    parser.add_argument("--kernels", nargs="+", default=["ptk", "sptk"],
-                        choices=["ptk", "sptk", "csptk", "path", "zelenko"])
+    parser.add_argument(
+        "--kernels", nargs="+", default=["ptk", "sptk"], choices=["ptk", "sptk", "csptk", "path", "zelenko"]
+    )
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child[0], int(args.child[1]))
         return
-    print(f"{'kernel':<9}{'children':>10}{'peak before MB':>16}{'peak after MB':>15}{'K(t,t) MB':>11}"
-          f"{'seconds':>9}  K(t, t)")
+    print(
+        f"{'kernel':<9}{'children':>10}{'peak before MB':>16}{'peak after MB':>15}{'K(t,t) MB':>11}"
+        f"{'seconds':>9}  K(t, t)"
+    )
     for n in args.sizes:
         for name in args.kernels:
             done = subprocess.run([sys.executable, __file__, "--child", name, str(n)], capture_output=True, text=True)
@@ -69,8 +76,11 @@ def main():
                 print(f"{name:<9}{n:>10,}  failed: {done.stderr.strip().splitlines()[-1]}")
                 continue
             r = json.loads(done.stdout)
-            print(f"{name:<9}{n:>10,}{r['before_kib'] / 1024:>16.0f}{r['after_kib'] / 1024:>15.0f}"
-                  f"{(r['after_kib'] - r['before_kib']) / 1024:>11.0f}{r['seconds']:>9.2f}  {r['value']}", flush=True)
+            print(
+                f"{name:<9}{n:>10,}{r['before_kib'] / 1024:>16.0f}{r['after_kib'] / 1024:>15.0f}"
+                f"{(r['after_kib'] - r['before_kib']) / 1024:>11.0f}{r['seconds']:>9.2f}  {r['value']}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """spacy-convkernels: tree, path and graph convolution kernels for spaCy pipelines."""
+
 from .errors import (
     ConvKernelsError,
     ConvKernelsWarning,

@@ -1,4 +1,5 @@
 """Broken files for the reader tests."""
+
 import gzip
 
 # a gzip member whose deflate data starts with a block of the reserved type 3: zlib.error

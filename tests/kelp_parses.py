@@ -4,6 +4,7 @@ A GRCT has one ``SYNT##rel`` node per token, whose ``POS##tag(LEX##lemma::p)`` c
 holds the tag and lemma; POS nodes appear in word order in preorder, and a token's head
 is the token of the nearest SYNT ancestor.
 """
+
 from spacy.tokens import Doc
 
 
@@ -16,9 +17,7 @@ def doc_from_grct(vocab, tree) -> Doc:
             lemma = labels[i + 1][len("LEX##") :].rsplit("::", 1)[0]
             token_of_synt[synt] = len(tokens)
             tokens.append((lemma, label[len("POS##") :], labels[synt][len("SYNT##") :], synt))
-    heads = [
-        token_of_synt[parents[synt]] if parents[synt] >= 0 else token_of_synt[synt] for _, _, _, synt in tokens
-    ]
+    heads = [token_of_synt[parents[synt]] if parents[synt] >= 0 else token_of_synt[synt] for _, _, _, synt in tokens]
     lemmas = [t[0] for t in tokens]
     return Doc(
         vocab,

@@ -1,4 +1,5 @@
 """Random trees for the reference tests, including the awkward shapes."""
+
 import numpy as np
 
 from spacy_convkernels import Tree

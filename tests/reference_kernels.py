@@ -4,6 +4,7 @@ Slow and recursive on purpose: they are the yardstick the compiled engine is tes
 against, not a second implementation of it. PTK here sums child subsequences length by
 length (Moschitti 2006), where the engine folds all lengths into one pass.
 """
+
 import itertools
 import math
 import sys
@@ -26,8 +27,10 @@ def nested(tree):
 
 def same_shape(x, y):
     """Whether two Nodes are the same labelled ordered tree."""
-    return x.label == y.label and len(x.children) == len(y.children) and all(
-        same_shape(a, b) for a, b in zip(x.children, y.children)
+    return (
+        x.label == y.label
+        and len(x.children) == len(y.children)
+        and all(same_shape(a, b) for a, b in zip(x.children, y.children))
     )
 
 
@@ -124,12 +127,22 @@ def subset_tree(a, b, lam=0.4, label_weights=None):
 
 def partial_tree(a, b, lam=0.4, mu=0.4, terminal_factor=1.0, subsequences=None, label_weights=None):
     """PTK; ``subsequences`` computes the child-subsequence sum (default: length by length)."""
-    return smoothed_partial_tree(a, b, lambda x, y: float(content(x) == content(y)), lam, mu, terminal_factor,
-                                 threshold=1.0, subsequences=subsequences, label_weights=label_weights)
+    return smoothed_partial_tree(
+        a,
+        b,
+        lambda x, y: float(content(x) == content(y)),
+        lam,
+        mu,
+        terminal_factor,
+        threshold=1.0,
+        subsequences=subsequences,
+        label_weights=label_weights,
+    )
 
 
-def smoothed_partial_tree(a, b, sigma, lam=0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, subsequences=None,
-                          label_weights=None):
+def smoothed_partial_tree(
+    a, b, sigma, lam=0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, subsequences=None, label_weights=None
+):
     """SPTK (KeLP's SmoothedPartialTreeKernel) for a label similarity ``sigma(label, label)``;
     ``label_weights`` (label -> w, default 1) make it w(x) sigma(x, y) w(y) past the threshold."""
     subsequences = subsequences or subsequence_sum_by_length
@@ -163,8 +176,12 @@ def subsequence_sum_by_length(xs, ys, rec, lam):
         reach = [[0.0] * (m + 1) for _ in range(n + 1)]
         for i in range(1, n + 1):
             for j in range(1, m + 1):
-                reach[i][j] = (ending[i - 1][j - 1] + lam * reach[i - 1][j] + lam * reach[i][j - 1]
-                               - lam * lam * reach[i - 1][j - 1])
+                reach[i][j] = (
+                    ending[i - 1][j - 1]
+                    + lam * reach[i - 1][j]
+                    + lam * reach[i][j - 1]
+                    - lam * lam * reach[i - 1][j - 1]
+                )
         ending = [[d[i][j] * reach[i][j] for j in range(m)] for i in range(n)]
         total += sum(map(sum, ending))
     return total
@@ -192,6 +209,7 @@ def normalize(k_ab, k_aa, k_bb):
 
 # --- kernels over (edge, node) tuples (Garg et al. 2018) ---------------------------------
 
+
 def tuple_kernel(node_similarity=None, edge_weights=None):
     """k((e, n), (e', n')) = sigma(e) [e = e'] sigma(e') k_n(n, n') on ``edge/node`` labels."""
     weights = edge_weights or {}
@@ -212,8 +230,9 @@ def _reach(ending, lam):
     reach = [[0.0] * (m + 1) for _ in range(n + 1)]
     for i in range(1, n + 1):
         for j in range(1, m + 1):
-            reach[i][j] = (ending[i - 1][j - 1] + lam * reach[i - 1][j] + lam * reach[i][j - 1]
-                           - lam * lam * reach[i - 1][j - 1])
+            reach[i][j] = (
+                ending[i - 1][j - 1] + lam * reach[i - 1][j] + lam * reach[i][j - 1] - lam * lam * reach[i - 1][j - 1]
+            )
     return reach
 
 
@@ -263,8 +282,11 @@ def zelenko(a, b, k, lam=0.5, enumerate_children=False):
                     for J in itertools.combinations(range(len(vs)), length):
                         spans = (I[-1] - I[0] + 1) + (J[-1] - J[0] + 1)
                         pairs = [(us[i], vs[j]) for i, j in zip(I, J)]
-                        total += (lam**spans * sum(K(p, q) for p, q in pairs)
-                                  * math.prod(k(p.label, q.label) for p, q in pairs))
+                        total += (
+                            lam**spans
+                            * sum(K(p, q) for p, q in pairs)
+                            * math.prod(k(p.label, q.label) for p, q in pairs)
+                        )
             return total
         n, m = len(us), len(vs)
         s = [[k(u.label, v.label) for v in vs] for u in us]
@@ -276,8 +298,9 @@ def zelenko(a, b, k, lam=0.5, enumerate_children=False):
         for _ in range(1, min(n, m)):
             reach_prod, reach_sum = _reach(prod_end, lam), _reach(sum_end, lam)
             prod_end = [[s[i][j] * lam**2 * reach_prod[i][j] for j in range(m)] for i in range(n)]
-            sum_end = [[s[i][j] * lam**2 * (reach_sum[i][j] + Kc[i][j] * reach_prod[i][j]) for j in range(m)]
-                       for i in range(n)]
+            sum_end = [
+                [s[i][j] * lam**2 * (reach_sum[i][j] + Kc[i][j] * reach_prod[i][j]) for j in range(m)] for i in range(n)
+            ]
             total += sum(map(sum, sum_end))
         return total
 

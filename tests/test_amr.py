@@ -1,4 +1,5 @@
 """PENMAN reader, semantic graphs and interaction candidates."""
+
 import subprocess
 import sys
 import warnings
@@ -48,8 +49,10 @@ def penman_file(tmp_path):
 
 def test_reader_gives_docs_with_their_graphs(penman_file):
     docs = list(read_penman(penman_file))
-    assert [d.text for d in docs] == ["GEFs such as Sos have allosteric sites for Ras binding .",
-                                      "GEFs such as Sos have allosteric sites for Rap binding ."]
+    assert [d.text for d in docs] == [
+        "GEFs such as Sos have allosteric sites for Ras binding .",
+        "GEFs such as Sos have allosteric sites for Rap binding .",
+    ]
     assert len(docs[0]) == 11
     graph = penman.decode(docs[0]._.amr)
     assert graph.metadata["id"] == "fig1" and graph.top == "h"
@@ -84,18 +87,33 @@ def test_registered_reader(penman_file):
 def test_reads_all_of_bio_amr():
     folder = need_shared("data/bio-amr")
     sizes = {f.name: len(list(read_penman(f))) for f in sorted(folder.glob("*.txt"))}
-    assert sizes == {"amr-release-dev-bio.txt": 500, "amr-release-test-bio.txt": 500,
-                     "amr-release-training-bio.PARTIAL-first-1MiB.txt": 838}
+    assert sizes == {
+        "amr-release-dev-bio.txt": 500,
+        "amr-release-test-bio.txt": 500,
+        "amr-release-training-bio.PARTIAL-first-1MiB.txt": 838,
+    }
 
 
 def test_semantic_graph_of_an_amr():
     graph = SemanticGraph.from_penman(SOS)
-    assert graph.labels == {"h": "have", "p": "protein-family", "p2": "protein", "s": "site",
-                            "a": "allosteric", "b": "bind", "e": "enzyme"}
+    assert graph.labels == {
+        "h": "have",
+        "p": "protein-family",
+        "p2": "protein",
+        "s": "site",
+        "a": "allosteric",
+        "b": "bind",
+        "e": "enzyme",
+    }
     assert graph.names == {"p": "GEF", "p2": "Sos", "e": "Ras"}
     parents = graph.walk_from("b")
-    assert SemanticGraph.path_to(parents, "p2") == [("", "b"), ("purpose-of", "s"), ("arg1-of", "h"),
-                                                   ("arg0", "p"), ("example", "p2")]
+    assert SemanticGraph.path_to(parents, "p2") == [
+        ("", "b"),
+        ("purpose-of", "s"),
+        ("arg1-of", "h"),
+        ("arg0", "p"),
+        ("example", "p2"),
+    ]
 
 
 def test_candidates_of_an_amr_in_the_shape_of_table_1():
@@ -104,11 +122,20 @@ def test_candidates_of_an_amr_in_the_shape_of_table_1():
     # participants: GEF (protein-family), Sos (protein), Ras (enzyme): 6 ordered pairs + 3 triples
     assert len(candidates) == 6 + 3
     sos_ras = next(c for c in candidates if dict(c.roles) == {"catalyst": "p2", "theme": "e"})
-    assert sos_ras.path == PathTuples([
-        ("example", "protein"), ("arg0", "protein-family"), ("arg1-of", "have"), ("purpose-of", "site"), ("", "bind"),
-        ("", "bind"), ("arg1", "enzyme")])
-    assert str(sos_ras.subgraph) == ("(/bind(purpose-of/site(arg1-of/have(arg0/protein-family(example/protein"
-                                     "(/catalyst)))))(arg1/enzyme(/theme)))")
+    assert sos_ras.path == PathTuples(
+        [
+            ("example", "protein"),
+            ("arg0", "protein-family"),
+            ("arg1-of", "have"),
+            ("purpose-of", "site"),
+            ("", "bind"),
+            ("", "bind"),
+            ("arg1", "enzyme"),
+        ]
+    )
+    assert str(sos_ras.subgraph) == (
+        "(/bind(purpose-of/site(arg1-of/have(arg0/protein-family(example/protein(/catalyst)))))(arg1/enzyme(/theme)))"
+    )
     record = sos_ras.to_dict(SemanticGraph.from_penman(SOS))
     assert record["participants"] == {"catalyst": "Sos", "theme": "Ras"} and record["interaction"] == "bind"
     assert len(amr_candidates(SOS, max_distance=1)) == 0  # Ras is 1 edge away, nothing else within reach
@@ -119,8 +146,13 @@ def test_candidates_of_a_dependency_parse():
     from spacy.tokens import Doc, Span
 
     words = ["Sos", "binds", "Ras", "and", "Rap"]
-    doc = Doc(Vocab(), words=words, heads=[1, 1, 1, 2, 2], deps=["nsubj", "ROOT", "dobj", "cc", "conj"],
-              lemmas=["sos", "bind", "ras", "and", "rap"])
+    doc = Doc(
+        Vocab(),
+        words=words,
+        heads=[1, 1, 1, 2, 2],
+        deps=["nsubj", "ROOT", "dobj", "cc", "conj"],
+        lemmas=["sos", "bind", "ras", "and", "rap"],
+    )
     doc.ents = [Span(doc, 0, 1, "PROTEIN"), Span(doc, 2, 3, "PROTEIN"), Span(doc, 4, 5, "PROTEIN")]
     candidates = dependency_candidates(doc[:])
     assert len(candidates) == 6 + 3 and {c.interaction for c in candidates} == {"bind"}
@@ -162,8 +194,13 @@ def test_amr_candidates_from_dependencies():
 
     nlp = spacy.blank("en")
     nlp.add_pipe("amr_candidates", config={"source": "dependencies", "entity_labels": ["PROTEIN"]})
-    doc = Doc(nlp.vocab, words=["Sos", "binds", "Ras", "in", "cells"], heads=[1, 1, 1, 1, 3],
-              deps=["nsubj", "ROOT", "dobj", "prep", "pobj"], lemmas=["sos", "bind", "ras", "in", "cell"])
+    doc = Doc(
+        nlp.vocab,
+        words=["Sos", "binds", "Ras", "in", "cells"],
+        heads=[1, 1, 1, 1, 3],
+        deps=["nsubj", "ROOT", "dobj", "prep", "pobj"],
+        lemmas=["sos", "bind", "ras", "in", "cell"],
+    )
     doc.ents = [Span(doc, 0, 1, "PROTEIN"), Span(doc, 2, 3, "PROTEIN"), Span(doc, 4, 5, "CELL")]
     records = nlp(doc)._.interactions
     assert sorted(r["participants"]["catalyst"] for r in records) == ["Ras", "Sos"]
@@ -255,6 +292,8 @@ def test_a_corrupted_deflate_stream(tmp_path):
 def test_a_file_that_cannot_be_opened(tmp_path):
     with pytest.raises(CorpusFileError, match="cannot open"):
         list(read_penman(tmp_path / "missing.txt"))
+
+
 def test_amr_candidates_on_plain_text_is_a_missing_annotation():
     """In a fresh process, with nothing read by read_penman: the component itself installs
     Doc._.amr, so plain text gets the package's error, not spaCy's E046."""
@@ -305,11 +344,14 @@ def test_amr_candidates_component_caps_per_trigger():
         assert len(nlp(doc)._.interactions) == 30
 
 
-@pytest.mark.parametrize("config, setting", [
-    ({"max_distance": -1}, "max_distance"),
-    ({"max_candidates_per_trigger": 0}, "max_candidates_per_trigger"),
-    ({"source": "text"}, "source"),
-])
+@pytest.mark.parametrize(
+    "config, setting",
+    [
+        ({"max_distance": -1}, "max_distance"),
+        ({"max_candidates_per_trigger": 0}, "max_candidates_per_trigger"),
+        ({"source": "text"}, "source"),
+    ],
+)
 def test_amr_candidates_settings_are_checked_when_created(config, setting):
     with pytest.raises(InvalidParameterError, match=f"amr_candidates: {setting}"):
         spacy.blank("en").add_pipe("amr_candidates", config=config)
@@ -321,8 +363,13 @@ def test_dependency_candidates_from_odd_unicode_give_structures_that_round_trip(
     from spacy_convkernels import Tree
 
     nlp = spacy.blank("en")
-    doc = Doc(nlp.vocab, words=["So\u3000s", "binds", "Ras\xa0GTP", "in", "(cells)"], heads=[1, 1, 1, 1, 3],
-              deps=["nsubj", "ROOT", "dobj\r", "prep/x", "pobj"], lemmas=["so\u3000s", "bind", "ras\x85gtp", "in", "(cell)"])
+    doc = Doc(
+        nlp.vocab,
+        words=["So\u3000s", "binds", "Ras\xa0GTP", "in", "(cells)"],
+        heads=[1, 1, 1, 1, 3],
+        deps=["nsubj", "ROOT", "dobj\r", "prep/x", "pobj"],
+        lemmas=["so\u3000s", "bind", "ras\x85gtp", "in", "(cell)"],
+    )
     doc.ents = [Span(doc, 0, 1, "PROTEIN"), Span(doc, 2, 3, "PROTEIN")]
     candidates = dependency_candidates(doc)
     assert candidates

@@ -67,8 +67,11 @@ BAD_TOKENS = [
     ("1\tGo\tgo\tVERB\tVB\t_\t0\troot\t_\t_\n3\tnow\tnow\tADV\tRB\t_\t1\tadvmod\t_\t_\n", "token id '3'", 2),
     ("1\tGo\tgo\tVERB\tVB\t_\t0\troot\t_\t_\n2\tnow\tnow\tADV\tRB\t_\t7\tadvmod\t_\t_\n", "beyond", 2),
     ("1\tGo\tgo\tVERB\tVB\t_\t2\tdep\t_\t_\n2\tnow\tnow\tADV\tRB\t_\t1\tadvmod\t_\t_\n", "no root", 1),
-    ("1\tGo\tgo\tVERB\tVB\t_\t0\troot\t_\t_\n2\tnow\tnow\tADV\tRB\t_\t3\tdep\t_\t_\n3\tx\tx\tX\tFW\t_\t2\tdep\t_\t_\n",
-     "cycle", 1),
+    (
+        "1\tGo\tgo\tVERB\tVB\t_\t0\troot\t_\t_\n2\tnow\tnow\tADV\tRB\t_\t3\tdep\t_\t_\n3\tx\tx\tX\tFW\t_\t2\tdep\t_\t_\n",
+        "cycle",
+        1,
+    ),
     ("1\tGo\tgo\tVERBAL\tVB\t_\t0\troot\t_\t_\n", "UPOS", 1),
     ("1-x\tGo\t_\t_\t_\t_\t_\t_\t_\t_\n", "multi-word", 1),
     ("1\tGo\tgo\tVERB\tVB\tMood=Imp|\t0\troot\t_\t_\n", "features 'Mood=Imp|'", 1),

@@ -1,4 +1,5 @@
 """python -m spacy_convkernels convert: KeLP question files to .spacy DocBins."""
+
 import gzip
 import subprocess
 import sys
@@ -40,7 +41,7 @@ def test_without_dev_every_question_is_written(tmp_path):
 def test_bad_label_names_file_and_line(tmp_path):
     lines = gzip.open(SAMPLE, "rt").read().splitlines()[:3]
     bad = tmp_path / "bad.klp"
-    bad.write_text("\n".join([lines[0], "", "COLOR" + lines[1][lines[1].index(" "):], lines[2]]) + "\n")
+    bad.write_text("\n".join([lines[0], "", "COLOR" + lines[1][lines[1].index(" ") :], lines[2]]) + "\n")
     with pytest.raises(CorpusFormatError, match=r"bad.klp, line 3: labels \['COLOR'\]"):
         convert(bad, tmp_path / "out.spacy")
     assert not (tmp_path / "out.spacy").exists()
@@ -54,12 +55,20 @@ def test_command_line_reports_one_line_and_fails(tmp_path, capsys):
     assert err.count("\n") == 1 and err.startswith("spacy-convkernels convert: error: ") and "line 1" in err
     assert main(["convert", str(tmp_path / "absent.klp"), str(tmp_path / "out.spacy")]) == 1
     assert "absent.klp" in capsys.readouterr().err
-    assert main(["convert", str(SAMPLE), str(tmp_path / "t.spacy"), "--dev", str(tmp_path / "d.spacy"),
-                 "--dev-every", "1"]) == 1
+    assert (
+        main(
+            ["convert", str(SAMPLE), str(tmp_path / "t.spacy"), "--dev", str(tmp_path / "d.spacy"), "--dev-every", "1"]
+        )
+        == 1
+    )
     assert "--dev-every must be at least 2" in capsys.readouterr().err
 
 
 def test_python_dash_m_entry(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "spacy_convkernels", "convert", str(SAMPLE),
-                           str(tmp_path / "test.spacy")], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "spacy_convkernels", "convert", str(SAMPLE), str(tmp_path / "test.spacy")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert done.returncode == 0 and "60 questions" in done.stdout

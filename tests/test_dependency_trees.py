@@ -1,4 +1,5 @@
 """Dependency parses to GRCT, LCT, LOCT, CGRCT and CLCT, against KeLP's own trees."""
+
 import pytest
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
@@ -48,14 +49,25 @@ def test_all_5952_questions_rebuild_kelps_trees(qc_dir):
 
 def _doc(words, heads, deps, tags=None, lemmas=None):
     """A parsed Doc; heads are absolute indices, a root points to itself."""
-    return Doc(Vocab(), words=words, heads=heads, deps=deps, tags=tags or ["NN"] * len(words),
-               lemmas=lemmas or [w.lower() for w in words])
+    return Doc(
+        Vocab(),
+        words=words,
+        heads=heads,
+        deps=deps,
+        tags=tags or ["NN"] * len(words),
+        lemmas=lemmas or [w.lower() for w in words],
+    )
 
 
 def test_prepositions_collapse_and_punctuation_goes():
     # "Cats sat on mats ." with spaCy's prep/pobj labels
-    doc = _doc(["Cats", "sat", "on", "mats", "."], [1, 1, 1, 2, 1], ["nsubj", "ROOT", "prep", "pobj", "punct"],
-               tags=["NNS", "VBD", "IN", "NNS", "."], lemmas=["cat", "sit", "on", "mat", "."])
+    doc = _doc(
+        ["Cats", "sat", "on", "mats", "."],
+        [1, 1, 1, 2, 1],
+        ["nsubj", "ROOT", "prep", "pobj", "punct"],
+        tags=["NNS", "VBD", "IN", "NNS", "."],
+        lemmas=["cat", "sit", "on", "mat", "."],
+    )
     assert str(span_to_tree(doc[:], "grct")) == (
         "(SYNT##root(SYNT##nsubj(POS##NNS(LEX##cat::n)))(POS##VBD(LEX##sit::v))(SYNT##prep_on(POS##NNS(LEX##mat::n))))"
     )
@@ -65,23 +77,32 @@ def test_prepositions_collapse_and_punctuation_goes():
 
 
 def test_multiword_prepositions_join_the_relation():
-    doc = _doc(["ran", "out", "of", "time"], [0, 0, 1, 1], ["ROOT", "prep", "mwe", "pobj"],
-               tags=["VBD", "IN", "IN", "NN"])
-    assert str(span_to_tree(doc[:], "lct")) == "(LEX##ran::v(LEX##time::n(POS##NN)(SYNT##prep_out_of))(POS##VBD)(SYNT##root))"
+    doc = _doc(
+        ["ran", "out", "of", "time"], [0, 0, 1, 1], ["ROOT", "prep", "mwe", "pobj"], tags=["VBD", "IN", "IN", "NN"]
+    )
+    assert (
+        str(span_to_tree(doc[:], "lct"))
+        == "(LEX##ran::v(LEX##time::n(POS##NN)(SYNT##prep_out_of))(POS##VBD)(SYNT##root))"
+    )
 
 
 def test_every_representation_of_one_parse():
-    doc = _doc(["Who", "was", "Galileo"], [0, 0, 0], ["ROOT", "cop", "nsubj"], tags=["WP", "VBD", "NNP"],
-               lemmas=["who", "be", "galileo"])
+    doc = _doc(
+        ["Who", "was", "Galileo"],
+        [0, 0, 0],
+        ["ROOT", "cop", "nsubj"],
+        tags=["WP", "VBD", "NNP"],
+        lemmas=["who", "be", "galileo"],
+    )
     trees = span_to_trees(doc[:])
     assert {name: str(t) for name, t in trees.items()} == {
         "grct": "(SYNT##root(POS##WP(LEX##who::w))(SYNT##cop(POS##VBD(LEX##be::v)))(SYNT##nsubj(POS##NNP(LEX##galileo::n))))",
         "lct": "(LEX##who::w(LEX##be::v(POS##VBD)(SYNT##cop))(LEX##galileo::n(POS##NNP)(SYNT##nsubj))(POS##WP)(SYNT##root))",
         "loct": "(LEX##who::w(LEX##be::v)(LEX##galileo::n))",
         "cgrct": "(COMP##root<*::*,who::w>(POS##WP(LEX##who::w))(COMP##cop<who::w,be::v>(POS##VBD(LEX##be::v)))"
-                 "(COMP##nsubj<who::w,galileo::n>(POS##NNP(LEX##galileo::n))))",
+        "(COMP##nsubj<who::w,galileo::n>(POS##NNP(LEX##galileo::n))))",
         "clct": "(COMP##root<*::*,who::w>(COMP##cop<who::w,be::v>(POS##VBD)(SYNT##cop)(LEX##be::v))"
-                "(COMP##nsubj<who::w,galileo::n>(POS##NNP)(SYNT##nsubj)(LEX##galileo::n))(POS##WP)(SYNT##root)(LEX##who::w))",
+        "(COMP##nsubj<who::w,galileo::n>(POS##NNP)(SYNT##nsubj)(LEX##galileo::n))(POS##WP)(SYNT##root)(LEX##who::w))",
     }
     assert all(isinstance(t, Tree) for t in trees.values())
 

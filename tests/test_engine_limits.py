@@ -1,5 +1,6 @@
 """The compiled engine at its limits: very wide structures in bounded memory, Ctrl-C
 during long calls, and arguments that do not belong together."""
+
 import json
 import os
 import signal
@@ -122,14 +123,21 @@ print(json.dumps(values))
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or SANITIZED,
-                    reason="needs /proc and an address-space limit (meaningless under ASan)")
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or SANITIZED,
+    reason="needs /proc and an address-space limit (meaningless under ASan)",
+)
 def test_wide_structures_fit_in_half_a_gigabyte():
     """Roots with 12,000 children (an n x m scratch matrix would need 1.15 GB) computed
     under an address-space limit of 512 MB above what the process already maps."""
     n = 12_000
-    done = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT, str(n)], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-c", MEMORY_SCRIPT, str(n)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     values = json.loads(done.stdout)
     assert values["ptk"] == pytest.approx(wide_ptk(n), rel=1e-9)
@@ -173,8 +181,13 @@ print("usable", flush=True)
 def test_ctrl_c_stops_a_long_call(mode):
     """SIGINT a second into a long call: KeyboardInterrupt within 3 s, and the kernel still
     gives the values it gave before."""
-    proc = subprocess.Popen([sys.executable, "-c", INTERRUPT_SCRIPT, mode, str(TESTS)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPT_SCRIPT, mode, str(TESTS)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     try:
         assert proc.stdout.readline().strip() == "started"
         time.sleep(1.0)
@@ -195,8 +208,18 @@ def packed(trees, key="content"):
     return PackedTrees([t.compiled for t in trees], key=key)
 
 
-def ptk(A, B, *, index=None, inv_a=None, inv_b=None, symmetric=False, n_threads=1, kind=KernelKind.PARTIAL_TREE,
-        similarity=None):
+def ptk(
+    A,
+    B,
+    *,
+    index=None,
+    inv_a=None,
+    inv_b=None,
+    symmetric=False,
+    n_threads=1,
+    kind=KernelKind.PARTIAL_TREE,
+    similarity=None,
+):
     settings = EngineSettings(kind, lam=0.4, mu=0.4, similarity=similarity)
     if index is None:
         return gram(settings, A, B, symmetric=symmetric, inv_norm_a=inv_a, inv_norm_b=inv_b, n_threads=n_threads)
@@ -206,28 +229,37 @@ def ptk(A, B, *, index=None, inv_a=None, inv_b=None, symmetric=False, n_threads=
 TREES = [Tree.from_string(s) for s in ["(S (A a) (B b))", "(S (A a))", "(A a)"]]
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda A, B: ptk(A, B, inv_a=np.ones(3), inv_b=np.ones(3)), "inv_norm_b has 3 values for 2"),
-    (lambda A, B: ptk(A, B, inv_a=np.ones(3)), "together"),
-    (lambda A, B: ptk(A, B, index=np.array([[0, 3]])), "outside"),
-    (lambda A, B: ptk(A, B, index=np.array([[-1, 0]])), "outside"),
-    (lambda A, B: ptk(A, B, index=np.array([[0, 1, 2]])), "shape"),
-    (lambda A, B: ptk(A, B, index=np.array([[0.5, 1.0]])), "integer"),
-    (lambda A, B: ptk(A, B, index=np.array([[0, 0]]), inv_a=np.ones(2), inv_b=np.ones(3)), "inv_norm_a"),
-    (lambda A, B: ptk(A, B, symmetric=True), "A is B"),
-    (lambda A, B: ptk(A, B, n_threads=0), "n_threads"),
-    (lambda A, B: ptk(A, B, kind=99), "unknown kernel kind"),
-    (lambda A, B: ptk(None, B), "not a packed"),
-    (lambda A, B: ptk(A, packed(TREES, "label")), "keyed by 'content'"),
-    (lambda A, B: ptk(A, B, kind=KernelKind.SUBSET_TREE), "keyed by 'production'"),
-    (lambda A, B: ptk(A, PackedSequences([])), "PackedTrees"),
-    (lambda A, B: ptk(PackedSequences([]), PackedSequences([]), kind=KernelKind.SUBSEQUENCE_PATH),
-     "TupleTable"),
-    (lambda A, B: ptk(A, B, kind=KernelKind.SMOOTHED_PARTIAL_TREE), "NodeSimilarity"),
-    (lambda A, B: ptk(A, B, similarity=NodeSimilarity([0], groups=[0], rows=[-1], weights=[0.0], vectors=np.zeros((0, 1)),
-                                                                  threshold=0.0)),
-     "covers label ids 0..0"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda A, B: ptk(A, B, inv_a=np.ones(3), inv_b=np.ones(3)), "inv_norm_b has 3 values for 2"),
+        (lambda A, B: ptk(A, B, inv_a=np.ones(3)), "together"),
+        (lambda A, B: ptk(A, B, index=np.array([[0, 3]])), "outside"),
+        (lambda A, B: ptk(A, B, index=np.array([[-1, 0]])), "outside"),
+        (lambda A, B: ptk(A, B, index=np.array([[0, 1, 2]])), "shape"),
+        (lambda A, B: ptk(A, B, index=np.array([[0.5, 1.0]])), "integer"),
+        (lambda A, B: ptk(A, B, index=np.array([[0, 0]]), inv_a=np.ones(2), inv_b=np.ones(3)), "inv_norm_a"),
+        (lambda A, B: ptk(A, B, symmetric=True), "A is B"),
+        (lambda A, B: ptk(A, B, n_threads=0), "n_threads"),
+        (lambda A, B: ptk(A, B, kind=99), "unknown kernel kind"),
+        (lambda A, B: ptk(None, B), "not a packed"),
+        (lambda A, B: ptk(A, packed(TREES, "label")), "keyed by 'content'"),
+        (lambda A, B: ptk(A, B, kind=KernelKind.SUBSET_TREE), "keyed by 'production'"),
+        (lambda A, B: ptk(A, PackedSequences([])), "PackedTrees"),
+        (lambda A, B: ptk(PackedSequences([]), PackedSequences([]), kind=KernelKind.SUBSEQUENCE_PATH), "TupleTable"),
+        (lambda A, B: ptk(A, B, kind=KernelKind.SMOOTHED_PARTIAL_TREE), "NodeSimilarity"),
+        (
+            lambda A, B: ptk(
+                A,
+                B,
+                similarity=NodeSimilarity(
+                    [0], groups=[0], rows=[-1], weights=[0.0], vectors=np.zeros((0, 1)), threshold=0.0
+                ),
+            ),
+            "covers label ids 0..0",
+        ),
+    ],
+)
 def test_inconsistent_arguments_are_refused(call, message):
     A, B = packed(TREES), packed(TREES[:2])
     with pytest.raises(InvalidParameterError, match=message):
@@ -242,9 +274,16 @@ def test_smoothed_nodes_must_agree_with_the_table():
     A = PackedTrees([compiled], key="label", smooth_kinds=exact)
     kinds = exact.copy()
     kinds[compiled.labels[0]] = 1  # the root's label smoothed (LEXICAL) by the table
+
     def table(kinds):
-        return NodeSimilarity(kinds, groups=np.zeros(n_labels), rows=np.full(n_labels, -1), weights=np.ones(n_labels),
-                              vectors=np.zeros((0, 1)), threshold=0.01)
+        return NodeSimilarity(
+            kinds,
+            groups=np.zeros(n_labels),
+            rows=np.full(n_labels, -1),
+            weights=np.ones(n_labels),
+            vectors=np.zeros((0, 1)),
+            threshold=0.01,
+        )
 
     def sptk(similarity):
         settings = EngineSettings(KernelKind.SMOOTHED_PARTIAL_TREE, lam=0.4, mu=0.4, similarity=similarity)
@@ -258,22 +297,37 @@ def test_smoothed_nodes_must_agree_with_the_table():
 
 def fake(compiled, **changes):
     """A copy of a compiled tree's arrays with some replaced."""
-    names = ["n_nodes", "labels", "contents", "productions", "child_ptr", "child_idx", "by_production",
-             "rank_by_production", "by_content", "rank_by_content", "by_label", "rank_by_label"]
+    names = [
+        "n_nodes",
+        "labels",
+        "contents",
+        "productions",
+        "child_ptr",
+        "child_idx",
+        "by_production",
+        "rank_by_production",
+        "by_content",
+        "rank_by_content",
+        "by_label",
+        "rank_by_label",
+    ]
     return SimpleNamespace(**{name: getattr(compiled, name) for name in names} | changes)
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"n_nodes": 0}, "no nodes"),
-    ({"n_nodes": 6}, "has 5 entries for 6 nodes"),
-    ({"child_idx": np.array([1, 3, 2, 9])}, "children must follow"),
-    ({"child_idx": np.array([3, 1, 2, 4])}, "children must follow"),
-    ({"child_ptr": np.array([0, 4, 2, 3, 4, 4])}, "child_ptr must rise"),
-    ({"by_content": np.array([0, 0, 1, 2, 3])}, "permutation"),
-    ({"rank_by_content": np.array([0, 1, 2, 3, 7])}, "permutation"),
-    ({"contents": np.array([9, 1, 2, 3, 4])}, "sort the nodes"),
-    ({"labels": np.array([0, -1, 0, 0, 0])}, "negative"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"n_nodes": 0}, "no nodes"),
+        ({"n_nodes": 6}, "has 5 entries for 6 nodes"),
+        ({"child_idx": np.array([1, 3, 2, 9])}, "children must follow"),
+        ({"child_idx": np.array([3, 1, 2, 4])}, "children must follow"),
+        ({"child_ptr": np.array([0, 4, 2, 3, 4, 4])}, "child_ptr must rise"),
+        ({"by_content": np.array([0, 0, 1, 2, 3])}, "permutation"),
+        ({"rank_by_content": np.array([0, 1, 2, 3, 7])}, "permutation"),
+        ({"contents": np.array([9, 1, 2, 3, 4])}, "sort the nodes"),
+        ({"labels": np.array([0, -1, 0, 0, 0])}, "negative"),
+    ],
+)
 def test_broken_compiled_trees_are_refused(changes, message):
     compiled = Tree.from_string("(S (A a) (B b))").compiled
     with pytest.raises(InvalidParameterError, match=message):
@@ -292,8 +346,9 @@ def test_packed_data_cannot_change():
     with pytest.raises(ValueError):
         similarity.rows[0] = 10**6
     with pytest.raises(InvalidParameterError, match="twice"):
-        similarity.__init__([0] * 9, groups=[0] * 9, rows=[-1] * 9, weights=[1.0] * 9, vectors=np.zeros((0, 1)),
-                            threshold=0.0)
+        similarity.__init__(
+            [0] * 9, groups=[0] * 9, rows=[-1] * 9, weights=[1.0] * 9, vectors=np.zeros((0, 1)), threshold=0.0
+        )
 
 
 def test_productions_of_another_interner_do_not_match():
@@ -309,15 +364,20 @@ def test_productions_of_another_interner_do_not_match():
 
 
 @settings(max_examples=60, deadline=None)
-@given(index=st.lists(st.tuples(st.integers(-3, 5), st.integers(-3, 5)), max_size=6),
-       n_inv_a=st.integers(0, 4), n_inv_b=st.integers(0, 4), normalize=st.booleans(),
-       threads=st.integers(-1, 3))
+@given(
+    index=st.lists(st.tuples(st.integers(-3, 5), st.integers(-3, 5)), max_size=6),
+    n_inv_a=st.integers(0, 4),
+    n_inv_b=st.integers(0, 4),
+    normalize=st.booleans(),
+    threads=st.integers(-1, 3),
+)
 def test_random_engine_arguments_give_values_or_package_errors(index, n_inv_a, n_inv_b, normalize, threads):
     A, B = packed(TREES), packed(TREES[:2])
     inv_a, inv_b = (np.ones(n_inv_a), np.ones(n_inv_b)) if normalize else (None, None)
     try:
-        values = ptk(A, B, index=np.array(index, dtype=np.int64).reshape(-1, 2), inv_a=inv_a, inv_b=inv_b,
-                     n_threads=threads)
+        values = ptk(
+            A, B, index=np.array(index, dtype=np.int64).reshape(-1, 2), inv_a=inv_a, inv_b=inv_b, n_threads=threads
+        )
     except ConvKernelsError:
         return
     expected = [ref.partial_tree(TREES[i], TREES[j]) for i, j in index]
@@ -331,15 +391,25 @@ def test_path_and_zelenko_still_match_the_references_on_wide_inputs():
     stars = [Tree("/r", [Tree(f"{rng.choice(['e', 'f'])}/{rng.choice(nodes)}") for _ in range(n)]) for n in (9, 11)]
     k = ref.tuple_kernel()
     path_values = SubsequencePathKernel().pairs(paths, [(0, 1), (1, 1)], normalize=False)
-    np.testing.assert_allclose(path_values, [ref.subsequence_path(paths[0].labels, paths[1].labels, k),
-                                             ref.subsequence_path(paths[1].labels, paths[1].labels, k)], rtol=1e-9)
+    np.testing.assert_allclose(
+        path_values,
+        [
+            ref.subsequence_path(paths[0].labels, paths[1].labels, k),
+            ref.subsequence_path(paths[1].labels, paths[1].labels, k),
+        ],
+        rtol=1e-9,
+    )
     zelenko_values = ZelenkoTreeKernel().pairs(stars, [(0, 1), (1, 1)], normalize=False)
-    np.testing.assert_allclose(zelenko_values, [ref.zelenko(stars[0], stars[1], k), ref.zelenko(stars[1], stars[1], k)],
-                               rtol=1e-9)
+    np.testing.assert_allclose(
+        zelenko_values, [ref.zelenko(stars[0], stars[1], k), ref.zelenko(stars[1], stars[1], k)], rtol=1e-9
+    )
 
 
 def test_sst_unchanged_on_random_trees():
     rng = np.random.default_rng(8)
     trees = [random_tree(rng, int(rng.integers(1, 30))) for _ in range(12)]
-    np.testing.assert_allclose(SubsetTreeKernel().gram(trees, normalize=False),
-                               [[ref.subset_tree(a, b) for b in trees] for a in trees], rtol=1e-9)
+    np.testing.assert_allclose(
+        SubsetTreeKernel().gram(trees, normalize=False),
+        [[ref.subset_tree(a, b) for b in trees] for a in trees],
+        rtol=1e-9,
+    )

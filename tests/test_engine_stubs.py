@@ -1,4 +1,5 @@
 """The engine's ``.pyi`` stubs say what the compiled modules really offer."""
+
 import ast
 import importlib
 import inspect
@@ -27,7 +28,7 @@ def real_parameters(function) -> list:
 def source_init_parameters(source: str, class_name: str) -> list:
     """(name, kind) of ``__init__``'s parameters of a ``cdef class`` in Cython source (a
     compiled class's ``__init__`` has no introspectable signature)."""
-    body = source[source.index(f"cdef class {class_name}"):]
+    body = source[source.index(f"cdef class {class_name}") :]
     header = re.search(r"def __init__\(self, (.*?)\):", body, re.S).group(1)
     parameters, kind = [], "POSITIONAL_OR_KEYWORD"
     for part in (p.strip() for p in header.split(",")):
@@ -62,6 +63,9 @@ def test_stub_matches_the_compiled_module(stub):
                     assert expected == stub_parameters(item), f"{node.name}.__init__"
                 elif isinstance(item, ast.AnnAssign):
                     assert hasattr(cls, item.target.id), f"{node.name}.{item.target.id}"
-    public = {name for name, value in vars(module).items()
-              if not name.startswith("_") and getattr(value, "__module__", None) == module.__name__}
+    public = {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and getattr(value, "__module__", None) == module.__name__
+    }
     assert public == declared

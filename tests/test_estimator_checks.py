@@ -11,6 +11,7 @@ checks that need no data pass, and each check that feeds arrays of numbers is li
 mode (a listed check that passes fails the test, so the list stays exact). What those
 checks test with data is then tested here with structures (``test_structure_*``).
 """
+
 import pickle
 import warnings
 
@@ -48,10 +49,12 @@ def estimators():
         KLSH(kernel, n_references=10, n_bits=24, subset_size=3, random_state=0),
         KLSH(kernel, n_references=10, n_bits=24, subset_size=3, hash_function="kulis_grauman", random_state=0),
         KernelKNeighborsClassifier(kernel, n_neighbors=3),
-        KernelKNeighborsClassifier(kernel, n_neighbors=3, method="klsh", n_references=10, n_bits=4,
-                                   subset_size=3, random_state=0),
-        KLSHForestClassifier(kernel, n_references=10, n_bits=60, n_estimators=10, subspace_bits=8, subset_size=3,
-                             random_state=0),
+        KernelKNeighborsClassifier(
+            kernel, n_neighbors=3, method="klsh", n_references=10, n_bits=4, subset_size=3, random_state=0
+        ),
+        KLSHForestClassifier(
+            kernel, n_references=10, n_bits=60, n_estimators=10, subspace_bits=8, subset_size=3, random_state=0
+        ),
         NonstationaryKernelLearner(kernel, n_labels=2, n_samples=5, n_trials=1, method="exact", random_state=0),
         KernelTransformer(kernel),
     ]
@@ -107,6 +110,7 @@ def claiming_arrays(estimator):
     cls = type(estimator)
     name = cls.__name__ + "OnArrays"
     if name not in globals():
+
         def tags(self):
             tags = super(subclass, self).__sklearn_tags__()
             tags.input_tags.two_d_array = True
@@ -127,9 +131,15 @@ def test_scikit_learn_sees_the_structure_input_tag(estimator):
     checks[0](estimator)
 
 
-@parametrize_with_checks([claiming_arrays(e) for e in estimators() if e.get_params().get("method") != "klsh"
-                          and e.get_params().get("hash_function") != "kulis_grauman"],  # one of each class
-                         expected_failed_checks=lambda estimator: NOT_STRUCTURES, xfail_strict=True)
+@parametrize_with_checks(
+    [
+        claiming_arrays(e)
+        for e in estimators()
+        if e.get_params().get("method") != "klsh" and e.get_params().get("hash_function") != "kulis_grauman"
+    ],  # one of each class
+    expected_failed_checks=lambda estimator: NOT_STRUCTURES,
+    xfail_strict=True,
+)
 def test_scikit_learn_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -137,6 +147,7 @@ def test_scikit_learn_checks(estimator, check):
 
 
 # The same conventions with structures ---------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def data():
@@ -292,6 +303,7 @@ def test_structure_targets(estimator, data):
 
 # kneighbors follows scikit-learn -------------------------------------------------------
 
+
 def test_kneighbors_gives_ascending_kernel_distances(data):
     X, y = data
     kernel = PartialTreeKernel()
@@ -301,8 +313,11 @@ def test_kneighbors_gives_ascending_kernel_distances(data):
     K = kernel.gram(X[40:], X[:40])
     np.testing.assert_allclose(distances, np.sqrt(np.maximum(2 - 2 * np.take_along_axis(K, indices, 1), 0)))
     D = np.sqrt(np.maximum(2 - 2 * K, 0))
-    theirs, _ = KNeighborsClassifier(5, metric="precomputed").fit(
-        np.sqrt(np.maximum(2 - 2 * kernel.gram(X[:40]), 0)), y[:40]).kneighbors(D)
+    theirs, _ = (
+        KNeighborsClassifier(5, metric="precomputed")
+        .fit(np.sqrt(np.maximum(2 - 2 * kernel.gram(X[:40]), 0)), y[:40])
+        .kneighbors(D)
+    )
     np.testing.assert_allclose(distances, theirs)
     np.testing.assert_array_equal(model.kneighbors(X[40:], return_distance=False), indices)
     training, graph = model.kneighbors(n_neighbors=3)
@@ -314,8 +329,9 @@ def test_kneighbors_gives_ascending_kernel_distances(data):
 
 def test_hashed_kneighbors_mark_missing_neighbours(data):
     X, y = data
-    model = KernelKNeighborsClassifier(PartialTreeKernel(), n_neighbors=50, method="klsh", n_references=10,
-                                       n_bits=4, subset_size=3, random_state=0).fit(X[:40], y[:40])
+    model = KernelKNeighborsClassifier(
+        PartialTreeKernel(), n_neighbors=50, method="klsh", n_references=10, n_bits=4, subset_size=3, random_state=0
+    ).fit(X[:40], y[:40])
     distances, indices = model.kneighbors(X[40:])
     assert np.all((indices == -1) == np.isinf(distances)) and np.any(indices == -1)
     np.testing.assert_array_equal(np.sort(distances, axis=1), distances)

@@ -1,5 +1,6 @@
 """One home per concept: every exception and warning class is defined in errors.py and
 exported from the package root; the structures are exported from spacy_convkernels.structures."""
+
 import importlib
 import inspect
 import pkgutil
@@ -22,7 +23,9 @@ def test_every_public_exception_and_warning_class_is_defined_in_errors():
         f"{module.__name__}.{name}"
         for module in package_modules()
         for name, cls in vars(module).items()
-        if inspect.isclass(cls) and issubclass(cls, BaseException) and cls.__module__ == module.__name__
+        if inspect.isclass(cls)
+        and issubclass(cls, BaseException)
+        and cls.__module__ == module.__name__
         and not name.startswith("_")
     }
     assert found and all(where.startswith("spacy_convkernels.errors.") for where in found), sorted(found)

@@ -3,6 +3,7 @@
 package error (:class:`ConvKernelsError`) or right values: finite, symmetric Grams, in
 [0, 1] when normalized for the kernels that are positive semidefinite, equal to a fresh
 computation on plain lists and, on small cases, to the references of reference_kernels.py."""
+
 import math
 
 import numpy as np
@@ -38,11 +39,14 @@ def _settings(n):
 
 # --- structures ----------------------------------------------------------------------------
 
+
 def trees(labels, max_leaves=8):
     label = st.sampled_from(labels)
-    return st.recursive(st.builds(Tree, label),
-                        lambda children: st.builds(Tree, label, st.lists(children, min_size=1, max_size=4)),
-                        max_leaves=max_leaves)
+    return st.recursive(
+        st.builds(Tree, label),
+        lambda children: st.builds(Tree, label, st.lists(children, min_size=1, max_size=4)),
+        max_leaves=max_leaves,
+    )
 
 
 paths = st.lists(st.tuples(st.sampled_from(EDGES), st.sampled_from(NODES)), max_size=7).map(PathTuples)
@@ -50,8 +54,26 @@ JUNK = st.sampled_from([None, "(A (B))", 3, b"x", PathTuples([("", "bind")]), Tr
 
 # --- parameters: mostly in range, sometimes anything -----------------------------------------
 
-WEIRD = st.sampled_from([0.0, -0.5, 1.0, 1.5, 1e308, 5e-324, math.nan, math.inf, -math.inf, True, None, "0.4",
-                         [0.4], np.float32(0.3), np.int64(1), 1e-200])
+WEIRD = st.sampled_from(
+    [
+        0.0,
+        -0.5,
+        1.0,
+        1.5,
+        1e308,
+        5e-324,
+        math.nan,
+        math.inf,
+        -math.inf,
+        True,
+        None,
+        "0.4",
+        [0.4],
+        np.float32(0.3),
+        np.int64(1),
+        1e-200,
+    ]
+)
 
 
 def maybe(valid, weird=WEIRD, rate=12):
@@ -87,14 +109,19 @@ def tree_params(draw, kind, weird=True):
     if kind in ("ptk", "sptk", "csptk"):
         params.update(mu=pick(unit(low, 1.5)), terminal_factor=pick(unit(0.0, 2.0, False)))
     if kind in ("sptk", "csptk"):
-        params.update(threshold=pick(unit(0.0, 1.0 if weird else 0.9, False)),  # 1: rounding decides
-                      vectors=pick(st.sampled_from([None, SMOOTH_VECTORS]), st.sampled_from(["/no/such/vectors", 3])),
-                      shared_rows=pick(st.sampled_from(["kelp", "diluted", "exclusive"]),
-                                       st.sampled_from(["sometimes", None])),
-                      dilution=pick(unit(0.0, 1.0, False)))
+        params.update(
+            threshold=pick(unit(0.0, 1.0 if weird else 0.9, False)),  # 1: rounding decides
+            vectors=pick(st.sampled_from([None, SMOOTH_VECTORS]), st.sampled_from(["/no/such/vectors", 3])),
+            shared_rows=pick(st.sampled_from(["kelp", "diluted", "exclusive"]), st.sampled_from(["sometimes", None])),
+            dilution=pick(unit(0.0, 1.0, False)),
+        )
     if kind == "csptk":
-        params.update(alpha=pick(unit(0.0, 2.0, False)), beta=pick(unit(0.0 if weird else 0.05, 2.0, False)),
-                      lexical=draw(st.booleans()), syntactic_restriction=draw(st.booleans()))
+        params.update(
+            alpha=pick(unit(0.0, 2.0, False)),
+            beta=pick(unit(0.0 if weird else 0.05, 2.0, False)),
+            lexical=draw(st.booleans()),
+            syntactic_restriction=draw(st.booleans()),
+        )
     params["label_weights"] = draw(weights(SMOOTH_LABELS if kind in ("sptk", "csptk") else ALPHABET, weird))
     return params
 
@@ -102,9 +129,12 @@ def tree_params(draw, kind, weird=True):
 @st.composite
 def tuple_params(draw, weird=True):
     pick = (lambda valid, odd=WEIRD: draw(maybe(valid, odd))) if weird else (lambda valid, odd=None: _snap(draw(valid)))
-    return dict(lam=pick(unit(0.0 if weird else 0.05, 0.95)), gamma=pick(unit(-0.95, 0.95)),
-                vectors=pick(st.sampled_from([None, PATH_VECTORS]), st.sampled_from(["/no/such/file", 3])),
-                edge_weights=draw(weights(EDGES[1:], weird)))
+    return dict(
+        lam=pick(unit(0.0 if weird else 0.05, 0.95)),
+        gamma=pick(unit(-0.95, 0.95)),
+        vectors=pick(st.sampled_from([None, PATH_VECTORS]), st.sampled_from(["/no/such/file", 3])),
+        edge_weights=draw(weights(EDGES[1:], weird)),
+    )
 
 
 # family: (class, structures); "st" covers both variants of SubtreeKernel
@@ -153,8 +183,22 @@ N_JOBS = st.sampled_from([None, 1, 2, -1, -2, 100, 0, 1.5, "2", True])
 
 def bad_index_pairs(n):
     """Index pairs that are out of range, of the wrong shape or of the wrong type for ``n`` structures."""
-    return [[(0, n)], [(-1, 0)], [(2**40, 0)], [(0, 1, 2)], [0, 1], [[0], [1, 2]], [(0.0, 1.0)], [(True, False)],
-            np.zeros((1, 2, 1), dtype=int), [("0", "0")], None, 7, [(0, 2**63)], np.array([[0, -1]])]
+    return [
+        [(0, n)],
+        [(-1, 0)],
+        [(2**40, 0)],
+        [(0, 1, 2)],
+        [0, 1],
+        [[0], [1, 2]],
+        [(0.0, 1.0)],
+        [(True, False)],
+        np.zeros((1, 2, 1), dtype=int),
+        [("0", "0")],
+        None,
+        7,
+        [(0, 2**63)],
+        np.array([[0, -1]]),
+    ]
 
 
 def index_pairs(n):
@@ -164,11 +208,15 @@ def index_pairs(n):
     return maybe(valid, st.sampled_from(bad_index_pairs(n) + odd_but_valid), rate=3) if n else st.just([])
 
 
-@pytest.mark.parametrize("kernel, structures", [
-    (PartialTreeKernel(), [Tree("A##x"), Tree("B##x")]),
-    (SubsequencePathKernel(), [PathTuples([("", "bind")]), PathTuples([("arg0", "bind")])]),
-    (ZelenkoTreeKernel(), [Tree("/bind"), Tree("arg0/bind")]),
-], ids=["ptk", "path", "zelenko"])
+@pytest.mark.parametrize(
+    "kernel, structures",
+    [
+        (PartialTreeKernel(), [Tree("A##x"), Tree("B##x")]),
+        (SubsequencePathKernel(), [PathTuples([("", "bind")]), PathTuples([("arg0", "bind")])]),
+        (ZelenkoTreeKernel(), [Tree("/bind"), Tree("arg0/bind")]),
+    ],
+    ids=["ptk", "path", "zelenko"],
+)
 def test_bad_index_pairs_are_refused(kernel, structures):
     for bad in bad_index_pairs(len(structures)):
         with pytest.raises(ConvKernelsError):
@@ -236,8 +284,16 @@ def calls(draw, family, structures):
     X = draw(st.lists(maybe(structures, JUNK, rate=40), max_size=6))
     Y = draw(st.none() | st.lists(maybe(structures, JUNK, rate=40), max_size=4))
     call = draw(st.sampled_from(["gram", "pairs", "diag", "call"] if len(X) >= 2 else ["gram", "pairs", "diag"]))
-    return (call, X, Y, draw(index_pairs(len(X))), draw(st.booleans()), draw(N_JOBS),
-            draw(st.booleans()), draw(st.booleans()))
+    return (
+        call,
+        X,
+        Y,
+        draw(index_pairs(len(X))),
+        draw(st.booleans()),
+        draw(N_JOBS),
+        draw(st.booleans()),
+        draw(st.booleans()),
+    )
 
 
 @pytest.mark.filterwarnings("ignore::spacy_convkernels.errors.KernelUnderflowWarning")  # tiny lam: warned, as it should
@@ -277,19 +333,28 @@ def reference(kernel):
         return lambda a, b: ref.subset_tree(a, b, p["lam"], label_weights=p["label_weights"])
     if isinstance(kernel, SmoothedPartialTreeKernel):
         if p["vectors"] is None:
+
             def sigma(x, y):
                 return float(ref.content(x) == ref.content(y))
         elif isinstance(kernel, CompositionalSmoothedPartialTreeKernel):
-            sigma = reference_sigma(lexical=p["lexical"], compositional=True, shared_rows=p["shared_rows"],
-                                    alpha=p["alpha"], beta=p["beta"], syntactic=p["syntactic_restriction"],
-                                    dilution=p["dilution"])
+            sigma = reference_sigma(
+                lexical=p["lexical"],
+                compositional=True,
+                shared_rows=p["shared_rows"],
+                alpha=p["alpha"],
+                beta=p["beta"],
+                syntactic=p["syntactic_restriction"],
+                dilution=p["dilution"],
+            )
         else:
             sigma = reference_sigma(shared_rows=p["shared_rows"], dilution=p["dilution"])
-        return lambda a, b: ref.smoothed_partial_tree(a, b, sigma, p["lam"], p["mu"], p["terminal_factor"],
-                                                      p["threshold"], label_weights=p["label_weights"])
+        return lambda a, b: ref.smoothed_partial_tree(
+            a, b, sigma, p["lam"], p["mu"], p["terminal_factor"], p["threshold"], label_weights=p["label_weights"]
+        )
     if isinstance(kernel, PartialTreeKernel):
-        return lambda a, b: ref.partial_tree(a, b, p["lam"], p["mu"], p["terminal_factor"],
-                                             label_weights=p["label_weights"])
+        return lambda a, b: ref.partial_tree(
+            a, b, p["lam"], p["mu"], p["terminal_factor"], label_weights=p["label_weights"]
+        )
     k = ref.tuple_kernel(None if p["vectors"] is None else exponential(p["gamma"]), p["edge_weights"])
     if isinstance(kernel, SubsequencePathKernel):
         return lambda a, b: ref.subsequence_path(a.labels, b.labels, k, p["lam"])

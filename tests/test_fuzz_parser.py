@@ -1,5 +1,6 @@
 """Property tests of the bracket parser: random text only ever gives a package error, and
 every tree survives ``Tree.from_string(str(tree))``."""
+
 import pickle
 
 from hypothesis import HealthCheck, given, settings
@@ -37,7 +38,7 @@ def bracket_like(draw):
     for _ in range(draw(st.integers(0, 3))):
         at = draw(st.integers(0, len(text)))
         cut = draw(st.integers(0, 3))
-        text = text[:at] + draw(awkward_text.map(lambda s: s[:3])) + text[at + cut:]
+        text = text[:at] + draw(awkward_text.map(lambda s: s[:3])) + text[at + cut :]
     return text
 
 

@@ -3,6 +3,7 @@
 KeLP (kelp-full TreeKernelTest) computes K(x[i-1], x[i]) for consecutive test questions;
 it works in float32, so the match is to 1e-4.
 """
+
 import numpy as np
 import pytest
 
@@ -33,7 +34,9 @@ def _smoothed(name, wordspace):
     """KeLP's SPTK on lct and CSPTK on clct with a word space (WORDSPACE.md of the shared data)."""
     if name == "sptk":
         return "lct", SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=wordspace)
-    return "clct", CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace)
+    return "clct", CompositionalSmoothedPartialTreeKernel(
+        0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace
+    )
 
 
 @pytest.mark.parametrize("name", ["sptk", "csptk"])
@@ -82,7 +85,9 @@ def test_the_variants_matter():
     wordspace = folder / "wordspace_md300.first60.txt.gz"
     csptk = np.loadtxt(folder / "csptk_md300_scores.first59.txt")
     for variant in ({"lexical": True}, {"syntactic_restriction": True}):
-        kernel = CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace, **variant)
+        kernel = CompositionalSmoothedPartialTreeKernel(
+            0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace, **variant
+        )
         assert np.abs(_consecutive_values(kernel, path, "clct") - csptk).max() > 1e-2
     sptk = np.loadtxt(folder / "sptk_md300_scores.first59.txt")
     no_vectors = SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01)

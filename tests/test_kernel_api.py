@@ -87,8 +87,16 @@ def test_empty_inputs():
     assert kernel.diag([]).shape == (0,)
 
 
-@pytest.mark.parametrize("kernel", [PartialTreeKernel(label_weights={"a": 0.0}), SmoothedPartialTreeKernel(),
-                                    SubsequencePathKernel(), ZelenkoTreeKernel()], ids=repr)
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        PartialTreeKernel(label_weights={"a": 0.0}),
+        SmoothedPartialTreeKernel(),
+        SubsequencePathKernel(),
+        ZelenkoTreeKernel(),
+    ],
+    ids=repr,
+)
 def test_empty_inputs_with_tables(kernel):
     assert clone(kernel).gram([]).shape == (0, 0)
     assert clone(kernel).diag([]).shape == (0,)
@@ -119,9 +127,18 @@ def test_bad_structures_are_named():
 
 @pytest.mark.parametrize(
     "kernel",
-    [SubtreeKernel(lam=0), SubtreeKernel(variant="fast"), SubsetTreeKernel(lam=-1), SubsetTreeKernel(lam=float("inf")),
-     PartialTreeKernel(mu=0), PartialTreeKernel(terminal_factor=-1), PartialTreeKernel(lam=float("nan")),
-     PartialTreeKernel(lam="0.4"), PartialTreeKernel(mu=None), PartialTreeKernel(terminal_factor=True)],
+    [
+        SubtreeKernel(lam=0),
+        SubtreeKernel(variant="fast"),
+        SubsetTreeKernel(lam=-1),
+        SubsetTreeKernel(lam=float("inf")),
+        PartialTreeKernel(mu=0),
+        PartialTreeKernel(terminal_factor=-1),
+        PartialTreeKernel(lam=float("nan")),
+        PartialTreeKernel(lam="0.4"),
+        PartialTreeKernel(mu=None),
+        PartialTreeKernel(terminal_factor=True),
+    ],
     ids=repr,
 )
 def test_bad_parameters_are_refused(kernel):
@@ -182,8 +199,11 @@ def test_structures_are_prepared_once_per_call(monkeypatch, qc_trees, call):
     X, Y = [Tree.from_string(str(t)) for t in qc_trees[:20]], [Tree.from_string(str(t)) for t in qc_trees[20:30]]
     prepared = []
     original = type(kernel)._pack
-    monkeypatch.setattr(type(kernel), "_pack",
-                        staticmethod(lambda Z, spec, tables: prepared.append(len(Z)) or original(Z, spec, tables)))
+    monkeypatch.setattr(
+        type(kernel),
+        "_pack",
+        staticmethod(lambda Z, spec, tables: prepared.append(len(Z)) or original(Z, spec, tables)),
+    )
     if call == "gram":
         kernel.gram(X)
     elif call == "gram_xy":

@@ -1,4 +1,5 @@
 """KernelFeatures.v1 and KernelTextCat.v1: training, saving, errors, and the qc_textcat config."""
+
 import io
 
 import numpy as np
@@ -20,11 +21,20 @@ from spacy_convkernels.ml import kernel_features, kernel_textcat
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 CONFIG = ROOT / "configs" / "qc_textcat.cfg"
-VECTORS = {"representation": "grct", "n_components": 20, "random_state": 0,
-           "kernel": {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4}}
+VECTORS = {
+    "representation": "grct",
+    "n_components": 20,
+    "random_state": 0,
+    "kernel": {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4},
+}
 FEATURES = {"@architectures": "spacy_convkernels.KernelFeatures.v1", "nO": 20}
-BOW = {"@architectures": "spacy.TextCatBOW.v3", "exclusive_classes": True, "ngram_size": 1,
-       "no_output_layer": True, "nO": 16}
+BOW = {
+    "@architectures": "spacy.TextCatBOW.v3",
+    "exclusive_classes": True,
+    "ngram_size": 1,
+    "no_output_layer": True,
+    "nO": 16,
+}
 
 
 def textcat_pipeline(kernel=FEATURES, text=BOW):
@@ -33,8 +43,17 @@ def textcat_pipeline(kernel=FEATURES, text=BOW):
     fix_random_seed(0)
     nlp = spacy.blank("en")
     nlp.add_pipe("kernel_vectors", config=VECTORS)
-    nlp.add_pipe("textcat", config={"model": {"@architectures": "spacy_convkernels.KernelTextCat.v1",
-                                              "kernel_features": kernel, "text_features": text, "hidden_width": 32}})
+    nlp.add_pipe(
+        "textcat",
+        config={
+            "model": {
+                "@architectures": "spacy_convkernels.KernelTextCat.v1",
+                "kernel_features": kernel,
+                "text_features": text,
+                "hidden_width": 32,
+            }
+        },
+    )
     examples = []
     for example in read_klp(SAMPLE):
         doc = doc_from_grct(nlp.vocab, example.trees["grct"])
@@ -54,8 +73,9 @@ def train(nlp, examples, steps: int) -> list:
     return losses
 
 
-@pytest.mark.parametrize("kernel,text", [(FEATURES, BOW), (FEATURES, None), (None, BOW)],
-                         ids=["both", "kernel only", "text only"])
+@pytest.mark.parametrize(
+    "kernel,text", [(FEATURES, BOW), (FEATURES, None), (None, BOW)], ids=["both", "kernel only", "text only"]
+)
 def test_trains_and_loss_falls(kernel, text):
     nlp, examples = textcat_pipeline(kernel, text)
     losses = train(nlp, examples, steps=8)
@@ -128,8 +148,10 @@ def test_bad_settings_are_refused():
 def test_registered_and_published_by_entry_points():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     published = project["entry-points"]["spacy_architectures"]
-    for name, function in (("spacy_convkernels.KernelFeatures.v1", kernel_features),
-                           ("spacy_convkernels.KernelTextCat.v1", kernel_textcat)):
+    for name, function in (
+        ("spacy_convkernels.KernelFeatures.v1", kernel_features),
+        ("spacy_convkernels.KernelTextCat.v1", kernel_textcat),
+    ):
         assert registry.architectures.get(name) is function
         module, attribute = published[name].split(":")
         assert getattr(__import__(module, fromlist=[attribute]), attribute) is function
@@ -138,8 +160,11 @@ def test_registered_and_published_by_entry_points():
 @pytest.fixture
 def sample_corpus(tmp_path):
     convert(SAMPLE, tmp_path / "train.spacy", dev=tmp_path / "dev.spacy")
-    return {"paths.train": str(tmp_path / "train.spacy"), "paths.dev": str(tmp_path / "dev.spacy"),
-            "paths.md_model": str(need_shared("models/en_core_web_md-3.8.0"))}
+    return {
+        "paths.train": str(tmp_path / "train.spacy"),
+        "paths.dev": str(tmp_path / "dev.spacy"),
+        "paths.md_model": str(need_shared("models/en_core_web_md-3.8.0")),
+    }
 
 
 def test_config_passes_debug_config(sample_corpus):
@@ -154,8 +179,12 @@ def test_trained_in_spacy_train_saved_and_reloaded_predicts_identically(sample_c
     from spacy.training.initialize import init_nlp
     from spacy.training.loop import train as train_loop
 
-    overrides = {**sample_corpus, "components.kernel_vectors.n_components": 20, "training.max_steps": 4,
-                 "training.eval_frequency": 2}
+    overrides = {
+        **sample_corpus,
+        "components.kernel_vectors.n_components": 20,
+        "training.max_steps": 4,
+        "training.eval_frequency": 2,
+    }
     nlp = init_nlp(load_config(CONFIG, overrides=overrides, interpolate=False))
     landmarks = nlp.get_pipe("kernel_vectors").model.components_
     train_texts = [doc.text for doc in DocBin().from_disk(sample_corpus["paths.train"]).get_docs(nlp.vocab)]

@@ -1,4 +1,5 @@
 """KernelTransformer: a kernel in scikit-learn pipelines and grid searches."""
+
 import pickle
 
 import numpy as np
@@ -70,8 +71,11 @@ def test_parameters_reach_the_kernel():
 def test_grid_search_over_the_kernel_parameters_on_trec(qc):
     trees, labels = qc
     pipeline = make_pipeline(KernelTransformer(PartialTreeKernel()), SVC(kernel="precomputed"))
-    search = GridSearchCV(pipeline, {"kerneltransformer__kernel__lam": [0.2, 0.4],
-                                     "svc__C": [1.0, 10.0]}, cv=StratifiedKFold(2, shuffle=True, random_state=0))
+    search = GridSearchCV(
+        pipeline,
+        {"kerneltransformer__kernel__lam": [0.2, 0.4], "svc__C": [1.0, 10.0]},
+        cv=StratifiedKFold(2, shuffle=True, random_state=0),
+    )
     search.fit(trees[:40], labels[:40])
     assert len(search.cv_results_["params"]) == 4
     assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))

@@ -1,4 +1,5 @@
 """The kernel_trees component: config, saving and loading, DocBin, multiprocessing, real parser."""
+
 import subprocess
 import sys
 

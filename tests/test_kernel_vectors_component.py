@@ -1,4 +1,5 @@
 """The kernel_vectors component: initialize, vectors, batches, saving and loading."""
+
 import subprocess
 import sys
 
@@ -19,8 +20,12 @@ from data_paths import CORPORA
 from kelp_parses import doc_from_grct
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
-CONFIG = {"representation": "lct", "n_components": 25, "random_state": 1,
-          "kernel": {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 5}}
+CONFIG = {
+    "representation": "lct",
+    "n_components": 25,
+    "random_state": 1,
+    "kernel": {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 5},
+}
 
 
 @pytest.fixture
@@ -74,15 +79,19 @@ def test_saved_pipeline_gives_identical_vectors(pipeline, tmp_path):
     expected = [nlp(d.copy())._.kernel_vector for d in docs]
     nlp.to_disk(tmp_path / "model")
     reloaded = spacy.load(tmp_path / "model")
-    got = [reloaded(doc_from_grct(reloaded.vocab, Tree.from_string(s)))._.kernel_vector
-           for s in (str(e.trees["grct"]) for e in read_klp(SAMPLE))]
+    got = [
+        reloaded(doc_from_grct(reloaded.vocab, Tree.from_string(s)))._.kernel_vector
+        for s in (str(e.trees["grct"]) for e in read_klp(SAMPLE))
+    ]
     np.testing.assert_array_equal(np.array(got), np.array(expected))
     from_bytes = spacy.blank("en")
     from_bytes.add_pipe("kernel_vectors", config=CONFIG)
     from_bytes.from_bytes(nlp.to_bytes())
     np.testing.assert_array_equal(from_bytes(docs[3].copy())._.kernel_vector, expected[3])
-    script = (f"import spacy\nnlp = spacy.load({str(tmp_path / 'model')!r})\n"
-              "print(nlp.pipe_names, len(nlp.get_pipe('kernel_vectors').model.components_))\n")
+    script = (
+        f"import spacy\nnlp = spacy.load({str(tmp_path / 'model')!r})\n"
+        "print(nlp.pipe_names, len(nlp.get_pipe('kernel_vectors').model.components_))\n"
+    )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['kernel_vectors'] 25"
 
@@ -98,14 +107,20 @@ def test_vectors_survive_docbin(pipeline):
 
 def test_landmarks_from_a_corpus_named_in_the_config(tmp_path):
     conllu = tmp_path / "landmarks.conllu"
-    conllu.write_text("".join(
-        f"1\tI\tI\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n2\t{verb}\t{verb}\tVERB\tVBD\t_\t0\troot\t_\t_\n"
-        f"3\t{noun}\t{noun}\tNOUN\tNN\t_\t2\tobj\t_\t_\n\n"
-        for verb in ("saw", "ate", "took") for noun in ("fish", "cake", "time")), encoding="utf-8")
+    conllu.write_text(
+        "".join(
+            f"1\tI\tI\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n2\t{verb}\t{verb}\tVERB\tVBD\t_\t0\troot\t_\t_\n"
+            f"3\t{noun}\t{noun}\tNOUN\tNN\t_\t2\tobj\t_\t_\n\n"
+            for verb in ("saw", "ate", "took")
+            for noun in ("fish", "cake", "time")
+        ),
+        encoding="utf-8",
+    )
     nlp = spacy.blank("en")
     nlp.add_pipe("kernel_vectors", config={**CONFIG, "n_components": 5, "landmark_source": "reference"})
     nlp.config["initialize"]["components"]["kernel_vectors"] = {
-        "landmark_corpus": {"@readers": "spacy_convkernels.ConllU.v1", "path": str(conllu)}}
+        "landmark_corpus": {"@readers": "spacy_convkernels.ConllU.v1", "path": str(conllu)}
+    }
     nlp.initialize()
     landmarks = nlp.get_pipe("kernel_vectors").model.components_
     assert len(landmarks) == 5 and all(t.label.startswith("LEX##") and t.n_nodes == 9 for t in landmarks)
@@ -129,19 +144,22 @@ def test_vectors_survive_multiprocessing(pipeline):
 PTK = {"@misc": "spacy_convkernels.PartialTreeKernel.v1"}
 
 
-@pytest.mark.parametrize("factory, config, setting", [
-    ("kernel_vectors", {"n_components": 0}, "n_components"),
-    ("kernel_vectors", {"landmark_init": "random"}, "landmark_init"),
-    ("kernel_vectors", {"landmark_source": "gold"}, "landmark_source"),
-    ("kernel_vectors", {"batch_size": 0}, "batch_size"),
-    ("kernel_vectors", {"kernel": {**PTK, "lam": -1.0}}, "lam"),
-    ("klsh_codes", {"kernel": {**PTK, "mu": 0.0}}, "mu"),
-    ("klsh_codes", {"n_references": 10, "subset_size": 20}, "subset_size"),
-    ("klsh_codes", {"n_references": 20, "subset_size": 20}, "subset_size"),
-    ("klsh_codes", {"n_bits": 0}, "n_bits"),
-    ("klsh_codes", {"hash_function": "minhash"}, "hash_function"),
-    ("klsh_codes", {"reference_source": "gold"}, "reference_source"),
-])
+@pytest.mark.parametrize(
+    "factory, config, setting",
+    [
+        ("kernel_vectors", {"n_components": 0}, "n_components"),
+        ("kernel_vectors", {"landmark_init": "random"}, "landmark_init"),
+        ("kernel_vectors", {"landmark_source": "gold"}, "landmark_source"),
+        ("kernel_vectors", {"batch_size": 0}, "batch_size"),
+        ("kernel_vectors", {"kernel": {**PTK, "lam": -1.0}}, "lam"),
+        ("klsh_codes", {"kernel": {**PTK, "mu": 0.0}}, "mu"),
+        ("klsh_codes", {"n_references": 10, "subset_size": 20}, "subset_size"),
+        ("klsh_codes", {"n_references": 20, "subset_size": 20}, "subset_size"),
+        ("klsh_codes", {"n_bits": 0}, "n_bits"),
+        ("klsh_codes", {"hash_function": "minhash"}, "hash_function"),
+        ("klsh_codes", {"reference_source": "gold"}, "reference_source"),
+    ],
+)
 def test_settings_are_checked_when_the_component_is_created(factory, config, setting):
     with pytest.raises(InvalidParameterError, match=f"{factory}: .*{setting}"):
         spacy.blank("en").add_pipe(factory, config=config)
@@ -158,15 +176,24 @@ def test_a_saved_pipeline_with_a_bad_setting_fails_to_load(tmp_path):
 CONLLU = "".join(
     f"1\tI\tI\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n2\t{verb}\t{verb}\tVERB\tVBD\t_\t0\troot\t_\t_\n"
     f"3\t{noun}\t{noun}\tNOUN\tNN\t_\t2\tobj\t_\tSpaceAfter=No\n\n"
-    for verb in ("saw", "ate", "took") for noun in ("Fish", "Cake", "Time"))
+    for verb in ("saw", "ate", "took")
+    for noun in ("Fish", "Cake", "Time")
+)
 
 
 @Language.component("flat_parser")
 def flat_parser(doc: Doc) -> Doc:
     """A stand-in parser whose analysis differs from the gold one: every token under the first."""
     words = [t.text for t in doc]
-    return Doc(doc.vocab, words=words, spaces=[bool(t.whitespace_) for t in doc], heads=[0] * len(words),
-               deps=["ROOT"] + ["flat"] * (len(words) - 1), tags=["NN"] * len(words), lemmas=words)
+    return Doc(
+        doc.vocab,
+        words=words,
+        spaces=[bool(t.whitespace_) for t in doc],
+        heads=[0] * len(words),
+        deps=["ROOT"] + ["flat"] * (len(words) - 1),
+        tags=["NN"] * len(words),
+        lemmas=words,
+    )
 
 
 def _fitted_trees(tmp_path, factory: str, source: str):
@@ -177,8 +204,10 @@ def _fitted_trees(tmp_path, factory: str, source: str):
     nlp = spacy.blank("en")
     nlp.add_pipe("flat_parser")
     nlp.add_pipe("kernel_trees", config={"representations": ["grct"], "lowercase": False})
-    settings = {"kernel_vectors": {"n_components": 5, "landmark_source": source},
-                "klsh_codes": {"n_references": 5, "subset_size": 2, "reference_source": source}}[factory]
+    settings = {
+        "kernel_vectors": {"n_components": 5, "landmark_source": source},
+        "klsh_codes": {"n_references": 5, "subset_size": 2, "reference_source": source},
+    }[factory]
     nlp.add_pipe(factory, config={"representation": "grct", **settings})
     examples = [Example(nlp.make_doc(gold.text), gold) for gold in read_conllu(path, nlp.vocab)]
     nlp.initialize(lambda: examples)
@@ -235,13 +264,20 @@ def test_a_saved_pipeline_with_pipeline_vectors_loads(tmp_path):
     for word in ("be", "who", "galileo", "cat", "sit", "mat", "what", "dog"):
         nlp.vocab.set_vector(word, rng.normal(size=8).astype(np.float32))
     docs = [doc_from_grct(nlp.vocab, e.trees["grct"]) for e in read_klp(SAMPLE)]
-    nlp.add_pipe("kernel_vectors", config={
-        **CONFIG, "n_components": 10,
-        "kernel": {"@misc": "spacy_convkernels.SmoothedPartialTreeKernel.v1", "vectors": "vocab"}})
+    nlp.add_pipe(
+        "kernel_vectors",
+        config={
+            **CONFIG,
+            "n_components": 10,
+            "kernel": {"@misc": "spacy_convkernels.SmoothedPartialTreeKernel.v1", "vectors": "vocab"},
+        },
+    )
     nlp.initialize(lambda: [Example(doc.copy(), doc) for doc in docs[:20]])
     expected = [nlp(d.copy())._.kernel_vector for d in docs[20:25]]
     nlp.to_disk(tmp_path / "model")
     reloaded = spacy.load(tmp_path / "model")
-    got = [reloaded(doc_from_grct(reloaded.vocab, Tree.from_string(str(e.trees["grct"]))))._.kernel_vector
-           for e in list(read_klp(SAMPLE))[20:25]]
+    got = [
+        reloaded(doc_from_grct(reloaded.vocab, Tree.from_string(str(e.trees["grct"]))))._.kernel_vector
+        for e in list(read_klp(SAMPLE))[20:25]
+    ]
     np.testing.assert_array_equal(np.array(got), np.array(expected))

@@ -37,7 +37,9 @@ def test_reads_the_full_qc_files(qc_dir):
 
 
 def test_all_kinds_and_unnamed_representations():
-    example = parse_klp_line("A B |BV| f:1 g:x:2.5 |EV| |BDV:d| 1 2.5 -3 |EDV| |BT| (S(x)) |ET| |BT| (T) |ET| |BS:s| a  b |ES|")
+    example = parse_klp_line(
+        "A B |BV| f:1 g:x:2.5 |EV| |BDV:d| 1 2.5 -3 |EDV| |BT| (S(x)) |ET| |BT| (T) |ET| |BS:s| a  b |ES|"
+    )
     assert example.labels == ("A", "B")
     assert example.vectors["0"] == {"f": 1.0, "g:x": 2.5}
     np.testing.assert_array_equal(example.vectors["d"], [1.0, 2.5, -3.0])

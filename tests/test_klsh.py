@@ -1,4 +1,5 @@
 """KLSH codes, hashed k-NN, KLSH forests with reference optimization, sigma learning."""
+
 import numpy as np
 import pytest
 import spacy
@@ -78,8 +79,10 @@ def test_restored_klsh_codes_as_the_fitted_one(qc, hash_function):
     # fitting to given references draws hash functions from the seed given
     redrawn = KLSH(kernel, **params).fit_references(fitted.references_, random_state=1)
     assert redrawn.n_kernel_evaluations_ == (0 if hash_function == "random_knn" else 15 * 14 // 2)
-    np.testing.assert_array_equal(KLSH(kernel, **params).fit_references(fitted.references_, random_state=1)
-                                  .transform(trees), redrawn.transform(trees))
+    np.testing.assert_array_equal(
+        KLSH(kernel, **params).fit_references(fitted.references_, random_state=1).transform(trees),
+        redrawn.transform(trees),
+    )
     with pytest.raises(InvalidParameterError, match="KLSH.restore"):
         KLSH(kernel, **params).restore(fitted.references_)  # no saved hash functions
     wrong = {"hyperplanes": np.zeros((15, 40))} if hash_function == "random_knn" else {"subsets": fitted.references_}
@@ -89,12 +92,18 @@ def test_restored_klsh_codes_as_the_fitted_one(qc, hash_function):
 
 def test_old_parameter_names_and_positions_are_refused(qc):
     kernel = PartialTreeKernel()
-    for make in (lambda: KLSH(kernel, 20), lambda: KernelKNeighborsClassifier(kernel, 3),
-                 lambda: KLSHForestClassifier(kernel, 20), lambda: NonstationaryKernelLearner(kernel, 3),
-                 lambda: KLSHForestClassifier(kernel, n_subspaces=20),
-                 lambda: NonstationaryKernelLearner(kernel, hashing=False),
-                 lambda: kernel_knn_graph(kernel, qc[0], 3, None), lambda: kernel_knn_graph(kernel, qc[0], 3, klsh=None),
-                 lambda: Nystroem(kernel, 10), lambda: Nystroem(kernel, landmarks="kmeans++")):
+    for make in (
+        lambda: KLSH(kernel, 20),
+        lambda: KernelKNeighborsClassifier(kernel, 3),
+        lambda: KLSHForestClassifier(kernel, 20),
+        lambda: NonstationaryKernelLearner(kernel, 3),
+        lambda: KLSHForestClassifier(kernel, n_subspaces=20),
+        lambda: NonstationaryKernelLearner(kernel, hashing=False),
+        lambda: kernel_knn_graph(kernel, qc[0], 3, None),
+        lambda: kernel_knn_graph(kernel, qc[0], 3, klsh=None),
+        lambda: Nystroem(kernel, 10),
+        lambda: Nystroem(kernel, landmarks="kmeans++"),
+    ):
         with pytest.raises(TypeError):
             make()
     with pytest.raises(AttributeError):
@@ -108,8 +117,9 @@ def test_hashed_neighbours_beat_random_candidates(qc):
     trees, _ = qc
     kernel = PartialTreeKernel(terminal_factor=5)
     _, exact, exact_evaluations = kernel_knn_graph(kernel, trees, 5)
-    _, hashed, hashed_evaluations = kernel_knn_graph(kernel, trees, 5, method="klsh", n_references=30, n_bits=6,
-                                                     subset_size=5, random_state=1, probes=1)
+    _, hashed, hashed_evaluations = kernel_knn_graph(
+        kernel, trees, 5, method="klsh", n_references=30, n_bits=6, subset_size=5, random_state=1, probes=1
+    )
     overlap = np.mean([len(set(a) & set(b)) / 5 for a, b in zip(exact, hashed)])
     candidates = (hashed_evaluations - len(trees) * 30) / len(trees)  # per query, beyond its code
     assert overlap > 1.5 * candidates / len(trees)
@@ -120,9 +130,18 @@ def test_hashed_and_exact_neighbours_agree_on_qc(qc_dir):
     trees = [e.trees["grct"] for e in read_klp(qc_dir / "train_5500.coarse.klp.gz")][:2000]
     kernel = PartialTreeKernel(terminal_factor=5)
     _, exact, exact_evaluations = kernel_knn_graph(kernel, trees, 5)
-    _, hashed, hashed_evaluations = kernel_knn_graph(kernel, trees, 5, method="klsh", n_references=100, n_bits=12,
-                                                     subset_size=10, hash_function="kulis_grauman", random_state=1,
-                                                     probes=2)
+    _, hashed, hashed_evaluations = kernel_knn_graph(
+        kernel,
+        trees,
+        5,
+        method="klsh",
+        n_references=100,
+        n_bits=12,
+        subset_size=10,
+        hash_function="kulis_grauman",
+        random_state=1,
+        probes=2,
+    )
     assert np.mean([len(set(a) & set(b)) / 5 for a, b in zip(exact, hashed)]) > 0.55
     assert hashed_evaluations < exact_evaluations / 3  # of the n(n-1)/2 pairs
 
@@ -132,7 +151,8 @@ class CountingTreeKernel(PartialTreeKernel):
 
     def gram(self, X, Y=None, **kwargs):
         self.__dict__["counted"] = self.__dict__.get("counted", 0) + (
-            len(X) * (len(X) - 1) // 2 if Y is None else len(X) * len(Y))
+            len(X) * (len(X) - 1) // 2 if Y is None else len(X) * len(Y)
+        )
         return super().gram(X, Y, **kwargs)
 
     def pairs(self, X, index_pairs, **kwargs):
@@ -144,8 +164,9 @@ def test_knn_classifier_exact_and_hashed(qc):
     trees, labels = qc
     exact_kernel, hashed_kernel = CountingTreeKernel(), CountingTreeKernel()
     exact = KernelKNeighborsClassifier(exact_kernel, n_neighbors=3).fit(trees[::2], labels[::2])
-    hashed = KernelKNeighborsClassifier(hashed_kernel, n_neighbors=3, method="klsh", n_references=20,
-                                        n_bits=6, subset_size=5, random_state=0).fit(trees[::2], labels[::2])
+    hashed = KernelKNeighborsClassifier(
+        hashed_kernel, n_neighbors=3, method="klsh", n_references=20, n_bits=6, subset_size=5, random_state=0
+    ).fit(trees[::2], labels[::2])
     assert exact.n_kernel_evaluations_ == 0 and hashed.n_kernel_evaluations_ == hashed_kernel.counted == 90 * 20
     for model in (exact, hashed):
         proba = model.predict_proba(trees[1::2])
@@ -163,15 +184,16 @@ def _synthetic_paths(n, rng):
         label = i % 2
         noise = [("noise", "xyz"[rng.integers(3)]) for _ in range(int(rng.integers(6, 10)))]
         filler = [("arg1", "pq"[rng.integers(2)]) for _ in range(int(rng.integers(1, 3)))]
-        X.append(PathTuples(noise[: len(noise) // 2] + [("sig", "ab"[label])] * 2 + filler + noise[len(noise) // 2:]))
+        X.append(PathTuples(noise[: len(noise) // 2] + [("sig", "ab"[label])] * 2 + filler + noise[len(noise) // 2 :]))
         y.append(label)
     return X, np.array(y)
 
 
 def test_sigma_learning_drops_planted_noise_labels():
     X, y = _synthetic_paths(300, np.random.default_rng(0))
-    learner = NonstationaryKernelLearner(SubsequencePathKernel(lam=0.8), n_labels=3, n_samples=20, n_trials=3,
-                                         positive_class=1, random_state=0).fit(X, y)
+    learner = NonstationaryKernelLearner(
+        SubsequencePathKernel(lam=0.8), n_labels=3, n_samples=20, n_trials=3, positive_class=1, random_state=0
+    ).fit(X, y)
     assert learner.weights_["noise"] == 0.0 and learner.weights_["sig"] == 1.0
     assert learner.kernel_.edge_weights["noise"] == 0.0
     without, with_ = learner.losses_["noise"]
@@ -182,9 +204,19 @@ def test_sigma_learning_drops_planted_noise_labels():
 
 def test_mutual_information_bound_does_not_decrease():
     X, y = _synthetic_paths(120, np.random.default_rng(1))
-    forest = KLSHForestClassifier(SubsequencePathKernel(lam=0.8), n_references=6, n_bits=60, n_estimators=20,
-                                  subspace_bits=10, subset_size=2, optimize_references=True, mi_samples=10**6,
-                                  mi_trees=8, bucket_bits=3, random_state=0).fit(X, y)
+    forest = KLSHForestClassifier(
+        SubsequencePathKernel(lam=0.8),
+        n_references=6,
+        n_bits=60,
+        n_estimators=20,
+        subspace_bits=10,
+        subset_size=2,
+        optimize_references=True,
+        mi_samples=10**6,
+        mi_trees=8,
+        bucket_bits=3,
+        random_state=0,
+    ).fit(X, y)
     history = np.array(forest.mi_history_)
     assert len(history) == 7 and np.all(np.diff(history) >= -1e-12) and history[-1] > history[0]
     assert (forest.predict(X) == y).mean() > 0.9
@@ -205,9 +237,19 @@ class CountingPathKernel(SubsequencePathKernel):
 def test_forest_counts_every_kernel_value_and_computes_none_twice_per_sample(mi_samples):
     X, y = _synthetic_paths(120, np.random.default_rng(1))
     kernel = CountingPathKernel(lam=0.8)
-    forest = KLSHForestClassifier(kernel, n_references=6, n_bits=60, n_estimators=20, subspace_bits=10, subset_size=2,
-                                  optimize_references=True, mi_samples=mi_samples, mi_trees=8, bucket_bits=3,
-                                  random_state=0).fit(X, y)
+    forest = KLSHForestClassifier(
+        kernel,
+        n_references=6,
+        n_bits=60,
+        n_estimators=20,
+        subspace_bits=10,
+        subset_size=2,
+        optimize_references=True,
+        mi_samples=mi_samples,
+        mi_trees=8,
+        bucket_bits=3,
+        random_state=0,
+    ).fit(X, y)
     assert forest.n_kernel_evaluations_ == len(kernel.computed)
     if mi_samples >= len(X):  # one sample: every value computed at most once
         assert len(set(kernel.computed)) == len(kernel.computed)
@@ -216,25 +258,41 @@ def test_forest_counts_every_kernel_value_and_computes_none_twice_per_sample(mi_
 
 def test_forest_estimator_protocol(qc):
     trees, labels = qc
-    forest = KLSHForestClassifier(PartialTreeKernel(), n_references=25, n_bits=200, n_estimators=30, subspace_bits=20,
-                                  subset_size=5, random_state=0).fit(trees, labels)
+    forest = KLSHForestClassifier(
+        PartialTreeKernel(),
+        n_references=25,
+        n_bits=200,
+        n_estimators=30,
+        subspace_bits=20,
+        subset_size=5,
+        random_state=0,
+    ).fit(trees, labels)
     proba = forest.predict_proba(trees[:12])
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
-    again = KLSHForestClassifier(PartialTreeKernel(), n_references=25, n_bits=200, n_estimators=30, subspace_bits=20,
-                                 subset_size=5, random_state=0).fit(trees, labels)
+    again = KLSHForestClassifier(
+        PartialTreeKernel(),
+        n_references=25,
+        n_bits=200,
+        n_estimators=30,
+        subspace_bits=20,
+        subset_size=5,
+        random_state=0,
+    ).fit(trees, labels)
     np.testing.assert_array_equal(again.predict_proba(trees[:12]), proba)
     assert (forest.predict(trees) == labels).mean() > 0.9  # it fits its training data
     with pytest.raises(InvalidParameterError):
         KLSHForestClassifier(PartialTreeKernel(), hash_function="kulis_grauman", optimize_references=True).fit(
-            trees, labels)
+            trees, labels
+        )
 
 
 @pytest.mark.parametrize("hash_function", ["random_knn", "kulis_grauman"])
 def test_klsh_codes_component(tmp_path, hash_function):
     nlp = spacy.blank("en")
     docs = [doc_from_grct(nlp.vocab, e.trees["grct"]) for e in read_klp(SAMPLE)]
-    nlp.add_pipe("klsh_codes", config={"n_references": 20, "n_bits": 64, "subset_size": 4,
-                                       "hash_function": hash_function})
+    nlp.add_pipe(
+        "klsh_codes", config={"n_references": 20, "n_bits": 64, "subset_size": 4, "hash_function": hash_function}
+    )
     nlp.initialize(lambda: [Example(d.copy(), d) for d in docs[:40]])
     doc = nlp(docs[50].copy())
     (code,) = doc._.klsh_code
@@ -250,8 +308,9 @@ def test_klsh_codes_component(tmp_path, hash_function):
 def test_sigma_learning_on_tree_labels(qc, kernel):
     trees, labels = qc
     grct = trees[::3]
-    learner = NonstationaryKernelLearner(kernel, n_labels=4, n_samples=10, n_trials=2,
-                                         method="exact", random_state=0).fit(grct, labels[::3])
+    learner = NonstationaryKernelLearner(
+        kernel, n_labels=4, n_samples=10, n_trials=2, method="exact", random_state=0
+    ).fit(grct, labels[::3])
     assert len(learner.weights_) == 4 and set(learner.weights_.values()) <= {0.0, 1.0}
     for label, (without, with_) in learner.losses_.items():  # sigma = 0 exactly when ignoring lowers the loss
         assert learner.weights_[label] == (0.0 if without < with_ else 1.0)
@@ -328,33 +387,77 @@ def test_progress_bars_only_when_asked(qc, capsys):
     trees, labels = qc
     kernel = PartialTreeKernel()
     klsh = dict(n_references=10, n_bits=16, subset_size=3, random_state=0)
-    quiet = [KLSH(kernel, **klsh).fit(trees).transform(trees),
-             KLSHForestClassifier(kernel, n_references=10, n_bits=40, n_estimators=5, subspace_bits=5,
-                                  subset_size=3, random_state=0).fit(trees, labels).predict(trees),
-             kernel_knn_graph(kernel, trees, 3)[1]]
+    quiet = [
+        KLSH(kernel, **klsh).fit(trees).transform(trees),
+        KLSHForestClassifier(
+            kernel, n_references=10, n_bits=40, n_estimators=5, subspace_bits=5, subset_size=3, random_state=0
+        )
+        .fit(trees, labels)
+        .predict(trees),
+        kernel_knn_graph(kernel, trees, 3)[1],
+    ]
     assert capsys.readouterr().err == ""
-    loud = [KLSH(kernel, **klsh, verbose=True).fit(trees).transform(trees),
-            KLSHForestClassifier(kernel, n_references=10, n_bits=40, n_estimators=5, subspace_bits=5, subset_size=3,
-                                 random_state=0, verbose=True).fit(trees, labels).predict(trees),
-            kernel_knn_graph(kernel, trees, 3, verbose=True)[1]]
+    loud = [
+        KLSH(kernel, **klsh, verbose=True).fit(trees).transform(trees),
+        KLSHForestClassifier(
+            kernel,
+            n_references=10,
+            n_bits=40,
+            n_estimators=5,
+            subspace_bits=5,
+            subset_size=3,
+            random_state=0,
+            verbose=True,
+        )
+        .fit(trees, labels)
+        .predict(trees),
+        kernel_knn_graph(kernel, trees, 3, verbose=True)[1],
+    ]
     err = capsys.readouterr().err
     assert "KLSH codes" in err and "k-NN graph" in err and f"{len(trees)}/{len(trees)}" in err
     for a, b in zip(quiet, loud):
         np.testing.assert_array_equal(a, b)
-    KLSHForestClassifier(SubsequencePathKernel(lam=0.8), n_references=4, n_bits=20, n_estimators=4, subspace_bits=4,
-                         subset_size=2, optimize_references=True, mi_samples=40, mi_trees=3, bucket_bits=2,
-                         random_state=0, verbose=True).fit(*_synthetic_paths(40, np.random.default_rng(0)))
+    KLSHForestClassifier(
+        SubsequencePathKernel(lam=0.8),
+        n_references=4,
+        n_bits=20,
+        n_estimators=4,
+        subspace_bits=4,
+        subset_size=2,
+        optimize_references=True,
+        mi_samples=40,
+        mi_trees=3,
+        bucket_bits=2,
+        random_state=0,
+        verbose=True,
+    ).fit(*_synthetic_paths(40, np.random.default_rng(0)))
     assert "KLSH references" in capsys.readouterr().err
 
 
 def test_forest_is_a_bagging_of_subspace_trees(qc):
     trees, labels = qc
-    forest = KLSHForestClassifier(PartialTreeKernel(), n_references=20, n_bits=100, n_estimators=12, subspace_bits=9,
-                                  subset_size=4, random_state=0, n_jobs=2).fit(trees, labels)
+    forest = KLSHForestClassifier(
+        PartialTreeKernel(),
+        n_references=20,
+        n_bits=100,
+        n_estimators=12,
+        subspace_bits=9,
+        subset_size=4,
+        random_state=0,
+        n_jobs=2,
+    ).fit(trees, labels)
     assert len(forest.forest_.estimators_) == 12
     assert all(len(features) == 9 and len(set(features)) == 9 for features in forest.forest_.estimators_features_)
-    serial = KLSHForestClassifier(PartialTreeKernel(), n_references=20, n_bits=100, n_estimators=12, subspace_bits=9,
-                                  subset_size=4, random_state=0, n_jobs=1).fit(trees, labels)
+    serial = KLSHForestClassifier(
+        PartialTreeKernel(),
+        n_references=20,
+        n_bits=100,
+        n_estimators=12,
+        subspace_bits=9,
+        subset_size=4,
+        random_state=0,
+        n_jobs=1,
+    ).fit(trees, labels)
     # the jobs sum the trees' probabilities in another order
     np.testing.assert_allclose(forest.predict_proba(trees), serial.predict_proba(trees), rtol=1e-12)
 

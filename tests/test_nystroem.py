@@ -79,10 +79,13 @@ def test_fitted_model_pickles(trees):
 
 
 def test_progress_bars_only_when_asked(trees, capsys):
-    quiet = Nystroem(PartialTreeKernel(), n_components=12, landmark_init="kmeans++", random_state=0).fit_transform(trees)
+    quiet = Nystroem(PartialTreeKernel(), n_components=12, landmark_init="kmeans++", random_state=0).fit_transform(
+        trees
+    )
     assert capsys.readouterr().err == ""
-    loud = Nystroem(PartialTreeKernel(), n_components=12, landmark_init="kmeans++", random_state=0,
-                    verbose=True).fit_transform(trees)
+    loud = Nystroem(
+        PartialTreeKernel(), n_components=12, landmark_init="kmeans++", random_state=0, verbose=True
+    ).fit_transform(trees)
     err = capsys.readouterr().err
     assert "k-means++ landmarks" in err and "Nystroem landmarks" in err and "Nystroem transform" in err
     assert f"{len(trees)}/{len(trees)}" in err

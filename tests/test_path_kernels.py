@@ -1,4 +1,5 @@
 """The subsequence path kernel and the Zelenko tree kernel against plain-Python references."""
+
 import functools
 
 import numpy as np
@@ -60,8 +61,12 @@ def _check(kernel, reference, X, pairs_):
 def test_path_kernel_equals_reference(params, k):
     pairs_ = path_pairs(1, 200, long=True)
     kernel = SubsequencePathKernel(**params)
-    _check(kernel, lambda a, b: ref.subsequence_path(a.labels, b.labels, k, params["lam"]),
-           [p for pair in pairs_ for p in pair], pairs_)
+    _check(
+        kernel,
+        lambda a, b: ref.subsequence_path(a.labels, b.labels, k, params["lam"]),
+        [p for pair in pairs_ for p in pair],
+        pairs_,
+    )
     assert sum(len(a) >= 30 for a, _ in pairs_) >= 20
 
 
@@ -83,11 +88,13 @@ def test_references_equal_enumeration():
     for a, b in path_pairs(2, 40):
         if len(a) <= 8 and len(b) <= 8:
             assert ref.subsequence_path(a.labels, b.labels, k, 0.6) == pytest.approx(
-                ref.subsequence_path_brute(a.labels, b.labels, k, 0.6), rel=1e-12)
+                ref.subsequence_path_brute(a.labels, b.labels, k, 0.6), rel=1e-12
+            )
     for a, b in rooted_pairs(3, 60, labels=LABELS[:12]):
         if a.n_nodes <= 12 and b.n_nodes <= 12:
-            assert ref.zelenko(a, b, k, 0.6) == pytest.approx(ref.zelenko(a, b, k, 0.6, enumerate_children=True),
-                                                             rel=1e-12)
+            assert ref.zelenko(a, b, k, 0.6) == pytest.approx(
+                ref.zelenko(a, b, k, 0.6, enumerate_children=True), rel=1e-12
+            )
 
 
 def test_kernels_by_hand():
@@ -113,7 +120,11 @@ def test_edge_weights_ignore_tuples():
 
 def test_bad_parameters():
     p = PathTuples([("", "bind")])
-    for kernel in (SubsequencePathKernel(lam=1.0), SubsequencePathKernel(gamma=1.0),
-                   SubsequencePathKernel(edge_weights={"arg0": -1}), ZelenkoTreeKernel(lam=0)):
+    for kernel in (
+        SubsequencePathKernel(lam=1.0),
+        SubsequencePathKernel(gamma=1.0),
+        SubsequencePathKernel(edge_weights={"arg0": -1}),
+        ZelenkoTreeKernel(lam=0),
+    ):
         with pytest.raises(InvalidParameterError):
             kernel.gram([p] if isinstance(kernel, SubsequencePathKernel) else [Tree("/bind")])

@@ -5,6 +5,7 @@ Whatever the bytes, a reader raises only package exceptions (ConvKernelsError); 
 records separated by blank lines gives, skipping, exactly what each record gives read
 alone.
 """
+
 import gzip
 import warnings
 
@@ -37,24 +38,107 @@ CONLLU_SENTENCES = [
 
 AMR_GRAPHS = [
     b"# ::id fig1 ::date 2018\n# ::snt GEFs such as Sos have allosteric sites for Ras binding .\n"
-    b"(h / have-03\n   :ARG0 (p / protein-family :name (n / name :op1 \"GEF\")\n"
-    b"         :example (p2 / protein :name (n2 / name :op1 \"Sos\")))\n"
+    b'(h / have-03\n   :ARG0 (p / protein-family :name (n / name :op1 "GEF")\n'
+    b'         :example (p2 / protein :name (n2 / name :op1 "Sos")))\n'
     b"   :ARG1 (s / site :mod (a / allosteric)\n"
-    b"         :purpose (b / bind-01 :ARG1 (e / enzyme :name (n3 / name :op1 \"Ras\")))))",
-    b"# ::id tok1\n# ::tok Sos binds Ras .\n(b / bind-01 :ARG0 (p / protein :name (n / name :op1 \"Sos\"))\n"
-    b"   :ARG1 (p2 / protein :name (n2 / name :op1 \"Ras\")) :ARG0-of (b))",
+    b'         :purpose (b / bind-01 :ARG1 (e / enzyme :name (n3 / name :op1 "Ras")))))',
+    b'# ::id tok1\n# ::tok Sos binds Ras .\n(b / bind-01 :ARG0 (p / protein :name (n / name :op1 "Sos"))\n'
+    b'   :ARG1 (p2 / protein :name (n2 / name :op1 "Ras")) :ARG0-of (b))',
     b"# ::id x ::snt inline\n# ::snt A b .\n(a / and :op1 (b / bind-01~e.1 :ARG1 (p / protein)) :op2 b :polarity -)",
 ]
 
 PIECES = {
-    "klp": ["|BT:t|", "|ET|", "|BV:v|", "|EV|", "|BDV:d|", "|EDV|", "|BS:s|", "|ES|", "|BT|", "|BS|", "(", ")",
-            " ", "\t", "NUM", "a:1", "1.5", "nan", "-inf", ":", "|", "(S(x))", "(a b)", "\r", "\x00", "\ufeff",
-            "\xa0", "\x85", "\u2028"],
-    "conllu": ["\t", "1", "2", "0", "-", ".", "_", "root", "nsubj", "NOUN", "VERB", "NN", "SpaceAfter=No",
-               "Case=Nom", "|", "=", "#", " ", "\r", "\xa0", "\x00", "\ufeff", "\n", "1-2", "1.1", "a", "Caf\u00e9"],
-    "penman": ["(", ")", "/", ":ARG0", ":op1", " ", "\n", "a", "b", "c", "bind-01", "protein", "\"x y\"", "\"",
-               "# ::snt a b", "# ::tok a b", "# ::id g", "~e.1", "-", "#", "\xa0", "\x85", "\u2028", "\r",
-               ":name", "name", "\\", ":", "~"],
+    "klp": [
+        "|BT:t|",
+        "|ET|",
+        "|BV:v|",
+        "|EV|",
+        "|BDV:d|",
+        "|EDV|",
+        "|BS:s|",
+        "|ES|",
+        "|BT|",
+        "|BS|",
+        "(",
+        ")",
+        " ",
+        "\t",
+        "NUM",
+        "a:1",
+        "1.5",
+        "nan",
+        "-inf",
+        ":",
+        "|",
+        "(S(x))",
+        "(a b)",
+        "\r",
+        "\x00",
+        "\ufeff",
+        "\xa0",
+        "\x85",
+        "\u2028",
+    ],
+    "conllu": [
+        "\t",
+        "1",
+        "2",
+        "0",
+        "-",
+        ".",
+        "_",
+        "root",
+        "nsubj",
+        "NOUN",
+        "VERB",
+        "NN",
+        "SpaceAfter=No",
+        "Case=Nom",
+        "|",
+        "=",
+        "#",
+        " ",
+        "\r",
+        "\xa0",
+        "\x00",
+        "\ufeff",
+        "\n",
+        "1-2",
+        "1.1",
+        "a",
+        "Caf\u00e9",
+    ],
+    "penman": [
+        "(",
+        ")",
+        "/",
+        ":ARG0",
+        ":op1",
+        " ",
+        "\n",
+        "a",
+        "b",
+        "c",
+        "bind-01",
+        "protein",
+        '"x y"',
+        '"',
+        "# ::snt a b",
+        "# ::tok a b",
+        "# ::id g",
+        "~e.1",
+        "-",
+        "#",
+        "\xa0",
+        "\x85",
+        "\u2028",
+        "\r",
+        ":name",
+        "name",
+        "\\",
+        ":",
+        "~",
+    ],
 }
 VALID = {"klp": KLP_LINES, "conllu": CONLLU_SENTENCES, "penman": AMR_GRAPHS}
 
@@ -63,8 +147,12 @@ def _records(kind):
     """A record: a valid one, a valid one mutated, random pieces of the format, or random bytes."""
     valid = st.sampled_from(VALID[kind])
     pieces = st.lists(st.one_of(st.sampled_from(PIECES[kind]), st.text(max_size=4)), max_size=16)
-    return st.one_of(valid, _mutated(valid), pieces.map(lambda p: "".join(p).encode("utf-8", "surrogatepass")),
-                     st.binary(max_size=60))
+    return st.one_of(
+        valid,
+        _mutated(valid),
+        pieces.map(lambda p: "".join(p).encode("utf-8", "surrogatepass")),
+        st.binary(max_size=60),
+    )
 
 
 @st.composite
@@ -73,8 +161,13 @@ def _mutated(draw, valid):
     for _ in range(draw(st.integers(1, 4))):
         start = draw(st.integers(0, len(data)))
         end = draw(st.integers(start, min(len(data), start + 8)))
-        data[start:end] = draw(st.one_of(st.just(b""), st.binary(min_size=1, max_size=4),
-                                         st.sampled_from([b"\n", b"\t", b"(", b")", b"\xff", b"\xef\xbb\xbf"])))
+        data[start:end] = draw(
+            st.one_of(
+                st.just(b""),
+                st.binary(min_size=1, max_size=4),
+                st.sampled_from([b"\n", b"\t", b"(", b")", b"\xff", b"\xef\xbb\xbf"]),
+            )
+        )
     return bytes(data)
 
 
@@ -85,16 +178,22 @@ def _separated(kind, record: bytes) -> bytes:
 
 
 NLP = spacy.blank("en")
-READERS = {"klp": (read_klp, ".klp"),
-           "conllu": (lambda path, **options: read_conllu(path, NLP.vocab, **options), ".conllu"),
-           "penman": (lambda path, **options: read_penman(path, NLP, **options), ".txt")}
+READERS = {
+    "klp": (read_klp, ".klp"),
+    "conllu": (lambda path, **options: read_conllu(path, NLP.vocab, **options), ".conllu"),
+    "penman": (lambda path, **options: read_penman(path, NLP, **options), ".txt"),
+}
 
 
 def _key(kind, item):
     """A comparable form of what a reader yields."""
     if kind == "klp":
-        return (item.labels, {k: str(v) for k, v in item.trees.items()}, item.texts,
-                {k: v if isinstance(v, dict) else v.tolist() for k, v in item.vectors.items()})
+        return (
+            item.labels,
+            {k: str(v) for k, v in item.trees.items()},
+            item.texts,
+            {k: v if isinstance(v, dict) else v.tolist() for k, v in item.vectors.items()},
+        )
     tokens = tuple((t.text, t.whitespace_, t.head.i, t.dep_, t.tag_, t.pos_, t.lemma_, str(t.morph)) for t in item)
     return tokens, item._.amr
 
@@ -169,9 +268,13 @@ VECTOR_PIECES = ["\t", " ", ",", "1", "0.5", "-2e3", "nan", "inf", "2 3", "dog",
 
 
 @FUZZ
-@given(data=st.one_of(st.binary(max_size=300),
-                      st.lists(st.sampled_from(VECTOR_PIECES), max_size=40).map(lambda p: "".join(p).encode())),
-       gzipped=st.booleans())
+@given(
+    data=st.one_of(
+        st.binary(max_size=300),
+        st.lists(st.sampled_from(VECTOR_PIECES), max_size=40).map(lambda p: "".join(p).encode()),
+    ),
+    gzipped=st.booleans(),
+)
 def test_vector_files_give_package_errors_only(folder, data, gzipped):
     path = folder / f"vectors.txt{'.gz' if gzipped else ''}"
     path.write_bytes(data)

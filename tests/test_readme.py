@@ -1,5 +1,6 @@
 """Every python block of the README runs on its own, from any directory, and prints what
 the README says."""
+
 import contextlib
 import functools
 import io
@@ -61,7 +62,11 @@ def run(tmp_path_factory):
 
 def test_the_readme_has_its_blocks():
     assert [heading for heading, _ in BLOCKS] == [
-        "Example", "In a spaCy pipeline", "In a spaCy pipeline", "Interactions in AMR graphs"]
+        "Example",
+        "In a spaCy pipeline",
+        "In a spaCy pipeline",
+        "Interactions in AMR graphs",
+    ]
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)), ids=[f"{i}-{h}" for i, (h, _) in enumerate(BLOCKS)])

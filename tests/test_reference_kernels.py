@@ -1,4 +1,5 @@
 """The compiled kernels equal the plain-Python references; the references equal brute force."""
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -14,23 +15,49 @@ CASES = [
     (SubtreeKernel(lam=0.7, variant="textbook"), ref.subtree_textbook, {"lam": 0.7}),
     (SubsetTreeKernel(lam=0.4), ref.subset_tree, {"lam": 0.4}),
     (SubsetTreeKernel(lam=1.0), ref.subset_tree, {"lam": 1.0}),
-    (PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5), ref.partial_tree,
-     {"lam": 0.4, "mu": 0.4, "terminal_factor": 5.0}),
-    (PartialTreeKernel(lam=0.9, mu=0.7, terminal_factor=1), ref.partial_tree,
-     {"lam": 0.9, "mu": 0.7, "terminal_factor": 1.0}),
+    (
+        PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5),
+        ref.partial_tree,
+        {"lam": 0.4, "mu": 0.4, "terminal_factor": 5.0},
+    ),
+    (
+        PartialTreeKernel(lam=0.9, mu=0.7, terminal_factor=1),
+        ref.partial_tree,
+        {"lam": 0.9, "mu": 0.7, "terminal_factor": 1.0},
+    ),
 ]
 # nonstationary weights: a label ignored, one damped, one boosted (B##x and A##x share a content)
 WEIGHTS = {"A##y": 0.0, "B##x": 0.5, "w": 1.5}
 CASES += [
-    (SubtreeKernel(lam=0.4, variant="kelp", label_weights=WEIGHTS), ref.subtree_kelp, {"lam": 0.4, "label_weights": WEIGHTS}),
-    (SubtreeKernel(lam=0.7, variant="textbook", label_weights=WEIGHTS), ref.subtree_textbook,
-     {"lam": 0.7, "label_weights": WEIGHTS}),
+    (
+        SubtreeKernel(lam=0.4, variant="kelp", label_weights=WEIGHTS),
+        ref.subtree_kelp,
+        {"lam": 0.4, "label_weights": WEIGHTS},
+    ),
+    (
+        SubtreeKernel(lam=0.7, variant="textbook", label_weights=WEIGHTS),
+        ref.subtree_textbook,
+        {"lam": 0.7, "label_weights": WEIGHTS},
+    ),
     (SubsetTreeKernel(lam=0.4, label_weights=WEIGHTS), ref.subset_tree, {"lam": 0.4, "label_weights": WEIGHTS}),
-    (PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5, label_weights=WEIGHTS), ref.partial_tree,
-     {"lam": 0.4, "mu": 0.4, "terminal_factor": 5.0, "label_weights": WEIGHTS}),
+    (
+        PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5, label_weights=WEIGHTS),
+        ref.partial_tree,
+        {"lam": 0.4, "mu": 0.4, "terminal_factor": 5.0, "label_weights": WEIGHTS},
+    ),
 ]
-IDS = ["st-kelp", "st-textbook", "sst", "sst-lam1", "ptk-tf5", "ptk",
-       "st-kelp-weighted", "st-textbook-weighted", "sst-weighted", "ptk-weighted"]
+IDS = [
+    "st-kelp",
+    "st-textbook",
+    "sst",
+    "sst-lam1",
+    "ptk-tf5",
+    "ptk",
+    "st-kelp-weighted",
+    "st-textbook-weighted",
+    "sst-weighted",
+    "ptk-weighted",
+]
 
 PAIRS = random_pairs(seed=20261125, n_pairs=520)
 
@@ -55,8 +82,9 @@ def test_compiled_equals_reference(kernel, reference, params):
     index = [(2 * k, 2 * k + 1) for k in range(len(PAIRS))]
     raw = kernel.pairs(X, index, normalize=False)
     norm = kernel.pairs(X, index)
-    values = np.array([[reference(a, b, **params), reference(a, a, **params), reference(b, b, **params)]
-                       for a, b in PAIRS])
+    values = np.array(
+        [[reference(a, b, **params), reference(a, a, **params), reference(b, b, **params)] for a, b in PAIRS]
+    )
     expected_raw = values[:, 0]
     expected_norm = np.array([ref.normalize(*row) for row in values])
     assert np.count_nonzero(expected_raw) > 300  # the pairs really share fragments
@@ -85,7 +113,9 @@ def test_label_weights_change_the_kernel(kernel):
     plain = kernel.pairs(X, index, normalize=False)
     weighted = clone(kernel).set_params(label_weights=WEIGHTS).pairs(X, index, normalize=False)
     assert np.abs(plain - weighted).max() > 1e-3
-    assert np.array_equal(clone(kernel).set_params(label_weights={"unused": 0.0}).pairs(X, index, normalize=False), plain)
+    assert np.array_equal(
+        clone(kernel).set_params(label_weights={"unused": 0.0}).pairs(X, index, normalize=False), plain
+    )
 
 
 def test_reference_subsequence_sum_equals_enumeration():
@@ -95,15 +125,15 @@ def test_reference_subsequence_sum_equals_enumeration():
         b = Tree("r", [random_tree(rng, int(rng.integers(1, 4))) for _ in range(int(rng.integers(1, 7)))])
         for lam in (0.4, 1.0):
             by_length = ref.partial_tree(a, b, lam=lam, mu=0.5, terminal_factor=2)
-            brute = ref.partial_tree(a, b, lam=lam, mu=0.5, terminal_factor=2,
-                                     subsequences=ref.subsequence_sum_brute)
+            brute = ref.partial_tree(a, b, lam=lam, mu=0.5, terminal_factor=2, subsequences=ref.subsequence_sum_brute)
             assert by_length == pytest.approx(brute, rel=1e-12)
 
 
 def test_reference_textbook_subtree_equals_counting_identical_subtrees():
     for a, b in PAIRS[:150]:
-        assert ref.subtree_textbook(a, b, lam=0.7) == pytest.approx(ref.subtree_textbook_brute(a, b, lam=0.7),
-                                                                   rel=1e-12)
+        assert ref.subtree_textbook(a, b, lam=0.7) == pytest.approx(
+            ref.subtree_textbook_brute(a, b, lam=0.7), rel=1e-12
+        )
 
 
 def test_kernels_differ_where_their_definitions_differ():

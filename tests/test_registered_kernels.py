@@ -1,4 +1,5 @@
 """Every kernel is usable from a spaCy config, with exactly its class's parameters."""
+
 import inspect
 
 import pytest
@@ -16,8 +17,15 @@ from spacy_convkernels.kernels import (
     ZelenkoTreeKernel,
 )
 
-KERNEL_CLASSES = [SubtreeKernel, SubsetTreeKernel, PartialTreeKernel, SmoothedPartialTreeKernel,
-                  CompositionalSmoothedPartialTreeKernel, SubsequencePathKernel, ZelenkoTreeKernel]
+KERNEL_CLASSES = [
+    SubtreeKernel,
+    SubsetTreeKernel,
+    PartialTreeKernel,
+    SmoothedPartialTreeKernel,
+    CompositionalSmoothedPartialTreeKernel,
+    SubsequencePathKernel,
+    ZelenkoTreeKernel,
+]
 
 
 @pytest.mark.parametrize("kernel_class", KERNEL_CLASSES, ids=lambda c: c.__name__)
@@ -47,13 +55,19 @@ def test_constructors_take_keywords_after_the_first_parameter(kernel_class):
     assert set(kernel_class._parameter_constraints) == {p.name for p in parameters}
 
 
-@pytest.mark.parametrize("kernel, message", [
-    (PartialTreeKernel(mu=0), "PartialTreeKernel: mu must be a finite number in (0, inf), got 0"),
-    (SubtreeKernel(variant="fast"), "SubtreeKernel: variant must be one of 'textbook', 'kelp', got 'fast'"),
-    (SubsequencePathKernel(lam=1), "SubsequencePathKernel: lam must be a finite number in (0, 1), got 1"),
-    (SubsetTreeKernel(label_weights={"a": -1}), "label_weights must be a dict of label -> finite weight >= 0 or None"),
-    (CompositionalSmoothedPartialTreeKernel(lexical="yes"), "lexical must be True or False, got 'yes'"),
-])
+@pytest.mark.parametrize(
+    "kernel, message",
+    [
+        (PartialTreeKernel(mu=0), "PartialTreeKernel: mu must be a finite number in (0, inf), got 0"),
+        (SubtreeKernel(variant="fast"), "SubtreeKernel: variant must be one of 'textbook', 'kelp', got 'fast'"),
+        (SubsequencePathKernel(lam=1), "SubsequencePathKernel: lam must be a finite number in (0, 1), got 1"),
+        (
+            SubsetTreeKernel(label_weights={"a": -1}),
+            "label_weights must be a dict of label -> finite weight >= 0 or None",
+        ),
+        (CompositionalSmoothedPartialTreeKernel(lexical="yes"), "lexical must be True or False, got 'yes'"),
+    ],
+)
 def test_parameters_are_checked_by_one_table_with_clear_messages(kernel, message):
     with pytest.raises(InvalidParameterError) as error:
         kernel.gram([])

@@ -1,4 +1,5 @@
 """SPTK and CSPTK: against plain-Python references with random similarity tables, and PTK."""
+
 import functools
 import itertools
 
@@ -19,16 +20,33 @@ from random_trees import ALPHABET, random_pairs
 # a small vocabulary: walk shares run's vector (one row), blue is red's opposite, zzz has none
 RNG = np.random.default_rng(11)
 # float32 values, as WordVectors stores them, so that the reference sees the same numbers
-RAW = {word: RNG.normal(size=6).astype(np.float32).astype(float) for word in ("dog", "cat", "car", "run", "eat", "red", "big")}
+RAW = {
+    word: RNG.normal(size=6).astype(np.float32).astype(float)
+    for word in ("dog", "cat", "car", "run", "eat", "red", "big")
+}
 RAW["walk"] = RAW["run"].copy()
 RAW["blue"] = -RAW["red"]
 RAW["sit::v"] = RNG.normal(size=6).astype(np.float32).astype(float)  # a KeLP-style key with its POS
-WORDS = [("dog", "n"), ("cat", "n"), ("car", "n"), ("zzz", "n"), ("run", "v"), ("walk", "v"), ("eat", "v"),
-         ("sit", "v"), ("run", "n"), ("red", "j"), ("blue", "j"), ("big", "j")]
+WORDS = [
+    ("dog", "n"),
+    ("cat", "n"),
+    ("car", "n"),
+    ("zzz", "n"),
+    ("run", "v"),
+    ("walk", "v"),
+    ("eat", "v"),
+    ("sit", "v"),
+    ("run", "n"),
+    ("red", "j"),
+    ("blue", "j"),
+    ("big", "j"),
+]
 LEX = [f"LEX##{w}::{p}" for w, p in WORDS]
 RELATIONS = ["nsubj", "dobj", "amod"]
-COMP = [f"COMP##{r}<{h}::{hp},{m}::{mp}>" for r, (h, hp), (m, mp) in
-        itertools.islice(itertools.product(RELATIONS, WORDS[:8], WORDS), 0, None, 7)]
+COMP = [
+    f"COMP##{r}<{h}::{hp},{m}::{mp}>"
+    for r, (h, hp), (m, mp) in itertools.islice(itertools.product(RELATIONS, WORDS[:8], WORDS), 0, None, 7)
+]
 COMP += ["COMP##root<*::*,run::v>", "COMP##root<*::*,walk::v>", "COMP##root<*::*,zzz::n>"]
 OTHER = ["POS##NN", "POS##VB", "SYNT##nsubj", "SYNT##root"]
 LABELS = LEX + COMP + OTHER
@@ -63,14 +81,15 @@ def _own_vector(word, pos, shared_rows, dilution):
 
 
 def _parse_comp(label):
-    body = label[len("COMP##"):]
+    body = label[len("COMP##") :]
     relation, rest = body.split("<")
     head, modifier = rest.rstrip(">").split(",")
     return relation, tuple(head.split("::")), tuple(modifier.split("::"))
 
 
-def reference_sigma(lexical=True, compositional=False, shared_rows="kelp", alpha=1.0, beta=1.0, syntactic=False,
-                    dilution=0.25):
+def reference_sigma(
+    lexical=True, compositional=False, shared_rows="kelp", alpha=1.0, beta=1.0, syntactic=False, dilution=0.25
+):
     """sigma from the definitions, with numpy on the raw vectors (rows = identical vectors)."""
 
     @functools.lru_cache(maxsize=None)
@@ -95,8 +114,9 @@ def reference_sigma(lexical=True, compositional=False, shared_rows="kelp", alpha
                     if _unit(*h) is None and _unit(*m) is None:
                         return 0.0
                     h, m = (m if _unit(*h) is None else h), (h if _unit(*m) is None else m)  # a missing one copies
-                    composed.append(alpha * _own_vector(*h, shared_rows, dilution)
-                                    + beta * _own_vector(*m, shared_rows, dilution))
+                    composed.append(
+                        alpha * _own_vector(*h, shared_rows, dilution) + beta * _own_vector(*m, shared_rows, dilution)
+                    )
                 c1, c2 = composed
                 return float(c1 @ c2 / np.linalg.norm(c1) / np.linalg.norm(c2))
             composed = []
@@ -119,30 +139,64 @@ PAIRS = random_pairs(seed=4242, n_pairs=200, labels=LABELS)
 
 CASES = [
     (SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=VECTORS), reference_sigma()),
-    (SmoothedPartialTreeKernel(0.7, mu=0.5, terminal_factor=2.0, threshold=0.3, vectors=VECTORS, shared_rows="diluted"),
-     reference_sigma(shared_rows="diluted")),
-    (SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, shared_rows="exclusive"),
-     reference_sigma(shared_rows="exclusive")),
-    (CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS),
-     reference_sigma(lexical=False, compositional=True)),
-    (CompositionalSmoothedPartialTreeKernel(0.6, mu=0.3, terminal_factor=1.5, threshold=0.05, vectors=VECTORS, alpha=0.7, beta=1.3, lexical=True,
-                                            syntactic_restriction=True, shared_rows="diluted"),
-     reference_sigma(compositional=True, shared_rows="diluted", alpha=0.7, beta=1.3, syntactic=True)),
-    (CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, shared_rows="diluted", dilution=0.6),
-     reference_sigma(lexical=False, compositional=True, shared_rows="diluted", dilution=0.6)),
-    (CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, lexical=True, shared_rows="exclusive"),
-     reference_sigma(compositional=True, shared_rows="exclusive")),
+    (
+        SmoothedPartialTreeKernel(
+            0.7, mu=0.5, terminal_factor=2.0, threshold=0.3, vectors=VECTORS, shared_rows="diluted"
+        ),
+        reference_sigma(shared_rows="diluted"),
+    ),
+    (
+        SmoothedPartialTreeKernel(
+            0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, shared_rows="exclusive"
+        ),
+        reference_sigma(shared_rows="exclusive"),
+    ),
+    (
+        CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS),
+        reference_sigma(lexical=False, compositional=True),
+    ),
+    (
+        CompositionalSmoothedPartialTreeKernel(
+            0.6,
+            mu=0.3,
+            terminal_factor=1.5,
+            threshold=0.05,
+            vectors=VECTORS,
+            alpha=0.7,
+            beta=1.3,
+            lexical=True,
+            syntactic_restriction=True,
+            shared_rows="diluted",
+        ),
+        reference_sigma(compositional=True, shared_rows="diluted", alpha=0.7, beta=1.3, syntactic=True),
+    ),
+    (
+        CompositionalSmoothedPartialTreeKernel(
+            0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, shared_rows="diluted", dilution=0.6
+        ),
+        reference_sigma(lexical=False, compositional=True, shared_rows="diluted", dilution=0.6),
+    ),
+    (
+        CompositionalSmoothedPartialTreeKernel(
+            0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, lexical=True, shared_rows="exclusive"
+        ),
+        reference_sigma(compositional=True, shared_rows="exclusive"),
+    ),
 ]
 
 
-@pytest.mark.parametrize("kernel, sigma", CASES, ids=["sptk", "sptk-diluted", "sptk-exclusive", "csptk", "csptk-options",
-                                                      "csptk-dilution", "csptk-exclusive"])
+@pytest.mark.parametrize(
+    "kernel, sigma",
+    CASES,
+    ids=["sptk", "sptk-diluted", "sptk-exclusive", "csptk", "csptk-options", "csptk-dilution", "csptk-exclusive"],
+)
 def test_compiled_equals_reference(kernel, sigma):
     params = dict(lam=kernel.lam, mu=kernel.mu, terminal_factor=kernel.terminal_factor, threshold=kernel.threshold)
     X = [t for pair in PAIRS for t in pair]
     index = [(2 * k, 2 * k + 1) for k in range(len(PAIRS))]
-    values = np.array([[ref.smoothed_partial_tree(x, y, sigma, **params) for x, y in ((a, b), (a, a), (b, b))]
-                       for a, b in PAIRS])
+    values = np.array(
+        [[ref.smoothed_partial_tree(x, y, sigma, **params) for x, y in ((a, b), (a, a), (b, b))] for a, b in PAIRS]
+    )
     assert np.count_nonzero(values[:, 0]) > 120
     np.testing.assert_allclose(kernel.pairs(X, index, normalize=False), values[:, 0], rtol=1e-9, atol=1e-12)
     normalized = np.array([ref.normalize(*row) for row in values])
@@ -163,8 +217,12 @@ def test_the_similarities_really_smooth():
     assert sigma("COMP##root<*::*,run::v>", "COMP##root<*::*,walk::v>") == 1.0
     diluted = reference_sigma(compositional=True, shared_rows="diluted")
     assert 0 < diluted("COMP##root<*::*,run::v>", "COMP##root<*::*,walk::v>") < 1  # each keeps its own part
-    assert reference_sigma(compositional=True, shared_rows="exclusive")(
-        "COMP##root<*::*,run::v>", "COMP##root<*::*,walk::v>") == 0.0  # "*" copies run / walk: nothing shared
+    assert (
+        reference_sigma(compositional=True, shared_rows="exclusive")(
+            "COMP##root<*::*,run::v>", "COMP##root<*::*,walk::v>"
+        )
+        == 0.0
+    )  # "*" copies run / walk: nothing shared
     sptk, _ = CASES[0]
     ptk = PartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2)
     X = [t for pair in PAIRS[:40] for t in pair]
@@ -182,11 +240,13 @@ def test_identity_similarity_is_ptk():
 
 def test_parameters_are_checked():
     tree = PAIRS[0][0]
-    for kernel in (SmoothedPartialTreeKernel(threshold=-1, vectors=VECTORS),
-                   SmoothedPartialTreeKernel(vectors=VECTORS, shared_rows="sometimes"),
-                   SmoothedPartialTreeKernel(vectors=VECTORS, shared_rows="diluted", dilution=-0.5),
-                   CompositionalSmoothedPartialTreeKernel(vectors=VECTORS, alpha=float("nan")),
-                   SmoothedPartialTreeKernel(lam=0)):
+    for kernel in (
+        SmoothedPartialTreeKernel(threshold=-1, vectors=VECTORS),
+        SmoothedPartialTreeKernel(vectors=VECTORS, shared_rows="sometimes"),
+        SmoothedPartialTreeKernel(vectors=VECTORS, shared_rows="diluted", dilution=-0.5),
+        CompositionalSmoothedPartialTreeKernel(vectors=VECTORS, alpha=float("nan")),
+        SmoothedPartialTreeKernel(lam=0),
+    ):
         with pytest.raises(InvalidParameterError):
             kernel.gram([tree])
 
@@ -197,7 +257,9 @@ def test_changing_parameters_rebuilds_the_table():
     before = kernel.gram(X)
     kernel.set_params(shared_rows="diluted")
     after = kernel.gram(X)
-    fresh = SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=VECTORS, shared_rows="diluted").gram(X)
+    fresh = SmoothedPartialTreeKernel(
+        0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=VECTORS, shared_rows="diluted"
+    ).gram(X)
     np.testing.assert_allclose(after, fresh, rtol=1e-12)
     assert np.abs(before - after).max() > 0
 
@@ -205,21 +267,29 @@ def test_changing_parameters_rebuilds_the_table():
 def test_shared_row_rules_keep_the_kernel_positive_semidefinite():
     X = [t for pair in PAIRS[:60] for t in pair if t.n_nodes < 60]
     for shared_rows in ("kelp", "diluted", "exclusive"):
-        for kernel in (SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.0, vectors=VECTORS, shared_rows=shared_rows),
-                       CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.0, vectors=VECTORS, lexical=True,
-                                                              shared_rows=shared_rows)):
+        for kernel in (
+            SmoothedPartialTreeKernel(
+                0.4, mu=0.4, terminal_factor=1.0, threshold=0.0, vectors=VECTORS, shared_rows=shared_rows
+            ),
+            CompositionalSmoothedPartialTreeKernel(
+                0.4, mu=0.4, terminal_factor=1.0, threshold=0.0, vectors=VECTORS, lexical=True, shared_rows=shared_rows
+            ),
+        ):
             assert np.linalg.eigvalsh(kernel.gram(X)).min() > -1e-8, (kernel, shared_rows)
 
 
 def test_nonstationary_label_weights_equal_reference():
     weights = {"LEX##dog::n": 0.0, "POS##NN": 0.5, "COMP##root<*::*,run::v>": 2.0, "SYNT##nsubj": 0.0}
     sigma = reference_sigma(compositional=True)
-    kernel = CompositionalSmoothedPartialTreeKernel(0.5, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, lexical=True,
-                                                    label_weights=weights)
+    kernel = CompositionalSmoothedPartialTreeKernel(
+        0.5, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, lexical=True, label_weights=weights
+    )
     pairs_ = PAIRS[:80]
     X = [t for pair in pairs_ for t in pair]
     index = [(2 * k, 2 * k + 1) for k in range(len(pairs_))]
     expected = [ref.smoothed_partial_tree(a, b, sigma, 0.5, 0.4, 1.0, 0.01, label_weights=weights) for a, b in pairs_]
     np.testing.assert_allclose(kernel.pairs(X, index, normalize=False), expected, rtol=1e-9, atol=1e-12)
-    plain = CompositionalSmoothedPartialTreeKernel(0.5, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, lexical=True)
+    plain = CompositionalSmoothedPartialTreeKernel(
+        0.5, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=VECTORS, lexical=True
+    )
     assert np.abs(plain.pairs(X, index, normalize=False) - expected).max() > 1e-3

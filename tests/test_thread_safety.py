@@ -3,6 +3,7 @@
 Each thread brings words the kernel has never seen, so the label tables grow while other
 threads compute (issue: a race on the lazily grown table gave bare ValueErrors, values off
 by 0.3, and wrong self-kernels cached in the trees)."""
+
 import threading
 
 import numpy as np
@@ -34,8 +35,9 @@ def words(thread: int, call: int) -> list:
 ALL_WORDS = COMMON + [w for t in range(N_THREADS) for c in range(N_CALLS) for w in words(t, c)[:4]]
 RNG = np.random.default_rng(5)
 # a few directions only, so that words of different threads are similar to each other
-VECTORS = WordVectors.from_arrays(ALL_WORDS, RNG.normal(size=(3, 8))[RNG.integers(0, 3, len(ALL_WORDS))]
-                                  + 0.3 * RNG.normal(size=(len(ALL_WORDS), 8)))
+VECTORS = WordVectors.from_arrays(
+    ALL_WORDS, RNG.normal(size=(3, 8))[RNG.integers(0, 3, len(ALL_WORDS))] + 0.3 * RNG.normal(size=(len(ALL_WORDS), 8))
+)
 
 
 def lexical_tree(rng, vocabulary) -> Tree:
@@ -89,8 +91,9 @@ def test_a_kernel_shared_by_threads_gives_single_threaded_values(kernel, make):
     work = batches(make)
     reference_kernel = clone(kernel)
     anchors = rebuilt(work[0][0])
-    expected = [[reference_kernel.gram(rebuilt(batch), rebuilt(anchors), n_jobs=1) for batch in calls]
-                for calls in work]
+    expected = [
+        [reference_kernel.gram(rebuilt(batch), rebuilt(anchors), n_jobs=1) for batch in calls] for calls in work
+    ]
     shared = clone(kernel)
     results = [[None] * N_CALLS for _ in range(N_THREADS)]
     errors = []

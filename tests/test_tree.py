@@ -32,8 +32,13 @@ def test_constructor_and_flat_form_agree():
     assert built.parents == (-1, 0, 1, 1, 0, 0, 5, 6)
     assert [str(c) for c in built.children] == ["(B(C)(D))", "(E)", "(F(G(H)))"]
     assert built.subtree(5).children[0] == Tree("G", [Tree("H")])
-    for labels, parents in [((), ()), (("A", "B"), (-1,)), (("A", "B"), (0, 0)), (("A", "B", "C"), (-1, 0, 3)),
-                            (("A", "B", "C", "D"), (-1, 0, 0, 1))]:
+    for labels, parents in [
+        ((), ()),
+        (("A", "B"), (-1,)),
+        (("A", "B"), (0, 0)),
+        (("A", "B", "C"), (-1, 0, 3)),
+        (("A", "B", "C", "D"), (-1, 0, 0, 1)),
+    ]:
         with pytest.raises(InvalidTreeError):
             Tree.from_flat(labels, parents)
 

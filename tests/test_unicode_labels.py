@@ -1,4 +1,5 @@
 """Labels made from any Unicode text: the bracket string of every tree reads back as that tree."""
+
 import string
 
 import pytest
@@ -42,8 +43,14 @@ def _check(doc):
 @pytest.mark.parametrize("space", ["\xa0", "\r", "\u3000", "\x0b", "\x0c", "\x85", "\u2028", "\x1c"])
 def test_whitespace_inside_a_token_does_not_split_a_label(space):
     words = [f"New{space}York", "is", f"big{space}"]
-    doc = Doc(Vocab(), words=words, tags=["NNP", "VBZ", f"J{space}J"], lemmas=words,
-              heads=[1, 1, 1], deps=["nsubj", "ROOT", f"a{space}comp"])
+    doc = Doc(
+        Vocab(),
+        words=words,
+        tags=["NNP", "VBZ", f"J{space}J"],
+        lemmas=words,
+        heads=[1, 1, 1],
+        deps=["nsubj", "ROOT", f"a{space}comp"],
+    )
     for name in REPRESENTATIONS:
         tree = span_to_tree(doc[:], name)
         assert Tree.from_string(str(tree)) == tree
@@ -52,10 +59,15 @@ def test_whitespace_inside_a_token_does_not_split_a_label(space):
 
 def test_ascii_labels_are_unchanged():
     words = ["(", "a b", "-", "x\ty", ")"]
-    doc = Doc(Vocab(), words=words, tags=["-LRB-", "NN", "HYPH", "NN", "-RRB-"], lemmas=words,
-              heads=[1, 1, 1, 1, 1], deps=["dep", "ROOT", "dep", "dep", "dep"])
-    assert str(span_to_tree(doc[:], "loct")) == (
-        "(LEX##a_b::n(LEX##-LRB-::-)(LEX##-::h)(LEX##x_y::n)(LEX##-RRB-::-))")
+    doc = Doc(
+        Vocab(),
+        words=words,
+        tags=["-LRB-", "NN", "HYPH", "NN", "-RRB-"],
+        lemmas=words,
+        heads=[1, 1, 1, 1, 1],
+        deps=["dep", "ROOT", "dep", "dep", "dep"],
+    )
+    assert str(span_to_tree(doc[:], "loct")) == ("(LEX##a_b::n(LEX##-LRB-::-)(LEX##-::h)(LEX##x_y::n)(LEX##-RRB-::-))")
 
 
 def test_whitespace_through_the_md_pipeline(md):
@@ -63,8 +75,16 @@ def test_whitespace_through_the_md_pipeline(md):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.text(alphabet=st.one_of(st.characters(exclude_categories=["Cs"]), st.sampled_from(SPECIAL),
-                                  st.sampled_from(string.ascii_letters + " .,")), max_size=60))
+@given(
+    st.text(
+        alphabet=st.one_of(
+            st.characters(exclude_categories=["Cs"]),
+            st.sampled_from(SPECIAL),
+            st.sampled_from(string.ascii_letters + " .,"),
+        ),
+        max_size=60,
+    )
+)
 def test_any_text_through_the_md_pipeline(md, text):
     """Any text spaCy can take: a lone surrogate is not text (spaCy cannot encode it)."""
     _check(md(text))

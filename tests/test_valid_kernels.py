@@ -1,6 +1,7 @@
 """Defaults give valid kernels; parameters that make nonsense are refused or warned;
 prepared sets cannot be changed or used against another kernel's tables; thread counts
 follow the limits in force."""
+
 import os
 
 import joblib
@@ -29,15 +30,23 @@ from spacy_convkernels.structures.paths import PathTuples
 from data_paths import CORPORA, need_shared
 from random_trees import random_tree
 
-TREE_KERNELS = [SubtreeKernel, SubsetTreeKernel, PartialTreeKernel, SmoothedPartialTreeKernel,
-                CompositionalSmoothedPartialTreeKernel]
+TREE_KERNELS = [
+    SubtreeKernel,
+    SubsetTreeKernel,
+    PartialTreeKernel,
+    SmoothedPartialTreeKernel,
+    CompositionalSmoothedPartialTreeKernel,
+]
 RNG = np.random.default_rng(11)
 RANDOM_TREES = [random_tree(RNG, int(RNG.integers(1, 25))) for _ in range(300)]
 EDGES, NODES = ["", "arg0", "arg1", "op1"], ["bind", "protein", "and", "site"]
-RANDOM_PATHS = [PathTuples([(EDGES[RNG.integers(4)], NODES[RNG.integers(4)]) for _ in range(int(RNG.integers(1, 8)))])
-                for _ in range(300)]
-RANDOM_TUPLE_TREES = [random_tree(RNG, int(RNG.integers(1, 15)), labels=[f"{e}/{n}" for e in EDGES for n in NODES])
-                      for _ in range(300)]
+RANDOM_PATHS = [
+    PathTuples([(EDGES[RNG.integers(4)], NODES[RNG.integers(4)]) for _ in range(int(RNG.integers(1, 8)))])
+    for _ in range(300)
+]
+RANDOM_TUPLE_TREES = [
+    random_tree(RNG, int(RNG.integers(1, 15)), labels=[f"{e}/{n}" for e in EDGES for n in NODES]) for _ in range(300)
+]
 
 
 def smallest_relative_eigenvalue(G: np.ndarray) -> float:
@@ -67,8 +76,11 @@ def test_default_tree_kernels_are_psd_on_300_trec_training_trees(kernel_class):
     assert smallest_relative_eigenvalue(kernel_class().gram(X)) >= -1e-9
 
 
-@pytest.mark.parametrize("kernel, X", [(SubsequencePathKernel(), RANDOM_PATHS),
-                                       (ZelenkoTreeKernel(), RANDOM_TUPLE_TREES)], ids=["path", "zelenko"])
+@pytest.mark.parametrize(
+    "kernel, X",
+    [(SubsequencePathKernel(), RANDOM_PATHS), (ZelenkoTreeKernel(), RANDOM_TUPLE_TREES)],
+    ids=["path", "zelenko"],
+)
 def test_default_tuple_kernels_give_positive_semidefinite_grams(kernel, X):
     assert smallest_relative_eigenvalue(kernel.gram(X)) >= -1e-9
 
@@ -89,8 +101,11 @@ def test_a_threshold_above_one_is_refused(kernel_class):
     assert kernel_class(threshold=1.0)(tree, tree) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("kernel", [PartialTreeKernel(lam=1e-200), SubsetTreeKernel(lam=1e-320),
-                                    SubsequencePathKernel(lam=1e-200)], ids=["ptk", "sst", "path"])
+@pytest.mark.parametrize(
+    "kernel",
+    [PartialTreeKernel(lam=1e-200), SubsetTreeKernel(lam=1e-320), SubsequencePathKernel(lam=1e-200)],
+    ids=["ptk", "sst", "path"],
+)
 def test_self_kernels_that_underflow_warn(kernel):
     X = RANDOM_PATHS[:5] if isinstance(kernel, SubsequencePathKernel) else RANDOM_TREES[:5]
     with pytest.warns(KernelUnderflowWarning, match="underflows"):
@@ -160,6 +175,7 @@ def test_numpy_integer_parameters_work_as_floats():
     vectors = WordVectors.from_arrays([f"w{k}" for k in range(6)], rng.normal(size=(3, 4))[[0, 0, 1, 1, 2, 2]])
     trees = [Tree("SYNT##root", [Tree(f"LEX##w{k}::n"), Tree(f"LEX##w{(k + 1) % 6}::n")]) for k in range(6)]
     as_float = SmoothedPartialTreeKernel(vectors=vectors, shared_rows="diluted", dilution=1.0, mu=1.0).gram(trees)
-    as_numpy = SmoothedPartialTreeKernel(vectors=vectors, shared_rows="diluted", dilution=np.int64(1),
-                                         mu=np.int64(1)).gram([Tree.from_string(str(t)) for t in trees])
+    as_numpy = SmoothedPartialTreeKernel(
+        vectors=vectors, shared_rows="diluted", dilution=np.int64(1), mu=np.int64(1)
+    ).gram([Tree.from_string(str(t)) for t in trees])
     np.testing.assert_allclose(as_numpy, as_float, rtol=1e-12)

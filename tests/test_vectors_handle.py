@@ -1,5 +1,6 @@
 """Kernels hold spaCy word vectors through a light handle: clones share it, pickles store
 it once as an array, and values do not change."""
+
 import pickle
 
 import numpy as np
@@ -23,8 +24,10 @@ def small_vocab() -> Vocab:
     return vocab
 
 
-TREES = [Tree.from_string(f"(SYNT##root (LEX##{a}::n) (LEX##{b}::n))") for a, b in
-         [("dog", "city"), ("cat", "town"), ("hound", "big"), ("walk", "large")]]
+TREES = [
+    Tree.from_string(f"(SYNT##root (LEX##{a}::n) (LEX##{b}::n))")
+    for a, b in [("dog", "city"), ("cat", "town"), ("hound", "big"), ("walk", "large")]
+]
 
 
 def test_a_vocab_is_held_as_a_shared_read_only_handle():
@@ -40,8 +43,10 @@ def test_a_vocab_is_held_as_a_shared_read_only_handle():
 
 def test_pickled_kernels_store_the_table_once_and_give_identical_values():
     vocab = small_vocab()
-    for kernel, X in [(SmoothedPartialTreeKernel(vectors=vocab), TREES),
-                      (SubsequencePathKernel(vectors=vocab), [PathTuples([("a", w), ("b", "dog")]) for w in WORDS])]:
+    for kernel, X in [
+        (SmoothedPartialTreeKernel(vectors=vocab), TREES),
+        (SubsequencePathKernel(vectors=vocab), [PathTuples([("a", w), ("b", "dog")]) for w in WORDS]),
+    ]:
         restored = pickle.loads(pickle.dumps(kernel))
         assert restored.vectors.rows == kernel.vectors.rows
         np.testing.assert_array_equal(restored.vectors.matrix, kernel.vectors.matrix)

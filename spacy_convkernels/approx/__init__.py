@@ -1,4 +1,5 @@
 """Approximations that turn kernels into vectors or codes."""
+
 from .klsh import KLSH, hamming_distances, unpack_codes
 from .nystroem import Nystroem
 

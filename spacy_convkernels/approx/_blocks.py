@@ -1,5 +1,6 @@
 """What the estimators share: kernel blocks computed a few rows at a time (with a tqdm
 progress bar when asked) and the scikit-learn tags of estimators over structures."""
+
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -32,13 +33,16 @@ def check_structures(kernel, X, owner: str) -> list:
     X = structure_list(X, owner)
     for k, x in enumerate(X):
         if not isinstance(x, kernel.structure_type):
-            raise StructureTypeError(f"{owner} with {type(kernel).__name__} takes "
-                                     f"{kernel.structure_type.__name__} objects; item {k} is {type(x).__name__}")
+            raise StructureTypeError(
+                f"{owner} with {type(kernel).__name__} takes "
+                f"{kernel.structure_type.__name__} objects; item {k} is {type(x).__name__}"
+            )
     return X
 
 
-def gram_rows(kernel, X: Sequence, Y, *, normalize: bool = True, n_jobs=None, verbose: bool = False,
-              desc: str = "kernel rows") -> np.ndarray:
+def gram_rows(
+    kernel, X: Sequence, Y, *, normalize: bool = True, n_jobs=None, verbose: bool = False, desc: str = "kernel rows"
+) -> np.ndarray:
     """K(X, Y) computed ``ROWS`` rows of X at a time (``Y`` best prepared, as it serves every block)."""
     X = structure_list(X, type(kernel).__name__)
     K = np.empty((len(X), len(Y)))
@@ -56,25 +60,31 @@ def structure_tags(tags):
     return tags
 
 
-def symmetric_blocks(kernel, X: list, *, normalize: bool = True, n_jobs=None, verbose: bool = False,
-                     desc: str = "kernel rows") -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+def symmetric_blocks(
+    kernel, X: list, *, normalize: bool = True, n_jobs=None, verbose: bool = False, desc: str = "kernel rows"
+) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
     """The upper triangle of K(X, X) by row blocks: (start, stop, the diagonal block
     K(X[start:stop], X[start:stop]), the block right of it K(X[start:stop], X[stop:])), so
     that the n(n - 1) / 2 values of a symmetric Gram are computed once, one block in memory."""
     for start, stop in row_blocks(len(X), verbose, desc):
         rows = X[start:stop]
         diagonal = kernel.gram(rows, normalize=normalize, n_jobs=n_jobs)
-        right = (kernel.gram(rows, X[stop:], normalize=normalize, n_jobs=n_jobs) if stop < len(X)
-                 else np.zeros((stop - start, 0)))
+        right = (
+            kernel.gram(rows, X[stop:], normalize=normalize, n_jobs=n_jobs)
+            if stop < len(X)
+            else np.zeros((stop - start, 0))
+        )
         yield start, stop, diagonal, right
 
 
-def symmetric_gram(kernel, X: list, *, normalize: bool = True, n_jobs=None, verbose: bool = False,
-                   desc: str = "kernel rows") -> np.ndarray:
+def symmetric_gram(
+    kernel, X: list, *, normalize: bool = True, n_jobs=None, verbose: bool = False, desc: str = "kernel rows"
+) -> np.ndarray:
     """K(X, X) from its upper triangle (n(n - 1) / 2 values), by row blocks."""
     K = np.empty((len(X), len(X)))
-    for start, stop, diagonal, right in symmetric_blocks(kernel, X, normalize=normalize, n_jobs=n_jobs,
-                                                         verbose=verbose, desc=desc):
+    for start, stop, diagonal, right in symmetric_blocks(
+        kernel, X, normalize=normalize, n_jobs=n_jobs, verbose=verbose, desc=desc
+    ):
         K[start:stop, start:stop] = diagonal
         K[start:stop, stop:] = right
         K[stop:, start:stop] = right.T

@@ -17,6 +17,7 @@ The hash functions are plain functions (:func:`random_knn_subsets` and
 packed 8 bits to a byte (``numpy.packbits``, first bit most significant);
 :func:`unpack_codes` gives the bits back as 0/1 features.
 """
+
 from collections.abc import Sequence
 
 import numpy as np
@@ -76,9 +77,18 @@ class KLSH(TransformerMixin, BaseEstimator):
         structures costs n M more.
     """
 
-    def __init__(self, kernel: Kernel, *, n_references: int = 100, n_bits: int = 1000, subset_size: int = 20,
-                 hash_function: str = "random_knn", random_state: int | np.random.RandomState | None = None,
-                 n_jobs: int | None = None, verbose: bool = False):
+    def __init__(
+        self,
+        kernel: Kernel,
+        *,
+        n_references: int = 100,
+        n_bits: int = 1000,
+        subset_size: int = 20,
+        hash_function: str = "random_knn",
+        random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
+        verbose: bool = False,
+    ):
         self.kernel = kernel
         self.n_references = n_references
         self.n_bits = n_bits
@@ -101,28 +111,42 @@ class KLSH(TransformerMixin, BaseEstimator):
         indices = rng.choice(len(X), size=min(self.n_references, len(X)), replace=False)
         return self._fit_hash_functions([X[i] for i in indices], indices, rng)
 
-    def fit_references(self, references: Sequence, *, indices: Sequence[int] | None = None,
-                       random_state: int | np.random.RandomState | None = None):
+    def fit_references(
+        self,
+        references: Sequence,
+        *,
+        indices: Sequence[int] | None = None,
+        random_state: int | np.random.RandomState | None = None,
+    ):
         """Use ``references`` as the reference set and draw the hash functions (seeded by
         ``random_state``, else by the estimator's)."""
         self._check_params(len(references))
-        return self._fit_hash_functions(references, indices,
-                                        check_random_state(self.random_state if random_state is None else random_state))
+        return self._fit_hash_functions(
+            references, indices, check_random_state(self.random_state if random_state is None else random_state)
+        )
 
     def _fit_hash_functions(self, references: Sequence, indices: Sequence[int] | None, rng: np.random.RandomState):
         self._set_reference_set(references, indices)
         if self.hash_function == "random_knn":
-            self.subsets_ = random_knn_subsets(len(self.references_), n_bits=self.n_bits,
-                                               subset_size=self.subset_size, random_state=rng)
+            self.subsets_ = random_knn_subsets(
+                len(self.references_), n_bits=self.n_bits, subset_size=self.subset_size, random_state=rng
+            )
         else:
             W = self.kernel.gram(self._prepared, n_jobs=self.n_jobs)
             self.n_kernel_evaluations_ = len(W) * (len(W) - 1) // 2
-            self.hyperplanes_ = kulis_grauman_hyperplanes(W, n_bits=self.n_bits, subset_size=self.subset_size,
-                                                          random_state=rng)
+            self.hyperplanes_ = kulis_grauman_hyperplanes(
+                W, n_bits=self.n_bits, subset_size=self.subset_size, random_state=rng
+            )
         return self
 
-    def restore(self, references: Sequence, *, subsets: np.ndarray | None = None,
-                hyperplanes: np.ndarray | None = None, indices: Sequence[int] | None = None):
+    def restore(
+        self,
+        references: Sequence,
+        *,
+        subsets: np.ndarray | None = None,
+        hyperplanes: np.ndarray | None = None,
+        indices: Sequence[int] | None = None,
+    ):
         """Use ``references`` and saved hash functions: ``subsets`` (``"random_knn"``) or
         ``hyperplanes`` (``"kulis_grauman"``), as :attr:`subsets_` and :attr:`hyperplanes_`
         of a fitted model. Computes no kernel value."""
@@ -131,14 +155,17 @@ class KLSH(TransformerMixin, BaseEstimator):
         if self.hash_function == "random_knn":
             subsets = _saved(subsets, "subsets", ndim=3)
             if subsets.shape[:2] != (self.n_bits, 2) or not ((0 <= subsets) & (subsets < M)).all():
-                raise InvalidParameterError(f"KLSH.restore: subsets must be indices of the {M} references, of "
-                                            f"shape ({self.n_bits}, 2, alpha), got shape {subsets.shape}")
+                raise InvalidParameterError(
+                    f"KLSH.restore: subsets must be indices of the {M} references, of "
+                    f"shape ({self.n_bits}, 2, alpha), got shape {subsets.shape}"
+                )
             self.subsets_ = subsets
         else:
             hyperplanes = _saved(hyperplanes, "hyperplanes", ndim=2)
             if hyperplanes.shape != (M, self.n_bits):
-                raise InvalidParameterError(f"KLSH.restore: hyperplanes must have shape ({M}, {self.n_bits}), "
-                                            f"got {hyperplanes.shape}")
+                raise InvalidParameterError(
+                    f"KLSH.restore: hyperplanes must have shape ({M}, {self.n_bits}), got {hyperplanes.shape}"
+                )
             self.hyperplanes_ = hyperplanes
         self._set_reference_set(references, indices)
         return self
@@ -146,8 +173,7 @@ class KLSH(TransformerMixin, BaseEstimator):
     def similarities(self, X: Sequence) -> np.ndarray:
         """K(x, r_j) for every structure and reference, shape (len(X), M)."""
         check_is_fitted(self, "references_")
-        return gram_rows(self.kernel, X, self._prepared, n_jobs=self.n_jobs, verbose=self.verbose,
-                         desc="KLSH codes")
+        return gram_rows(self.kernel, X, self._prepared, n_jobs=self.n_jobs, verbose=self.verbose, desc="KLSH codes")
 
     def transform(self, X: Sequence) -> np.ndarray:
         """Packed codes, shape (len(X), ceil(H / 8)), dtype uint8."""
@@ -177,7 +203,9 @@ class KLSH(TransformerMixin, BaseEstimator):
 
     def _check_params(self, n_structures: int):
         if not isinstance(self.kernel, Kernel):
-            raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got {type(self.kernel).__name__}")
+            raise InvalidParameterError(
+                f"kernel must be a kernel of spacy_convkernels, got {type(self.kernel).__name__}"
+            )
         for name in ("n_references", "n_bits", "subset_size"):
             value = getattr(self, name)
             if not isinstance(value, (int, np.integer)) or value < 1:
@@ -191,13 +219,15 @@ class KLSH(TransformerMixin, BaseEstimator):
 def _saved(values: np.ndarray | None, name: str, *, ndim: int) -> np.ndarray:
     """A saved hash-function array, checked present and of ``ndim`` dimensions."""
     if values is None or np.ndim(values) != ndim:
-        raise InvalidParameterError(f"KLSH.restore: {name} must be a {ndim}-d array, got "
-                                    f"{None if values is None else np.shape(values)}")
+        raise InvalidParameterError(
+            f"KLSH.restore: {name} must be a {ndim}-d array, got {None if values is None else np.shape(values)}"
+        )
     return np.asarray(values)
 
 
-def random_knn_subsets(n_references: int, *, n_bits: int, subset_size: int,
-                       random_state: int | np.random.RandomState | None = None) -> np.ndarray:
+def random_knn_subsets(
+    n_references: int, *, n_bits: int, subset_size: int, random_state: int | np.random.RandomState | None = None
+) -> np.ndarray:
     """The hash functions of random k-NN hashing (Garg et al. 2019, Algorithm 1): two random
     subsets of alpha = min(subset_size, M) references per bit, shape (n_bits, 2, alpha)."""
     rng = check_random_state(random_state)
@@ -216,8 +246,9 @@ def random_knn_codes(K: np.ndarray, subsets: np.ndarray) -> np.ndarray:
     return np.packbits(bits, axis=1)
 
 
-def kulis_grauman_hyperplanes(W: np.ndarray, *, n_bits: int, subset_size: int,
-                              random_state: int | np.random.RandomState | None = None) -> np.ndarray:
+def kulis_grauman_hyperplanes(
+    W: np.ndarray, *, n_bits: int, subset_size: int, random_state: int | np.random.RandomState | None = None
+) -> np.ndarray:
     """The hash functions of Kulis & Grauman hashing from the references' Gram W:
     w = W_c^(-1/2) (e_S / t - e / M) per bit, W_c the centred Gram, S t = alpha random
     references; shape (M, n_bits)."""

@@ -9,6 +9,7 @@ so that <phi(x), phi(y)> approximates K(x, y) (Williams & Seeger 2001). As sciki
 ``Nystroem``, the singular values are clipped at 1e-12, and ``normalization_`` is
 U S^(-1/2) V^T: given the same kernel values and landmarks, the two give the same vectors.
 """
+
 import warnings
 from collections.abc import Sequence
 
@@ -73,10 +74,18 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         ``nystroem0``, ``nystroem1``, ...
     """
 
-    def __init__(self, kernel: Kernel, *, n_components: int = 100, landmark_init: str = "uniform",
-                 normalize: bool = True, dtype: DTypeLike = np.float64,
-                 random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None,
-                 verbose: bool = False):
+    def __init__(
+        self,
+        kernel: Kernel,
+        *,
+        n_components: int = 100,
+        landmark_init: str = "uniform",
+        normalize: bool = True,
+        dtype: DTypeLike = np.float64,
+        random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
+        verbose: bool = False,
+    ):
         self.kernel = kernel
         self.n_components = n_components
         self.landmark_init = landmark_init
@@ -112,8 +121,14 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self.component_indices_ = np.arange(len(self.components_))
         self._landmarks = self.kernel.prepare(self.components_)
         if normalization is None:
-            W = symmetric_gram(self.kernel, self.components_, normalize=self.normalize, n_jobs=self.n_jobs,
-                               verbose=self.verbose, desc="Nystroem landmarks")
+            W = symmetric_gram(
+                self.kernel,
+                self.components_,
+                normalize=self.normalize,
+                n_jobs=self.n_jobs,
+                verbose=self.verbose,
+                desc="Nystroem landmarks",
+            )
             normalization = _normalization(W)
         self.normalization_ = np.asarray(normalization, dtype=np.float64)
         self.n_features_out_ = len(self.components_)
@@ -127,8 +142,15 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     def transform(self, X: Sequence) -> np.ndarray:
         """phi(x) for every x: kernel rows against the landmarks, then a product."""
         check_is_fitted(self, "normalization_")
-        K = gram_rows(self.kernel, X, self._landmarks, normalize=self.normalize, n_jobs=self.n_jobs,
-                      verbose=self.verbose, desc="Nystroem transform")
+        K = gram_rows(
+            self.kernel,
+            X,
+            self._landmarks,
+            normalize=self.normalize,
+            n_jobs=self.n_jobs,
+            verbose=self.verbose,
+            desc="Nystroem transform",
+        )
         return (K @ self.normalization_.T).astype(self.dtype, copy=False)
 
     def __getstate__(self):
@@ -142,7 +164,9 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     def _check_params(self, n_structures: int):
         if not isinstance(self.kernel, Kernel):
-            raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got {type(self.kernel).__name__}")
+            raise InvalidParameterError(
+                f"kernel must be a kernel of spacy_convkernels, got {type(self.kernel).__name__}"
+            )
         if not isinstance(self.n_components, (int, np.integer)) or self.n_components < 1:
             raise InvalidParameterError(f"n_components must be a positive integer, got {self.n_components!r}")
         if self.landmark_init not in LANDMARK_INITS:

@@ -10,6 +10,7 @@ ENTY, HUM, LOC, NUM); a fine label such as ``NUM:dist`` counts as its coarse cla
 i.e. 10 %) goes to the dev DocBin instead: a fixed split of the training file, so that
 every choice is made without the test file.
 """
+
 import argparse
 from pathlib import Path
 
@@ -33,8 +34,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(arguments: argparse.Namespace) -> None:
-    counts = convert(arguments.input, arguments.output, dev=arguments.dev, dev_every=arguments.dev_every,
-                     lang=arguments.lang)
+    counts = convert(
+        arguments.input, arguments.output, dev=arguments.dev, dev_every=arguments.dev_every, lang=arguments.lang
+    )
     print(", ".join(f"{n} questions to {path}" for path, n in counts.items()))
 
 
@@ -49,8 +51,9 @@ def convert(input_path, output, *, dev=None, dev_every: int = 10, lang: str = "e
             raise CorpusFormatError(f"no |BS:{TEXT}| question text", input_path, line)
         label = example.labels[0].split(":")[0] if len(example.labels) == 1 else None
         if label not in CLASSES:
-            raise CorpusFormatError(f"labels {list(example.labels)}, expected one of {', '.join(CLASSES)}",
-                                    input_path, line)
+            raise CorpusFormatError(
+                f"labels {list(example.labels)}, expected one of {', '.join(CLASSES)}", input_path, line
+            )
         doc = nlp.make_doc(example.texts[TEXT])
         doc.cats = {name: float(name == label) for name in CLASSES}
         (held_out if dev is not None and number % dev_every == 0 else train).add(doc)

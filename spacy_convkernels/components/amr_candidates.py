@@ -32,16 +32,35 @@ from .sentences import check_choice, check_count
 
 @Language.factory(
     "amr_candidates",
-    default_config={"source": "amr", "max_distance": 5, "max_candidates_per_trigger": 5000, "interactions": None,
-                    "participants": None, "entity_labels": None},
+    default_config={
+        "source": "amr",
+        "max_distance": 5,
+        "max_candidates_per_trigger": 5000,
+        "interactions": None,
+        "participants": None,
+        "entity_labels": None,
+    },
     assigns=["doc._.interactions"],
 )
-def make_amr_candidates(nlp: Language, name: str, source: str, max_distance: int,
-                        max_candidates_per_trigger: int | None, interactions: list[str] | None,
-                        participants: list[str] | None, entity_labels: list[str] | None) -> "AmrCandidates":
-    return AmrCandidates(name, source=source, max_distance=max_distance,
-                         max_candidates_per_trigger=max_candidates_per_trigger, interactions=interactions,
-                         participants=participants, entity_labels=entity_labels)
+def make_amr_candidates(
+    nlp: Language,
+    name: str,
+    source: str,
+    max_distance: int,
+    max_candidates_per_trigger: int | None,
+    interactions: list[str] | None,
+    participants: list[str] | None,
+    entity_labels: list[str] | None,
+) -> "AmrCandidates":
+    return AmrCandidates(
+        name,
+        source=source,
+        max_distance=max_distance,
+        max_candidates_per_trigger=max_candidates_per_trigger,
+        interactions=interactions,
+        participants=participants,
+        entity_labels=entity_labels,
+    )
 
 
 class AmrCandidates:
@@ -66,9 +85,17 @@ class AmrCandidates:
         None: every entity.
     """
 
-    def __init__(self, name: str = "amr_candidates", *, source: str = "amr", max_distance: int = 5,
-                 max_candidates_per_trigger: int | None = 5000, interactions: list[str] | None = None,
-                 participants: list[str] | None = None, entity_labels: list[str] | None = None):
+    def __init__(
+        self,
+        name: str = "amr_candidates",
+        *,
+        source: str = "amr",
+        max_distance: int = 5,
+        max_candidates_per_trigger: int | None = 5000,
+        interactions: list[str] | None = None,
+        participants: list[str] | None = None,
+        entity_labels: list[str] | None = None,
+    ):
         check_choice(name, "source", source, ("amr", "dependencies"))
         check_count(name, "max_distance", max_distance, minimum=0)
         if max_candidates_per_trigger is not None:
@@ -77,16 +104,21 @@ class AmrCandidates:
         self.name = name
         self.source = source
         self.entity_labels = set(entity_labels) if entity_labels else None
-        self.options = {"max_distance": max_distance, "max_candidates_per_trigger": max_candidates_per_trigger,
-                        "interactions": frozenset(interactions) if interactions else INTERACTIONS,
-                        "participant_concepts": frozenset(participants) if participants else PARTICIPANTS}
+        self.options = {
+            "max_distance": max_distance,
+            "max_candidates_per_trigger": max_candidates_per_trigger,
+            "interactions": frozenset(interactions) if interactions else INTERACTIONS,
+            "participant_concepts": frozenset(participants) if participants else PARTICIPANTS,
+        }
 
     def __call__(self, doc: Doc) -> Doc:
         records = []
         if self.source == "amr":
             if doc._.amr is None:
-                raise MissingAnnotationError(f"{self.name}: the Doc has no AMR graph in Doc._.amr; "
-                                             "read the corpus with spacy_convkernels.corpora.read_penman")
+                raise MissingAnnotationError(
+                    f"{self.name}: the Doc has no AMR graph in Doc._.amr; "
+                    "read the corpus with spacy_convkernels.corpora.read_penman"
+                )
             graph = SemanticGraph.from_penman(doc._.amr)
             records = [c.to_dict(graph) for c in find_candidates(graph, **self.options)]
         elif len(doc):
@@ -94,8 +126,12 @@ class AmrCandidates:
                 raise MissingAnnotationError(f"{self.name}: the Doc has no dependency parse; put a parser first")
             for sentence in doc.sents:
                 graph = SemanticGraph.from_span(sentence)
-                entities = [str(e.root.i) for e in doc.ents if e.root.i in range(sentence.start, sentence.end)
-                            and (self.entity_labels is None or e.label_ in self.entity_labels)]
+                entities = [
+                    str(e.root.i)
+                    for e in doc.ents
+                    if e.root.i in range(sentence.start, sentence.end)
+                    and (self.entity_labels is None or e.label_ in self.entity_labels)
+                ]
                 options = dict(self.options, participant_nodes=entities)
                 records += [c.to_dict(graph) for c in find_candidates(graph, **options)]
         doc.user_data[INTERACTIONS_KEY] = records

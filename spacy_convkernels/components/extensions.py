@@ -60,11 +60,15 @@ def install_extensions(*names: str) -> None:
             raise ExtensionConflictError(
                 f"{name} is already registered as {_describe(found)}, but spacy-convkernels needs it as "
                 f"{_describe(wanted)}; remove yours ({owner.__name__}.remove_extension({attribute!r})) "
-                "or register it under another name")
+                "or register it under another name"
+            )
 
 
 def _describe(extension: tuple) -> str:
     default, method, getter, setter = extension
-    parts = [f"{label}={value!r}" for label, value in (("method", method), ("getter", getter), ("setter", setter))
-             if value is not None]
+    parts = [
+        f"{label}={value!r}"
+        for label, value in (("method", method), ("getter", getter), ("setter", setter))
+        if value is not None
+    ]
     return ", ".join(parts) if parts else f"default={default!r}"

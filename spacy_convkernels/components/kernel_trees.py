@@ -25,8 +25,9 @@ PARSE = ["token.dep", "token.head", "token.tag", "token.lemma"]  # what a senten
     assigns=["span._.kernel_trees", "doc._.kernel_trees"],
     requires=PARSE,
 )
-def make_kernel_trees(nlp: Language, name: str, representations: list[str], lowercase: bool,
-                      collapse_prepositions: bool) -> "KernelTrees":
+def make_kernel_trees(
+    nlp: Language, name: str, representations: list[str], lowercase: bool, collapse_prepositions: bool
+) -> "KernelTrees":
     return KernelTrees(name, representations, lowercase=lowercase, collapse_prepositions=collapse_prepositions)
 
 
@@ -47,8 +48,14 @@ class KernelTrees:
         KeLP's data (:mod:`~spacy_convkernels.structures.dependency`).
     """
 
-    def __init__(self, name: str = "kernel_trees", representations=REPRESENTATIONS, *, lowercase: bool = True,
-                 collapse_prepositions: bool = True):
+    def __init__(
+        self,
+        name: str = "kernel_trees",
+        representations=REPRESENTATIONS,
+        *,
+        lowercase: bool = True,
+        collapse_prepositions: bool = True,
+    ):
         unknown = [r for r in representations if r not in REPRESENTATIONS]
         if unknown or not representations:
             raise UnknownRepresentationError(

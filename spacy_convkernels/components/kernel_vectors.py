@@ -24,6 +24,7 @@ with the pipeline, so a reloaded pipeline gives identical vectors.
 Trees are read from ``Span._.kernel_trees`` when a ``kernel_trees`` component made them,
 else converted from the parse with the default options.
 """
+
 from collections.abc import Callable
 
 import numpy as np
@@ -39,16 +40,40 @@ DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4,
 
 @Language.factory(
     "kernel_vectors",
-    default_config={"representation": "grct", "kernel": DEFAULT_KERNEL, "n_components": 500,
-                    "landmark_init": "uniform", "landmark_source": "predicted", "random_state": 0, "batch_size": 256},
+    default_config={
+        "representation": "grct",
+        "kernel": DEFAULT_KERNEL,
+        "n_components": 500,
+        "landmark_init": "uniform",
+        "landmark_source": "predicted",
+        "random_state": 0,
+        "batch_size": 256,
+    },
     assigns=["span._.kernel_vector", "doc._.kernel_vector"],
     requires=PARSE,
 )
-def make_kernel_vectors(nlp: Language, name: str, representation: str, kernel, n_components: int, landmark_init: str,
-                        landmark_source: str, random_state: int, batch_size: int) -> "KernelVectors":
-    return KernelVectors(nlp, name, representation=representation, kernel=kernel,
-                         n_components=n_components, landmark_init=landmark_init, landmark_source=landmark_source,
-                         random_state=random_state, batch_size=batch_size)
+def make_kernel_vectors(
+    nlp: Language,
+    name: str,
+    representation: str,
+    kernel,
+    n_components: int,
+    landmark_init: str,
+    landmark_source: str,
+    random_state: int,
+    batch_size: int,
+) -> "KernelVectors":
+    return KernelVectors(
+        nlp,
+        name,
+        representation=representation,
+        kernel=kernel,
+        n_components=n_components,
+        landmark_init=landmark_init,
+        landmark_source=landmark_source,
+        random_state=random_state,
+        batch_size=batch_size,
+    )
 
 
 class KernelVectors(SentenceTreeModel):
@@ -86,17 +111,29 @@ class KernelVectors(SentenceTreeModel):
     fitted_attribute = "normalization_"
     source_setting = "landmark_source"
 
-    def __init__(self, nlp: Language, name: str, *, representation: str, kernel, n_components: int,
-                 landmark_init: str = "uniform", landmark_source: str = "predicted", random_state: int = 0,
-                 batch_size: int = 256):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        representation: str,
+        kernel,
+        n_components: int,
+        landmark_init: str = "uniform",
+        landmark_source: str = "predicted",
+        random_state: int = 0,
+        batch_size: int = 256,
+    ):
         check_count(name, "n_components", n_components, minimum=1)
         check_choice(name, "landmark_init", landmark_init, LANDMARK_INITS)
-        model = Nystroem(kernel, n_components=n_components, landmark_init=landmark_init, dtype=np.float32,
-                         random_state=random_state)
+        model = Nystroem(
+            kernel, n_components=n_components, landmark_init=landmark_init, dtype=np.float32, random_state=random_state
+        )
         super().__init__(nlp, name, representation, batch_size, model, landmark_source)
 
-    def initialize(self, get_examples: Callable, *, nlp: Language | None = None,
-                   landmark_corpus: Callable | None = None) -> None:
+    def initialize(
+        self, get_examples: Callable, *, nlp: Language | None = None, landmark_corpus: Callable | None = None
+    ) -> None:
         """Pick the landmarks among the training sentences, or those of ``landmark_corpus``."""
         nlp = nlp or self.nlp
         self._fit(landmark_corpus(nlp) if landmark_corpus is not None else get_examples(), nlp)

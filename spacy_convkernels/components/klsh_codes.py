@@ -14,6 +14,7 @@ gets ``Span._.klsh_code``, its code packed 8 bits to a byte (uint8 array, None f
 sentence without a tree), and every Doc ``Doc._.klsh_code``, the list of its sentences'
 codes. Reference set and hash functions are saved with the pipeline.
 """
+
 from collections.abc import Callable
 
 from spacy.language import Language
@@ -28,19 +29,46 @@ from .sentences import SentenceTreeModel, check_choice, check_count
 
 @Language.factory(
     "klsh_codes",
-    default_config={"representation": "grct", "kernel": DEFAULT_KERNEL, "n_references": 100, "n_bits": 256,
-                    "subset_size": 20, "hash_function": "random_knn", "reference_source": "predicted",
-                    "random_state": 0, "batch_size": 256},
+    default_config={
+        "representation": "grct",
+        "kernel": DEFAULT_KERNEL,
+        "n_references": 100,
+        "n_bits": 256,
+        "subset_size": 20,
+        "hash_function": "random_knn",
+        "reference_source": "predicted",
+        "random_state": 0,
+        "batch_size": 256,
+    },
     assigns=["span._.klsh_code", "doc._.klsh_code"],
     requires=PARSE,
 )
-def make_klsh_codes(nlp: Language, name: str, representation: str, kernel, n_references: int, n_bits: int,
-                    subset_size: int, hash_function: str, reference_source: str, random_state: int,
-                    batch_size: int) -> "KLSHCodes":
-    return KLSHCodes(nlp, name, representation=representation, kernel=kernel,
-                     n_references=n_references, n_bits=n_bits, subset_size=subset_size,
-                     hash_function=hash_function, reference_source=reference_source, random_state=random_state,
-                     batch_size=batch_size)
+def make_klsh_codes(
+    nlp: Language,
+    name: str,
+    representation: str,
+    kernel,
+    n_references: int,
+    n_bits: int,
+    subset_size: int,
+    hash_function: str,
+    reference_source: str,
+    random_state: int,
+    batch_size: int,
+) -> "KLSHCodes":
+    return KLSHCodes(
+        nlp,
+        name,
+        representation=representation,
+        kernel=kernel,
+        n_references=n_references,
+        n_bits=n_bits,
+        subset_size=subset_size,
+        hash_function=hash_function,
+        reference_source=reference_source,
+        random_state=random_state,
+        batch_size=batch_size,
+    )
 
 
 class KLSHCodes(SentenceTreeModel):
@@ -81,22 +109,43 @@ class KLSHCodes(SentenceTreeModel):
     fitted_attribute = "references_"
     source_setting = "reference_source"
 
-    def __init__(self, nlp: Language, name: str, *, representation: str, kernel, n_references: int, n_bits: int,
-                 subset_size: int = 20, hash_function: str = "random_knn", reference_source: str = "predicted",
-                 random_state: int = 0, batch_size: int = 256):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        representation: str,
+        kernel,
+        n_references: int,
+        n_bits: int,
+        subset_size: int = 20,
+        hash_function: str = "random_knn",
+        reference_source: str = "predicted",
+        random_state: int = 0,
+        batch_size: int = 256,
+    ):
         for setting, value in (("n_references", n_references), ("n_bits", n_bits), ("subset_size", subset_size)):
             check_count(name, setting, value, minimum=1)
         if subset_size >= n_references:
-            raise InvalidParameterError(f"{name}: subset_size ({subset_size}) must be below n_references "
-                                        f"({n_references}): two subsets of every reference give constant bits")
+            raise InvalidParameterError(
+                f"{name}: subset_size ({subset_size}) must be below n_references "
+                f"({n_references}): two subsets of every reference give constant bits"
+            )
         check_choice(name, "hash_function", hash_function, HASH_FUNCTIONS)
-        model = KLSH(kernel, n_references=n_references, n_bits=n_bits, subset_size=subset_size,
-                     hash_function=hash_function, random_state=random_state)
+        model = KLSH(
+            kernel,
+            n_references=n_references,
+            n_bits=n_bits,
+            subset_size=subset_size,
+            hash_function=hash_function,
+            random_state=random_state,
+        )
         self.minimum_trees = subset_size + 1  # references are drawn among the trees: more than subset_size
         super().__init__(nlp, name, representation, batch_size, model, reference_source)
 
-    def initialize(self, get_examples: Callable, *, nlp: Language | None = None,
-                   reference_corpus: Callable | None = None) -> None:
+    def initialize(
+        self, get_examples: Callable, *, nlp: Language | None = None, reference_corpus: Callable | None = None
+    ) -> None:
         """Draw the reference set among the training sentences, or those of ``reference_corpus``."""
         nlp = nlp or self.nlp
         self._fit(reference_corpus(nlp) if reference_corpus is not None else get_examples(), nlp)
@@ -115,5 +164,8 @@ class KLSHCodes(SentenceTreeModel):
         return state
 
     def _set_state(self, state: dict) -> None:
-        self.model.restore([Tree.from_string(s) for s in state["references"]],
-                           subsets=state.get("subsets"), hyperplanes=state.get("hyperplanes"))
+        self.model.restore(
+            [Tree.from_string(s) for s in state["references"]],
+            subsets=state.get("subsets"),
+            hyperplanes=state.get("hyperplanes"),
+        )

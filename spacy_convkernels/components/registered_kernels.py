@@ -36,8 +36,9 @@ def register(kernel_class: type[Kernel]):
         return kernel_class(**params)
 
     parameters = [
-        parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY,
-                          default=PIPELINE_VECTORS if name == "vectors" else parameter.default)
+        parameter.replace(
+            kind=inspect.Parameter.KEYWORD_ONLY, default=PIPELINE_VECTORS if name == "vectors" else parameter.default
+        )
         for name, parameter in inspect.signature(kernel_class).parameters.items()
     ]
     make.__signature__ = inspect.Signature(parameters, return_annotation=kernel_class)

@@ -1,5 +1,6 @@
 """What the components share: checks of their settings, a Doc's sentence trees, the docs
 they are fitted on, and the base of the components whose model is fitted on sentence trees."""
+
 import numbers
 from collections.abc import Iterable, Iterator
 
@@ -35,15 +36,17 @@ def check_count(component: str, name: str, value, minimum: int) -> None:
 def check_choice(component: str, name: str, value, choices: tuple) -> None:
     """Refuse a setting that is not one of ``choices``."""
     if value not in choices:
-        raise InvalidParameterError(f"{component}: {name} must be one of {', '.join(map(repr, choices))}, "
-                                    f"got {value!r}")
+        raise InvalidParameterError(
+            f"{component}: {name} must be one of {', '.join(map(repr, choices))}, got {value!r}"
+        )
 
 
 def check_kernel(component: str, kernel) -> None:
     """Refuse a kernel that does not compare trees, or parameters the kernel refuses."""
     if not isinstance(kernel, Kernel) or kernel.structure_type is not Tree:
-        raise InvalidParameterError(f"{component}: kernel must be a tree kernel of spacy_convkernels, "
-                                    f"got {type(kernel).__name__}")
+        raise InvalidParameterError(
+            f"{component}: kernel must be a tree kernel of spacy_convkernels, got {type(kernel).__name__}"
+        )
     try:
         validate_parameters(kernel)
     except InvalidParameterError as problem:
@@ -88,10 +91,14 @@ def fitting_docs(examples: Iterable, nlp: Language, component_name: str, source:
             docs = component.pipe(docs) if hasattr(component, "pipe") else map(component, docs)
     for doc in docs:
         if len(doc) and not doc.has_annotation("DEP"):
-            advice = ("put a parser before it, or fit on the reference docs" if source == "predicted"
-                      else "fit on parsed docs")
-            raise MissingAnnotationError(f"{component_name}: a {source} training doc has no dependency parse "
-                                         f"({doc.text[:40]!r}); {advice}")
+            advice = (
+                "put a parser before it, or fit on the reference docs"
+                if source == "predicted"
+                else "fit on parsed docs"
+            )
+            raise MissingAnnotationError(
+                f"{component_name}: a {source} training doc has no dependency parse ({doc.text[:40]!r}); {advice}"
+            )
         yield doc
 
 
@@ -113,13 +120,15 @@ class SentenceTreeModel:
 
     def __init__(self, nlp: Language, name: str, representation: str, batch_size: int, model, tree_source: str):
         if representation not in REPRESENTATIONS:
-            raise UnknownRepresentationError(f"{name}: representation must be one of {REPRESENTATIONS}, "
-                                             f"got {representation!r}")
+            raise UnknownRepresentationError(
+                f"{name}: representation must be one of {REPRESENTATIONS}, got {representation!r}"
+            )
         check_count(name, "batch_size", batch_size, minimum=1)
         check_choice(name, self.source_setting, tree_source, TREE_SOURCES)
         check_kernel(name, model.kernel)
-        install_extensions("span._.kernel_trees", "doc._.kernel_trees", f"span._.{self.extension}",
-                           f"doc._.{self.extension}")
+        install_extensions(
+            "span._.kernel_trees", "doc._.kernel_trees", f"span._.{self.extension}", f"doc._.{self.extension}"
+        )
         self.nlp = nlp
         self.name = name
         self.representation = representation
@@ -134,11 +143,16 @@ class SentenceTreeModel:
 
     def _fit(self, examples: Iterable, nlp: Language) -> None:
         self._bind_vectors()
-        trees = [tree for doc in fitting_docs(examples, nlp, self.name, self.tree_source)
-                 for tree in sentence_trees(doc, self.representation) if tree is not None]
+        trees = [
+            tree
+            for doc in fitting_docs(examples, nlp, self.name, self.tree_source)
+            for tree in sentence_trees(doc, self.representation)
+            if tree is not None
+        ]
         if len(trees) < self.minimum_trees:
-            raise ConvKernelsError(f"{self.name}: {len(trees)} training sentences with a tree, "
-                                   f"at least {self.minimum_trees} needed")
+            raise ConvKernelsError(
+                f"{self.name}: {len(trees)} training sentences with a tree, at least {self.minimum_trees} needed"
+            )
         self.model.fit(trees)
 
     def doc_value(self, values: list):
@@ -153,14 +167,19 @@ class SentenceTreeModel:
             raise NotInitializedError(f"{self.name}: not fitted yet; run nlp.initialize() or load a trained pipeline")
         self._bind_vectors()
         for batch in minibatch(stream, size=batch_size or self.batch_size):
-            sentences = [(sentence, tree) for doc in batch for sentence, tree in
-                         zip(doc.sents if len(doc) else [], sentence_trees(doc, self.representation))]
+            sentences = [
+                (sentence, tree)
+                for doc in batch
+                for sentence, tree in zip(doc.sents if len(doc) else [], sentence_trees(doc, self.representation))
+            ]
             with_tree = [(sentence, tree) for sentence, tree in sentences if tree is not None]
             values = self.model.transform([tree for _, tree in with_tree]) if with_tree else []
             for (sentence, _), value in zip(with_tree, values):
                 sentence._.set(self.extension, value)
             for doc in batch:
-                doc._.set(self.extension, self.doc_value([s._.get(self.extension) for s in doc.sents] if len(doc) else []))
+                doc._.set(
+                    self.extension, self.doc_value([s._.get(self.extension) for s in doc.sents] if len(doc) else [])
+                )
                 yield doc
 
     def _state(self) -> dict:

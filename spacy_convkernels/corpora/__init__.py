@@ -1,4 +1,5 @@
 """Corpus readers: KeLP examples, CoNLL-U treebanks, AMR graphs in PENMAN notation."""
+
 from ..errors import CorpusFileError, CorpusWarning
 from .amr import read_penman
 from .conllu import read_conllu

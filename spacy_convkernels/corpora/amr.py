@@ -5,6 +5,7 @@ tokenizer, or spaCy's English one; else the tokens of ``# ::tok``), with ``Doc._
 holding the graph as PENMAN text, its metadata (``# ::id``, ``# ::snt``, ...) included, so that it survives ``DocBin``:
 ``penman.decode(doc._.amr)`` gives the graph back.
 """
+
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -23,8 +24,9 @@ from .skipping import skip_or_raise
 _ID = re.compile(r"::id\s+(\S+)")
 
 
-def read_penman(path, nlp=None, *, skip_errors: bool = False,
-                errors: list[CorpusFormatError] | None = None, progress: bool = False) -> Iterator[Doc]:
+def read_penman(
+    path, nlp=None, *, skip_errors: bool = False, errors: list[CorpusFormatError] | None = None, progress: bool = False
+) -> Iterator[Doc]:
     """Yield one Doc per AMR graph of a PENMAN file, in file order.
 
     The sentence is ``# ::snt``, or else the tokens of ``# ::tok`` (alignment releases),
@@ -48,8 +50,14 @@ def read_penman(path, nlp=None, *, skip_errors: bool = False,
                 raise _Malformed(problem[1].message, problem[0] - first_line, problem[1].cause)
             graph = _decode(text)
         except _Malformed as malformed:
-            skip_or_raise(corpus_error(f"graph {graph_id}: {malformed.message}", path, first_line + malformed.line,
-                                       malformed.cause), skip_errors, errors, "graph")
+            skip_or_raise(
+                corpus_error(
+                    f"graph {graph_id}: {malformed.message}", path, first_line + malformed.line, malformed.cause
+                ),
+                skip_errors,
+                errors,
+                "graph",
+            )
             continue
         sentence = graph.metadata.get("snt", "")
         if sentence.strip():
@@ -58,8 +66,12 @@ def read_penman(path, nlp=None, *, skip_errors: bool = False,
             words = graph.metadata.get("tok", "").split()
             doc = Doc(nlp.vocab, words=words, spaces=[True] * (len(words) - 1) + [False]) if words else None
         if doc is None:
-            skip_or_raise(corpus_error(f"graph {graph_id}: no '# ::snt' sentence nor '# ::tok' tokens", path,
-                                       first_line), skip_errors, errors, "graph")
+            skip_or_raise(
+                corpus_error(f"graph {graph_id}: no '# ::snt' sentence nor '# ::tok' tokens", path, first_line),
+                skip_errors,
+                errors,
+                "graph",
+            )
             continue
         doc._.amr = penman.encode(graph)
         yield doc
@@ -113,8 +125,10 @@ def _graph_block(first: int, lines: list[str], problem):
 
 # PENMAN tokens as penman's lexer cuts them (line by line, str.splitlines' line ends), as far
 # as brackets, strings and comments go
-_TOKEN = re.compile(r'#[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*|"[^"\\]*(?:\\.[^"\\]*)*"'
-                    r'|[()]|[^ \t\r\n\v\f"()/:~]+|[^ \t\r\n\v\f]')
+_TOKEN = re.compile(
+    r'#[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*|"[^"\\]*(?:\\.[^"\\]*)*"'
+    r'|[()]|[^ \t\r\n\v\f"()/:~]+|[^ \t\r\n\v\f]'
+)
 _UNSAFE = re.compile(r"[\s()]")  # would split or nest a tree label made from a concept or a role
 
 
@@ -142,8 +156,9 @@ def _decode(text: str) -> penman.Graph:
         if node in defined:
             raise _Malformed(f"variable {node} is defined twice", _line_of(text, node, 1))
         if _UNSAFE.search(concept):
-            raise _Malformed(f"concept {concept!r} of node {node} holds whitespace or brackets",
-                             _line_of(text, node, 0))
+            raise _Malformed(
+                f"concept {concept!r} of node {node} holds whitespace or brackets", _line_of(text, node, 0)
+            )
         defined.add(node)
     for node, role, target in graph.edges() + graph.attributes():
         if target is None:

@@ -6,6 +6,7 @@ and sentence starts. Multi-word tokens (``19-20 don't``) give their syntactic wo
 (``do``, ``n't``) written without a space between them; empty nodes (``8.1``) belong to
 the enhanced graph only and are left out.
 """
+
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -20,8 +21,15 @@ from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
 
-def read_conllu(path, vocab: Vocab | None = None, *, n_sents: int = 1, skip_errors: bool = False,
-                errors: list[CorpusFormatError] | None = None, progress: bool = False) -> Iterator[Doc]:
+def read_conllu(
+    path,
+    vocab: Vocab | None = None,
+    *,
+    n_sents: int = 1,
+    skip_errors: bool = False,
+    errors: list[CorpusFormatError] | None = None,
+    progress: bool = False,
+) -> Iterator[Doc]:
     """Yield Docs of ``n_sents`` sentences each from a ``.conllu`` file.
 
     A malformed sentence, one with an undecodable line, or a broken ``.gz`` stream raises
@@ -43,8 +51,12 @@ def read_conllu(path, vocab: Vocab | None = None, *, n_sents: int = 1, skip_erro
                 raise _Malformed(rows.message, first_line, rows.cause)
             batch.append(_parse_sentence(rows))
         except _Malformed as problem:
-            skip_or_raise(corpus_error(problem.message, path, problem.line or first_line, problem.cause),
-                          skip_errors, errors, "sentence")
+            skip_or_raise(
+                corpus_error(problem.message, path, problem.line or first_line, problem.cause),
+                skip_errors,
+                errors,
+                "sentence",
+            )
             continue
         if len(batch) == n_sents:
             yield _make_doc(vocab, batch)
@@ -129,8 +141,9 @@ def _parse_sentence(rows):
         pos.append(upos if upos != "_" else "")
         tags.append(xpos if xpos != "_" else "")
         if feats != "_" and not _features_ok(feats):
-            raise _Malformed(f"features {feats!r} of token {ident} are not Name=Value[,Value]|... with distinct names",
-                             number)
+            raise _Malformed(
+                f"features {feats!r} of token {ident} are not Name=Value[,Value]|... with distinct names", number
+            )
         morphs.append(feats if feats != "_" else "")
         heads.append((int(head) - 1, number))
         deps.append(deprel)
@@ -165,8 +178,25 @@ def _features_ok(feats: str) -> bool:
     return all(found) and len({f.group(1) for f in found}) == len(found)
 
 
-_UPOS = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
-         "PUNCT", "SCONJ", "SYM", "VERB", "X"}
+_UPOS = {
+    "ADJ",
+    "ADP",
+    "ADV",
+    "AUX",
+    "CCONJ",
+    "DET",
+    "INTJ",
+    "NOUN",
+    "NUM",
+    "PART",
+    "PRON",
+    "PROPN",
+    "PUNCT",
+    "SCONJ",
+    "SYM",
+    "VERB",
+    "X",
+}
 
 
 def _make_doc(vocab: Vocab, sentences) -> Doc:
@@ -183,5 +213,15 @@ def _make_doc(vocab: Vocab, sentences) -> Doc:
         deps += s_deps
         starts += [True] + [False] * (len(s_words) - 1)
     spaces[-1] = False  # no whitespace after the end of the text
-    return Doc(vocab, words=words, spaces=spaces, lemmas=lemmas, tags=tags, pos=pos, morphs=morphs,
-               heads=heads, deps=deps, sent_starts=starts)
+    return Doc(
+        vocab,
+        words=words,
+        spaces=spaces,
+        lemmas=lemmas,
+        tags=tags,
+        pos=pos,
+        morphs=morphs,
+        heads=heads,
+        deps=deps,
+        sent_starts=starts,
+    )

@@ -11,6 +11,7 @@ text. As in KeLP, names are unique within an example whatever the kind, and a
 representation without a name (``|BT|``) is named by its position among all the
 example's representations, from ``"0"``.
 """
+
 import math
 import re
 from collections.abc import Iterator
@@ -38,8 +39,9 @@ class KlpExample:
     texts: dict[str, str] = field(default_factory=dict)
 
 
-def read_klp(path, *, skip_errors: bool = False, errors: list[CorpusFormatError] | None = None,
-             progress: bool = False) -> Iterator[KlpExample]:
+def read_klp(
+    path, *, skip_errors: bool = False, errors: list[CorpusFormatError] | None = None, progress: bool = False
+) -> Iterator[KlpExample]:
     """Yield the examples of a ``.klp`` or ``.klp.gz`` file, in file order; blank lines
     are skipped.
 
@@ -54,8 +56,9 @@ def read_klp(path, *, skip_errors: bool = False, errors: list[CorpusFormatError]
         yield example
 
 
-def read_klp_lines(path, *, skip_errors: bool = False, errors: list[CorpusFormatError] | None = None,
-                   progress: bool = False) -> Iterator[tuple[int, KlpExample]]:
+def read_klp_lines(
+    path, *, skip_errors: bool = False, errors: list[CorpusFormatError] | None = None, progress: bool = False
+) -> Iterator[tuple[int, KlpExample]]:
     """As :func:`read_klp`, each example with its 1-based line number."""
     path = Path(path)
     for number, line in corpus_lines(path, progress):
@@ -85,7 +88,7 @@ def parse_klp_line(line: str) -> KlpExample:
         if begin is None:
             break
         if line[position : begin.start()].strip():
-            raise ValueError(f"unexpected text {line[position:begin.start()].strip()[:30]!r} between representations")
+            raise ValueError(f"unexpected text {line[position : begin.start()].strip()[:30]!r} between representations")
         mark, kind, name = begin.groups()
         if mark != "B":
             raise ValueError(f"'{begin.group()}' without a matching begin marker")

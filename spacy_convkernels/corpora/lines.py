@@ -1,4 +1,5 @@
 """The numbered lines of a UTF-8 text file or its ``.gz``, as every reader takes them."""
+
 import gzip
 import zlib
 from collections.abc import Iterator
@@ -56,8 +57,10 @@ def _lines(handle, what: str):
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as error:
-                    yield number, Unreadable(f"not UTF-8 text ({error.reason} at byte {error.start} of the line)",
-                                             error, False)
+                    yield (
+                        number,
+                        Unreadable(f"not UTF-8 text ({error.reason} at byte {error.start} of the line)", error, False),
+                    )
                     continue
                 if number == 1 and line.startswith("\ufeff"):
                     line = line[1:]

@@ -1,4 +1,5 @@
 """What a corpus reader does with a malformed item: raise, or skip it and report it."""
+
 import warnings
 
 from ..errors import CorpusFormatError, CorpusWarning

@@ -1,4 +1,5 @@
 """Kernels over structures, computed by the compiled engine."""
+
 from ..errors import InvalidParameterError, StructureTypeError, VectorsError
 from .base import Kernel
 from .node_similarity import CompositionalSimilarity, LexicalSimilarity

@@ -132,8 +132,15 @@ class Kernel(BaseEstimator):
         """K(a, b), normalized by default."""
         return float(self.pairs([a, b], [(0, 1)], normalize=normalize, n_jobs=1)[0])
 
-    def gram(self, X: Sequence, Y: Sequence | None = None, *, normalize: bool = True, n_jobs: int | None = None,
-             progress: bool = False) -> np.ndarray:
+    def gram(
+        self,
+        X: Sequence,
+        Y: Sequence | None = None,
+        *,
+        normalize: bool = True,
+        n_jobs: int | None = None,
+        progress: bool = False,
+    ) -> np.ndarray:
         """The Gram matrix K[i, j] = K(X[i], Y[j]) (Y = X when None), float64.
 
         With ``Y=None`` only the upper triangle is computed. ``progress`` shows a tqdm bar
@@ -148,11 +155,20 @@ class Kernel(BaseEstimator):
             inv_a = self._inverse_norms(X, A, spec, tables, threads)
             inv_b = inv_a if B is A else self._inverse_norms(Y, B, spec, tables, threads)
         with tqdm(total=len(X), desc=f"{type(self).__name__} Gram", unit=" rows", disable=not progress) as bar:
-            return _driver.gram(_engine_settings(spec, tables), A, B, symmetric=B is A, inv_norm_a=inv_a, inv_norm_b=inv_b,
-                                n_threads=threads, progress=bar.update if progress else None)
+            return _driver.gram(
+                _engine_settings(spec, tables),
+                A,
+                B,
+                symmetric=B is A,
+                inv_norm_a=inv_a,
+                inv_norm_b=inv_b,
+                n_threads=threads,
+                progress=bar.update if progress else None,
+            )
 
-    def pairs(self, X: Sequence, index_pairs, *, normalize: bool = True, n_jobs: int | None = None,
-              progress: bool = False) -> np.ndarray:
+    def pairs(
+        self, X: Sequence, index_pairs, *, normalize: bool = True, n_jobs: int | None = None, progress: bool = False
+    ) -> np.ndarray:
         """K(X[i], X[j]) for each row (i, j) of ``index_pairs`` (``X`` may be Prepared);
         ``progress`` shows a tqdm bar of the pairs done."""
         threads = n_threads(n_jobs)
@@ -216,8 +232,16 @@ class Kernel(BaseEstimator):
     def _raw_pairs(A, index: np.ndarray, spec: EngineSpec, tables, threads: int, inv=None, progress=None) -> np.ndarray:
         """K(A[i], A[j]) for the rows (i, j) of ``index``, times inv[i] * inv[j] when given;
         ``progress(n)`` called after each block of n pairs."""
-        return _driver.pairs(_engine_settings(spec, tables), A, A, index, inv_norm_a=inv, inv_norm_b=inv,
-                             n_threads=threads, progress=progress)
+        return _driver.pairs(
+            _engine_settings(spec, tables),
+            A,
+            A,
+            index,
+            inv_norm_a=inv,
+            inv_norm_b=inv,
+            n_threads=threads,
+            progress=progress,
+        )
 
     def _inverse_norms(self, X: list, packed, spec, tables, threads: int, used=None) -> np.ndarray:
         """1 / sqrt(K(x, x)) (0 where K(x, x) = 0, or where ``used`` is False)."""
@@ -267,8 +291,14 @@ def _engine_settings(spec: EngineSpec, tables) -> EngineSettings:
     published = None if tables is None else tables.current
     node_table = published if isinstance(published, NodeSimilarity) else None
     tuple_table = None if published is None or node_table is not None else published
-    return EngineSettings(spec.kind, lam=spec.lam, mu=spec.mu, terminal_factor=spec.terminal_factor,
-                          similarity=node_table, tuples=tuple_table)
+    return EngineSettings(
+        spec.kind,
+        lam=spec.lam,
+        mu=spec.mu,
+        terminal_factor=spec.terminal_factor,
+        similarity=node_table,
+        tuples=tuple_table,
+    )
 
 
 def _warn_on_underflow(name: str, X: list, computed: np.ndarray, values: np.ndarray) -> None:
@@ -293,8 +323,9 @@ def _check_index_pairs(index_pairs, n: int) -> np.ndarray:
     if index.size == 0:
         return np.zeros((0, 2), dtype=np.int64)
     if index.ndim != 2 or index.shape[1] != 2 or not np.issubdtype(index.dtype, np.integer):
-        raise InvalidParameterError(f"index_pairs must be integer pairs of shape (n, 2), got shape {index.shape} "
-                                    f"of {index.dtype}")
+        raise InvalidParameterError(
+            f"index_pairs must be integer pairs of shape (n, 2), got shape {index.shape} of {index.dtype}"
+        )
     if index.min() < 0 or index.max() >= n:
         raise InvalidParameterError(f"index_pairs refer to structures outside 0..{n - 1}")
     return np.ascontiguousarray(index, dtype=np.int64)

@@ -8,6 +8,7 @@ table that covers it is published (under the table's lock), and never rewritten,
 capacity runs out, the entries move to a new buffer of 1.5 times the size; earlier
 views keep the old buffer alive.
 """
+
 import numpy as np
 
 

@@ -40,6 +40,7 @@ do to accuracy is measured by ``bench/qc_classification.py`` (on TREC QC).
 :class:`SimilarityTable` turns rules into the arrays the engine reads (kind, group and
 vector row per label id), growing as new labels appear.
 """
+
 import itertools
 import threading
 from collections.abc import Iterable, Sequence
@@ -128,8 +129,15 @@ class CompositionalSimilarity:
 
     kind = SimilarityKind.COMPOSITIONAL
 
-    def __init__(self, vectors: WordVectors, alpha: float = 1.0, beta: float = 1.0,
-                 syntactic_restriction: bool = False, shared_rows: str = "kelp", dilution: float = 0.25):
+    def __init__(
+        self,
+        vectors: WordVectors,
+        alpha: float = 1.0,
+        beta: float = 1.0,
+        syntactic_restriction: bool = False,
+        shared_rows: str = "kelp",
+        dilution: float = 0.25,
+    ):
         self.vectors = vectors
         self.alpha = alpha
         self.beta = beta
@@ -212,8 +220,11 @@ class SimilaritySpec:
             vectors = WordVectors.load(self.vectors)
             if self.compositional is not None:
                 alpha, beta, syntactic_restriction = self.compositional
-                rules.append(CompositionalSimilarity(vectors, alpha, beta, syntactic_restriction, self.shared_rows,
-                                                     self.dilution))
+                rules.append(
+                    CompositionalSimilarity(
+                        vectors, alpha, beta, syntactic_restriction, self.shared_rows, self.dilution
+                    )
+                )
             if self.lexical:
                 rules.append(LexicalSimilarity(vectors, self.shared_rows, self.dilution))
         return SimilarityTable(rules, self.threshold, label_weights=dict(self.label_weights))
@@ -245,8 +256,13 @@ class SimilarityTable:
 
     _uids = itertools.count()
 
-    def __init__(self, rules: Sequence, threshold: float = 0.01, gamma: float = 0.0,
-                 label_weights: dict[str, float] | None = None):
+    def __init__(
+        self,
+        rules: Sequence,
+        threshold: float = 0.01,
+        gamma: float = 0.0,
+        label_weights: dict[str, float] | None = None,
+    ):
         self.rules = list(rules)
         self.threshold = threshold
         self.gamma = gamma
@@ -320,8 +336,9 @@ class SimilarityTable:
                 self._vectors = GrowingArray(np.float64, 0.0, described.vector.shape)
             self._row_ids[described.row_key] = self._vectors.append(described.vector)
             free = 2 - len(described.own)
-            self._own_words.append([self._word_ids.setdefault(word, len(self._word_ids))
-                                    for word, _ in described.own] + [-1] * free)
+            self._own_words.append(
+                [self._word_ids.setdefault(word, len(self._word_ids)) for word, _ in described.own] + [-1] * free
+            )
             self._own_parts.append([part for _, part in described.own] + [0.0] * free)
         return self._row_ids[described.row_key]
 
@@ -329,10 +346,18 @@ class SimilarityTable:
         """(coverage snapshot, the table as the engine reads it): views of the entries written so far."""
         vectors = self._vectors.view() if self._vectors is not None else np.zeros((0, 1))
         own = (self._own_words.view(), self._own_parts.view()) if self._word_ids else (None, None)
-        table = NodeSimilarity(self.kinds.view(), groups=self.groups.view(), rows=self.rows.view(),
-                               weights=self.weights.view(), vectors=vectors, threshold=self.threshold,
-                               gamma=self.gamma, label_weights=self.label_weight_by_id.view(),
-                               own_words=own[0], own_parts=own[1])
+        table = NodeSimilarity(
+            self.kinds.view(),
+            groups=self.groups.view(),
+            rows=self.rows.view(),
+            weights=self.weights.view(),
+            vectors=vectors,
+            threshold=self.threshold,
+            gamma=self.gamma,
+            label_weights=self.label_weight_by_id.view(),
+            own_words=own[0],
+            own_parts=own[1],
+        )
         return self._coverage.publish(), table
 
 

@@ -13,6 +13,7 @@ comes from :mod:`.node_similarity` otherwise: the cosine of word vectors between
 nodes (SPTK) or of composed head-modifier vectors between compositional nodes (CSPTK).
 Without vectors sigma is the identity on label contents and SPTK is exactly PTK.
 """
+
 from ..validation import Anything, Boolean, Interval, Options, Weights
 from ._settings import KernelKind
 from .base import EngineSpec
@@ -48,15 +49,29 @@ class SmoothedPartialTreeKernel(TreeKernel):
     """
 
     _parameter_constraints = {
-        "lam": [POSITIVE], "mu": [POSITIVE], "terminal_factor": [NON_NEGATIVE],
-        "threshold": [Interval(0, 1, closed="both")], "vectors": [VECTOR_SOURCE, None],
-        "shared_rows": [Options(*SHARED_ROW_RULES)], "dilution": [NON_NEGATIVE], "label_weights": [Weights(), None],
+        "lam": [POSITIVE],
+        "mu": [POSITIVE],
+        "terminal_factor": [NON_NEGATIVE],
+        "threshold": [Interval(0, 1, closed="both")],
+        "vectors": [VECTOR_SOURCE, None],
+        "shared_rows": [Options(*SHARED_ROW_RULES)],
+        "dilution": [NON_NEGATIVE],
+        "label_weights": [Weights(), None],
     }
     vectors = VectorsParameter()
 
-    def __init__(self, lam: float = 0.4, *, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
-                 vectors=None, shared_rows: str = "kelp", dilution: float = 0.25,
-                 label_weights: dict[str, float] | None = None):
+    def __init__(
+        self,
+        lam: float = 0.4,
+        *,
+        mu: float = 0.4,
+        terminal_factor: float = 1.0,
+        threshold: float = 0.01,
+        vectors=None,
+        shared_rows: str = "kelp",
+        dilution: float = 0.25,
+        label_weights: dict[str, float] | None = None,
+    ):
         self.lam = lam
         self.mu = mu
         self.terminal_factor = terminal_factor
@@ -67,14 +82,26 @@ class SmoothedPartialTreeKernel(TreeKernel):
         self.label_weights = label_weights
 
     def _engine_spec(self) -> EngineSpec:
-        return EngineSpec(KernelKind.SMOOTHED_PARTIAL_TREE, self.lam, self.mu, self.terminal_factor,
-                          match_key="content" if self.vectors is None else "label", tables=self._similarity())
+        return EngineSpec(
+            KernelKind.SMOOTHED_PARTIAL_TREE,
+            self.lam,
+            self.mu,
+            self.terminal_factor,
+            match_key="content" if self.vectors is None else "label",
+            tables=self._similarity(),
+        )
 
     def _similarity(self, **rules) -> SimilaritySpec:
         """The label table: lexical smoothing (unless ``rules`` say otherwise), threshold, weights."""
-        return SimilaritySpec(vectors=self.vectors, lexical=rules.pop("lexical", True), shared_rows=self.shared_rows,
-                              dilution=self.dilution, threshold=self.threshold,
-                              label_weights=tuple(sorted((self.label_weights or {}).items())), **rules)
+        return SimilaritySpec(
+            vectors=self.vectors,
+            lexical=rules.pop("lexical", True),
+            shared_rows=self.shared_rows,
+            dilution=self.dilution,
+            threshold=self.threshold,
+            label_weights=tuple(sorted((self.label_weights or {}).items())),
+            **rules,
+        )
 
 
 class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
@@ -98,15 +125,38 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
 
     _parameter_constraints = {
         **SmoothedPartialTreeKernel._parameter_constraints,
-        "alpha": [NON_NEGATIVE], "beta": [NON_NEGATIVE], "lexical": [Boolean()], "syntactic_restriction": [Boolean()],
+        "alpha": [NON_NEGATIVE],
+        "beta": [NON_NEGATIVE],
+        "lexical": [Boolean()],
+        "syntactic_restriction": [Boolean()],
     }
 
-    def __init__(self, lam: float = 0.4, *, mu: float = 0.4, terminal_factor: float = 1.0, threshold: float = 0.01,
-                 vectors=None, alpha: float = 1.0, beta: float = 1.0, lexical: bool = False,
-                 syntactic_restriction: bool = False, shared_rows: str = "kelp", dilution: float = 0.25,
-                 label_weights: dict[str, float] | None = None):
-        super().__init__(lam, mu=mu, terminal_factor=terminal_factor, threshold=threshold, vectors=vectors,
-                         shared_rows=shared_rows, dilution=dilution, label_weights=label_weights)
+    def __init__(
+        self,
+        lam: float = 0.4,
+        *,
+        mu: float = 0.4,
+        terminal_factor: float = 1.0,
+        threshold: float = 0.01,
+        vectors=None,
+        alpha: float = 1.0,
+        beta: float = 1.0,
+        lexical: bool = False,
+        syntactic_restriction: bool = False,
+        shared_rows: str = "kelp",
+        dilution: float = 0.25,
+        label_weights: dict[str, float] | None = None,
+    ):
+        super().__init__(
+            lam,
+            mu=mu,
+            terminal_factor=terminal_factor,
+            threshold=threshold,
+            vectors=vectors,
+            shared_rows=shared_rows,
+            dilution=dilution,
+            label_weights=label_weights,
+        )
         self.alpha = alpha
         self.beta = beta
         self.lexical = lexical

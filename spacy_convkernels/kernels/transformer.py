@@ -9,6 +9,7 @@ tuned in a pipeline::
                           {"kerneltransformer__kernel__lam": [0.2, 0.4]})
     search.fit(trees, labels)
 """
+
 from collections.abc import Sequence
 
 import numpy as np
@@ -60,8 +61,9 @@ class KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     def fit(self, X: Sequence, y=None):
         """Keep the structures ``X`` and compute their self-kernels."""
         if not isinstance(self.kernel, Kernel):
-            raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got "
-                                        f"{type(self.kernel).__name__}")
+            raise InvalidParameterError(
+                f"kernel must be a kernel of spacy_convkernels, got {type(self.kernel).__name__}"
+            )
         X = structure_list(X, type(self).__name__)
         if not X:
             raise InvalidParameterError("KernelTransformer needs at least one structure to fit")
@@ -72,14 +74,27 @@ class KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     def transform(self, X: Sequence) -> np.ndarray:
         """K(X, X_fit), shape (len(X), len(X_fit_))."""
         check_is_fitted(self, "X_fit_")
-        return gram_rows(self.kernel, X, self.kernel.prepare(self.X_fit_), normalize=self.normalize,
-                         n_jobs=self.n_jobs, verbose=self.verbose, desc="kernel rows")
+        return gram_rows(
+            self.kernel,
+            X,
+            self.kernel.prepare(self.X_fit_),
+            normalize=self.normalize,
+            n_jobs=self.n_jobs,
+            verbose=self.verbose,
+            desc="kernel rows",
+        )
 
     def fit_transform(self, X: Sequence, y=None) -> np.ndarray:
         """``fit(X).transform(X)`` from the upper triangle only: n(n - 1) / 2 kernel values."""
         self.fit(X)
-        return symmetric_gram(self.kernel, self.X_fit_, normalize=self.normalize, n_jobs=self.n_jobs,
-                              verbose=self.verbose, desc="kernel rows")
+        return symmetric_gram(
+            self.kernel,
+            self.X_fit_,
+            normalize=self.normalize,
+            n_jobs=self.n_jobs,
+            verbose=self.verbose,
+            desc="kernel rows",
+        )
 
     @property
     def _n_features_out(self) -> int:

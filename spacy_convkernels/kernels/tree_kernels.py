@@ -11,6 +11,7 @@ are documented with the compiled engine (``_tree_kernels.pyx``); here they are:
 
 Normalization is K(a, b) / sqrt(K(a, a) K(b, b)), 0 when a self-kernel is 0.
 """
+
 from ..structures.tree import Tree
 from ..validation import Interval, Options, Weights
 from ._settings import KernelKind
@@ -61,8 +62,11 @@ class SubtreeKernel(TreeKernel):
         The nonstationary weight w of each full label (:class:`TreeKernel`); None: all 1.
     """
 
-    _parameter_constraints = {"lam": [POSITIVE], "variant": [Options("textbook", "kelp")],
-                              "label_weights": [Weights(), None]}
+    _parameter_constraints = {
+        "lam": [POSITIVE],
+        "variant": [Options("textbook", "kelp")],
+        "label_weights": [Weights(), None],
+    }
 
     def __init__(self, lam: float = 0.4, *, variant: str = "textbook", label_weights: dict[str, float] | None = None):
         self.lam = lam
@@ -120,16 +124,32 @@ class PartialTreeKernel(TreeKernel):
         The nonstationary weight w of each full label (:class:`TreeKernel`); None: all 1.
     """
 
-    _parameter_constraints = {"lam": [POSITIVE], "mu": [POSITIVE], "terminal_factor": [NON_NEGATIVE],
-                              "label_weights": [Weights(), None]}
+    _parameter_constraints = {
+        "lam": [POSITIVE],
+        "mu": [POSITIVE],
+        "terminal_factor": [NON_NEGATIVE],
+        "label_weights": [Weights(), None],
+    }
 
-    def __init__(self, lam: float = 0.4, *, mu: float = 0.4, terminal_factor: float = 1.0,
-                 label_weights: dict[str, float] | None = None):
+    def __init__(
+        self,
+        lam: float = 0.4,
+        *,
+        mu: float = 0.4,
+        terminal_factor: float = 1.0,
+        label_weights: dict[str, float] | None = None,
+    ):
         self.lam = lam
         self.mu = mu
         self.terminal_factor = terminal_factor
         self.label_weights = label_weights
 
     def _engine_spec(self) -> EngineSpec:
-        return EngineSpec(KernelKind.PARTIAL_TREE, self.lam, self.mu, self.terminal_factor, match_key="content",
-                          tables=self._weights_table())
+        return EngineSpec(
+            KernelKind.PARTIAL_TREE,
+            self.lam,
+            self.mu,
+            self.terminal_factor,
+            match_key="content",
+            tables=self._weights_table(),
+        )

@@ -10,6 +10,7 @@ exp(c - 1) * ((c - gamma) / (1 - gamma))+ of the cosine c of their word vectors.
 ``edge_weights`` maps edge labels to the nonstationary weight w (default 1 for all; 0
 ignores every tuple with that edge).
 """
+
 import threading
 from dataclasses import dataclass
 
@@ -45,12 +46,17 @@ class TupleKernel(Kernel):
 
     _kind = None
     _match_key = "label"
-    _parameter_constraints = {"lam": [Interval(0, 1, closed="neither")], "vectors": [VECTOR_SOURCE, None],
-                              "gamma": [Interval(-1, 1, closed="neither")], "edge_weights": [Weights(), None]}
+    _parameter_constraints = {
+        "lam": [Interval(0, 1, closed="neither")],
+        "vectors": [VECTOR_SOURCE, None],
+        "gamma": [Interval(-1, 1, closed="neither")],
+        "edge_weights": [Weights(), None],
+    }
     vectors = VectorsParameter()
 
-    def __init__(self, lam: float = 0.5, *, vectors=None, gamma: float = 0.6,
-                 edge_weights: dict[str, float] | None = None):
+    def __init__(
+        self, lam: float = 0.5, *, vectors=None, gamma: float = 0.6, edge_weights: dict[str, float] | None = None
+    ):
         self.lam = lam
         self.vectors = vectors
         self.gamma = gamma
@@ -160,5 +166,6 @@ class _TupleTables:
         for edge, index in self.edge_ids.items():
             weights[index] = self.edge_weights.get(edge, 1.0)
         edges = np.maximum(self.edges.view(), 0)  # ids not described yet are never read
-        return self._coverage.publish(), TupleTable(edges, nodes=self.node_ids.view(), weights=weights,
-                                                 node_similarity=self.nodes.current)
+        return self._coverage.publish(), TupleTable(
+            edges, nodes=self.node_ids.view(), weights=weights, node_similarity=self.nodes.current
+        )

@@ -6,6 +6,7 @@ whichever source they came from: a pruned table such as en_core_web_md's maps ma
 words onto one vector (685k keys, 20k rows, 10k distinct vectors), and a shared row says
 nothing about the meaning of the words on it.
 """
+
 import math
 import re
 from collections.abc import Iterable

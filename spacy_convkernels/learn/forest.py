@@ -19,6 +19,7 @@ fitted on one half and its log-probabilities taken on the other, and back; the c
 reference is always among the candidates, so on a fixed subset (``mi_samples`` >= N)
 the bound never decreases. ``mi_history_`` records it (nats).
 """
+
 from collections.abc import Sequence
 
 import numpy as np
@@ -95,12 +96,26 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         reference optimization); coding n structures to predict costs n M more.
     """
 
-    def __init__(self, kernel: Kernel, *, n_references: int = 100, n_bits: int = 1000, n_estimators: int = 250,
-                 subspace_bits: int = 30, subset_size: int = 20, hash_function: str = "random_knn",
-                 optimize_references: bool = False, mi_samples: int = 1000, mi_trees: int = 20,
-                 bucket_bits: int = 5, top_buckets: int = 2, max_candidates: int = 20,
-                 random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None,
-                 verbose: bool = False):
+    def __init__(
+        self,
+        kernel: Kernel,
+        *,
+        n_references: int = 100,
+        n_bits: int = 1000,
+        n_estimators: int = 250,
+        subspace_bits: int = 30,
+        subset_size: int = 20,
+        hash_function: str = "random_knn",
+        optimize_references: bool = False,
+        mi_samples: int = 1000,
+        mi_trees: int = 20,
+        bucket_bits: int = 5,
+        top_buckets: int = 2,
+        max_candidates: int = 20,
+        random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
+        verbose: bool = False,
+    ):
         self.kernel = kernel
         self.n_references = n_references
         self.n_bits = n_bits
@@ -128,14 +143,22 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         if not 1 <= self.subspace_bits <= self.n_bits:
             raise InvalidParameterError(f"subspace_bits must be in 1..n_bits, got {self.subspace_bits!r}")
         if self.optimize_references and self.hash_function != "random_knn":
-            raise InvalidParameterError("optimize_references needs hash_function='random_knn', whose bits need "
-                                        "no Gram of the references")
+            raise InvalidParameterError(
+                "optimize_references needs hash_function='random_knn', whose bits need no Gram of the references"
+            )
         rng = check_random_state(self.random_state)
         self.classes_ = unique_labels(y)
         y_index = np.searchsorted(self.classes_, y)
-        self.klsh_ = KLSH(self.kernel, n_references=self.n_references, n_bits=self.n_bits,
-                          subset_size=self.subset_size, hash_function=self.hash_function,
-                          random_state=rng.randint(2**31), n_jobs=self.n_jobs, verbose=self.verbose).fit(X)
+        self.klsh_ = KLSH(
+            self.kernel,
+            n_references=self.n_references,
+            n_bits=self.n_bits,
+            subset_size=self.subset_size,
+            hash_function=self.hash_function,
+            random_state=rng.randint(2**31),
+            n_jobs=self.n_jobs,
+            verbose=self.verbose,
+        ).fit(X)
         self.n_kernel_evaluations_ = self.klsh_.n_kernel_evaluations_
         if self.optimize_references:
             similarities = self._optimize_references(X, y_index, rng)
@@ -159,9 +182,14 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
 
     def _grow(self, bits: np.ndarray, y_index: np.ndarray, seed: int, n_trees: int, n_jobs=None) -> BaggingClassifier:
         """Decision trees, each on all the structures and a random subspace of beta bits."""
-        return BaggingClassifier(DecisionTreeClassifier(), n_estimators=n_trees,
-                                 max_features=min(self.subspace_bits, bits.shape[1]), bootstrap=False,
-                                 n_jobs=n_jobs, random_state=seed).fit(bits, y_index)
+        return BaggingClassifier(
+            DecisionTreeClassifier(),
+            n_estimators=n_trees,
+            max_features=min(self.subspace_bits, bits.shape[1]),
+            bootstrap=False,
+            n_jobs=n_jobs,
+            random_state=seed,
+        ).fit(bits, y_index)
 
     def _forest_proba(self, forest: BaggingClassifier, bits: np.ndarray) -> np.ndarray:
         """Class probabilities over every class (a forest fitted on part of the data may lack some)."""
@@ -192,8 +220,7 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
                 K[:, replaced] = self._columns(X, sample, [chosen[k] for k in replaced], known)
             return K, known
 
-        sample = (np.arange(len(X)) if self.mi_samples >= len(X)
-                  else rng.choice(len(X), self.mi_samples, replace=False))
+        sample = np.arange(len(X)) if self.mi_samples >= len(X) else rng.choice(len(X), self.mi_samples, replace=False)
         hash_seed = rng.randint(2**31)
         forest_seed = rng.randint(2**31)
         # the hash functions of the final codes, the same for every candidate reference
@@ -212,8 +239,7 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
             if len(members) > self.max_candidates:
                 members = rng.choice(members, self.max_candidates, replace=False)
             second = sorted({int(i) for i in members} | {int(chosen[j])})
-            scores, columns = self._score_candidates(X, sample, K, j, second, known, labels, subsets,
-                                                     forest_seed)
+            scores, columns = self._score_candidates(X, sample, K, j, second, known, labels, subsets, forest_seed)
             winner = int(np.argmax(scores))
             chosen[j] = second[winner]
             K[:, j] = columns[:, winner]

@@ -19,6 +19,7 @@ wants the square N x N distance matrix of the training set, N(N-1)/2 kernel eval
 that k-NN never needs (14.9 million for the 5,452 TREC questions, against 2.7 million to
 classify 500 of them).
 """
+
 from collections.abc import Sequence
 
 import numpy as np
@@ -77,10 +78,21 @@ class NeighborSearch:
         codes (``"klsh"``), none (``"exact"``).
     """
 
-    def __init__(self, kernel: Kernel, structures: Sequence, *, method: str = "exact", n_references: int = 100,
-                 n_bits: int = 15, subset_size: int = 20, hash_function: str = "random_knn", probes: int = 1,
-                 random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None,
-                 verbose: bool = False):
+    def __init__(
+        self,
+        kernel: Kernel,
+        structures: Sequence,
+        *,
+        method: str = "exact",
+        n_references: int = 100,
+        n_bits: int = 15,
+        subset_size: int = 20,
+        hash_function: str = "random_knn",
+        probes: int = 1,
+        random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
+        verbose: bool = False,
+    ):
         if method not in METHODS:
             raise InvalidParameterError(f"method must be one of {METHODS}, got {method!r}")
         self.kernel = kernel
@@ -91,12 +103,20 @@ class NeighborSearch:
         self.klsh = None
         self.n_kernel_evaluations = 0
         if method == "klsh":
-            self.klsh = KLSH(kernel, n_references=n_references, n_bits=n_bits, subset_size=subset_size,
-                             hash_function=hash_function, random_state=random_state, n_jobs=n_jobs,
-                             verbose=verbose).fit(self.structures)
+            self.klsh = KLSH(
+                kernel,
+                n_references=n_references,
+                n_bits=n_bits,
+                subset_size=subset_size,
+                hash_function=hash_function,
+                random_state=random_state,
+                n_jobs=n_jobs,
+                verbose=verbose,
+            ).fit(self.structures)
             self.codes = self.klsh.transform(self.structures)
-            self.n_kernel_evaluations = (self.klsh.n_kernel_evaluations_
-                                         + len(self.structures) * len(self.klsh.references_))
+            self.n_kernel_evaluations = self.klsh.n_kernel_evaluations_ + len(self.structures) * len(
+                self.klsh.references_
+            )
             self.bucket_codes, self.bucket_of = np.unique(self.codes, axis=0, return_inverse=True)
             self.bucket_of = self.bucket_of.reshape(-1)
             self.members = [np.flatnonzero(self.bucket_of == b) for b in range(len(self.bucket_codes))]
@@ -127,18 +147,25 @@ class NeighborSearch:
         # columns always come after those, so position order is index order on ties.
         best = np.full((n, k), -np.inf)
         best_index = np.full((n, k), -1, dtype=np.int64)
-        for start, stop, diagonal, right in symmetric_blocks(self.kernel, X, n_jobs=self.n_jobs,
-                                                             verbose=self.verbose, desc="k-NN graph"):
+        for start, stop, diagonal, right in symmetric_blocks(
+            self.kernel, X, n_jobs=self.n_jobs, verbose=self.verbose, desc="k-NN graph"
+        ):
             np.fill_diagonal(diagonal, -np.inf)
             rows = np.hstack([best[start:stop], diagonal, right])  # columns start..n-1 after the kept ones
             position = _top_positions(rows, k)
-            best_index[start:stop] = np.where(position < k, np.take_along_axis(best_index[start:stop], np.minimum(
-                position, k - 1), axis=1), position - k + start)
+            best_index[start:stop] = np.where(
+                position < k,
+                np.take_along_axis(best_index[start:stop], np.minimum(position, k - 1), axis=1),
+                position - k + start,
+            )
             best[start:stop] = np.take_along_axis(rows, position, axis=1)
             below = np.hstack([best[stop:], right.T])  # the rows after the block gain columns start..stop-1
             position = _top_positions(below, k)
-            best_index[stop:] = np.where(position < k, np.take_along_axis(best_index[stop:], np.minimum(
-                position, k - 1), axis=1), position - k + start)
+            best_index[stop:] = np.where(
+                position < k,
+                np.take_along_axis(best_index[stop:], np.minimum(position, k - 1), axis=1),
+                position - k + start,
+            )
             best[stop:] = np.take_along_axis(below, position, axis=1)
         return best, np.where(np.isfinite(best), best_index, -1), n * (n - 1) // 2
 
@@ -200,20 +227,40 @@ def _top(K: np.ndarray, k: int):
     return values, np.where(np.isfinite(values), columns, -1)
 
 
-def kernel_knn_graph(kernel: Kernel, X: Sequence, n_neighbors: int, *, method: str = "exact",
-                     n_references: int = 100, n_bits: int = 15, subset_size: int = 20,
-                     hash_function: str = "random_knn", probes: int = 1,
-                     random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None,
-                     verbose: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
+def kernel_knn_graph(
+    kernel: Kernel,
+    X: Sequence,
+    n_neighbors: int,
+    *,
+    method: str = "exact",
+    n_references: int = 100,
+    n_bits: int = 15,
+    subset_size: int = 20,
+    hash_function: str = "random_knn",
+    probes: int = 1,
+    random_state: int | np.random.RandomState | None = None,
+    n_jobs: int | None = None,
+    verbose: bool = False,
+) -> tuple[np.ndarray, np.ndarray, int]:
     """The k-NN graph of ``X`` (each structure's neighbours among the others):
     (similarities, indices, kernel evaluations), best first, missing neighbours -1. With
     ``method="klsh"`` it is approximated through the buckets of KLSH codes fitted on ``X``
     (the other parameters as :class:`NeighborSearch`; the evaluations count the fit);
     exact, it takes O(N k) memory plus one block of rows, and shows a progress bar when
     ``verbose``."""
-    search = NeighborSearch(kernel, X, method=method, n_references=n_references, n_bits=n_bits,
-                            subset_size=subset_size, hash_function=hash_function, probes=probes,
-                            random_state=random_state, n_jobs=n_jobs, verbose=verbose)
+    search = NeighborSearch(
+        kernel,
+        X,
+        method=method,
+        n_references=n_references,
+        n_bits=n_bits,
+        subset_size=subset_size,
+        hash_function=hash_function,
+        probes=probes,
+        random_state=random_state,
+        n_jobs=n_jobs,
+        verbose=verbose,
+    )
     similarities, indices, evaluations = search.graph(n_neighbors)
     return similarities, indices, search.n_kernel_evaluations + evaluations
 
@@ -223,15 +270,18 @@ def training_set(estimator, X: Sequence, y, minimum: int) -> tuple[list, np.ndar
     estimator's kernel and that they agree and hold ``minimum`` structures."""
     owner = type(estimator).__name__
     if not isinstance(estimator.kernel, Kernel):
-        raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got "
-                                    f"{type(estimator.kernel).__name__}")
+        raise InvalidParameterError(
+            f"kernel must be a kernel of spacy_convkernels, got {type(estimator.kernel).__name__}"
+        )
     X = check_structures(estimator.kernel, X, owner)
     if y is None:
         raise InvalidParameterError(f"{owner} requires y to be passed, but the target y is None")
     y = np.asarray(y)
     if y.ndim != 1 or len(X) != len(y) or len(X) < minimum:
-        raise InvalidParameterError(f"{owner}: X and y must hold at least {minimum} structure(s) and agree, "
-                                    f"got {len(X)} sample(s) and labels of shape {y.shape}")
+        raise InvalidParameterError(
+            f"{owner}: X and y must hold at least {minimum} structure(s) and agree, "
+            f"got {len(X)} sample(s) and labels of shape {y.shape}"
+        )
     return X, y
 
 
@@ -283,10 +333,21 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         training codes, ``"klsh"``; none, ``"exact"``).
     """
 
-    def __init__(self, kernel: Kernel, *, n_neighbors: int = 8, method: str = "exact", n_references: int = 100,
-                 n_bits: int = 15, subset_size: int = 20, hash_function: str = "random_knn", probes: int = 1,
-                 random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None,
-                 verbose: bool = False):
+    def __init__(
+        self,
+        kernel: Kernel,
+        *,
+        n_neighbors: int = 8,
+        method: str = "exact",
+        n_references: int = 100,
+        n_bits: int = 15,
+        subset_size: int = 20,
+        hash_function: str = "random_knn",
+        probes: int = 1,
+        random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
+        verbose: bool = False,
+    ):
         self.kernel = kernel
         self.n_neighbors = n_neighbors
         self.method = method
@@ -310,15 +371,25 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         X, y = training_set(self, X, y, minimum=1)
         self.classes_ = unique_labels(y)
         self._y_index = np.searchsorted(self.classes_, y)
-        self.search_ = NeighborSearch(self.kernel, X, method=self.method, n_references=self.n_references,
-                                      n_bits=self.n_bits, subset_size=self.subset_size,
-                                      hash_function=self.hash_function, probes=self.probes,
-                                      random_state=self.random_state, n_jobs=self.n_jobs, verbose=self.verbose)
+        self.search_ = NeighborSearch(
+            self.kernel,
+            X,
+            method=self.method,
+            n_references=self.n_references,
+            n_bits=self.n_bits,
+            subset_size=self.subset_size,
+            hash_function=self.hash_function,
+            probes=self.probes,
+            random_state=self.random_state,
+            n_jobs=self.n_jobs,
+            verbose=self.verbose,
+        )
         self.n_kernel_evaluations_ = self.search_.n_kernel_evaluations
         return self
 
-    def kneighbors(self, X: Sequence | None = None, n_neighbors: int | None = None,
-                   return_distance: bool = True) -> tuple[np.ndarray, np.ndarray] | np.ndarray:
+    def kneighbors(
+        self, X: Sequence | None = None, n_neighbors: int | None = None, return_distance: bool = True
+    ) -> tuple[np.ndarray, np.ndarray] | np.ndarray:
         """The training neighbours of each structure of ``X`` (None: of each training
         structure, itself excluded), as scikit-learn's: (distances, indices), nearest first,
         or the indices alone. Distances are kernel distances sqrt(max(0, 2 - 2 K)) of the

@@ -15,6 +15,7 @@ as neighbours in a global k-NN graph (computed once, through KLSH buckets when
 built for w = 0 and w = 1, and after ``n_trials`` trials the value of lower
 summed loss is kept (1 on ties).
 """
+
 from collections import Counter
 from collections.abc import Sequence
 
@@ -75,10 +76,22 @@ class NonstationaryKernelLearner(BaseEstimator):
         Kernel values computed for the global k-NN graph (its KLSH codes included).
     """
 
-    def __init__(self, kernel: Kernel, *, n_labels: int = 10, labels: Sequence[str] | None = None,
-                 n_samples: int = 50, n_trials: int = 5, n_neighbors: int = 4, method: str = "klsh",
-                 n_references: int = 100, n_bits: int = 12, positive_class=None,
-                 random_state: int | np.random.RandomState | None = None, n_jobs: int | None = None):
+    def __init__(
+        self,
+        kernel: Kernel,
+        *,
+        n_labels: int = 10,
+        labels: Sequence[str] | None = None,
+        n_samples: int = 50,
+        n_trials: int = 5,
+        n_neighbors: int = 4,
+        method: str = "klsh",
+        n_references: int = 100,
+        n_bits: int = 12,
+        positive_class=None,
+        random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
+    ):
         self.kernel = kernel
         self.n_labels = n_labels
         self.labels = labels
@@ -102,15 +115,25 @@ class NonstationaryKernelLearner(BaseEstimator):
         parameter = _weights_parameter(self.kernel)
         rng = check_random_state(self.random_state)
         holders = _label_holders(X, parameter)
-        labels = list(self.labels) if self.labels is not None else [
-            label for label, _ in Counter({l: len(h) for l, h in holders.items()}).most_common(self.n_labels)]
+        labels = (
+            list(self.labels)
+            if self.labels is not None
+            else [label for label, _ in Counter({l: len(h) for l, h in holders.items()}).most_common(self.n_labels)]
+        )
         weights: dict[str, float] = {label: 1.0 for label in labels}
         base = dict(self.kernel.get_params().get(parameter) or {})
         kernel = self._with_weights(parameter, {**base, **weights})
         seed = rng.randint(2**31) if self.method == "klsh" else None
         _, graph, self.n_graph_evaluations_ = kernel_knn_graph(
-            kernel, X, self.n_neighbors, method=self.method, n_references=self.n_references, n_bits=self.n_bits,
-            random_state=seed, n_jobs=self.n_jobs)
+            kernel,
+            X,
+            self.n_neighbors,
+            method=self.method,
+            n_references=self.n_references,
+            n_bits=self.n_bits,
+            random_state=seed,
+            n_jobs=self.n_jobs,
+        )
         incoming: list[list[int]] = [[] for _ in X]
         for i, neighbours in enumerate(graph):
             for n in neighbours[neighbours >= 0]:

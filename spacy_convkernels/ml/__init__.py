@@ -1,5 +1,6 @@
 """Thinc models over the package's annotations, registered as spaCy architectures
 (``spacy_convkernels.KernelFeatures.v1``, ``spacy_convkernels.KernelTextCat.v1``)."""
+
 from .kernel_features import kernel_features
 from .kernel_textcat import kernel_textcat
 

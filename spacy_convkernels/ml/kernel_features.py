@@ -16,6 +16,7 @@ examples' reference docs, which no component has annotated. Without it, ``initia
 reads it from the first annotated Doc of its sample. A Doc the component did not process
 raises :class:`~spacy_convkernels.errors.MissingAnnotationError`.
 """
+
 from typing import List, Optional
 
 import numpy as np
@@ -33,8 +34,9 @@ EXTENSIONS = {"kernel_vector": "kernel_vectors", "klsh_code": "klsh_codes"}  # e
 def kernel_features(extension: str = "kernel_vector", nO: Optional[int] = None) -> Model[List[Doc], Floats2d]:
     """The Docs' ``Doc._.<extension>`` as rows of a float32 matrix (see the module docstring)."""
     if extension not in EXTENSIONS:
-        raise InvalidParameterError(f"KernelFeatures: extension must be one of {', '.join(map(repr, EXTENSIONS))}, "
-                                    f"got {extension!r}")
+        raise InvalidParameterError(
+            f"KernelFeatures: extension must be one of {', '.join(map(repr, EXTENSIONS))}, got {extension!r}"
+        )
     if nO is not None and (not isinstance(nO, int) or isinstance(nO, bool) or nO < 1):
         raise InvalidParameterError(f"KernelFeatures: nO must be an integer >= 1 or null, got {nO!r}")
     return Model("kernel_features", forward, init=init, dims={"nO": nO}, attrs={"extension": extension})
@@ -49,8 +51,9 @@ def forward(model: Model, docs: List[Doc], is_train: bool):
         if value is not None:
             padding = range(8) if extension == "klsh_code" else range(1)  # packed codes end in 0-7 zero bits
             if len(value) - width not in padding:
-                raise InvalidParameterError(f"KernelFeatures: nO is {width} but Doc._.{extension} of "
-                                            f"{doc.text[:40]!r} has {len(value)} values")
+                raise InvalidParameterError(
+                    f"KernelFeatures: nO is {width} but Doc._.{extension} of {doc.text[:40]!r} has {len(value)} values"
+                )
             rows[i] = value[:width]
 
     def backprop(d_rows: Floats2d) -> List[Doc]:
@@ -73,7 +76,8 @@ def init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
     raise MissingAnnotationError(
         f"KernelFeatures: its width nO is not set and no Doc of the initialization sample has "
         f"Doc._.{extension}; set nO in the config (the {EXTENSIONS[extension]} component's "
-        f"{'n_components' if extension == 'kernel_vector' else 'n_bits'})")
+        f"{'n_components' if extension == 'kernel_vector' else 'n_bits'})"
+    )
 
 
 def doc_value(doc: Doc, extension: str) -> Optional[np.ndarray]:
@@ -81,7 +85,8 @@ def doc_value(doc: Doc, extension: str) -> Optional[np.ndarray]:
     if not _written(doc, extension):
         raise MissingAnnotationError(
             f"KernelFeatures: Doc._.{extension} was not written on {doc.text[:40]!r}; put the "
-            f"{EXTENSIONS[extension]} component before this model (annotating, when training)")
+            f"{EXTENSIONS[extension]} component before this model (annotating, when training)"
+        )
     value = doc._.get(extension)
     if extension == "kernel_vector" or value is None:
         return value

@@ -26,6 +26,7 @@ through a maxout hidden layer of ``hidden_width`` units (none when null; its dro
 one unit per label. Either block may be null: kernel only, text only or both are
 overrides of one config.
 """
+
 from typing import List, Optional
 
 from spacy.tokens import Doc
@@ -37,16 +38,21 @@ from ..errors import InvalidParameterError
 
 
 @registry.architectures("spacy_convkernels.KernelTextCat.v1")
-def kernel_textcat(kernel_features: Optional[Model[List[Doc], Floats2d]] = None,
-                   text_features: Optional[Model[List[Doc], Floats2d]] = None, exclusive_classes: bool = True,
-                   hidden_width: Optional[int] = 256, nO: Optional[int] = None) -> Model[List[Doc], Floats2d]:
+def kernel_textcat(
+    kernel_features: Optional[Model[List[Doc], Floats2d]] = None,
+    text_features: Optional[Model[List[Doc], Floats2d]] = None,
+    exclusive_classes: bool = True,
+    hidden_width: Optional[int] = 256,
+    nO: Optional[int] = None,
+) -> Model[List[Doc], Floats2d]:
     """The classifier of the module docstring."""
     parts = [part for part in (kernel_features, text_features) if part is not None]
     if not parts:
         raise InvalidParameterError("KernelTextCat: kernel_features and text_features are both null; give one")
     if hidden_width is not None and (not isinstance(hidden_width, int) or hidden_width < 1):
-        raise InvalidParameterError(f"KernelTextCat: hidden_width must be an integer >= 1 or null, "
-                                    f"got {hidden_width!r}")
+        raise InvalidParameterError(
+            f"KernelTextCat: hidden_width must be an integer >= 1 or null, got {hidden_width!r}"
+        )
     if kernel_features is not None:  # unit-norm rows spread over nO values: a layer norm speeds learning
         norm = LayerNorm()
         parts[0] = chain(kernel_features, norm)

@@ -1,5 +1,6 @@
 """Discrete structures built from text: trees from dependency parses, paths of (edge, node)
 tuples, and semantic graphs with their candidate interactions (a path and a subgraph each)."""
+
 from ..errors import MissingAnnotationError, UnknownRepresentationError
 from .dependency import (
     REPRESENTATIONS,

@@ -25,6 +25,7 @@ the first as root and hangs the others under it. Parentheses in labels are writt
 space, ``\\r``, U+3000, ...), control character (category Cc) and lone surrogate ``_``,
 so the bracket string of every tree reads back as the same tree.
 """
+
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -54,8 +55,9 @@ class DependencyParse:
     heads: tuple[int, ...]
 
     @classmethod
-    def normalized(cls, words, lemmas, tags, relations, heads, *, lowercase=True,
-                   collapse_prepositions=True) -> "DependencyParse":
+    def normalized(
+        cls, words, lemmas, tags, relations, heads, *, lowercase=True, collapse_prepositions=True
+    ) -> "DependencyParse":
         """Apply KeLP's normalization (module docstring) to a raw parse whose ``heads``
         index the tokens (-1 or the token itself for a root)."""
         n = len(words)
@@ -121,8 +123,11 @@ def span_to_parse(span, *, lowercase: bool = True, collapse_prepositions: bool =
     when the Doc has no dependency parse, tags or lemmas.
     """
     doc = span.doc if hasattr(span, "doc") else span
-    for annotation, what in (("DEP", "a dependency parse (token.dep_, token.head)"),
-                             ("TAG", "part-of-speech tags (token.tag_)"), ("LEMMA", "lemmas (token.lemma_)")):
+    for annotation, what in (
+        ("DEP", "a dependency parse (token.dep_, token.head)"),
+        ("TAG", "part-of-speech tags (token.tag_)"),
+        ("LEMMA", "lemmas (token.lemma_)"),
+    ):
         if len(doc) and not doc.has_annotation(annotation):
             raise MissingAnnotationError(
                 f"the Doc has no {what}: run a pipeline with a parser, tagger and lemmatizer first"
@@ -157,7 +162,9 @@ def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPR
     representations = list(representations)
     for name in representations:
         if name not in REPRESENTATIONS:
-            raise UnknownRepresentationError(f"unknown tree representation {name!r}; known: {', '.join(REPRESENTATIONS)}")
+            raise UnknownRepresentationError(
+                f"unknown tree representation {name!r}; known: {', '.join(REPRESENTATIONS)}"
+            )
     n = len(parse.heads)
     if n == 0:
         return {name: None for name in representations}

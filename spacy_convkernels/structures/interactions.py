@@ -16,6 +16,7 @@ makes a candidate, to be classified as a correct or wrong reading of the text:
   (:func:`~spacy_convkernels.structures.paths.tuple_label`) and each participant
   carrying its role as an extra leaf ``/role``.
 """
+
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -26,7 +27,8 @@ from .paths import PathTuples, tuple_label
 from .semantic_graph import SemanticGraph
 from .tree import Tree
 
-INTERACTIONS = frozenset("""
+INTERACTIONS = frozenset(
+    """
 acetylate acetylation activate activation associate association bind binding block cleave cleavage
 complex decrease degrade degradation dephosphorylate dephosphorylation dimerize dimerization
 downregulate down-regulate downregulation down-regulation express expression form hydrolyze
@@ -34,12 +36,15 @@ hydrolysis increase induce induction inhibit inhibition interact interaction loc
 mediate methylate methylation phosphorylate phosphorylation recruit recruitment regulate regulation
 secrete secretion stimulate stimulation suppress suppression transcribe transcription translocate
 translocation ubiquitinate ubiquitination upregulate up-regulate upregulation up-regulation
-""".split())
+""".split()
+)
 
-PARTICIPANTS = frozenset("""
+PARTICIPANTS = frozenset(
+    """
 protein enzyme gene small-molecule macro-molecular-complex protein-family protein-segment
 amino-acid nucleic-acid rna dna
-""".split())
+""".split()
+)
 
 ROLES = ("catalyst", "theme", "theme2")
 
@@ -82,12 +87,15 @@ class InteractionCandidate:
         }
 
 
-def find_candidates(graph: SemanticGraph, *, interactions: frozenset[str] = INTERACTIONS,
-                    participant_concepts: frozenset[str] = PARTICIPANTS,
-                    participant_nodes: Iterable[str] | None = None,
-                    max_distance: int = 5,
-                    max_candidates_per_trigger: int | None = MAX_CANDIDATES_PER_TRIGGER,
-                    ) -> Iterator[InteractionCandidate]:
+def find_candidates(
+    graph: SemanticGraph,
+    *,
+    interactions: frozenset[str] = INTERACTIONS,
+    participant_concepts: frozenset[str] = PARTICIPANTS,
+    participant_nodes: Iterable[str] | None = None,
+    max_distance: int = 5,
+    max_candidates_per_trigger: int | None = MAX_CANDIDATES_PER_TRIGGER,
+) -> Iterator[InteractionCandidate]:
     """Every candidate of ``graph``: triggers are nodes whose label is in ``interactions``;
     participants the ``participant_nodes`` when given, else nodes whose label is in
     ``participant_concepts``.
@@ -95,22 +103,34 @@ def find_candidates(graph: SemanticGraph, *, interactions: frozenset[str] = INTE
     A trigger with n participants within reach has n (n - 1) pairs and n (n - 1) (n - 2) / 2
     triples (106,200 for n = 60): only its first ``max_candidates_per_trigger`` (None: no
     cap) are made, pairs before triples, and a :class:`ConvKernelsWarning` says so."""
-    participants = (list(participant_nodes) if participant_nodes is not None else
-                    [n for n, label in graph.labels.items() if label in participant_concepts])
+    participants = (
+        list(participant_nodes)
+        if participant_nodes is not None
+        else [n for n, label in graph.labels.items() if label in participant_concepts]
+    )
     for trigger, label in graph.labels.items():
         if label not in interactions:
             continue
         parents = graph.walk_from(trigger, max_distance)
         near = [p for p in participants if p in parents and p != trigger]
         n = len(near)
-        roles = chain((zip(("catalyst", "theme"), pair) for pair in permutations(near, 2)),
-                      (zip(ROLES, (catalyst, *themes)) for catalyst in near
-                       for themes in combinations([p for p in near if p != catalyst], 2)))
+        roles = chain(
+            (zip(("catalyst", "theme"), pair) for pair in permutations(near, 2)),
+            (
+                zip(ROLES, (catalyst, *themes))
+                for catalyst in near
+                for themes in combinations([p for p in near if p != catalyst], 2)
+            ),
+        )
         total = n * (n - 1) + n * (n - 1) * (n - 2) // 2
         if max_candidates_per_trigger is not None and total > max_candidates_per_trigger:
-            warnings.warn(f"trigger {trigger} ({label}) has {n} participants within {max_distance} edges, "
-                          f"{total} candidates: only the first {max_candidates_per_trigger} are kept "
-                          "(max_candidates_per_trigger)", ConvKernelsWarning, stacklevel=2)
+            warnings.warn(
+                f"trigger {trigger} ({label}) has {n} participants within {max_distance} edges, "
+                f"{total} candidates: only the first {max_candidates_per_trigger} are kept "
+                "(max_candidates_per_trigger)",
+                ConvKernelsWarning,
+                stacklevel=2,
+            )
             roles = islice(roles, max_candidates_per_trigger)
         for assignment in roles:
             yield _candidate(graph, trigger, parents, tuple(assignment))
@@ -123,12 +143,18 @@ def _candidate(graph: SemanticGraph, trigger: str, parents, roles) -> Interactio
     tuples = catalyst_walk[::-1]
     for role, _ in roles[1:]:
         tuples += [(edge, label(node)) for edge, node in walks[role]]
-    return InteractionCandidate(trigger, label(trigger), roles, PathTuples(tuples),
-                                _subgraph(graph, trigger, walks, dict((node, role) for role, node in roles)))
+    return InteractionCandidate(
+        trigger,
+        label(trigger),
+        roles,
+        PathTuples(tuples),
+        _subgraph(graph, trigger, walks, dict((node, role) for role, node in roles)),
+    )
 
 
-def _subgraph(graph: SemanticGraph, trigger: str, walks: dict[str, list[tuple[str, str]]],
-              role_of: dict[str, str]) -> Tree:
+def _subgraph(
+    graph: SemanticGraph, trigger: str, walks: dict[str, list[tuple[str, str]]], role_of: dict[str, str]
+) -> Tree:
     """The union of the walks as a tree (preorder labels and parents), children in the
     order the walks first reach them, each participant with its role leaf."""
     children: dict[str, list[str]] = {}
@@ -157,8 +183,9 @@ def amr_candidates(graph, **options) -> list[InteractionCandidate]:
     return list(find_candidates(SemanticGraph.from_penman(graph), **options))
 
 
-def dependency_candidates(span, participant_tokens: Sequence[int] | None = None,
-                          lowercase: bool = True, **options) -> list[InteractionCandidate]:
+def dependency_candidates(
+    span, participant_tokens: Sequence[int] | None = None, lowercase: bool = True, **options
+) -> list[InteractionCandidate]:
     """The candidates of a dependency parse (a spaCy Span or Doc): triggers are tokens whose
     lemma is in the lexicon; participants the given token indices, else the roots of the
     Doc's entity spans inside ``span``."""

@@ -4,6 +4,7 @@ The compiled engine compares integers, never strings: two nodes match when their
 are equal. Ids are stable for the life of the process and are never pickled (a
 structure sent to another process is recompiled there).
 """
+
 import threading
 from collections.abc import Hashable, Iterable
 

@@ -1,4 +1,5 @@
 """Sequences of (edge, node) tuples: the path structures of Garg et al. (Table 1)."""
+
 from collections.abc import Iterable
 
 import numpy as np
@@ -44,12 +45,13 @@ class PathTuples:
     def __init__(self, tuples: Iterable[tuple[str, str]]):
         checked = []
         for item in tuples:
-            if (not isinstance(item, (tuple, list)) or len(item) != 2
-                    or not all(isinstance(part, str) for part in item)):
+            if not isinstance(item, (tuple, list)) or len(item) != 2 or not all(isinstance(part, str) for part in item):
                 raise InvalidTreeError(f"a path is a sequence of (edge, node) string pairs, got {item!r}")
             edge, node = item
             if SEPARATOR in edge or not node:
-                raise InvalidTreeError(f"bad path tuple {item!r}: the edge cannot hold {SEPARATOR!r}, the node is needed")
+                raise InvalidTreeError(
+                    f"bad path tuple {item!r}: the edge cannot hold {SEPARATOR!r}, the node is needed"
+                )
             checked.append((edge, node))
         object.__setattr__(self, "tuples", tuple(checked))
         object.__setattr__(self, "_compiled", None)

@@ -1,4 +1,5 @@
 """Labelled directed graphs (AMR graphs, dependency parses) and the paths between their nodes."""
+
 from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -44,8 +45,9 @@ class SemanticGraph:
             owner = name_nodes.get(attribute.source)
             if owner is not None and attribute.role.startswith(":op"):
                 names[owner] = (names.get(owner, "") + " " + attribute.target.strip('"')).strip()
-        edges = tuple((e.source, e.role[1:].lower(), e.target) for e in graph.edges()
-                      if e.source in labels and e.target in labels)
+        edges = tuple(
+            (e.source, e.role[1:].lower(), e.target) for e in graph.edges() if e.source in labels and e.target in labels
+        )
         return cls(labels, edges, names)
 
     @classmethod
@@ -55,10 +57,14 @@ class SemanticGraph:
         both made safe as tree labels (:func:`~.labels.clean_label`; an edge label cannot
         hold the tuple separator ``/`` either)."""
         tokens = list(span)
-        labels = {str(t.i): clean_label((t.lemma_ or t.text).lower() if lowercase else (t.lemma_ or t.text))
-                  for t in tokens}
-        edges = tuple((str(t.head.i), clean_label(t.dep_.lower()).replace("/", "_"), str(t.i)) for t in tokens
-                      if t.head.i != t.i and str(t.head.i) in labels)
+        labels = {
+            str(t.i): clean_label((t.lemma_ or t.text).lower() if lowercase else (t.lemma_ or t.text)) for t in tokens
+        }
+        edges = tuple(
+            (str(t.head.i), clean_label(t.dep_.lower()).replace("/", "_"), str(t.i))
+            for t in tokens
+            if t.head.i != t.i and str(t.head.i) in labels
+        )
         return cls(labels, edges, {str(t.i): t.text for t in tokens})
 
     @cached_property

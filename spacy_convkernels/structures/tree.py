@@ -1,4 +1,5 @@
 """An immutable labelled ordered tree, its bracket notation and its compiled form."""
+
 import re
 from collections.abc import Iterable, Sequence
 
@@ -281,8 +282,18 @@ class CompiledTree:
     """
 
     __slots__ = (
-        "n_nodes", "labels", "contents", "productions", "child_ptr", "child_idx",
-        "by_production", "rank_by_production", "by_content", "rank_by_content", "by_label", "rank_by_label",
+        "n_nodes",
+        "labels",
+        "contents",
+        "productions",
+        "child_ptr",
+        "child_idx",
+        "by_production",
+        "rank_by_production",
+        "by_content",
+        "rank_by_content",
+        "by_label",
+        "rank_by_label",
         "self_kernels",
     )
 
