@@ -16,12 +16,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from pair_rates import evaluation_rates
 
 from spacy_convkernels.corpora import read_penman
 from spacy_convkernels.kernels import SubsequencePathKernel, ZelenkoTreeKernel
 from spacy_convkernels.structures.interactions import amr_candidates
-
-from pair_rates import evaluation_rates
 
 ROOT = Path(__file__).resolve().parent.parent
 

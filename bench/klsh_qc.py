@@ -10,8 +10,9 @@ M = 30 references, 20 otherwise) for M in {30, 100, 500}, with random references
 M = 30, references optimized by the mutual-information bound (1,000-question subsets).
 Kernel evaluations count the kernel values between two questions computed by the
 classifier, training and test, as the kernel's Gram and pair calls see them (the 5,952
-self-kernels, computed once before every row, are not counted). Mean and standard deviation over seeds. Beside them, the exact-kernel SVM of
-qc_classification.py with the same kernel, and its kernel evaluations. Writes docs/klsh_qc.md.
+self-kernels, computed once before every row, are not counted). Mean and standard
+deviation over seeds. Beside them, the exact-kernel SVM of qc_classification.py with the
+same kernel, and its kernel evaluations. Writes docs/klsh_qc.md.
 """
 
 import argparse
@@ -19,11 +20,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from qc_classification import load_qc, svm_accuracy
 
 from spacy_convkernels.kernels import PartialTreeKernel
 from spacy_convkernels.learn import KernelKNeighborsClassifier, KLSHForestClassifier
-
-from qc_classification import load_qc, svm_accuracy
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from qc_classification import bow_matrices, load_qc, svm_accuracy  # the exact-kernel protocol
 from scipy.sparse import csr_matrix, hstack
 from sklearn.cluster import KMeans
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -37,8 +38,6 @@ from spacy_convkernels.kernels import (
     SmoothedPartialTreeKernel,
     WordVectors,
 )
-
-from qc_classification import bow_matrices, load_qc, svm_accuracy  # the exact-kernel protocol
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (250, 500, 1000, 2000)

@@ -28,16 +28,15 @@ from pathlib import Path
 
 import numpy as np
 import spacy
+from qc_classification import svm_accuracy
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_config, registry
 
 import spacy_convkernels.ml  # noqa: F401  (registers the architectures when not installed)
 from spacy_convkernels.cli.convert import CLASSES
-from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.components.registered_kernels import bind_pipeline_vectors
 from spacy_convkernels.components.sentences import sentence_trees
-
-from qc_classification import svm_accuracy
+from spacy_convkernels.corpora import read_klp
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "qc_textcat.cfg"

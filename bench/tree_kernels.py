@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+from pair_rates import evaluation_rates
 
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import (
@@ -24,8 +25,6 @@ from spacy_convkernels.kernels import (
     SubsetTreeKernel,
     SubtreeKernel,
 )
-
-from pair_rates import evaluation_rates
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,7 +58,8 @@ def main():
         rates = evaluation_rates(kernel, trees, pairs, args.runs)
         nodes = np.mean([t.n_nodes for t in trees])
         print(
-            f"{name:<24}{representation:<7}{nodes:>6.1f}{rates[0]:>14,.0f}{rates[1]:>16,.0f}{rates[1] / rates[0]:>9.2f}x"
+            f"{name:<24}{representation:<7}{nodes:>6.1f}{rates[0]:>14,.0f}{rates[1]:>16,.0f}"
+            f"{rates[1] / rates[0]:>9.2f}x"
         )
 
 

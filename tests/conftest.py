@@ -2,9 +2,8 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
-
 from data_paths import need_shared
+from hypothesis import settings
 
 # CI draws the same examples on every run (hypothesis' derandomize), so a red CI is
 # reproducible; local runs keep exploring new examples.

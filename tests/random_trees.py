@@ -54,5 +54,8 @@ def random_pairs(seed: int, n_pairs: int, labels=ALPHABET):
         lambda: Tree(labels[int(rng.integers(0, len(labels)))]),
     ]
     weights = np.array([0.55, 0.2, 0.1, 0.1, 0.05])
-    pick = lambda: makers[int(rng.choice(len(makers), p=weights))]()
+
+    def pick():
+        return makers[int(rng.choice(len(makers), p=weights))]()
+
     return [(pick(), pick()) for _ in range(n_pairs)]

@@ -254,10 +254,10 @@ def subsequence_path_brute(a, b, k, lam=0.5):
     """The same by enumerating all pairs of index sequences (short paths only)."""
     total = 0.0
     for length in range(1, min(len(a), len(b)) + 1):
-        for I in itertools.combinations(range(len(a)), length):
-            for J in itertools.combinations(range(len(b)), length):
-                spans = (I[-1] - I[0] + 1) + (J[-1] - J[0] + 1)
-                total += math.prod(k(a[i], b[j]) for i, j in zip(I, J)) * lam**spans
+        for chosen_a in itertools.combinations(range(len(a)), length):
+            for chosen_b in itertools.combinations(range(len(b)), length):
+                spans = (chosen_a[-1] - chosen_a[0] + 1) + (chosen_b[-1] - chosen_b[0] + 1)
+                total += math.prod(k(a[i], b[j]) for i, j in zip(chosen_a, chosen_b)) * lam**spans
     return total
 
 
@@ -278,10 +278,10 @@ def zelenko(a, b, k, lam=0.5, enumerate_children=False):
         if enumerate_children:
             total = 0.0
             for length in range(1, min(len(us), len(vs)) + 1):
-                for I in itertools.combinations(range(len(us)), length):
-                    for J in itertools.combinations(range(len(vs)), length):
-                        spans = (I[-1] - I[0] + 1) + (J[-1] - J[0] + 1)
-                        pairs = [(us[i], vs[j]) for i, j in zip(I, J)]
+                for chosen_a in itertools.combinations(range(len(us)), length):
+                    for chosen_b in itertools.combinations(range(len(vs)), length):
+                        spans = (chosen_a[-1] - chosen_a[0] + 1) + (chosen_b[-1] - chosen_b[0] + 1)
+                        pairs = [(us[i], vs[j]) for i, j in zip(chosen_a, chosen_b)]
                         total += (
                             lam**spans
                             * sum(K(p, q) for p, q in pairs)

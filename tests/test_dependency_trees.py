@@ -1,6 +1,8 @@
 """Dependency parses to GRCT, LCT, LOCT, CGRCT and CLCT, against KeLP's own trees."""
 
 import pytest
+from data_paths import CORPORA
+from kelp_parses import doc_from_grct
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
@@ -13,9 +15,6 @@ from spacy_convkernels.structures import (
     span_to_tree,
     span_to_trees,
 )
-
-from data_paths import CORPORA
-from kelp_parses import doc_from_grct
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 
@@ -96,8 +95,10 @@ def test_every_representation_of_one_parse():
     )
     trees = span_to_trees(doc[:])
     assert {name: str(t) for name, t in trees.items()} == {
-        "grct": "(SYNT##root(POS##WP(LEX##who::w))(SYNT##cop(POS##VBD(LEX##be::v)))(SYNT##nsubj(POS##NNP(LEX##galileo::n))))",
-        "lct": "(LEX##who::w(LEX##be::v(POS##VBD)(SYNT##cop))(LEX##galileo::n(POS##NNP)(SYNT##nsubj))(POS##WP)(SYNT##root))",
+        "grct": "(SYNT##root(POS##WP(LEX##who::w))(SYNT##cop(POS##VBD(LEX##be::v)))"
+        "(SYNT##nsubj(POS##NNP(LEX##galileo::n))))",
+        "lct": "(LEX##who::w(LEX##be::v(POS##VBD)(SYNT##cop))(LEX##galileo::n(POS##NNP)(SYNT##nsubj))"
+        "(POS##WP)(SYNT##root))",
         "loct": "(LEX##who::w(LEX##be::v)(LEX##galileo::n))",
         "cgrct": "(COMP##root<*::*,who::w>(POS##WP(LEX##who::w))(COMP##cop<who::w,be::v>(POS##VBD(LEX##be::v)))"
         "(COMP##nsubj<who::w,galileo::n>(POS##NNP(LEX##galileo::n))))",

@@ -12,8 +12,10 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import reference_kernels as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from random_trees import random_tree, wide_tree
 
 from spacy_convkernels import Tree
 from spacy_convkernels.errors import ConvKernelsError, InvalidParameterError
@@ -29,9 +31,6 @@ from spacy_convkernels.kernels._packing import PackedSequences, PackedTrees
 from spacy_convkernels.kernels._settings import EngineSettings, KernelKind
 from spacy_convkernels.kernels._tables import NodeSimilarity
 from spacy_convkernels.structures.paths import PathTuples
-
-import reference_kernels as ref
-from random_trees import random_tree, wide_tree
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent

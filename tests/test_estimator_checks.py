@@ -19,6 +19,7 @@ import joblib
 import numpy as np
 import pytest
 import sklearn
+from data_paths import CORPORA
 from sklearn.base import clone, is_classifier
 from sklearn.exceptions import NotFittedError, SkipTestWarning
 from sklearn.neighbors import KNeighborsClassifier
@@ -33,8 +34,6 @@ from spacy_convkernels.learn import (
     NonstationaryKernelLearner,
     kernel_knn_graph,
 )
-
-from data_paths import CORPORA
 
 if tuple(int(p) for p in sklearn.__version__.split(".")[:2]) < (1, 8):
     pytest.skip("the checks' expected-failure lists need scikit-learn >= 1.8", allow_module_level=True)
@@ -203,7 +202,7 @@ def test_structure_fit_returns_self(estimator, data):
 @pytest.mark.parametrize("estimator", estimators(), ids=lambda e: type(e).__name__)
 def test_structure_unfitted(estimator, data):
     model = clone(estimator)
-    for name, method in methods(model).items():
+    for _name, method in methods(model).items():
         with pytest.raises(NotFittedError):
             method(data[0][:5])
     if is_classifier(model):

@@ -8,8 +8,16 @@ import math
 
 import numpy as np
 import pytest
+import reference_kernels as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from random_trees import ALPHABET
+from test_path_kernels import EDGES, NODES, exponential
+from test_path_kernels import LABELS as TUPLE_LABELS
+from test_path_kernels import VECTORS as PATH_VECTORS
+from test_smoothed_kernels import LABELS as SMOOTH_LABELS
+from test_smoothed_kernels import VECTORS as SMOOTH_VECTORS
+from test_smoothed_kernels import reference_sigma
 
 from spacy_convkernels import ConvKernelsError, Tree
 from spacy_convkernels.kernels import (
@@ -22,15 +30,6 @@ from spacy_convkernels.kernels import (
     ZelenkoTreeKernel,
 )
 from spacy_convkernels.structures.paths import PathTuples
-
-import reference_kernels as ref
-from random_trees import ALPHABET
-from test_path_kernels import EDGES, NODES, exponential
-from test_path_kernels import LABELS as TUPLE_LABELS
-from test_path_kernels import VECTORS as PATH_VECTORS
-from test_smoothed_kernels import LABELS as SMOOTH_LABELS
-from test_smoothed_kernels import VECTORS as SMOOTH_VECTORS
-from test_smoothed_kernels import reference_sigma
 
 
 def _settings(n):

@@ -6,6 +6,7 @@ it works in float32, so the match is to 1e-4.
 
 import numpy as np
 import pytest
+from data_paths import CORPORA
 
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import (
@@ -15,8 +16,6 @@ from spacy_convkernels.kernels import (
     SubsetTreeKernel,
     SubtreeKernel,
 )
-
-from data_paths import CORPORA
 
 KERNELS = {
     "stk": SubtreeKernel(lam=0.4, variant="kelp"),

@@ -3,6 +3,8 @@ import time
 
 import numpy as np
 import pytest
+from data_paths import CORPORA
+from random_trees import random_tree
 from sklearn.base import clone
 
 from spacy_convkernels import ConvKernelsError, KernelOverflowError, Tree
@@ -17,9 +19,6 @@ from spacy_convkernels.kernels import (
     SubtreeKernel,
     ZelenkoTreeKernel,
 )
-
-from data_paths import CORPORA
-from random_trees import random_tree
 
 KERNELS = [SubtreeKernel(), SubtreeKernel(variant="kelp"), SubsetTreeKernel(), PartialTreeKernel(terminal_factor=5)]
 

@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from data_paths import CORPORA
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
@@ -18,8 +19,6 @@ from spacy_convkernels.kernels import (
     StructureTypeError,
     SubsetTreeKernel,
 )
-
-from data_paths import CORPORA
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 

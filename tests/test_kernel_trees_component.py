@@ -6,6 +6,8 @@ import sys
 import numpy as np
 import pytest
 import spacy
+from data_paths import CORPORA, need_shared
+from kelp_parses import doc_from_grct
 from spacy.tokens import Doc, DocBin, Span
 from spacy.vocab import Vocab
 
@@ -15,9 +17,6 @@ from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import ExtensionConflictError
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel
 from spacy_convkernels.structures import MissingAnnotationError, UnknownRepresentationError
-
-from data_paths import CORPORA, need_shared
-from kelp_parses import doc_from_grct
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 
@@ -46,7 +45,8 @@ def test_writes_span_and_doc_extensions(nlp):
     doc = nlp(_two_sentence_doc(nlp.vocab))
     sentences = list(doc.sents)
     assert sentences[1]._.kernel_trees == {
-        "grct": "(SYNT##root(SYNT##nsubj(POS##NNS(LEX##cat::n)))(POS##VBD(LEX##sit::v))(SYNT##prep_on(POS##NNS(LEX##mat::n))))",
+        "grct": "(SYNT##root(SYNT##nsubj(POS##NNS(LEX##cat::n)))(POS##VBD(LEX##sit::v))"
+        "(SYNT##prep_on(POS##NNS(LEX##mat::n))))",
         "loct": "(LEX##sit::v(LEX##cat::n)(LEX##mat::n))",
     }
     assert sentences[0]._.kernel_trees["loct"] == "(LEX##be::v(LEX##who::w)(LEX##galileo::n))"

@@ -6,6 +6,8 @@ import sys
 import numpy as np
 import pytest
 import spacy
+from data_paths import CORPORA
+from kelp_parses import doc_from_grct
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
@@ -15,9 +17,6 @@ from spacy_convkernels import Tree
 from spacy_convkernels.corpora import read_conllu, read_klp
 from spacy_convkernels.errors import MissingAnnotationError, NotInitializedError
 from spacy_convkernels.kernels import InvalidParameterError, PartialTreeKernel
-
-from data_paths import CORPORA
-from kelp_parses import doc_from_grct
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 CONFIG = {

@@ -3,13 +3,12 @@ import zlib
 
 import numpy as np
 import pytest
+from broken_files import gzip_then_broken
+from data_paths import CORPORA
 
 from spacy_convkernels import ConvKernelsError, CorpusFormatError, Tree, TreeParseError
 from spacy_convkernels.corpora import CorpusWarning, parse_klp_line, read_klp
 from spacy_convkernels.errors import CorpusFileError
-
-from broken_files import gzip_then_broken
-from data_paths import CORPORA
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 

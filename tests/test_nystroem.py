@@ -1,13 +1,13 @@
 import numpy as np
 import pytest
+from data_paths import CORPORA
 from sklearn.exceptions import NotFittedError
 from sklearn.kernel_approximation import Nystroem as ScikitNystroem
 
+from spacy_convkernels import ConvKernelsWarning
 from spacy_convkernels.approx import Nystroem
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import InvalidParameterError, PartialTreeKernel, SmoothedPartialTreeKernel
-
-from data_paths import CORPORA
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample"
 
@@ -66,7 +66,7 @@ def test_bad_use(trees):
         Nystroem("ptk").fit(trees)
     with pytest.raises(InvalidParameterError):
         Nystroem(PartialTreeKernel()).fit([])
-    with pytest.warns(UserWarning, match="landmarks"):
+    with pytest.warns(ConvKernelsWarning, match="landmarks"):
         assert Nystroem(PartialTreeKernel(), n_components=500).fit(trees[:10]).n_features_out_ == 10
 
 

@@ -4,13 +4,12 @@ import functools
 
 import numpy as np
 import pytest
+import reference_kernels as ref
+from random_trees import random_pairs
 
 from spacy_convkernels import Tree
 from spacy_convkernels.kernels import InvalidParameterError, SubsequencePathKernel, WordVectors, ZelenkoTreeKernel
 from spacy_convkernels.structures.paths import PathTuples
-
-import reference_kernels as ref
-from random_trees import random_pairs
 
 EDGES = ["", "arg0", "arg1", "arg1-of", "op1"]
 NODES = ["bind", "protein", "enzyme", "and", "site", "cell", "gtp"]
@@ -22,7 +21,7 @@ WEIGHTS = {"arg0": 0.0, "op1": 0.5, "arg1-of": 2.0}
 
 
 def exponential(gamma):
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def similarity(a, b):
         if a not in RAW or b not in RAW:
             return 0.0
@@ -39,7 +38,10 @@ def random_path(rng, length):
 
 def path_pairs(seed, n, long=False):
     rng = np.random.default_rng(seed)
-    lengths = lambda: int(rng.integers(30, 40)) if long and rng.random() < 0.3 else int(rng.integers(1, 16))
+
+    def lengths():
+        return int(rng.integers(30, 40)) if long and rng.random() < 0.3 else int(rng.integers(1, 16))
+
     return [(random_path(rng, lengths()), random_path(rng, lengths())) for _ in range(n)]
 
 
@@ -72,7 +74,10 @@ def test_path_kernel_equals_reference(params, k):
 
 def rooted_pairs(seed, n, labels=LABELS):
     """Random tree pairs whose roots share the trigger, as candidate subgraphs do."""
-    reroot = lambda t: Tree.from_flat(("/bind",) + t.labels[1:], t.parents)
+
+    def reroot(t):
+        return Tree.from_flat(("/bind",) + t.labels[1:], t.parents)
+
     return [(reroot(a), reroot(b)) for a, b in random_pairs(seed=seed, n_pairs=n, labels=labels)]
 
 

@@ -12,6 +12,7 @@ import warnings
 import penman
 import pytest
 import spacy
+from data_paths import CORPORA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,8 +20,6 @@ from spacy_convkernels import ConvKernelsError
 from spacy_convkernels.corpora import CorpusWarning, read_conllu, read_klp, read_penman
 from spacy_convkernels.kernels import WordVectors
 from spacy_convkernels.structures.interactions import amr_candidates
-
-from data_paths import CORPORA
 
 FUZZ = settings(max_examples=200, deadline=None)
 

@@ -9,7 +9,6 @@ import re
 
 import numpy as np
 import pytest
-
 from data_paths import ROOT, SHARED, need_shared
 
 
@@ -28,7 +27,7 @@ def _blocks():
 BLOCKS = _blocks()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _run_block(index: int, directory: str):
     """Run block ``index`` in a namespace of its own from ``directory`` (not the clone),
     with ``../shared`` standing for wherever the shared data are (the test skips when they

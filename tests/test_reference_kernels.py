@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
+import reference_kernels as ref
+from random_trees import random_pairs, random_tree
 from sklearn.base import clone
 
 from spacy_convkernels import Tree
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
-
-import reference_kernels as ref
-from random_trees import random_pairs, random_tree
 
 CASES = [
     (SubtreeKernel(lam=0.4, variant="kelp"), ref.subtree_kelp, {"lam": 0.4}),

@@ -5,6 +5,8 @@ import itertools
 
 import numpy as np
 import pytest
+import reference_kernels as ref
+from random_trees import ALPHABET, random_pairs
 
 from spacy_convkernels.kernels import (
     CompositionalSmoothedPartialTreeKernel,
@@ -13,9 +15,6 @@ from spacy_convkernels.kernels import (
     SmoothedPartialTreeKernel,
     WordVectors,
 )
-
-import reference_kernels as ref
-from random_trees import ALPHABET, random_pairs
 
 # a small vocabulary: walk shares run's vector (one row), blue is red's opposite, zzz has none
 RNG = np.random.default_rng(11)
@@ -92,7 +91,7 @@ def reference_sigma(
 ):
     """sigma from the definitions, with numpy on the raw vectors (rows = identical vectors)."""
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def sigma(a, b):
         if a == b:
             return 1.0

@@ -1,12 +1,11 @@
 import pickle
 
 import pytest
+from data_paths import CORPORA
 
 from spacy_convkernels import ConvKernelsError, InvalidTreeError, Tree, TreeParseError
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
-
-from data_paths import CORPORA
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")

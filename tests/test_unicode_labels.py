@@ -4,6 +4,7 @@ import string
 
 import pytest
 import spacy
+from data_paths import need_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from spacy.tokens import Doc
@@ -12,8 +13,6 @@ from spacy.vocab import Vocab
 import spacy_convkernels.components  # noqa: F401  (registers kernel_trees)
 from spacy_convkernels import Tree
 from spacy_convkernels.structures import REPRESENTATIONS, span_to_tree, span_to_trees
-
-from data_paths import need_shared
 
 # every str.isspace character, control characters and the parser's brackets
 WHITESPACE = [chr(c) for c in range(0x3001) if chr(c).isspace()]

@@ -7,6 +7,8 @@ import os
 import joblib
 import numpy as np
 import pytest
+from data_paths import CORPORA, need_shared
+from random_trees import random_tree
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
@@ -26,9 +28,6 @@ from spacy_convkernels.kernels import (
 )
 from spacy_convkernels.kernels.base import n_threads
 from spacy_convkernels.structures.paths import PathTuples
-
-from data_paths import CORPORA, need_shared
-from random_trees import random_tree
 
 TREE_KERNELS = [
     SubtreeKernel,

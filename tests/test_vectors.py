@@ -2,12 +2,11 @@ import zlib
 
 import numpy as np
 import pytest
+from broken_files import gzip_then_broken
+from data_paths import CORPORA, need_shared
 
 from spacy_convkernels import ConvKernelsError, Tree
 from spacy_convkernels.kernels import SmoothedPartialTreeKernel, VectorsError, WordVectors
-
-from broken_files import gzip_then_broken
-from data_paths import CORPORA, need_shared
 
 WORDSPACE = CORPORA / "trec-qc-kelp-sample" / "wordspace_md300.first60.txt.gz"
 

@@ -25,7 +25,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
-from ..errors import InvalidParameterError
+from ..errors import ConvKernelsWarning, InvalidParameterError
 from ..kernels.base import Kernel
 from ._blocks import gram_rows, structure_list, structure_tags, symmetric_gram
 
@@ -104,7 +104,11 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self._check_params(len(X))
         n_components = self.n_components
         if n_components > len(X):
-            warnings.warn(f"n_components={n_components} > {len(X)} structures: using {len(X)} landmarks")
+            warnings.warn(
+                f"n_components={n_components} > {len(X)} structures: using {len(X)} landmarks",
+                ConvKernelsWarning,
+                stacklevel=3,
+            )
             n_components = len(X)
         rng = check_random_state(self.random_state)
         if self.landmark_init == "uniform":

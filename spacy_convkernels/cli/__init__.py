@@ -4,7 +4,6 @@
 
 import argparse
 import sys
-from typing import List, Optional
 
 from ..errors import ConvKernelsError
 from . import convert
@@ -12,7 +11,7 @@ from . import convert
 COMMANDS = {"convert": convert}
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="spacy-convkernels", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     for name, module in COMMANDS.items():

@@ -59,7 +59,8 @@ class KernelTrees:
         unknown = [r for r in representations if r not in REPRESENTATIONS]
         if unknown or not representations:
             raise UnknownRepresentationError(
-                f"kernel_trees: representations must be some of {', '.join(REPRESENTATIONS)}, got {list(representations)}"
+                f"kernel_trees: representations must be some of {', '.join(REPRESENTATIONS)}, "
+                f"got {list(representations)}"
             )
         install_extensions("span._.kernel_trees", "doc._.kernel_trees")
         self.name = name

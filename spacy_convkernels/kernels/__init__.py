@@ -4,8 +4,8 @@ from ..errors import InvalidParameterError, StructureTypeError, VectorsError
 from .base import Kernel
 from .node_similarity import CompositionalSimilarity, LexicalSimilarity
 from .smoothed_tree_kernels import CompositionalSmoothedPartialTreeKernel, SmoothedPartialTreeKernel
-from .tree_kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
 from .transformer import KernelTransformer
+from .tree_kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
 from .tuple_kernels import SubsequencePathKernel, ZelenkoTreeKernel
 from .vectors import WordVectors
 

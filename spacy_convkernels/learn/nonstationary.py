@@ -118,7 +118,10 @@ class NonstationaryKernelLearner(BaseEstimator):
         labels = (
             list(self.labels)
             if self.labels is not None
-            else [label for label, _ in Counter({l: len(h) for l, h in holders.items()}).most_common(self.n_labels)]
+            else [
+                label
+                for label, _ in Counter({label: len(h) for label, h in holders.items()}).most_common(self.n_labels)
+            ]
         )
         weights: dict[str, float] = {label: 1.0 for label in labels}
         base = dict(self.kernel.get_params().get(parameter) or {})

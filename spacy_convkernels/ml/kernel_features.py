@@ -17,8 +17,6 @@ reads it from the first annotated Doc of its sample. A Doc the component did not
 raises :class:`~spacy_convkernels.errors.MissingAnnotationError`.
 """
 
-from typing import List, Optional
-
 import numpy as np
 from spacy.tokens import Doc
 from spacy.util import registry
@@ -31,7 +29,7 @@ EXTENSIONS = {"kernel_vector": "kernel_vectors", "klsh_code": "klsh_codes"}  # e
 
 
 @registry.architectures("spacy_convkernels.KernelFeatures.v1")
-def kernel_features(extension: str = "kernel_vector", nO: Optional[int] = None) -> Model[List[Doc], Floats2d]:
+def kernel_features(extension: str = "kernel_vector", nO: int | None = None) -> Model[list[Doc], Floats2d]:
     """The Docs' ``Doc._.<extension>`` as rows of a float32 matrix (see the module docstring)."""
     if extension not in EXTENSIONS:
         raise InvalidParameterError(
@@ -42,7 +40,7 @@ def kernel_features(extension: str = "kernel_vector", nO: Optional[int] = None) 
     return Model("kernel_features", forward, init=init, dims={"nO": nO}, attrs={"extension": extension})
 
 
-def forward(model: Model, docs: List[Doc], is_train: bool):
+def forward(model: Model, docs: list[Doc], is_train: bool):
     extension = model.attrs["extension"]
     width = model.get_dim("nO")
     rows = np.zeros((len(docs), width), dtype=np.float32)
@@ -56,13 +54,13 @@ def forward(model: Model, docs: List[Doc], is_train: bool):
                 )
             rows[i] = value[:width]
 
-    def backprop(d_rows: Floats2d) -> List[Doc]:
+    def backprop(d_rows: Floats2d) -> list[Doc]:
         return []
 
     return model.ops.asarray2f(rows), backprop
 
 
-def init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
+def init(model: Model, X: list[Doc] | None = None, Y=None) -> None:
     """Take ``nO`` from the first annotated Doc of ``X`` when the config left it out."""
     if model.has_dim("nO"):
         return
@@ -80,7 +78,7 @@ def init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
     )
 
 
-def doc_value(doc: Doc, extension: str) -> Optional[np.ndarray]:
+def doc_value(doc: Doc, extension: str) -> np.ndarray | None:
     """The Doc's feature vector (None when the component found no tree in it)."""
     if not _written(doc, extension):
         raise MissingAnnotationError(

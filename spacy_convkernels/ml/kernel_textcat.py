@@ -27,8 +27,6 @@ one unit per label. Either block may be null: kernel only, text only or both are
 overrides of one config.
 """
 
-from typing import List, Optional
-
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import LayerNorm, Linear, Logistic, Maxout, Model, Softmax, chain, concatenate, glorot_uniform_init
@@ -39,12 +37,12 @@ from ..errors import InvalidParameterError
 
 @registry.architectures("spacy_convkernels.KernelTextCat.v1")
 def kernel_textcat(
-    kernel_features: Optional[Model[List[Doc], Floats2d]] = None,
-    text_features: Optional[Model[List[Doc], Floats2d]] = None,
+    kernel_features: Model[list[Doc], Floats2d] | None = None,
+    text_features: Model[list[Doc], Floats2d] | None = None,
     exclusive_classes: bool = True,
-    hidden_width: Optional[int] = 256,
-    nO: Optional[int] = None,
-) -> Model[List[Doc], Floats2d]:
+    hidden_width: int | None = 256,
+    nO: int | None = None,
+) -> Model[list[Doc], Floats2d]:
     """The classifier of the module docstring."""
     parts = [part for part in (kernel_features, text_features) if part is not None]
     if not parts:
@@ -78,7 +76,7 @@ def kernel_textcat(
     return model
 
 
-def init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
+def init(model: Model, X: list[Doc] | None = None, Y=None) -> None:
     """Initialize the feature blocks on ``X``, then the layers above them from the blocks'
     widths and ``Y``, without running the kernel features on ``X`` (spaCy initializes a
     textcat on reference docs, which carry no kernel vectors)."""
