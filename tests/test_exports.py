@@ -13,7 +13,8 @@ from spacy_convkernels.structures import interactions, paths, semantic_graph, tr
 def package_modules():
     yield spacy_convkernels
     for info in pkgutil.walk_packages(spacy_convkernels.__path__, prefix="spacy_convkernels."):
-        yield importlib.import_module(info.name)
+        if not info.name.endswith(".__main__"):  # importing it runs the command line
+            yield importlib.import_module(info.name)
 
 
 def test_every_public_exception_and_warning_class_is_defined_in_errors():
