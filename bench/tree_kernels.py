@@ -34,6 +34,7 @@ def main():
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
     parser.add_argument("--pairs", type=int, default=2_000_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--kernels", nargs="+", default=["ST", "SST", "PTK", "SPTK", "CSPTK"], help="which to time")
     args = parser.parse_args()
 
     examples = list(read_klp(args.data / "train_5500.coarse.klp.gz"))
@@ -53,7 +54,7 @@ def main():
             CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace),
         ),
     ]
-    for name, representation, kernel in kernels:
+    for name, representation, kernel in (k for k in kernels if k[0] in args.kernels):
         trees = [e.trees[representation] for e in examples]
         rates = evaluation_rates(kernel, trees, pairs, args.runs)
         nodes = np.mean([t.n_nodes for t in trees])
