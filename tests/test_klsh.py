@@ -6,6 +6,7 @@ import spacy
 from data_paths import CORPORA
 from kelp_parses import doc_from_grct
 from scipy.stats import spearmanr
+from sklearn.base import clone
 from spacy.training import Example
 
 from spacy_convkernels import ConvKernelsError
@@ -448,16 +449,7 @@ def test_forest_is_a_bagging_of_subspace_trees(qc):
     ).fit(trees, labels)
     assert len(forest.forest_.estimators_) == 12
     assert all(len(features) == 9 and len(set(features)) == 9 for features in forest.forest_.estimators_features_)
-    serial = KLSHForestClassifier(
-        PartialTreeKernel(),
-        n_references=20,
-        n_bits=100,
-        n_estimators=12,
-        subspace_bits=9,
-        subset_size=4,
-        random_state=0,
-        n_jobs=1,
-    ).fit(trees, labels)
+    serial = clone(forest).set_params(n_jobs=1).fit(trees, labels)
     # the jobs sum the trees' probabilities in another order
     np.testing.assert_allclose(forest.predict_proba(trees), serial.predict_proba(trees), rtol=1e-12)
 
