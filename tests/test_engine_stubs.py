@@ -63,6 +63,9 @@ def test_stub_matches_the_compiled_module(stub):
                     assert expected == stub_parameters(item), f"{node.name}.__init__"
                 elif isinstance(item, ast.AnnAssign):
                     assert hasattr(cls, item.target.id), f"{node.name}.{item.target.id}"
+                elif isinstance(item, ast.Assign):  # an enum member and its value
+                    name = item.targets[0].id
+                    assert getattr(cls, name) == ast.literal_eval(item.value), f"{node.name}.{name}"
     public = {
         name
         for name, value in vars(module).items()
