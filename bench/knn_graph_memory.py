@@ -35,7 +35,7 @@ def child(method: str, n: int, k: int, data: Path, out: Path):
 
     trees = [e.trees["grct"] for e in read_klp(data / "train_5500.coarse.klp.gz")]
     X = (trees * (n // len(trees) + 1))[:n]
-    kernel = PartialTreeKernel(0.4, 0.4, 5.0)
+    kernel = PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5.0)
     kernel.diag(trees)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()

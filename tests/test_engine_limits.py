@@ -29,7 +29,7 @@ from spacy_convkernels.kernels import (
 from spacy_convkernels.kernels._driver import gram, pairs
 from spacy_convkernels.kernels._packing import PackedSequences, PackedTrees
 from spacy_convkernels.kernels._settings import EngineSettings, KernelKind
-from spacy_convkernels.kernels._tables import NodeSimilarity
+from spacy_convkernels.kernels._tables import NodeSimilarity, TupleTable
 from spacy_convkernels.structures.paths import PathTuples
 
 TESTS = Path(__file__).resolve().parent
@@ -263,6 +263,33 @@ def test_inconsistent_arguments_are_refused(call, message):
     A, B = packed(TREES), packed(TREES[:2])
     with pytest.raises(InvalidParameterError, match=message):
         call(A, B)
+
+
+def test_settings_and_tables_are_initialized_once_and_only_used_initialized():
+    """A table whose initialization failed, or settings never initialized, are refused; settings
+    cannot be initialized again (the engine would read a table that is no longer kept)."""
+    half_built = NodeSimilarity.__new__(NodeSimilarity)
+    with pytest.raises(InvalidParameterError):
+        half_built.__init__(
+            [0],
+            groups=[0],
+            rows=[-1],
+            weights=[1.0],
+            vectors=np.zeros((1, 1)),
+            threshold=0.0,
+            own_words=np.zeros((5, 2)),
+            own_parts=np.zeros((5, 2)),
+        )
+    with pytest.raises(InvalidParameterError, match="not initialized"):
+        EngineSettings(KernelKind.SMOOTHED_PARTIAL_TREE, lam=0.4, similarity=half_built)
+    with pytest.raises(InvalidParameterError, match="not initialized"):
+        TupleTable([0], nodes=[0], weights=[1.0], node_similarity=half_built)
+    A = packed(TREES)
+    with pytest.raises(InvalidParameterError, match="not initialized"):
+        gram(EngineSettings.__new__(EngineSettings), A, A)
+    settings = EngineSettings(KernelKind.PARTIAL_TREE, lam=0.4)
+    with pytest.raises(InvalidParameterError, match="twice"):
+        settings.__init__(KernelKind.SUBSET_TREE, lam=0.9)
 
 
 def test_smoothed_nodes_must_agree_with_the_table():

@@ -89,6 +89,21 @@ def test_restored_klsh_codes_as_the_fitted_one(qc, hash_function):
     wrong = {"hyperplanes": np.zeros((15, 40))} if hash_function == "random_knn" else {"subsets": fitted.references_}
     with pytest.raises(InvalidParameterError, match="KLSH.restore"):
         KLSH(kernel, **params).restore(fitted.references_, **wrong)
+    with pytest.raises(InvalidParameterError, match="KLSH.restore"):
+        KLSH(kernel, **params).restore(fitted.references_, **saved, indices=[0, 1])  # one index per reference
+
+
+def test_restore_refuses_broken_subsets_and_changes_nothing_on_failure(qc):
+    trees, _ = qc
+    params = dict(n_references=15, n_bits=40, subset_size=4, random_state=5)
+    fitted = KLSH(PartialTreeKernel(), **params).fit(trees[:100])
+    for broken in (fitted.subsets_.astype(float), fitted.subsets_[:, :, :0]):  # float indices; alpha = 0
+        with pytest.raises(InvalidParameterError, match="integer indices"):
+            KLSH(PartialTreeKernel(), **params).restore(fitted.references_, subsets=broken)
+    before = (fitted.references_, fitted.subsets_)
+    with pytest.raises(ConvKernelsError):  # the references are not trees: nothing is replaced
+        fitted.restore(["not a tree"] * 15, subsets=fitted.subsets_)
+    assert (fitted.references_, fitted.subsets_) == before
 
 
 def test_old_parameter_names_and_positions_are_refused(qc):

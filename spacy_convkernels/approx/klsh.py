@@ -154,20 +154,29 @@ class KLSH(TransformerMixin, BaseEstimator):
         M = len(references)
         if self.hash_function == "random_knn":
             subsets = _saved(subsets, "subsets", ndim=3)
-            if subsets.shape[:2] != (self.n_bits, 2) or not ((0 <= subsets) & (subsets < M)).all():
+            if (
+                subsets.shape[:2] != (self.n_bits, 2)
+                or subsets.shape[2] < 1
+                or not np.issubdtype(subsets.dtype, np.integer)
+                or not ((0 <= subsets) & (subsets < M)).all()
+            ):
                 raise InvalidParameterError(
-                    f"KLSH.restore: subsets must be indices of the {M} references, of "
-                    f"shape ({self.n_bits}, 2, alpha), got shape {subsets.shape}"
+                    f"KLSH.restore: subsets must be integer indices of the {M} references, of "
+                    f"shape ({self.n_bits}, 2, alpha >= 1), got {subsets.dtype} of shape {subsets.shape}"
                 )
-            self.subsets_ = subsets
         else:
             hyperplanes = _saved(hyperplanes, "hyperplanes", ndim=2)
             if hyperplanes.shape != (M, self.n_bits):
                 raise InvalidParameterError(
                     f"KLSH.restore: hyperplanes must have shape ({M}, {self.n_bits}), got {hyperplanes.shape}"
                 )
-            self.hyperplanes_ = hyperplanes
+        if indices is not None and np.shape(indices) != (M,):
+            raise InvalidParameterError(f"KLSH.restore: indices must give one index per reference ({M})")
         self._set_reference_set(references, indices)
+        if self.hash_function == "random_knn":
+            self.subsets_ = subsets
+        else:
+            self.hyperplanes_ = hyperplanes
         return self
 
     def similarities(self, X: Sequence) -> np.ndarray:
@@ -196,9 +205,11 @@ class KLSH(TransformerMixin, BaseEstimator):
             self._prepared = self.kernel.prepare(self.references_)
 
     def _set_reference_set(self, references: Sequence, indices: Sequence[int] | None):
-        self.references_ = list(references)
-        self.reference_indices_ = np.arange(len(self.references_)) if indices is None else np.asarray(indices)
-        self._prepared = self.kernel.prepare(self.references_)
+        references = list(references)
+        prepared = self.kernel.prepare(references)  # may raise: nothing is changed before
+        self.references_ = references
+        self.reference_indices_ = np.arange(len(references)) if indices is None else np.asarray(indices)
+        self._prepared = prepared
         self.n_kernel_evaluations_ = 0
 
     def _check_params(self, n_structures: int):

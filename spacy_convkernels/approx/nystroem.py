@@ -107,7 +107,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             warnings.warn(
                 f"n_components={n_components} > {len(X)} structures: using {len(X)} landmarks",
                 ConvKernelsWarning,
-                stacklevel=3,
+                stacklevel=2,
             )
             n_components = len(X)
         rng = check_random_state(self.random_state)

@@ -91,7 +91,7 @@ class KernelVectors(SentenceTreeModel):
         A tree kernel of the package.
     n_components : int >= 1
         The number of landmark trees, the length of the vectors.
-    landmarks : {"uniform", "kmeans++"}, default="uniform"
+    landmark_init : {"uniform", "kmeans++"}, default="uniform"
         How the landmarks are picked (:class:`~spacy_convkernels.approx.Nystroem`).
     landmark_source : {"predicted", "reference"}, default="predicted"
         Trees of the examples' predicted docs, run through the pipeline, or of their gold parses.

@@ -66,6 +66,8 @@ cdef inline double evaluate(Workspace* ws, const Settings* prm, const Packed* A,
 cdef Settings checked_settings(EngineSettings settings, PackedStructures A, PackedStructures B,
                                int n_threads) except *:
     """The settings' struct, after checking them against A, B and the thread count."""
+    if not settings.ready:
+        raise InvalidParameterError("the EngineSettings was not initialized")
     settings.check_operands(A, B)
     if n_threads < 1:
         raise InvalidParameterError(f"n_threads must be >= 1, got {n_threads}")

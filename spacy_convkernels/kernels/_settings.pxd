@@ -28,4 +28,5 @@ cdef class EngineSettings:
     cdef readonly double lam, mu, terminal_factor
     cdef readonly NodeSimilarity similarity
     cdef readonly TupleTable tuples
+    cdef bint ready
     cdef check_operands(self, PackedStructures A, PackedStructures B)

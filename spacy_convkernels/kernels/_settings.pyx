@@ -17,6 +17,10 @@ cdef class EngineSettings:
 
     def __init__(self, kind, *, double lam, double mu=1.0, double terminal_factor=1.0,
                  NodeSimilarity similarity=None, TupleTable tuples=None):
+        if self.ready:
+            raise InvalidParameterError("an EngineSettings cannot be initialized twice")
+        if (similarity is not None and not similarity.ready) or (tuples is not None and not tuples.ready):
+            raise InvalidParameterError("a table of the settings was not initialized")
         if kind not in _MATCH_KEYS and kind != SUBSEQUENCE_PATH:
             raise InvalidParameterError(f"unknown kernel kind {kind}")
         if kind == SMOOTHED_PARTIAL_TREE and similarity is None:
@@ -32,6 +36,7 @@ cdef class EngineSettings:
         self.settings.terminal_factor = terminal_factor
         self.settings.similarity = &similarity.similarity if similarity is not None else NULL
         self.settings.tuples = &tuples.table if tuples is not None else NULL
+        self.ready = True
 
     @property
     def kind(self):

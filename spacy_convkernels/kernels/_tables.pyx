@@ -77,6 +77,8 @@ cdef class TupleTable:
     def __init__(self, edges, *, nodes, weights, NodeSimilarity node_similarity not None):
         if self.ready:
             raise InvalidParameterError("a TupleTable cannot be initialized twice")
+        if not node_similarity.ready:
+            raise InvalidParameterError("the node similarity of a TupleTable was not initialized")
         self.edges = frozen_copy(edges, np.int32)
         self.nodes = frozen_copy(nodes, np.int32)
         self.weights = read_only_view(weights, np.float64)
