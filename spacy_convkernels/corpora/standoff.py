@@ -225,16 +225,14 @@ class _Document:
                 ]
                 if trigger in self.mentions and self.mentions[trigger][0] in GROUPS:
                     unknown.append(f"{trigger} (a {self.mentions[trigger][0]}, not a trigger)")
-                if unknown:
-                    self._fail(f"event {ident} refers to {', '.join(unknown)}, not defined", where)
+                try:
+                    if unknown:
+                        raise _Malformed(f"event {ident} refers to {', '.join(unknown)}, not defined")
+                    self._nested(ident, ())
+                except _Malformed as problem:
+                    self._fail(str(problem), where)
                     del self.events[ident]
                     changed = True
-        for ident in list(self.events):
-            try:
-                self._nested(ident, ())
-            except _Malformed as problem:
-                self._fail(str(problem), self.events[ident][3])
-                del self.events[ident]
         for ident, flags in list(self.modified.items()):
             if ident not in self.events:
                 for _, where in flags:
@@ -244,7 +242,10 @@ class _Document:
             for ids, where in list(kept):
                 unknown = [i for i in ids if i not in (known if known is not None else self.mentions)]
                 if unknown:
-                    self._fail(f"{kind} of {', '.join(unknown)}, not defined {'proteins' if known else ''}", where)
+                    self._fail(
+                        f"{kind} of {', '.join(unknown)}, not {'proteins' if known else 'mentions'} of the document",
+                        where,
+                    )
                     kept.remove((ids, where))
 
     def _nested(self, ident: str, above: tuple):
@@ -316,7 +317,8 @@ class _Document:
                 given = (() if catalyst is None else ("catalyst",)) + ("theme", "theme2")[: len(themes)]
                 original = tuple(p for p in (catalyst, *themes) if p is not None)
                 variants = product(*(sorted(classes.get(p, {p})) for p in original))
-                for participants in [original] + [v for v in variants if v != original]:
+                others = [v for v in variants if v != original and len(set(v)) == len(v)]  # one mention per role
+                for participants in [original] + others:
                     key = (ident, participants)
                     if key in seen:
                         continue
