@@ -51,6 +51,7 @@ def test_two_labels_of_one_pair_and_a_blank_line(tmp_path):
     [
         ("{not json", "not JSON"),
         ("[1, 2]", "a JSON list, not an object"),
+        ('{"text": "a \\ud800 b"}', "a lone surrogate escape ('\\ud800')"),
         (dict(GOOD, text=3), "no 'text' string"),
         (dict(GOOD, spans={}), "'spans' is a dict, not a list"),
         (dict(GOOD, spans=[{"start": 0, "end": 30, "label": "G"}], relations=[]), "span 0-30 is not a non-blank span"),
@@ -136,7 +137,12 @@ def test_convert_stops_at_a_malformed_line_unless_skipping(tmp_path, capsys):
 
 
 _JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 40) | st.floats(allow_nan=True) | st.text(max_size=12),
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 40)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=12)
+    | st.text(st.sampled_from("ab -\n\u00e9\ud800"), max_size=6),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
     max_leaves=12,
 )
@@ -146,7 +152,7 @@ _SPAN = st.fixed_dictionaries(
 _RECORD = st.fixed_dictionaries(
     {},
     optional={
-        "text": st.text(max_size=25) | _JSON,
+        "text": st.text(max_size=25) | st.text(st.sampled_from("ab -\u00e9\ud800"), max_size=8) | _JSON,
         "spans": st.lists(_SPAN | _JSON, max_size=4) | _JSON,
         "relations": st.lists(
             st.fixed_dictionaries(

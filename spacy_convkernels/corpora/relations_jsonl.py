@@ -45,9 +45,10 @@ def read_relations_jsonl(
 ) -> Iterator[Doc]:
     """Yield one Doc per accepted record of a ``.jsonl`` (or ``.jsonl.gz``) file (module docstring).
 
-    A malformed line (not a JSON object; a missing or mistyped ``text``, ``spans`` or
-    ``relations`` field; a span outside the text, covering only whitespace or
-    overlapping another; a relation whose head or child is not one of the spans) or an
+    A malformed line (not a JSON object; one with a lone surrogate escape such as
+    ``"\\ud800"``; a missing or mistyped ``text``, ``spans`` or ``relations`` field; a
+    span outside the text, covering only whitespace or overlapping another; a relation
+    whose head or child is not one of the spans) or an
     undecodable one raises :class:`~spacy_convkernels.CorpusFormatError` naming the file
     and line; with ``skip_errors=True`` the line is skipped instead, reported by a
     :class:`CorpusWarning` and appended to ``errors`` when a list is given. A file that
@@ -100,6 +101,10 @@ def _record(line: str):
         raise _Malformed(f"not JSON ({error})", error) from None
     if not isinstance(record, dict):
         raise _Malformed(f"a JSON {type(record).__name__}, not an object")
+    try:
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise _Malformed(f"a lone surrogate escape ({error.object[error.start]!r}), not Unicode text", error) from None
     if record.get("answer") in ("reject", "ignore"):
         return None
     text = record.get("text")
