@@ -23,8 +23,9 @@ and one or two themes, all proteins. A ``Theme`` that is a protein is a theme; a
 A, Theme: Gene_expression(Theme: B))`` gives ``Regulation`` with catalyst A, theme B, and
 the inner event gives ``Gene_expression`` with theme B). An event with several theme
 arguments (``Binding`` with ``Theme``, ``Theme2``, ...) gives one interaction per pair of
-them (theme, theme2). A ``Cause`` protein is the catalyst; a ``Cause`` event gives each
-protein of its themes as the catalyst of an interaction of its own. Sites and locations
+them (theme, theme2; no combination of more than two proteins is made). A ``Cause``
+protein is the catalyst; a ``Cause`` event gives each protein of its themes as the
+catalyst of an interaction of its own. Sites and locations
 (``Site``, ``CSite``, ``ToLoc``, ...) are not participants. An event whose themes reach no
 protein gives no interaction.
 
@@ -124,7 +125,7 @@ def _documents(source) -> list[Path]:
             stems.append(item.with_suffix(""))
         else:
             raise CorpusFileError("not a directory nor a .txt, .a1 or .a2 file", item)
-    return stems
+    return list(dict.fromkeys(stems))
 
 
 class _Malformed(Exception):
