@@ -3,7 +3,8 @@
     python bench/bionlp_corpus.py [--data ../shared/data/bionlp-st-2013-ge/original-data] [--runs 3]
 
 For each set: documents, proteins, triggers, events, gold interactions after flattening
-(all, per type, how many come from Equiv, and the events that give none), misaligned mentions (boundaries inside a
+(all, per type, how many come from Equiv, the events that give none, and the interactions whose trigger and
+participants do not have distinct token spans once widened), misaligned mentions (boundaries inside a
 token of spaCy's blank English tokenizer, widened to whole tokens), equivalence,
 modification and coreference lines, and the read time (tokenization included), median of
 the runs.
@@ -38,11 +39,15 @@ def main():
             docs = list(read_standoff(args.data / split, nlp, counts=counts))
             seconds.append(time.perf_counter() - start)
         equiv = sum(i["equiv"] for doc in docs for i in doc._.interactions)
+        merged = sum(
+            len({tuple(v) for v in i["spans"].values()}) < len(i["spans"]) for doc in docs for i in doc._.interactions
+        )
         flattened = sum(len({i["event"] for i in doc._.interactions}) for doc in docs)
         print(f"== {split} ({args.data / split})")
         for key in ("documents", "proteins", "triggers", "events", "interactions"):
             print(f"{key:>14}: {counts[key]}")
         print(f"{'from Equiv':>14}: {equiv}")
+        print(f"{'merged spans':>14}: {merged} (interactions where trigger or participants share one token span)")
         print(f"{'events with none':>14}: {counts['events'] - flattened} (themes reach no protein)")
         for key in sorted(k for k in counts if k.startswith("interactions:")):
             print(f"{key.split(':')[1]:>26}: {counts[key]}")
