@@ -6,6 +6,8 @@ from collections import Counter
 import pytest
 import spacy
 from data_paths import CORPORA, need_shared
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from spacy.tokens import DocBin
 
 from spacy_convkernels.cli import main
@@ -242,3 +244,71 @@ def test_the_shared_ge_devel_set_reads_without_error():
     for _ in read_standoff(devel, counts=counts):
         pass
     assert counts["documents"] == len(list(devel.glob("*.txt"))) and counts["interactions"] > counts["events"] / 2
+
+
+def test_events_nested_too_deep_are_malformed_and_shared_arguments_are_resolved_once(tmp_path):
+    chain = [f"E{k}\tPositive_regulation:T5 Theme:E{k + 1}" for k in range(1, 150)] + ["E150\tBinding:T6 Theme:T2"]
+    write_doc(tmp_path, TEXT, A1, A2[:2] + chain)
+    with pytest.raises(
+        CorpusFormatError, match=r"doc.a2, line 3: events nested more than 100 deep \(E1 > ... > E101\)"
+    ):
+        list(read_standoff(tmp_path))
+    diamond = [f"E{k}\tBinding:T6 Theme:E{k + 1} Theme2:E{k + 1}" for k in range(1, 60)] + ["E60\tBinding:T6 Theme:T2"]
+    write_doc(tmp_path, TEXT, A1, A2[:2] + diamond)  # 2**60 paths through the events: each event resolved once
+    (doc,) = read_standoff(tmp_path)
+    assert [(i["event"], i["roles"]) for i in doc._.interactions] == [("E60", {"theme": "T2"})]  # no (T2, T2) pair
+
+
+_PIECES = [
+    "T1",
+    "T2",
+    "T5",
+    "E1",
+    "E2",
+    "M1",
+    "R1",
+    "*",
+    "\t",
+    " ",
+    ":",
+    "Protein",
+    "Binding",
+    "Entity",
+    "Anaphora",
+    "Theme",
+    "Cause",
+    "Negation",
+    "Equiv",
+    "Coreference",
+    "0",
+    "3",
+    "13",
+    "99",
+    "RAS",
+    "\n",
+    "\r",
+    "\xa0",
+    "\xff",
+]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    a1=st.lists(st.sampled_from(A1) | st.lists(st.sampled_from(_PIECES), max_size=8).map("".join), max_size=6),
+    a2=st.lists(st.sampled_from(A2) | st.lists(st.sampled_from(_PIECES), max_size=10).map("".join), max_size=8),
+)
+def test_random_annotation_lines_give_corpus_format_errors_only(tmp_path, a1, a2):
+    for name, lines in (("doc.a1", a1), ("doc.a2", a2)):
+        (tmp_path / name).write_bytes("\n".join(lines).encode("utf-8").replace(b"\xc3\xbf", b"\xff"))
+    (tmp_path / "doc.txt").write_text(TEXT, encoding="utf-8")
+    try:
+        list(read_standoff(tmp_path, NLP))
+    except CorpusFormatError:
+        pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (doc,) = read_standoff(tmp_path, NLP, skip_errors=True)
+    assert all(len(i["roles"]) <= 3 for i in doc._.interactions)
+
+
+NLP = spacy.blank("en")

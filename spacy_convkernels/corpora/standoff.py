@@ -23,7 +23,7 @@ and one or two themes, all proteins. A ``Theme`` that is a protein is a theme; a
 A, Theme: Gene_expression(Theme: B))`` gives ``Regulation`` with catalyst A, theme B, and
 the inner event gives ``Gene_expression`` with theme B). An event with several theme
 arguments (``Binding`` with ``Theme``, ``Theme2``, ...) gives one interaction per pair of
-them (theme, theme2; no combination of more than two proteins is made). A ``Cause``
+them (theme, theme2: two distinct proteins, no combination of more). A ``Cause``
 protein is the catalyst; a ``Cause`` event gives each protein of its themes as the
 catalyst of an interaction of its own. Sites and locations
 (``Site``, ``CSite``, ``ToLoc``, ...) are not participants. An event whose themes reach no
@@ -63,6 +63,7 @@ from .skipping import skip_or_raise
 
 GROUPS = {"Protein": "proteins", "Entity": "entities", "Anaphora": "anaphora"}  # other T types: "triggers"
 MODIFICATIONS = {"Negation": "negated", "Speculation": "speculated"}
+MAX_NESTING = 100  # events nested deeper are malformed (GE 2013 train and devel: at most 6)
 
 _THEME = re.compile(r"Theme\d*")
 _TEXTBOUND = re.compile(r"(\S+) (\d+) (\d+)")
@@ -144,6 +145,7 @@ class _Document:
         self.modified = {}  # event id: set of flags
         self.equivalent = []  # (ids, where)
         self.coreference = []  # (ids, where)
+        self.themes = {}  # event id: its theme tuples, once computed
         a1, a2 = stem.with_suffix(".a1"), stem.with_suffix(".a2")
         if not a1.exists():
             raise CorpusFileError("missing .a1 file of the document", a1)
@@ -219,7 +221,7 @@ class _Document:
         proteins = {i for i, (kind, *_) in self.mentions.items() if kind == "Protein"}
         changed = True
         while changed:
-            changed = False
+            changed, depths = False, {}
             for ident, (_, trigger, roles, where) in list(self.events.items()):
                 unknown = [
                     r for r in [trigger] + [a for _, a in roles] if r not in self.mentions and r not in self.events
@@ -229,7 +231,7 @@ class _Document:
                 try:
                     if unknown:
                         raise _Malformed(f"event {ident} refers to {', '.join(unknown)}, not defined")
-                    self._nested(ident, ())
+                    self._depth(ident, (), depths)
                 except _Malformed as problem:
                     self._fail(str(problem), where)
                     del self.events[ident]
@@ -249,12 +251,17 @@ class _Document:
                     )
                     kept.remove((ids, where))
 
-    def _nested(self, ident: str, above: tuple):
+    def _depth(self, ident: str, above: tuple, depths: dict) -> int:
+        """How deep events nest below ``ident`` (1: no event argument), each event visited once."""
+        if ident in depths:
+            return depths[ident]
         if ident in above:
             raise _Malformed(f"event {ident} is nested in itself ({' > '.join(above + (ident,))})")
-        for _, argument in self.events[ident][2]:
-            if argument in self.events:
-                self._nested(argument, above + (ident,))
+        if len(above) >= MAX_NESTING:
+            raise _Malformed(f"events nested more than {MAX_NESTING} deep ({above[0]} > ... > {ident})")
+        inner = [self._depth(a, above + (ident,), depths) for _, a in self.events[ident][2] if a in self.events]
+        depths[ident] = 1 + max(inner, default=0)
+        return depths[ident]
 
     def make_doc(self, nlp, counts: Counter) -> Doc:
         doc = nlp.make_doc(self.text)
@@ -285,6 +292,11 @@ class _Document:
 
     def _themes(self, ident: str) -> list[tuple[str, ...]]:
         """The theme proteins of an event, as (theme,) or (theme, theme2) tuples."""
+        if ident not in self.themes:
+            self.themes[ident] = self._resolve_themes(ident)
+        return self.themes[ident]
+
+    def _resolve_themes(self, ident: str) -> list[tuple[str, ...]]:
         arguments = [a for role, a in self.events[ident][2] if _THEME.fullmatch(role)]
         resolved = [self._participants(a) for a in arguments]
         if len(resolved) == 1:
@@ -293,7 +305,7 @@ class _Document:
             tuple(p for group in pair for p in group)
             for first, second in combinations(resolved, 2)
             for pair in product(first, second)
-            if len(pair[0]) + len(pair[1]) <= 2
+            if len(pair[0]) + len(pair[1]) == 2 and pair[0] != pair[1]
         ]
 
     def _participants(self, argument: str) -> list[tuple[str, ...]]:
