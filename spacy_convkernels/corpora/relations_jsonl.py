@@ -15,7 +15,8 @@ are located by their character offsets; ``token_start``/``token_end`` and a rela
 ``head``/``child`` token indices are ignored, since the tokenizer may differ from the
 annotation tool's. A span whose boundaries fall inside a token is widened to whole
 tokens (``alignment_mode="expand"``) and counted under ``"misaligned"`` in ``counts``.
-Records whose ``answer`` is ``"reject"`` or ``"ignore"`` are not gold and are passed over.
+Records whose ``answer`` is ``"reject"`` or ``"ignore"`` are not gold and are passed over
+(counted under ``"rejected"``).
 """
 
 import json
@@ -53,8 +54,8 @@ def read_relations_jsonl(
     and line; with ``skip_errors=True`` the line is skipped instead, reported by a
     :class:`CorpusWarning` and appended to ``errors`` when a list is given. A file that
     cannot be opened raises :class:`~spacy_convkernels.errors.CorpusFileError`.
-    ``counts``, when given, is incremented with the documents, spans, relations and
-    misaligned spans read. ``progress`` shows a progress bar.
+    ``counts``, when given, is incremented with the documents, spans, relations,
+    misaligned spans and rejected (or ignored) records read. ``progress`` shows a progress bar.
     """
     install_extensions("doc._.rel")
     nlp = nlp or spacy.blank("en")
@@ -68,6 +69,7 @@ def read_relations_jsonl(
                 raise _Malformed(line.message, line.cause)
             record = _record(line)
             if record is None:
+                counts["rejected"] += 1
                 continue
             doc = _make_doc(nlp, *record, counts)
         except _Malformed as problem:
