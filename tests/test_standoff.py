@@ -202,6 +202,15 @@ def test_files_missing_or_unreadable(tmp_path):
         list(read_standoff(tmp_path))
     with pytest.raises(CorpusFileError, match=r"x.json: not a directory"):
         list(read_standoff(tmp_path / "x.json"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CorpusFileError, match=r"empty: a directory without .txt documents"):
+        list(read_standoff(tmp_path / "empty"))
+
+
+def test_document_names_with_dots(tmp_path):
+    path = write_doc(tmp_path, TEXT, A1, A2, name="PMC-2817507-01-1._Introduction")
+    assert [len(d._.interactions) for d in read_standoff(tmp_path)] == [2]
+    assert [len(d._.interactions) for d in read_standoff([path, path.with_suffix(".a2")])] == [2]
 
 
 def test_registered_reader_gives_examples_with_gold_interactions():

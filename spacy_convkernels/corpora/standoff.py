@@ -121,7 +121,10 @@ def _documents(source) -> list[Path]:
     stems = []
     for item in map(Path, sources):
         if item.is_dir():
-            stems += sorted(p.with_suffix("") for p in item.glob("*.txt"))
+            found = sorted(p.with_suffix("") for p in item.glob("*.txt"))
+            if not found:
+                raise CorpusFileError("a directory without .txt documents", item)
+            stems += found
         elif item.suffix in (".txt", ".a1", ".a2"):
             stems.append(item.with_suffix(""))
         else:
@@ -139,14 +142,14 @@ class _Document:
     def __init__(self, stem: Path, problems: list):
         self.stem = stem
         self.problems = problems
-        self.text = _read_text(stem.with_suffix(".txt"))
+        self.text = _read_text(_file(stem, ".txt"))
         self.mentions = {}  # id: (type, start, end, where)
         self.events = {}  # id: (type, trigger, [(role, id)], where)
         self.modified = {}  # event id: set of flags
         self.equivalent = []  # (ids, where)
         self.coreference = []  # (ids, where)
         self.themes = {}  # event id: its theme tuples, once computed
-        a1, a2 = stem.with_suffix(".a1"), stem.with_suffix(".a2")
+        a1, a2 = _file(stem, ".a1"), _file(stem, ".a2")
         if not a1.exists():
             raise CorpusFileError("missing .a1 file of the document", a1)
         for path in (a1, a2) if a2.exists() else (a1,):
@@ -355,6 +358,11 @@ class _Document:
                         }
                     )
         return found
+
+
+def _file(stem: Path, suffix: str) -> Path:
+    """The file of a document (``PMC-2817507-01-1._Introduction`` + ``.a1``: names may hold dots)."""
+    return stem.with_name(stem.name + suffix)
 
 
 def _read_text(path: Path) -> str:
