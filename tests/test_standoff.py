@@ -9,6 +9,7 @@ from data_paths import CORPORA, need_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spacy.tokens import DocBin
+from thinc.api import Config
 
 from spacy_convkernels.cli import main
 from spacy_convkernels.corpora import read_standoff
@@ -321,3 +322,15 @@ def test_random_annotation_lines_give_corpus_format_errors_only(tmp_path, a1, a2
 
 
 NLP = spacy.blank("en")
+
+
+def test_reader_in_a_training_config():
+    config = Config().from_str(
+        f'[corpora]\n\n[corpora.train]\n@readers = "spacy_convkernels.BioNLPStandoff.v1"\npath = "{SAMPLE}"\n'
+    )
+    read = spacy.registry.resolve(config)["corpora"]["train"]
+    assert [len(e.reference._.interactions) for e in read(spacy.blank("en"))] == [
+        15,
+        20,
+        11,
+    ]  # 19 events + E16 again on Equiv T18; 11 events
