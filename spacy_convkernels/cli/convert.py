@@ -1,7 +1,11 @@
-"""Write spaCy DocBins (.spacy) from TREC/KeLP question-classification files (.klp, .klp.gz).
+"""Write spaCy DocBins (.spacy) from TREC/KeLP question files, BioNLP standoff or relations JSONL.
 
     python -m spacy_convkernels convert train_5500.coarse.klp.gz corpus/train.spacy --dev corpus/dev.spacy
     python -m spacy_convkernels convert TREC_10.coarse.klp.gz corpus/test.spacy
+    python -m spacy_convkernels convert --format standoff bionlp-st-2013-ge/train corpus/ge-train.spacy
+    python -m spacy_convkernels convert --format relations-jsonl annotations.jsonl corpus/rel.spacy
+
+With ``--format klp`` (the default):
 
 Each example becomes a Doc of its question text (the ``quest`` text representation, as
 tokenized by KeLP) whose ``cats`` are one-hot over the 6 coarse classes (ABBR, DESC,
@@ -9,6 +13,14 @@ ENTY, HUM, LOC, NUM); a fine label such as ``NUM:dist`` counts as its coarse cla
 ``--dev``, every ``--dev-every``-th example of the file (the 10th, 20th, ... by default,
 i.e. 10 %) goes to the dev DocBin instead: a fixed split of the training file, so that
 every choice is made without the test file.
+
+With ``--format standoff`` the input is a directory of BioNLP shared-task documents
+(``.txt``, ``.a1``, ``.a2``; see :mod:`spacy_convkernels.corpora.standoff`), with
+``--format relations-jsonl`` a Prodigy relations ``.jsonl`` file (see
+:mod:`spacy_convkernels.corpora.relations_jsonl`): one Doc per document or record, with
+its entities, span groups and ``Doc._.interactions`` or ``Doc._.rel`` (kept in the
+DocBin's user data); ``--dev`` takes every ``--dev-every``-th Doc as for klp, and
+``--skip-errors`` skips malformed lines with a warning instead of stopping.
 """
 
 import argparse
@@ -18,22 +30,39 @@ import spacy
 from spacy.tokens import DocBin
 
 from ..corpora.klp import read_klp_lines
+from ..corpora.relations_jsonl import read_relations_jsonl
+from ..corpora.standoff import read_standoff
 from ..errors import ConvKernelsError, CorpusFormatError, InvalidParameterError
 
 CLASSES = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
 TEXT = "quest"
+READERS = {"standoff": read_standoff, "relations-jsonl": read_relations_jsonl}
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("input", type=Path, help="a .klp or .klp.gz file")
+    parser.add_argument("input", type=Path, help="a .klp or .klp.gz file, a standoff directory or a .jsonl file")
     parser.add_argument("output", type=Path, help="the .spacy file to write")
     parser.add_argument("--dev", type=Path, default=None, help="write every --dev-every-th example here instead")
     parser.add_argument("--dev-every", type=int, default=10, help="dev takes examples N, 2N, ... (default 10)")
     parser.add_argument("--lang", default="en", help="language of the tokenizer's vocab (default en)")
+    parser.add_argument("--format", choices=["klp", *READERS], default="klp", help="input format (default klp)")
+    parser.add_argument("--skip-errors", action="store_true", help="standoff, relations-jsonl: skip malformed lines")
 
 
 def run(arguments: argparse.Namespace) -> None:
+    if arguments.format != "klp":
+        counts = convert_annotations(
+            arguments.input,
+            arguments.output,
+            format=arguments.format,
+            dev=arguments.dev,
+            dev_every=arguments.dev_every,
+            lang=arguments.lang,
+            skip_errors=arguments.skip_errors,
+        )
+        print(", ".join(f"{n} documents to {path}" for path, n in counts.items()))
+        return
     counts = convert(
         arguments.input, arguments.output, dev=arguments.dev, dev_every=arguments.dev_every, lang=arguments.lang
     )
@@ -59,7 +88,34 @@ def convert(input_path, output, *, dev=None, dev_every: int = 10, lang: str = "e
         (held_out if dev is not None and number % dev_every == 0 else train).add(doc)
     if not len(train):
         raise ConvKernelsError(f"{input_path}: no question outside the dev split")
-    written = {output: train} if dev is None else {output: train, dev: held_out}
+    return _write({output: train} if dev is None else {output: train, dev: held_out})
+
+
+def convert_annotations(
+    input_path,
+    output,
+    *,
+    format: str,
+    dev=None,
+    dev_every: int = 10,
+    lang: str = "en",
+    skip_errors: bool = False,
+) -> dict:
+    """Write the DocBin(s) of a standoff directory or a relations JSONL file (``format``
+    ``"standoff"`` or ``"relations-jsonl"``); returns the number of Docs written to each path."""
+    if format not in READERS:
+        raise InvalidParameterError(f"format {format!r} is not one of {', '.join(READERS)}")
+    if dev is not None and dev_every < 2:
+        raise InvalidParameterError(f"--dev-every must be at least 2, got {dev_every}")
+    train, held_out = DocBin(store_user_data=True), DocBin(store_user_data=True)
+    for number, doc in enumerate(READERS[format](input_path, spacy.blank(lang), skip_errors=skip_errors), start=1):
+        (held_out if dev is not None and number % dev_every == 0 else train).add(doc)
+    if not len(train):
+        raise ConvKernelsError(f"{input_path}: no document outside the dev split")
+    return _write({output: train} if dev is None else {output: train, dev: held_out})
+
+
+def _write(written: dict) -> dict:
     for path, docs in written.items():
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         docs.to_disk(path)

@@ -37,6 +37,7 @@ def _as_lists(value):
 EXTENSIONS = {
     "doc._.amr": (Doc, {"default": None}),
     "doc._.interactions": (Doc, {"getter": _doc_interactions}),
+    "doc._.rel": (Doc, {"default": None}),  # {(head.start, child.start): {label: score}}
     "span._.kernel_trees": (Span, {"default": None}),
     "doc._.kernel_trees": (Doc, {"getter": _doc_kernel_trees}),
     "span._.kernel_vector": (Span, {"default": None}),

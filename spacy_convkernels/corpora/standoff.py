@@ -1,0 +1,375 @@
+"""Reader of BioNLP shared-task standoff annotations (GENIA event extraction, BioNLP-ST 2013 GE).
+
+A document is a ``.txt`` file with its ``.a1`` (protein mentions, ``T`` lines of type
+``Protein``) and, except in test sets, its ``.a2`` (trigger, entity and anaphora ``T``
+lines; events ``E``; modifications ``M``; equivalences ``*``; coreference ``R``). Each
+becomes one Doc of the whole text, tokenized by the given pipeline's tokenizer, with:
+
+- ``doc.spans["proteins"]``: every protein mention (label ``Protein``), and ``doc.ents``
+  the longest non-overlapping ones of them;
+- ``doc.spans["triggers"]``: the event triggers (label the event type), and
+  ``doc.spans["entities"]`` (sites, locations: ``Entity``) and ``doc.spans["anaphora"]``;
+  every span has the standoff id (``T12``) as its ``id_``;
+- ``doc._.interactions``: the gold interactions (the extension the ``amr_candidates``
+  component writes its candidates to), a list of dicts ``{"event": "E3", "interaction":
+  "Regulation", "trigger": "T19", "roles": {"catalyst": "T4", "theme": "T7"},
+  "participants": {role: text}, "spans": {"trigger" or role: [start token, end token]},
+  "negated": bool, "speculated": bool, "equiv": bool}``.
+
+**Flattening** (Garg et al. 2016, 2018, §2 and §4: up to three participants, no nesting):
+every event gives interactions of its own trigger and type, with at most one catalyst
+and one or two themes, all proteins. A ``Theme`` that is a protein is a theme; a
+``Theme`` that is an event stands for that event's themes, recursively (``Regulation(Cause:
+A, Theme: Gene_expression(Theme: B))`` gives ``Regulation`` with catalyst A, theme B, and
+the inner event gives ``Gene_expression`` with theme B). An event with several theme
+arguments (``Binding`` with ``Theme``, ``Theme2``, ...) gives one interaction per pair of
+them (theme, theme2: two distinct proteins, no combination of more). A ``Cause``
+protein is the catalyst; a ``Cause`` event gives each protein of its themes as the
+catalyst of an interaction of its own. Sites and locations
+(``Site``, ``CSite``, ``ToLoc``, ...) are not participants. An event whose themes reach no
+protein gives no interaction.
+
+**Equiv** (``*  Equiv T5 T6``: mentions of one protein, a name and its abbreviation):
+the shared task counts an event on either mention as the same event, so each interaction
+is repeated with every combination of equivalent participants, the added ones with
+``"equiv": True``. Identical interactions (same event, trigger and roles) are kept once.
+**Modifications** (``M1  Negation E3``, ``Speculation``) do not remove anything: they set
+``negated`` / ``speculated`` on the interactions of that event (not of the events
+nesting it). **Anaphora / Coreference** (``R1  Coreference Subject:T15 Object:T4``):
+anaphora mentions go to ``doc.spans["anaphora"]``; coreference links are checked and
+counted but not used (GE event arguments name proteins directly).
+
+Offsets are characters of the ``.txt``. A mention whose boundaries fall inside a token
+(``CD8`` in ``CD8+`` with some tokenizers) is widened to whole tokens
+(``alignment_mode="expand"``) and counted under ``"misaligned"`` in ``counts``; no
+document is dropped for it.
+"""
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from itertools import combinations, product
+from pathlib import Path
+
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+from spacy.util import filter_spans, registry
+
+from ..components.extensions import INTERACTIONS_KEY, install_extensions
+from ..errors import CorpusFileError, CorpusFormatError
+from .lines import Unreadable, corpus_error, corpus_lines
+from .skipping import skip_or_raise
+
+GROUPS = {"Protein": "proteins", "Entity": "entities", "Anaphora": "anaphora"}  # other T types: "triggers"
+MODIFICATIONS = {"Negation": "negated", "Speculation": "speculated"}
+MAX_NESTING = 100  # events nested deeper are malformed (GE 2013 train and devel: at most 6)
+
+_THEME = re.compile(r"Theme\d*")
+_TEXTBOUND = re.compile(r"(\S+) (\d+) (\d+)")
+_ARGUMENT = re.compile(r"([A-Za-z][A-Za-z0-9_]*):([TE]\d+)")
+
+
+def read_standoff(
+    source,
+    nlp=None,
+    *,
+    skip_errors: bool = False,
+    errors: list[CorpusFormatError] | None = None,
+    counts: Counter | None = None,
+) -> Iterator[Doc]:
+    """Yield one Doc per document of ``source`` (module docstring), in order of file name.
+
+    ``source`` is a directory (its ``*.txt`` files), a document file (``.txt``, ``.a1`` or
+    ``.a2``: its document), or a list of these. A malformed ``.a1``/``.a2`` line (bad
+    fields, offsets outside the text or not matching its text, an unknown or duplicate
+    id, an event nested in itself) raises :class:`~spacy_convkernels.CorpusFormatError`
+    naming that file and line; with ``skip_errors=True`` the line is dropped instead,
+    with the lines that refer to it, each reported by a :class:`CorpusWarning` and
+    appended to ``errors`` when a list is given, and the rest of the document is kept.
+    A missing ``.txt`` or ``.a1``, or a file that cannot be read, raises
+    :class:`~spacy_convkernels.errors.CorpusFileError`; a missing ``.a2`` means no events.
+    ``counts``, when given, is incremented with the documents, proteins, triggers,
+    events, interactions (also per type, ``"interactions:Binding"``), misaligned mentions
+    and equivalence, modification and coreference lines read.
+    """
+    install_extensions("doc._.interactions")
+    nlp = nlp or spacy.blank("en")
+    counts = counts if counts is not None else Counter()
+    for stem in _documents(source):
+        problems = []
+        document = _Document(stem, problems)
+        for error in problems:
+            skip_or_raise(error, skip_errors, errors, "standoff line")
+        yield document.make_doc(nlp, counts)
+
+
+@registry.readers("spacy_convkernels.BioNLPStandoff.v1")
+def create_standoff_reader(path: Path, skip_errors: bool = False) -> Callable:
+    """spaCy reader for training configs: ``@readers = "spacy_convkernels.BioNLPStandoff.v1"``."""
+
+    def read(nlp) -> Iterable[Example]:
+        for doc in read_standoff(path, nlp, skip_errors=skip_errors):
+            yield Example(nlp.make_doc(doc.text), doc)
+
+    return read
+
+
+def _documents(source) -> list[Path]:
+    """The document stems (paths without suffix) of ``source``."""
+    sources = [source] if isinstance(source, (str, Path)) else list(source)
+    stems = []
+    for item in map(Path, sources):
+        if item.is_dir():
+            found = sorted(p.with_suffix("") for p in item.glob("*.txt"))
+            if not found:
+                raise CorpusFileError("a directory without .txt documents", item)
+            stems += found
+        elif item.suffix in (".txt", ".a1", ".a2"):
+            stems.append(item.with_suffix(""))
+        else:
+            raise CorpusFileError("not a directory nor a .txt, .a1 or .a2 file", item)
+    return list(dict.fromkeys(stems))
+
+
+class _Malformed(Exception):
+    pass
+
+
+class _Document:
+    """The annotations of one document, each record kept with its (path, line)."""
+
+    def __init__(self, stem: Path, problems: list):
+        self.stem = stem
+        self.problems = problems
+        self.text = _read_text(_file(stem, ".txt"))
+        self.mentions = {}  # id: (type, start, end, where)
+        self.events = {}  # id: (type, trigger, [(role, id)], where)
+        self.modified = {}  # event id: set of flags
+        self.equivalent = []  # (ids, where)
+        self.coreference = []  # (ids, where)
+        self.themes = {}  # event id: its theme tuples, once computed
+        a1, a2 = _file(stem, ".a1"), _file(stem, ".a2")
+        if not a1.exists():
+            raise CorpusFileError("missing .a1 file of the document", a1)
+        for path in (a1, a2) if a2.exists() else (a1,):
+            self._read(path)
+        self._check_references()
+
+    def _fail(self, message: str, where, cause=None):
+        self.problems.append(corpus_error(message, where[0], where[1], cause))
+
+    def _read(self, path: Path):
+        for number, line in corpus_lines(path):
+            where = (path, number)
+            if isinstance(line, Unreadable):
+                self._fail(line.message, where, line.cause)
+                if line.final:
+                    return
+                continue
+            if not line.strip():
+                continue
+            try:
+                self._record(line, where)
+            except _Malformed as problem:
+                self._fail(str(problem), where)
+
+    def _record(self, line: str, where):
+        ident, _, rest = line.partition("\t")
+        fields = rest.split("\t")
+        if ident in self.mentions or ident in self.events:
+            raise _Malformed(f"id {ident} is defined twice")
+        if ident.startswith("T"):
+            found = _TEXTBOUND.fullmatch(fields[0])
+            if len(fields) != 2 or not found:
+                raise _Malformed("a T line needs 'Tn<TAB>Type start end<TAB>text'")
+            kind, start, end = found.group(1), int(found.group(2)), int(found.group(3))
+            if not start < end <= len(self.text):
+                raise _Malformed(f"offsets {start} {end} are not a span of the {len(self.text)}-character text")
+            if not self.text[start:end].strip():
+                raise _Malformed(f"offsets {start} {end} cover only whitespace")
+            if self.text[start:end].replace("\n", " ") != fields[1]:
+                raise _Malformed(f"text {fields[1]!r} does not match the offsets' {self.text[start:end]!r}")
+            if (kind == "Protein") != (where[0].suffix == ".a1"):
+                raise _Malformed(f"a {kind} mention in the {where[0].suffix} file")
+            self.mentions[ident] = (kind, start, end, where)
+        elif ident.startswith("E"):
+            parts = fields[0].split(" ") if len(fields) == 1 else []
+            found = [_ARGUMENT.fullmatch(part) for part in parts]
+            if not parts or not all(found) or not found[0].group(2).startswith("T"):
+                raise _Malformed("an E line needs 'En<TAB>Type:Tn Role:Id ...'")
+            roles = [(f.group(1), f.group(2)) for f in found[1:]]
+            self.events[ident] = (found[0].group(1), found[0].group(2), roles, where)
+        elif ident.startswith("M"):
+            parts = fields[0].split(" ")
+            if len(fields) != 1 or len(parts) != 2 or parts[0] not in MODIFICATIONS:
+                raise _Malformed(f"an M line needs 'Mn<TAB>{'|'.join(MODIFICATIONS)} En'")
+            self.modified.setdefault(parts[1], []).append((MODIFICATIONS[parts[0]], where))
+        elif ident == "*":
+            parts = fields[0].split(" ")
+            if len(fields) != 1 or parts[0] != "Equiv" or len(parts) < 3:
+                raise _Malformed("an equivalence line needs '*<TAB>Equiv Tn Tm ...'")
+            self.equivalent.append((parts[1:], where))
+        elif ident.startswith("R"):
+            parts = fields[0].split(" ")
+            found = [_ARGUMENT.fullmatch(part) for part in parts[1:]]
+            if len(fields) != 1 or len(parts) != 3 or not all(found):
+                raise _Malformed("an R line needs 'Rn<TAB>Type Role:Tn Role:Tm'")
+            self.coreference.append(([f.group(2) for f in found], where))
+        else:
+            raise _Malformed(f"unknown annotation id {ident!r} (T, E, M, R or *)")
+
+    def _check_references(self):
+        """Drop (reporting each) records that refer to unknown or dropped ids, until none do."""
+        proteins = {i for i, (kind, *_) in self.mentions.items() if kind == "Protein"}
+        changed = True
+        while changed:
+            changed, depths = False, {}
+            for ident, (_, trigger, roles, where) in list(self.events.items()):
+                unknown = [
+                    r for r in [trigger] + [a for _, a in roles] if r not in self.mentions and r not in self.events
+                ]
+                if trigger in self.mentions and self.mentions[trigger][0] in GROUPS:
+                    unknown.append(f"{trigger} (a {self.mentions[trigger][0]}, not a trigger)")
+                try:
+                    if unknown:
+                        raise _Malformed(f"event {ident} refers to {', '.join(unknown)}, not defined")
+                    self._depth(ident, (), depths)
+                except _Malformed as problem:
+                    self._fail(str(problem), where)
+                    del self.events[ident]
+                    changed = True
+        for ident, flags in list(self.modified.items()):
+            if ident not in self.events:
+                for _, where in flags:
+                    self._fail(f"modification of {ident}, not a defined event", where)
+                del self.modified[ident]
+        for kept, kind, known in ((self.equivalent, "equivalence", proteins), (self.coreference, "coreference", None)):
+            for ids, where in list(kept):
+                unknown = [i for i in ids if i not in (known if known is not None else self.mentions)]
+                if unknown:
+                    self._fail(
+                        f"{kind} of {', '.join(unknown)}, not {'proteins' if known else 'mentions'} of the document",
+                        where,
+                    )
+                    kept.remove((ids, where))
+
+    def _depth(self, ident: str, above: tuple, depths: dict) -> int:
+        """How deep events nest below ``ident`` (1: no event argument), each event visited once."""
+        if ident in depths:
+            return depths[ident]
+        if ident in above:
+            raise _Malformed(f"event {ident} is nested in itself ({' > '.join(above + (ident,))})")
+        if len(above) >= MAX_NESTING:
+            raise _Malformed(f"events nested more than {MAX_NESTING} deep ({above[0]} > ... > {ident})")
+        inner = [self._depth(a, above + (ident,), depths) for _, a in self.events[ident][2] if a in self.events]
+        depths[ident] = 1 + max(inner, default=0)
+        return depths[ident]
+
+    def make_doc(self, nlp, counts: Counter) -> Doc:
+        doc = nlp.make_doc(self.text)
+        spans, groups = {}, {name: [] for name in ("proteins", "triggers", "entities", "anaphora")}
+        for ident, (kind, start, end, _) in self.mentions.items():
+            span = doc.char_span(start, end, label=kind, alignment_mode="expand")  # never None: not only spaces
+            counts["misaligned"] += doc.char_span(start, end) is None
+            span.id_ = ident
+            spans[ident] = span
+            groups[GROUPS.get(kind, "triggers")].append(span)
+        for name, group in groups.items():
+            doc.spans[name] = group
+        doc.ents = filter_spans(groups["proteins"])
+        interactions = self._interactions(spans)
+        doc.user_data[INTERACTIONS_KEY] = interactions
+        counts.update(
+            documents=1,
+            proteins=len(groups["proteins"]),
+            triggers=len(groups["triggers"]),
+            events=len(self.events),
+            interactions=len(interactions),
+            equiv=len(self.equivalent),
+            modifications=sum(len(flags) for flags in self.modified.values()),
+            coreference=len(self.coreference),
+        )
+        counts.update(f"interactions:{i['interaction']}" for i in interactions)
+        return doc
+
+    def _themes(self, ident: str) -> list[tuple[str, ...]]:
+        """The theme proteins of an event, as (theme,) or (theme, theme2) tuples."""
+        if ident not in self.themes:
+            self.themes[ident] = self._resolve_themes(ident)
+        return self.themes[ident]
+
+    def _resolve_themes(self, ident: str) -> list[tuple[str, ...]]:
+        arguments = [a for role, a in self.events[ident][2] if _THEME.fullmatch(role)]
+        resolved = [self._participants(a) for a in arguments]
+        if len(resolved) == 1:
+            return resolved[0]
+        return [
+            tuple(p for group in pair for p in group)
+            for first, second in combinations(resolved, 2)
+            for pair in product(first, second)
+            if len(pair[0]) + len(pair[1]) == 2 and pair[0] != pair[1]
+        ]
+
+    def _participants(self, argument: str) -> list[tuple[str, ...]]:
+        if argument in self.events:
+            return self._themes(argument)
+        return [(argument,)] if self.mentions[argument][0] == "Protein" else []
+
+    def _interactions(self, spans: dict) -> list[dict]:
+        classes = {}
+        for ids, _ in self.equivalent:
+            merged = set(ids).union(*(classes.get(i, ()) for i in ids))
+            for i in merged:
+                classes[i] = merged
+        found, seen = [], set()
+        for ident, (kind, trigger, roles, _) in self.events.items():
+            causes = [a for role, a in roles if role == "Cause"]
+            catalysts = (
+                list(dict.fromkeys(p for t in self._participants(causes[0]) for p in t)) if causes else []
+            ) or [None]
+            flags = {flag for flag, _ in self.modified.get(ident, ())}
+            for catalyst, themes in product(catalysts, self._themes(ident)):
+                given = (() if catalyst is None else ("catalyst",)) + ("theme", "theme2")[: len(themes)]
+                original = tuple(p for p in (catalyst, *themes) if p is not None)
+                variants = product(*(sorted(classes.get(p, {p})) for p in original))
+                others = [v for v in variants if v != original and len(set(v)) == len(v)]  # one mention per role
+                for participants in [original] + others:
+                    key = (ident, participants)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    found.append(
+                        {
+                            "event": ident,
+                            "interaction": kind,
+                            "trigger": trigger,
+                            "roles": dict(zip(given, participants)),
+                            "participants": {
+                                r: self.text[slice(*self.mentions[p][1:3])] for r, p in zip(given, participants)
+                            },
+                            "spans": {
+                                role: [spans[i].start, spans[i].end]
+                                for role, i in zip(("trigger",) + given, (trigger,) + participants)
+                            },
+                            "negated": "negated" in flags,
+                            "speculated": "speculated" in flags,
+                            "equiv": participants != original,
+                        }
+                    )
+        return found
+
+
+def _file(stem: Path, suffix: str) -> Path:
+    """The file of a document (``PMC-2817507-01-1._Introduction`` + ``.a1``: names may hold dots)."""
+    return stem.with_name(stem.name + suffix)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except UnicodeDecodeError as error:
+        raise CorpusFileError(f"not UTF-8 text ({error.reason} at byte {error.start})", path) from error
+    except OSError as error:
+        raise CorpusFileError(f"cannot open the file ({error.strerror or error})", path) from error

@@ -1,0 +1,336 @@
+"""BioNLP shared-task standoff reader: Docs, flattened gold interactions, errors, registry, convert."""
+
+import warnings
+from collections import Counter
+
+import pytest
+import spacy
+from data_paths import CORPORA, need_shared
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from spacy.tokens import DocBin
+from thinc.api import Config
+
+from spacy_convkernels.cli import main
+from spacy_convkernels.corpora import read_standoff
+from spacy_convkernels.errors import CorpusFileError, CorpusFormatError, CorpusWarning
+
+SAMPLE = CORPORA / "bionlp-st-2013-ge-sample"
+TIAB = SAMPLE / "PMC-2626671-00-TIAB.txt"
+
+
+def flat(doc):
+    return [(i["event"], i["interaction"], i["trigger"], i["roles"], i["equiv"]) for i in doc._.interactions]
+
+
+def write_doc(directory, text, a1, a2=None, name="doc"):
+    (directory / f"{name}.txt").write_text(text, encoding="utf-8")
+    (directory / f"{name}.a1").write_text("".join(line + "\n" for line in a1), encoding="utf-8")
+    if a2 is not None:
+        (directory / f"{name}.a2").write_text("".join(line + "\n" for line in a2), encoding="utf-8")
+    return directory / f"{name}.txt"
+
+
+TEXT = "RAS activates the binding of RAF to MEK1 and ERK."
+A1 = ["T1\tProtein 0 3\tRAS", "T2\tProtein 29 32\tRAF", "T3\tProtein 36 40\tMEK1", "T4\tProtein 45 48\tERK"]
+A2 = [
+    "T5\tPositive_regulation 4 13\tactivates",
+    "T6\tBinding 18 25\tbinding",
+    "E1\tBinding:T6 Theme:T2 Theme2:T3",
+    "E2\tPositive_regulation:T5 Theme:E1 Cause:T1",
+]
+
+
+def test_nested_events_of_a_real_document_flatten_as_checked_by_hand():
+    # PMC-2626671-00-TIAB: E3 = Regulation(Theme: E4 = Gene_expression(Theme: T7), Cause: T4), ...;
+    # Equiv T5 T6 (Eomesodermin, Eomes) repeats E2 and E5 with T6
+    (doc,) = read_standoff(TIAB)
+    assert flat(doc) == [
+        ("E1", "Positive_regulation", "T17", {"theme": "T4"}, False),
+        ("E2", "Positive_regulation", "T18", {"theme": "T5"}, False),
+        ("E2", "Positive_regulation", "T18", {"theme": "T6"}, True),
+        ("E3", "Regulation", "T19", {"catalyst": "T4", "theme": "T7"}, False),
+        ("E4", "Gene_expression", "T20", {"theme": "T7"}, False),
+        ("E5", "Regulation", "T19", {"catalyst": "T5", "theme": "T7"}, False),
+        ("E5", "Regulation", "T19", {"catalyst": "T6", "theme": "T7"}, True),
+        ("E6", "Regulation", "T21", {"catalyst": "T9", "theme": "T10"}, False),
+        ("E7", "Gene_expression", "T22", {"theme": "T10"}, False),
+        ("E8", "Regulation", "T21", {"catalyst": "T9", "theme": "T11"}, False),
+        ("E9", "Gene_expression", "T23", {"theme": "T11"}, False),
+        ("E10", "Regulation", "T21", {"catalyst": "T9", "theme": "T12"}, False),
+        ("E11", "Gene_expression", "T23", {"theme": "T12"}, False),
+        ("E12", "Regulation", "T21", {"catalyst": "T9", "theme": "T13"}, False),
+        ("E13", "Gene_expression", "T23", {"theme": "T13"}, False),
+    ]
+    e3 = doc._.interactions[3]
+    assert e3["participants"] == {"catalyst": "T-bet", "theme": "interferon (IFN) gamma"}
+    spans = {role: doc[start:end].text for role, (start, end) in e3["spans"].items()}
+    assert spans == {"trigger": "regulate", "catalyst": "T-bet", "theme": "interferon (IFN) gamma"}
+    assert not any(i["negated"] or i["speculated"] for i in doc._.interactions)
+
+
+def test_mentions_become_span_groups_with_their_ids_and_proteins_the_entities():
+    (doc,) = read_standoff(TIAB)
+    proteins = doc.spans["proteins"]
+    assert len(proteins) == 14 and proteins[0].id_ == "T1" and proteins[0].label_ == "Protein"
+    assert [(s.id_, s.label_, s.text) for s in doc.spans["triggers"]][:3] == [
+        ("T17", "Positive_regulation", "induction"),
+        ("T18", "Positive_regulation", "induction"),
+        ("T19", "Regulation", "regulate"),
+    ]
+    assert [s.text for s in doc.spans["anaphora"]] == ["T-box transcription factors", "three cardinal markers"]
+    assert [e.text for e in doc.ents] == [s.text for s in proteins]
+    assert all(e.label_ == "Protein" for e in doc.ents)
+
+
+def test_binding_with_two_themes_and_speculation():
+    docs = list(read_standoff(SAMPLE))
+    assert [d.text[:30] for d in docs][0] == TIAB.read_text()[:30] and len(docs) == 3
+    binding = [i for i in docs[2]._.interactions if i["interaction"] == "Binding"]
+    assert [(i["roles"], i["speculated"]) for i in binding] == [
+        ({"theme": "T24", "theme2": "T26"}, True),
+        ({"theme": "T25", "theme2": "T26"}, True),
+    ]
+    assert all(i["speculated"] and not i["negated"] for i in docs[2]._.interactions)
+
+
+def test_regulation_of_a_binding_keeps_both_themes_and_a_cause_event_gives_catalysts(tmp_path):
+    a2 = A2 + ["T7\tPositive_regulation 0 3\tRAS", "E3\tPositive_regulation:T7 Theme:T4 Cause:E1"]
+    write_doc(tmp_path, TEXT, A1, a2)
+    (doc,) = read_standoff(tmp_path)
+    assert flat(doc) == [
+        ("E1", "Binding", "T6", {"theme": "T2", "theme2": "T3"}, False),
+        ("E2", "Positive_regulation", "T5", {"catalyst": "T1", "theme": "T2", "theme2": "T3"}, False),
+        ("E3", "Positive_regulation", "T7", {"catalyst": "T2", "theme": "T4"}, False),
+        ("E3", "Positive_regulation", "T7", {"catalyst": "T3", "theme": "T4"}, False),
+    ]
+
+
+def test_equiv_repeats_interactions_over_every_combination_of_equivalent_proteins(tmp_path):
+    write_doc(tmp_path, TEXT, A1 + ["*\tEquiv T2 T4"], A2 + ["*\tEquiv T1 T3", "M1\tNegation E2"])
+    counts = Counter()
+    (doc,) = read_standoff(tmp_path, counts=counts)
+    e2 = [(i["roles"], i["equiv"], i["negated"]) for i in doc._.interactions if i["event"] == "E2"]
+    assert e2 == [
+        ({"catalyst": "T1", "theme": "T2", "theme2": "T3"}, False, True),
+        ({"catalyst": "T1", "theme": "T4", "theme2": "T3"}, True, True),
+        ({"catalyst": "T3", "theme": "T2", "theme2": "T1"}, True, True),
+        ({"catalyst": "T3", "theme": "T4", "theme2": "T1"}, True, True),
+    ]
+    assert counts["equiv"] == 2 and counts["modifications"] == 1 and counts["interactions"] == len(doc._.interactions)
+
+
+def test_offsets_inside_tokens_widen_to_whole_tokens_and_are_counted(tmp_path):
+    text = "CD8+ cells express IL-2Ralpha."
+    a1 = ["T1\tProtein 0 3\tCD8", "T2\tProtein 19 23\tIL-2"]
+    write_doc(tmp_path, text, a1, ["T3\tGene_expression 11 18\texpress", "E1\tGene_expression:T3 Theme:T2"])
+    nlp = spacy.blank("en")
+    assert [t.text for t in nlp(text)] == ["CD8", "+", "cells", "express", "IL-2Ralpha", "."]
+    counts = Counter()
+    (doc,) = read_standoff(tmp_path, nlp, counts=counts)
+    assert counts["misaligned"] == 1 and counts["documents"] == 1
+    assert [s.text for s in doc.spans["proteins"]] == ["CD8", "IL-2Ralpha"]
+    assert doc._.interactions[0]["spans"] == {"trigger": [3, 4], "theme": [4, 5]}
+    (doc,) = read_standoff(SAMPLE / "PMC-2626671-00-TIAB.a1", counts=counts)  # "granzyme B" of "B."
+    assert counts["misaligned"] == 2 and doc.spans["proteins"][12].text == "granzyme B."
+
+
+@pytest.mark.parametrize(
+    "bad, line, message",
+    [
+        ("T9\tProtein 3 1\tx", "doc.a1, line 5", "offsets 3 1 are not a span"),
+        ("T9\tProtein 0 3\tRAF", "doc.a1, line 5", "text 'RAF' does not match"),
+        ("T9\tProtein 0 3", "doc.a1, line 5", "a T line needs"),
+        ("T1\tProtein 0 3\tRAS", "doc.a1, line 5", "id T1 is defined twice"),
+        ("T9\tEntity 0 3\tRAS", "doc.a1, line 5", "a Entity mention in the .a1 file"),
+        ("X1\tfoo", "doc.a1, line 5", "unknown annotation id 'X1'"),
+        ("*\tEquiv T1", "doc.a1, line 5", "an equivalence line needs"),
+    ],
+)
+def test_malformed_a1_line_names_file_and_line(tmp_path, bad, line, message):
+    write_doc(tmp_path, TEXT, A1 + [bad], A2)
+    with pytest.raises(CorpusFormatError, match=line) as raised:
+        list(read_standoff(tmp_path))
+    assert message in str(raised.value) and raised.value.line == 5
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("E3\tBinding:T6 Theme:T99", "event E3 refers to T99, not defined"),
+        ("E3\tBinding:T1 Theme:T2", "T1 (a Protein, not a trigger)"),
+        ("E3\tBinding T6", "an E line needs"),
+        ("E3\tPositive_regulation:T5 Theme:E4\nE4\tPositive_regulation:T5 Theme:E3", "nested in itself"),
+        ("M1\tHedge E1", "an M line needs"),
+        ("M1\tNegation E9", "modification of E9, not a defined event"),
+        ("R1\tCoreference Subject:T1 Object:T77", "coreference of T77, not mentions of the document"),
+        ("*\tEquiv T1 T5", "equivalence of T5, not proteins of the document"),
+    ],
+)
+def test_malformed_a2_line_names_file_and_line(tmp_path, bad, message):
+    write_doc(tmp_path, TEXT, A1, A2 + [bad])
+    with pytest.raises(CorpusFormatError, match=r"doc.a2, line 5") as raised:
+        list(read_standoff(tmp_path))
+    assert message in str(raised.value)
+
+
+def test_skip_errors_drops_the_line_and_what_refers_to_it_and_keeps_the_rest(tmp_path):
+    write_doc(tmp_path, TEXT, A1[:1] + ["T2\tProtein 29 32\tRAG"] + A1[2:], A2, name="a")
+    write_doc(tmp_path, TIAB.read_text(), (SAMPLE / "PMC-2626671-00-TIAB.a1").read_text().splitlines(), [], name="b")
+    errors = []
+    with pytest.warns(CorpusWarning, match="skipped a standoff line") as warned:
+        docs = list(read_standoff(tmp_path, skip_errors=True, errors=errors))
+    assert [(e.path.split("/")[-1], e.line) for e in errors] == [("a.a1", 2), ("a.a2", 3), ("a.a2", 4)]
+    assert "E1 refers to T2" in str(errors[1]) and "E2 refers to E1" in str(errors[2])
+    assert len(warned) == 3 and len(docs) == 2
+    assert [s.id_ for s in docs[0].spans["proteins"]] == ["T1", "T3", "T4"]
+    assert [s.id_ for s in docs[0].spans["triggers"]] == ["T5", "T6"] and docs[0]._.interactions == []
+    assert len(docs[1].spans["proteins"]) == 14
+
+
+def test_files_missing_or_unreadable(tmp_path):
+    path = write_doc(tmp_path, TEXT, A1)  # no .a2: no events
+    (doc,) = read_standoff(path)
+    assert len(doc.spans["proteins"]) == 4 and doc._.interactions == []
+    (tmp_path / "doc.a1").unlink()
+    with pytest.raises(CorpusFileError, match=r"doc.a1: missing .a1 file"):
+        list(read_standoff(tmp_path))
+    with pytest.raises(CorpusFileError, match=r"nothing.txt: cannot open"):
+        list(read_standoff(tmp_path / "nothing.txt"))
+    write_doc(tmp_path, TEXT, A1)
+    (tmp_path / "doc.txt").write_bytes(b"RAS \xff")
+    with pytest.raises(CorpusFileError, match=r"doc.txt: not UTF-8"):
+        list(read_standoff(tmp_path))
+    with pytest.raises(CorpusFileError, match=r"x.json: not a directory"):
+        list(read_standoff(tmp_path / "x.json"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CorpusFileError, match=r"empty: a directory without .txt documents"):
+        list(read_standoff(tmp_path / "empty"))
+
+
+def test_document_names_with_dots(tmp_path):
+    path = write_doc(tmp_path, TEXT, A1, A2, name="PMC-2817507-01-1._Introduction")
+    assert [len(d._.interactions) for d in read_standoff(tmp_path)] == [2]
+    assert [len(d._.interactions) for d in read_standoff([path, path.with_suffix(".a2")])] == [2]
+
+
+def test_registered_reader_gives_examples_with_gold_interactions():
+    nlp = spacy.blank("en")
+    read = spacy.registry.readers.get("spacy_convkernels.BioNLPStandoff.v1")(path=SAMPLE)
+    examples = list(read(nlp))
+    assert len(examples) == 3
+    assert examples[0].predicted.text == examples[0].reference.text and not examples[0].predicted.ents
+    assert flat(examples[0].reference) == flat(next(read_standoff(TIAB)))
+
+
+def test_convert_writes_a_docbin_that_reloads_with_the_same_annotations(tmp_path, capsys):
+    out = tmp_path / "ge.spacy"
+    assert main(["convert", "--format", "standoff", str(SAMPLE), str(out)]) == 0
+    assert "3 documents to" in capsys.readouterr().out
+    nlp = spacy.blank("en")
+    reloaded = list(DocBin().from_disk(out).get_docs(nlp.vocab))
+    for doc, original in zip(reloaded, read_standoff(SAMPLE), strict=True):
+        assert doc.text == original.text
+        assert doc._.interactions == original._.interactions
+        for name in ("proteins", "triggers", "entities", "anaphora"):
+            got = [(s.start, s.end, s.label_, s.id_) for s in doc.spans[name]]
+            assert got == [(s.start, s.end, s.label_, s.id_) for s in original.spans[name]]
+        assert [(e.start, e.end, e.label_) for e in doc.ents] == [(e.start, e.end, e.label_) for e in original.ents]
+
+
+def test_convert_stops_at_a_malformed_line_unless_skipping(tmp_path, capsys):
+    write_doc(tmp_path, TEXT, A1, A2 + ["E3\tBinding:T6 Theme:T99"])
+    assert main(["convert", "--format", "standoff", str(tmp_path), str(tmp_path / "out.spacy")]) == 1
+    assert "doc.a2, line 5: event E3 refers to T99" in capsys.readouterr().err
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert main(["convert", "--format", "standoff", "--skip-errors", str(tmp_path), str(tmp_path / "o.spacy")]) == 0
+    assert len(DocBin().from_disk(tmp_path / "o.spacy")) == 1
+
+
+def test_the_shared_ge_devel_set_reads_without_error():
+    devel = need_shared("data/bionlp-st-2013-ge/original-data/devel")
+    counts = Counter()
+    for _ in read_standoff(devel, counts=counts):
+        pass
+    assert counts["documents"] == len(list(devel.glob("*.txt"))) and counts["interactions"] > counts["events"] / 2
+
+
+def test_events_nested_too_deep_are_malformed_and_shared_arguments_are_resolved_once(tmp_path):
+    chain = [f"E{k}\tPositive_regulation:T5 Theme:E{k + 1}" for k in range(1, 150)] + ["E150\tBinding:T6 Theme:T2"]
+    write_doc(tmp_path, TEXT, A1, A2[:2] + chain)
+    with pytest.raises(
+        CorpusFormatError, match=r"doc.a2, line 3: events nested more than 100 deep \(E1 > ... > E101\)"
+    ):
+        list(read_standoff(tmp_path))
+    diamond = [f"E{k}\tBinding:T6 Theme:E{k + 1} Theme2:E{k + 1}" for k in range(1, 60)] + ["E60\tBinding:T6 Theme:T2"]
+    write_doc(tmp_path, TEXT, A1, A2[:2] + diamond)  # 2**60 paths through the events: each event resolved once
+    (doc,) = read_standoff(tmp_path)
+    assert [(i["event"], i["roles"]) for i in doc._.interactions] == [("E60", {"theme": "T2"})]  # no (T2, T2) pair
+
+
+_PIECES = [
+    "T1",
+    "T2",
+    "T5",
+    "E1",
+    "E2",
+    "M1",
+    "R1",
+    "*",
+    "\t",
+    " ",
+    ":",
+    "Protein",
+    "Binding",
+    "Entity",
+    "Anaphora",
+    "Theme",
+    "Cause",
+    "Negation",
+    "Equiv",
+    "Coreference",
+    "0",
+    "3",
+    "13",
+    "99",
+    "RAS",
+    "\n",
+    "\r",
+    "\xa0",
+    "\xff",
+]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    a1=st.lists(st.sampled_from(A1) | st.lists(st.sampled_from(_PIECES), max_size=8).map("".join), max_size=6),
+    a2=st.lists(st.sampled_from(A2) | st.lists(st.sampled_from(_PIECES), max_size=10).map("".join), max_size=8),
+)
+def test_random_annotation_lines_give_corpus_format_errors_only(tmp_path, a1, a2):
+    for name, lines in (("doc.a1", a1), ("doc.a2", a2)):
+        (tmp_path / name).write_bytes("\n".join(lines).encode("utf-8").replace(b"\xc3\xbf", b"\xff"))
+    (tmp_path / "doc.txt").write_text(TEXT, encoding="utf-8")
+    try:
+        list(read_standoff(tmp_path, NLP))
+    except CorpusFormatError:
+        pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (doc,) = read_standoff(tmp_path, NLP, skip_errors=True)
+    assert all(len(i["roles"]) <= 3 for i in doc._.interactions)
+
+
+NLP = spacy.blank("en")
+
+
+def test_reader_in_a_training_config():
+    config = Config().from_str(
+        f'[corpora]\n\n[corpora.train]\n@readers = "spacy_convkernels.BioNLPStandoff.v1"\npath = "{SAMPLE}"\n'
+    )
+    read = spacy.registry.resolve(config)["corpora"]["train"]
+    assert [len(e.reference._.interactions) for e in read(spacy.blank("en"))] == [
+        15,
+        20,
+        11,
+    ]  # 19 events + E16 again on Equiv T18; 11 events
