@@ -285,15 +285,7 @@ def test_forest_estimator_protocol(qc):
     ).fit(trees, labels)
     proba = forest.predict_proba(trees[:12])
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
-    again = KLSHForestClassifier(
-        PartialTreeKernel(),
-        n_references=25,
-        n_bits=200,
-        n_estimators=30,
-        subspace_bits=20,
-        subset_size=5,
-        random_state=0,
-    ).fit(trees, labels)
+    again = clone(forest).fit(trees, labels)
     np.testing.assert_array_equal(again.predict_proba(trees[:12]), proba)
     assert (forest.predict(trees) == labels).mean() > 0.9  # it fits its training data
     with pytest.raises(InvalidParameterError):
