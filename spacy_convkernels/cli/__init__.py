@@ -6,9 +6,9 @@ import argparse
 import sys
 
 from ..errors import ConvKernelsError
-from . import convert
+from . import convert, trees
 
-COMMANDS = {"convert": convert}
+COMMANDS = {"convert": convert, "trees": trees}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,100 @@
+"""Write the trees of every sentence: raw text or a DocBin to GRCT, LCT, LOCT, CGRCT and CLCT.
+
+    python -m spacy_convkernels trees questions.txt --model en_core_web_md -o trees.tsv
+    python -m spacy_convkernels trees corpus.spacy --representations grct lct --format jsonl
+
+The input is a text file, one text per line (blank lines skipped), parsed with
+``--model`` (a spaCy pipeline with a parser, by name or path), or a ``.spacy`` DocBin of
+parsed docs (read with the model's vocab when given). Each sentence becomes one output
+line, in document order:
+
+- ``--format lines``: document number, sentence number, then one tree per representation,
+  tab-separated, in KeLP's bracket form; an empty field for a sentence that keeps no
+  node (punctuation only);
+- ``--format jsonl``: ``{"doc": ..., "sentence": ..., "text": ..., "grct": ..., ...}``,
+  null for such a sentence.
+
+The trees are those of the ``kernel_trees`` component with its default options
+(:func:`~spacy_convkernels.structures.dependency.span_to_trees`).
+"""
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TextIO
+
+import spacy
+from spacy.tokens import Doc, DocBin
+
+from ..corpora.lines import Unreadable, corpus_error, corpus_lines
+from ..errors import CorpusFormatError, InvalidParameterError, MissingAnnotationError
+from ..structures.dependency import REPRESENTATIONS, span_to_trees
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("input", type=Path, help="a text file (one text per line) or a .spacy DocBin of parsed docs")
+    parser.add_argument(
+        "--model", default=None, help="a spaCy pipeline with a parser (name or path); raw text needs it"
+    )
+    parser.add_argument("--representations", nargs="+", choices=REPRESENTATIONS, default=list(REPRESENTATIONS))
+    parser.add_argument("--format", choices=["lines", "jsonl"], default="lines", help="output format (default lines)")
+    parser.add_argument("-o", "--output", type=Path, default=None, help="the file to write (default: standard output)")
+    parser.add_argument("--batch-size", type=int, default=256, help="texts per batch of the parser (default 256)")
+    parser.add_argument("--n-process", type=int, default=1, help="parser processes (default 1)")
+
+
+def run(arguments: argparse.Namespace) -> None:
+    docs = read_docs(
+        arguments.input, model=arguments.model, batch_size=arguments.batch_size, n_process=arguments.n_process
+    )
+    if arguments.output is None:
+        count = write_trees(docs, sys.stdout, representations=arguments.representations, format=arguments.format)
+    else:
+        with open(arguments.output, "w", encoding="utf-8") as out:
+            count = write_trees(docs, out, representations=arguments.representations, format=arguments.format)
+    print(f"{count} sentences", file=sys.stderr)
+
+
+def read_docs(path: Path, *, model: str | None = None, batch_size: int = 256, n_process: int = 1) -> Iterator[Doc]:
+    """The parsed docs of a DocBin, or of a text file's lines parsed by ``model``."""
+    nlp = spacy.load(model) if model is not None else None
+    if path.suffix == ".spacy":
+        try:
+            stored = DocBin().from_disk(path)
+        except (ValueError, KeyError, TypeError) as error:  # msgpack and zlib errors are ValueErrors
+            raise CorpusFormatError(f"not a spaCy DocBin ({error})", path, 1) from error
+        yield from stored.get_docs(nlp.vocab if nlp is not None else spacy.blank("en").vocab)
+        return
+    if nlp is None or "parser" not in nlp.pipe_names:
+        raise InvalidParameterError("raw text needs --model, a spaCy pipeline with a parser")
+    yield from nlp.pipe(_texts(path), batch_size=batch_size, n_process=n_process)
+
+
+def _texts(path: Path) -> Iterator[str]:
+    for number, line in corpus_lines(path):
+        if isinstance(line, Unreadable):
+            raise corpus_error(line.message, path, number, line.cause)
+        if line.strip():
+            yield line.strip()
+
+
+def write_trees(docs: Iterable[Doc], out: TextIO, *, representations: Iterable[str], format: str) -> int:
+    """Write one line per sentence (see the module); returns the number of sentences."""
+    representations = list(representations)
+    count = 0
+    for number, doc in enumerate(docs):
+        if len(doc) and not doc.has_annotation("DEP"):
+            raise MissingAnnotationError(f"document {number} has no dependency parse: give parsed docs or --model")
+        for index, sentence in enumerate(doc.sents if len(doc) else []):
+            trees = span_to_trees(sentence, representations)
+            strings = {name: None if trees[name] is None else str(trees[name]) for name in representations}
+            if format == "jsonl":
+                record = {"doc": number, "sentence": index, "text": sentence.text, **strings}
+                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            else:
+                out.write("\t".join([str(number), str(index), *(s or "" for s in strings.values())]) + "\n")
+            count += 1
+    return count
