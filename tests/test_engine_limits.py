@@ -323,20 +323,7 @@ def test_smoothed_nodes_must_agree_with_the_table():
 
 def fake(compiled, **changes):
     """A copy of a compiled tree's arrays with some replaced."""
-    names = [
-        "n_nodes",
-        "labels",
-        "contents",
-        "productions",
-        "child_ptr",
-        "child_idx",
-        "by_production",
-        "rank_by_production",
-        "by_content",
-        "rank_by_content",
-        "by_label",
-        "rank_by_label",
-    ]
+    names = [name for name in type(compiled).__slots__ if name != "self_kernels"]
     return SimpleNamespace(**{name: getattr(compiled, name) for name in names} | changes)
 
 
