@@ -25,7 +25,6 @@ cdef struct Settings:
 
 cdef class EngineSettings:
     cdef Settings settings
-    cdef readonly double lam, mu, terminal_factor
     cdef readonly NodeSimilarity similarity
     cdef readonly TupleTable tuples
     cdef bint ready

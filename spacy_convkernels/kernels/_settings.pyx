@@ -27,7 +27,6 @@ cdef class EngineSettings:
             raise InvalidParameterError("the smoothed partial tree kernel needs a NodeSimilarity")
         if kind in (ZELENKO_TREE, SUBSEQUENCE_PATH) and tuples is None:
             raise InvalidParameterError("the Zelenko and path kernels need a TupleTable")
-        self.lam, self.mu, self.terminal_factor = lam, mu, terminal_factor
         self.similarity, self.tuples = similarity, tuples
         self.settings.kind = kind
         self.settings.lam = lam
@@ -41,6 +40,18 @@ cdef class EngineSettings:
     @property
     def kind(self):
         return KernelKind(self.settings.kind)
+
+    @property
+    def lam(self):
+        return self.settings.lam
+
+    @property
+    def mu(self):
+        return self.settings.mu
+
+    @property
+    def terminal_factor(self):
+        return self.settings.terminal_factor
 
     cdef check_operands(self, PackedStructures A, PackedStructures B):
         """Raise unless A and B are packed as this kernel reads them and the tables cover
