@@ -1,0 +1,93 @@
+"""Candidate interactions of BioNLP-ST 2013 GE train and devel, and how many are positive.
+
+    python bench/bionlp_candidates.py [--data ../shared/data/bionlp-st-2013-ge/original-data]
+        [--model ../shared/models/en_core_web_md-3.8.0] [--lexicon DIR] [--max-distance 4]
+
+Each document is read by the standoff reader (gold proteins given, as in the shared
+task) and parsed by the model (its NER left out, so the proteins stay the entities).
+Triggers are the gold trigger spans, and, with ``--lexicon`` (the output of ``python -m
+spacy_convkernels lexicon``), the spans its trigger patterns find. Per set and trigger
+source: sentences, gold interactions, candidates (per role set), positive candidates
+(a gold interaction with the same trigger and participants), and the gold interactions
+some candidate finds (the recall the candidates allow).
+"""
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+import spacy
+
+from spacy_convkernels.corpora import read_standoff
+from spacy_convkernels.structures.relations import ROLE_SETS, GoldRelations, dependency_interactions
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+
+def parsed_documents(folder: Path, nlp) -> list:
+    """The documents of ``folder`` read with gold proteins and parsed (NER excluded)."""
+    docs = list(read_standoff(folder, nlp))
+    return list(nlp.pipe(docs, batch_size=16))
+
+
+def count(docs, triggers_key: str, max_distance: int) -> Counter:
+    counts = Counter()
+    for doc in docs:
+        gold = GoldRelations(doc)
+        found = set()
+        counts["sentences"] += sum(1 for _ in doc.sents)
+        counts["gold interactions"] += len(doc._.interactions)
+        for candidate in dependency_interactions(doc, triggers_key=triggers_key, max_distance=max_distance):
+            roles = tuple(role for role, _, _ in candidate.spans[1:])
+            labels = gold.labels(candidate, doc)
+            counts["candidates"] += 1
+            counts[f"candidates {'+'.join(roles)}"] += 1
+            counts["positive"] += bool(labels)
+            counts[f"positive {'+'.join(roles)}"] += bool(labels)
+            if labels:
+                found.add(candidate.spans)
+        counts["gold found"] += _found(doc, found)
+    return counts
+
+
+def _found(doc, spans: set) -> int:
+    """The gold interactions matched by some positive candidate (by token spans)."""
+    hits = 0
+    for item in doc._.interactions:
+        roles = {("theme" if r == "theme2" else r, tuple(s)) for r, s in item["spans"].items() if r != "trigger"}
+        trigger = item["spans"]["trigger"]
+        hits += any(
+            {(("theme" if r == "theme2" else r), (a, b)) for r, a, b in c[1:]} == roles
+            and c[0][1] < trigger[1]
+            and trigger[0] < c[0][2]
+            for c in spans
+        )
+    return hits
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=SHARED / "data" / "bionlp-st-2013-ge" / "original-data")
+    parser.add_argument("--model", type=Path, default=SHARED / "models" / "en_core_web_md-3.8.0")
+    parser.add_argument("--lexicon", type=Path, help="folder with triggers.jsonl")
+    parser.add_argument("--max-distance", type=int, default=4)
+    args = parser.parse_args()
+    nlp = spacy.load(args.model, exclude=["ner"])
+    if args.lexicon:
+        ruler = nlp.add_pipe("span_ruler", name="trigger_ruler", config={"spans_key": "lexicon_triggers"})
+        ruler.add_patterns(list(spacy.util.srsly.read_jsonl(args.lexicon / "triggers.jsonl")))
+    for split in ("train", "devel"):
+        docs = parsed_documents(args.data / split, nlp)
+        for key in ("triggers",) + (("lexicon_triggers",) if args.lexicon else ()):
+            counts = count(docs, key, args.max_distance)
+            print(f"== {split}, triggers: {key}, max distance {args.max_distance}")
+            for name in ("sentences", "gold interactions", "candidates", "positive", "gold found"):
+                print(f"{name:>30}: {counts[name]}")
+            for roles in ROLE_SETS:
+                name = "+".join(roles)
+                print(f"{name:>30}: {counts[f'candidates {name}']} candidates, {counts[f'positive {name}']} positive")
+
+
+if __name__ == "__main__":
+    main()

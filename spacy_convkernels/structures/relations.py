@@ -1,0 +1,351 @@
+"""Relation candidates of a parsed Doc, each with the structures the kernels compare.
+
+Two kinds of candidate, both within one sentence:
+
+- an **entity pair**: an ordered pair (head, child) of the Doc's entities;
+- an **interaction** (Garg et al. 2016, 2018, §2): a trigger and one to three
+  participants in the roles of a role set, ``("theme",)``, ``("catalyst", "theme")``,
+  ``("theme", "theme2")`` or ``("catalyst", "theme", "theme2")``, every participant
+  within ``max_distance`` dependency edges of the trigger.
+
+A token stands for its span (its ``root``). Every candidate carries:
+
+- ``path``: the shortest dependency path of the candidate, for a pair from head to
+  child, for an interaction in Garg et al.'s layout (the walk from the catalyst up to
+  the trigger, then the walks from the trigger down to each theme; edges walked against
+  their direction read ``rel-of``), in one of three representations (``path``):
+
+  - ``"tuples"``: (edge, node) tuples, the node the lemma, or the lower-cased entity
+    label for a participant (as AMR's ``protein``); two tuples match only when both
+    parts do;
+  - ``"features"``: one position per tuple, the set of its features ``word=``,
+    ``lemma=``, ``tag=``, ``pos=``, ``edge=`` (with its direction) and ``role=``
+    (``entity=`` for a participant's label, ``type=`` for a trigger's) — two positions
+    match by the number of features they share (Bunescu & Mooney 2005);
+  - ``"separate"``: Bunescu & Mooney's layout, edges and nodes as separate positions, a
+    node position with the features above but ``edge=``, an edge position with its one
+    feature ``edge=``;
+
+- ``tree``: the path-enclosed tree, the smallest dependency subtree covering the
+  candidate's tokens (the union of the paths), each token in a role carrying it as an
+  extra dependent ``role`` (lemma the role, tag ``ROLE``), in a tree representation
+  of :mod:`.dependency` (normalized as there: prepositions collapsed, punctuation
+  dropped).
+
+Interactions read from an AMR graph (:func:`amr_interactions`) carry ``amr_path`` and
+``amr_subgraph`` instead (:mod:`.interactions`); AMR nodes are not aligned to tokens, so
+their ``spans`` are empty.
+"""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations, permutations
+
+from ..errors import InvalidParameterError, MissingAnnotationError
+from .dependency import REPRESENTATIONS, DependencyParse, parse_to_trees
+from .interactions import INTERACTIONS, find_candidates
+from .paths import PathTuples, feature_label
+from .semantic_graph import SemanticGraph
+from .tree import Tree
+
+ROLE_SETS = (("theme",), ("catalyst", "theme"), ("theme", "theme2"), ("catalyst", "theme", "theme2"))
+PATH_REPRESENTATIONS = ("tuples", "features", "separate")
+
+
+@dataclass(frozen=True)
+class RelationCandidate:
+    """One candidate relation and its structures (module docstring).
+
+    Parameters
+    ----------
+    spans : tuple of (str, int, int)
+        (role, start token, end token) in the Doc: ``head`` and ``child`` for a pair;
+        ``trigger`` then the participants for an interaction.
+    labels : tuple of str
+        The labels its trigger span carries (interactions; the event types a trigger
+        lexicon suggests), or (head label, child label) for a pair.
+    path : PathTuples or None
+        The shortest dependency path (None from an AMR graph).
+    tree : Tree or None
+        The path-enclosed tree (None from an AMR graph).
+    amr_path, amr_subgraph : PathTuples, Tree or None
+        The AMR path and subgraph, for a candidate read from an AMR graph.
+    """
+
+    spans: tuple[tuple[str, int, int], ...]
+    labels: tuple[str, ...]
+    path: PathTuples | None
+    tree: Tree | None
+    amr_path: PathTuples | None = None
+    amr_subgraph: Tree | None = None
+
+    @property
+    def roles(self) -> dict[str, tuple[int, int]]:
+        return {role: (start, end) for role, start, end in self.spans}
+
+    @property
+    def key(self) -> tuple:
+        """(head start, child start) for a pair (the key of ``Doc._.rel``); the spans else."""
+        roles = self.roles
+        if "head" in roles:
+            return roles["head"][0], roles["child"][0]
+        return self.spans
+
+
+@dataclass(frozen=True)
+class _Participant:
+    role: str
+    token: int
+    span: tuple[int, int]
+    label: str
+
+
+def entity_pairs(
+    doc,
+    *,
+    max_distance: int | None = None,
+    labels: Sequence[tuple[str, str]] | None = None,
+    path: str = "tuples",
+    tree: str = "lct",
+) -> list[RelationCandidate]:
+    """The ordered pairs of ``doc.ents`` within one sentence, at most ``max_distance``
+    tokens apart (from the end of the first to the start of the second; None: any), and
+    of a (head label, child label) in ``labels`` when given."""
+    _check(doc, path, tree)
+    allowed = None if labels is None else {tuple(pair) for pair in labels}
+    candidates = []
+    for sentence in doc.sents:
+        ents = [e for e in doc.ents if sentence.start <= e.start and e.end <= sentence.end]
+        graph = _Graph(sentence)
+        for head, child in permutations(ents, 2):
+            if allowed is not None and (head.label_, child.label_) not in allowed:
+                continue
+            if max_distance is not None and max(head.start, child.start) - min(head.end, child.end) > max_distance:
+                continue
+            ends = [
+                _Participant(role, e.root.i, (e.start, e.end), e.label_)
+                for role, e in (("head", head), ("child", child))
+            ]
+            if ends[0].token == ends[1].token:
+                continue
+            walk = graph.walk(ends[0].token, ends[1].token)
+            candidates.append(graph.candidate(ends, [walk], (head.label_, child.label_), path, tree))
+    return candidates
+
+
+def dependency_interactions(
+    doc,
+    *,
+    triggers_key: str = "triggers",
+    participants_key: str = "proteins",
+    role_sets: Iterable[Sequence[str]] = ROLE_SETS,
+    max_distance: int = 4,
+    path: str = "tuples",
+    tree: str = "lct",
+) -> list[RelationCandidate]:
+    """The interactions of each sentence's dependency parse: triggers are the spans of
+    ``doc.spans[triggers_key]`` (without that group, tokens whose lemma is in
+    :data:`~.interactions.INTERACTIONS`), participants the spans of
+    ``doc.spans[participants_key]`` (without it, ``doc.ents``)."""
+    _check(doc, path, tree)
+    role_sets = [tuple(roles) for roles in role_sets]
+    for roles in role_sets:
+        if roles not in ROLE_SETS:
+            raise InvalidParameterError(f"unknown role set {list(roles)}; known: {[list(r) for r in ROLE_SETS]}")
+    triggers = _trigger_spans(doc, triggers_key)
+    mentions = list(doc.spans[participants_key]) if participants_key in doc.spans else list(doc.ents)
+    candidates = []
+    for sentence in doc.sents:
+        inside = range(sentence.start, sentence.end)
+        graph = _Graph(sentence)
+        for (start, end), labels in triggers.items():
+            if start not in inside:
+                continue
+            trigger = _Participant("trigger", doc[start:end].root.i, (start, end), "")
+            near = graph.near(trigger.token, max_distance)
+            found = sorted(
+                {(m.start, m.end): m for m in mentions if m.start in inside and m.root.i in near}.values(),
+                key=lambda m: (m.start, m.end),
+            )
+            found = [m for m in found if m.root.i != trigger.token]
+            for roles in role_sets:
+                for chosen in _assignments(found, roles):
+                    parts = [_Participant(r, m.root.i, (m.start, m.end), m.label_) for r, m in zip(roles, chosen)]
+                    walks = [graph.walk(trigger.token, p.token) for p in parts]
+                    candidates.append(graph.candidate([trigger, *parts], walks, labels, path, tree))
+    return candidates
+
+
+def amr_interactions(graph, **options) -> list[RelationCandidate]:
+    """The interactions of an AMR graph (``penman.Graph`` or PENMAN text), options as
+    :func:`~.interactions.find_candidates`, as candidates with ``amr_path`` and
+    ``amr_subgraph``."""
+    return [
+        RelationCandidate((), (c.interaction,), None, None, c.path, c.subgraph)
+        for c in find_candidates(SemanticGraph.from_penman(graph), **options)
+    ]
+
+
+def _assignments(mentions, roles):
+    """The ways to fill ``roles`` with distinct mentions: the catalyst ordered against the
+    themes, theme and theme2 unordered."""
+    if roles == ("theme",):
+        return ((m,) for m in mentions)
+    if roles == ("catalyst", "theme"):
+        return permutations(mentions, 2)
+    if roles == ("theme", "theme2"):
+        return combinations(mentions, 2)
+    return ((c, *themes) for c in mentions for themes in combinations([m for m in mentions if m is not c], 2))
+
+
+def _trigger_spans(doc, key: str) -> dict[tuple[int, int], tuple[str, ...]]:
+    """(start, end) -> the sorted labels of the trigger spans there."""
+    if key in doc.spans:
+        spans: dict[tuple[int, int], set[str]] = {}
+        for span in doc.spans[key]:
+            spans.setdefault((span.start, span.end), set()).add(span.label_)
+        return {where: tuple(sorted(labels)) for where, labels in sorted(spans.items())}
+    return {(t.i, t.i + 1): (t.lemma_.lower(),) for t in doc if t.lemma_.lower() in INTERACTIONS}
+
+
+def _check(doc, path: str, tree: str) -> None:
+    if path not in PATH_REPRESENTATIONS:
+        raise InvalidParameterError(f"path must be one of {', '.join(PATH_REPRESENTATIONS)}, got {path!r}")
+    if tree not in REPRESENTATIONS:
+        raise InvalidParameterError(f"tree must be one of {', '.join(REPRESENTATIONS)}, got {tree!r}")
+    if len(doc) and not doc.has_annotation("DEP"):
+        raise MissingAnnotationError("relation candidates need a dependency parse; put a parser first")
+
+
+class _Graph:
+    """A sentence's dependency parse as a graph (:class:`SemanticGraph`), with its tokens."""
+
+    def __init__(self, sentence):
+        self.doc = sentence.doc
+        self.sentence = sentence
+        self.graph = SemanticGraph.from_span(sentence)
+
+    def near(self, token: int, max_distance: int) -> set[int]:
+        return {int(node) for node in self.graph.walk_from(str(token), max_distance)}
+
+    def walk(self, start: int, end: int) -> list[tuple[str, int]]:
+        """(edge as walked, token) from ``start`` to ``end`` along the shortest path."""
+        parents = self.graph.walk_from(str(start))
+        return [(edge, int(node)) for edge, node in SemanticGraph.path_to(parents, str(end))]
+
+    def candidate(self, parts, walks, labels, path: str, tree: str) -> RelationCandidate:
+        """The candidate of ``parts`` (trigger first, or head then child) and its walks
+        (from the trigger to each participant, or from head to child)."""
+        role_of = {p.token: p for p in parts}
+        downward = [(edge, node, False) for walk in walks for edge, node in walk]
+        if parts[0].role == "trigger" and parts[1].role == "catalyst":  # up from the catalyst, then down
+            positions = [(edge, node, True) for edge, node in walks[0][::-1]] + downward[len(walks[0]) :]
+        else:
+            positions = downward
+        structures = self._path(positions, role_of, labels, path)
+        return RelationCandidate(
+            tuple((p.role, *p.span) for p in parts),
+            tuple(labels),
+            structures,
+            self._tree({node for walk in walks for _, node in walk}, role_of, tree),
+        )
+
+    def _path(self, positions, role_of, labels, path: str) -> PathTuples:
+        """The path in its representation; ``positions`` are (edge, node, whether the
+        edge is walked after the node: on the way up from the catalyst)."""
+        items = []
+        for edge, node, edge_after in positions:
+            part = role_of.get(node)
+            if path == "tuples":
+                name = part.label.lower() if part is not None and part.label and part.role != "trigger" else None
+                items.append((edge, name or self.graph.labels[str(node)]))
+                continue
+            features = self._features(node, part, labels)
+            if path == "features":
+                items.append(("", feature_label(features | ({f"edge={edge}"} if edge else set()))))
+            else:
+                edges = [("", feature_label({f"edge={edge}"}))] if edge else []
+                node_item = [("", feature_label(features))]
+                items += node_item + edges if edge_after else edges + node_item
+        return PathTuples(items)
+
+    def _features(self, node: int, part, labels) -> set[str]:
+        token = self.doc[node]
+        features = {
+            f"word={token.text}",
+            f"lemma={self.graph.labels[str(node)]}",
+            f"tag={token.tag_}",
+            f"pos={token.pos_}",
+        }
+        if part is not None:
+            features.add(f"role={part.role}")
+            if part.role == "trigger":
+                features.update(f"type={label}" for label in labels)
+            elif part.label:
+                features.add(f"entity={part.label}")
+        return features
+
+    def _tree(self, tokens: set[int], role_of, representation: str) -> Tree:
+        """The path-enclosed tree: the tokens' parse, each role as an extra dependent."""
+        kept = sorted(tokens)
+        index = {i: k for k, i in enumerate(kept)}
+        words, lemmas, tags, relations, heads = [], [], [], [], []
+        for i in kept:
+            token = self.doc[i]
+            words.append(token.text)
+            lemmas.append(token.lemma_ or token.text)
+            tags.append(token.tag_)
+            relations.append(token.dep_)
+            heads.append(index.get(token.head.i, -1))
+        for i, part in role_of.items():  # the role markers, after the tokens (indices stay valid)
+            words.append(part.role)
+            lemmas.append(part.role)
+            tags.append("ROLE")
+            relations.append("role")
+            heads.append(index[i])
+        parse = DependencyParse.normalized(words, lemmas, tags, relations, heads)
+        return parse_to_trees(parse, [representation])[representation]
+
+
+class GoldRelations:
+    """The gold relations of a reference Doc, to label the candidates of a predicted Doc
+    of the same text (by character offsets, so the two may be tokenized differently):
+    ``Doc._.rel`` for pairs (labels scored >= 0.5), ``Doc._.interactions`` (as the
+    standoff reader writes them) for interactions.
+
+    A candidate interaction has the label of every gold interaction whose trigger
+    overlaps its trigger and whose participants are its participants in the same roles,
+    theme and theme2 in either order.
+    """
+
+    def __init__(self, reference):
+        self.pairs: dict[tuple[int, int], set[str]] = {}
+        for (head, child), scores in (_extension(reference, "rel") or {}).items():
+            key = (reference[head].idx, reference[child].idx)
+            self.pairs.setdefault(key, set()).update(label for label, score in scores.items() if score >= 0.5)
+        self.interactions: dict[frozenset, list[tuple[tuple[int, int], str]]] = {}
+        for item in _extension(reference, "interactions") or []:
+            chars = {role: _chars(reference, start, end) for role, (start, end) in item["spans"].items()}
+            trigger = chars.pop("trigger")
+            self.interactions.setdefault(_participants(chars), []).append((trigger, item["interaction"]))
+
+    def labels(self, candidate: RelationCandidate, doc) -> set[str]:
+        """The gold labels of a candidate of ``doc``."""
+        chars = {role: _chars(doc, start, end) for role, start, end in candidate.spans}
+        if "head" in chars:
+            return set(self.pairs.get((chars["head"][0], chars["child"][0]), ()))
+        start, end = chars.pop("trigger")
+        return {label for (s, e), label in self.interactions.get(_participants(chars), ()) if s < end and start < e}
+
+
+def _extension(doc, name: str):
+    """``doc._.<name>``, None when no one registered it."""
+    return doc._.get(name) if doc.has_extension(name) else None
+
+
+def _chars(doc, start: int, end: int) -> tuple[int, int]:
+    return doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
+
+
+def _participants(chars: dict[str, tuple[int, int]]) -> frozenset:
+    return frozenset(("theme" if role == "theme2" else role, where) for role, where in chars.items())
