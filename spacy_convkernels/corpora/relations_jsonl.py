@@ -31,6 +31,7 @@ from spacy.util import registry
 
 from ..components.extensions import install_extensions
 from ..errors import CorpusFormatError
+from .examples import example_with_entities
 from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
@@ -79,12 +80,17 @@ def read_relations_jsonl(
 
 
 @registry.readers("spacy_convkernels.RelationsJsonl.v1")
-def create_relations_jsonl_reader(path: Path, skip_errors: bool = False) -> Callable:
-    """spaCy reader for training configs: ``@readers = "spacy_convkernels.RelationsJsonl.v1"``."""
+def create_relations_jsonl_reader(path: Path, skip_errors: bool = False, given_entities: bool = True) -> Callable:
+    """spaCy reader for training configs: ``@readers = "spacy_convkernels.RelationsJsonl.v1"``.
+    With ``given_entities``, the predicted Doc of each Example has the entities (``doc.ents``), as relation
+    extraction takes them as input; else only the text."""
 
     def read(nlp) -> Iterable[Example]:
         for doc in read_relations_jsonl(path, nlp, skip_errors=skip_errors):
-            yield Example(nlp.make_doc(doc.text), doc)
+            if given_entities:
+                yield example_with_entities(nlp, doc, span_groups=())
+            else:
+                yield Example(nlp.make_doc(doc.text), doc)
 
     return read
 

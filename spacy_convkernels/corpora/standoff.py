@@ -14,7 +14,9 @@ becomes one Doc of the whole text, tokenized by the given pipeline's tokenizer, 
   component writes its candidates to), a list of dicts ``{"event": "E3", "interaction":
   "Regulation", "trigger": "T19", "roles": {"catalyst": "T4", "theme": "T7"},
   "participants": {role: text}, "spans": {"trigger" or role: [start token, end token]},
-  "negated": bool, "speculated": bool, "equiv": bool}``.
+  "negated": bool, "speculated": bool, "equiv": bool, "unit": "E3+T4+T7"}``, the unit
+  naming the interaction as annotated (event and original participants), which its
+  ``Equiv`` variants share.
 
 **Flattening** (Garg et al. 2016, 2018, §2 and §4: up to three participants, no nesting):
 every event gives interactions of its own trigger and type, with at most one catalyst
@@ -58,6 +60,7 @@ from spacy.util import filter_spans, registry
 
 from ..components.extensions import INTERACTIONS_KEY, install_extensions
 from ..errors import CorpusFileError, CorpusFormatError
+from .examples import example_with_entities
 from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
@@ -105,12 +108,18 @@ def read_standoff(
 
 
 @registry.readers("spacy_convkernels.BioNLPStandoff.v1")
-def create_standoff_reader(path: Path, skip_errors: bool = False) -> Callable:
-    """spaCy reader for training configs: ``@readers = "spacy_convkernels.BioNLPStandoff.v1"``."""
+def create_standoff_reader(path: Path, skip_errors: bool = False, given_entities: bool = True) -> Callable:
+    """spaCy reader for training configs: ``@readers = "spacy_convkernels.BioNLPStandoff.v1"``.
+    With ``given_entities``, the predicted Doc of each Example has the proteins
+    (``doc.ents`` and ``doc.spans["proteins"]``: the shared task gives the ``.a1``), as
+    relation extraction takes them as input; else only the text."""
 
     def read(nlp) -> Iterable[Example]:
         for doc in read_standoff(path, nlp, skip_errors=skip_errors):
-            yield Example(nlp.make_doc(doc.text), doc)
+            if given_entities:
+                yield example_with_entities(nlp, doc, span_groups=("proteins",))
+            else:
+                yield Example(nlp.make_doc(doc.text), doc)
 
     return read
 
@@ -355,6 +364,7 @@ class _Document:
                             "negated": "negated" in flags,
                             "speculated": "speculated" in flags,
                             "equiv": participants != original,
+                            "unit": "+".join((ident, *original)),
                         }
                     )
         return found

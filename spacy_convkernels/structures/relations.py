@@ -323,19 +323,30 @@ class GoldRelations:
         for (head, child), scores in (_extension(reference, "rel") or {}).items():
             key = (reference[head].idx, reference[child].idx)
             self.pairs.setdefault(key, set()).update(label for label, score in scores.items() if score >= 0.5)
-        self.interactions: dict[frozenset, list[tuple[tuple[int, int], str]]] = {}
-        for item in _extension(reference, "interactions") or []:
+        self.interactions: dict[frozenset, list[tuple[tuple[int, int], str, str]]] = {}
+        for number, item in enumerate(_extension(reference, "interactions") or []):
             chars = {role: _chars(reference, start, end) for role, (start, end) in item["spans"].items()}
             trigger = chars.pop("trigger")
-            self.interactions.setdefault(_participants(chars), []).append((trigger, item["interaction"]))
+            unit = item.get("unit", str(number))
+            self.interactions.setdefault(role_key(chars), []).append((trigger, item["interaction"], unit))
+
+    def units(self) -> set[tuple[str, str]]:
+        """(unit, label) of every gold interaction, its ``Equiv`` variants one unit with it."""
+        return {(unit, label) for found in self.interactions.values() for _, label, unit in found}
+
+    def matches(self, trigger: tuple[int, int], participants: frozenset) -> list[tuple[str, str]]:
+        """(unit, label) of the gold interactions of these participants whose trigger
+        overlaps ``trigger`` (character offsets)."""
+        start, end = trigger
+        found = self.interactions.get(participants, ())
+        return [(unit, label) for (s, e), label, unit in found if s < end and start < e]
 
     def labels(self, candidate: RelationCandidate, doc) -> set[str]:
         """The gold labels of a candidate of ``doc``."""
         chars = {role: _chars(doc, start, end) for role, start, end in candidate.spans}
         if "head" in chars:
             return set(self.pairs.get((chars["head"][0], chars["child"][0]), ()))
-        start, end = chars.pop("trigger")
-        return {label for (s, e), label in self.interactions.get(_participants(chars), ()) if s < end and start < e}
+        return {label for _, label in self.matches(chars.pop("trigger"), role_key(chars))}
 
 
 def _extension(doc, name: str):
@@ -347,5 +358,5 @@ def _chars(doc, start: int, end: int) -> tuple[int, int]:
     return doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
 
 
-def _participants(chars: dict[str, tuple[int, int]]) -> frozenset:
+def role_key(chars: dict[str, tuple[int, int]]) -> frozenset:
     return frozenset(("theme" if role == "theme2" else role, where) for role, where in chars.items())

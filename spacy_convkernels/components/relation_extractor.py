@@ -1,0 +1,274 @@
+"""The ``relation_extractor`` component: scores every relation candidate of a Doc.
+
+    nlp.add_pipe("relation_extractor", config={"model": {...}})   # see configs/relations.cfg
+
+Its model (``spacy_convkernels.RelationModel.v1``) makes the candidates of each Doc with
+its generator and gives each one sigmoid score per label; the component writes them:
+
+- entity pairs: ``Doc._.rel[(head.start, child.start)] = {label: score}`` (the
+  convention of explosion's ``rel_component`` tutorial);
+- interactions: ``Doc._.interactions``, one dict per candidate with ``interaction``
+  (the best label), ``score`` (its score), ``scores`` (every label's), ``trigger``
+  (the trigger text) and ``spans`` (role -> [start, end] tokens), as the standoff
+  reader writes the gold ones.
+
+A label is predicted when its score reaches ``threshold`` (in ``cfg``). Training labels
+each candidate with the gold relations of the example's reference Doc
+(:class:`~spacy_convkernels.structures.relations.GoldRelations`); ``score`` reports micro
+precision, recall and F1 and per-label figures (:func:`score_relations`).
+"""
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Model, Optimizer
+from thinc.types import Floats2d
+
+from ..errors import InvalidParameterError
+from ..ml.relation_model import candidates_of
+from ..structures.relations import GoldRelations, role_key
+from .extensions import INTERACTIONS_KEY, install_extensions
+from .registered_kernels import bind_pipeline_vectors
+from .sentences import fitting_docs
+
+
+@Language.factory(
+    "relation_extractor",
+    assigns=["doc._.rel", "doc._.interactions"],
+    default_config={"threshold": 0.5},
+    default_score_weights={"rel_micro_f": 1.0, "rel_micro_p": 0.0, "rel_micro_r": 0.0},
+)
+def make_relation_extractor(nlp: Language, name: str, model: Model, threshold: float) -> "RelationExtractor":
+    return RelationExtractor(nlp.vocab, model, name, threshold=threshold)
+
+
+class RelationExtractor(TrainablePipe):
+    """A trainable scorer of relation candidates (module docstring).
+
+    Parameters
+    ----------
+    vocab : Vocab
+        The pipeline's vocab (its vectors serve a kernel configured with ``vectors = "vocab"``).
+    model : Model[list[Doc], Floats2d]
+        A ``spacy_convkernels.RelationModel.v1``.
+    name : str, default="relation_extractor"
+        The component's name.
+    threshold : float in [0, 1], default=0.5
+        The score from which a label is predicted.
+    """
+
+    def __init__(self, vocab: Vocab, model: Model, name: str = "relation_extractor", *, threshold: float = 0.5):
+        if not 0.0 <= threshold <= 1.0:
+            raise InvalidParameterError(f"{name}: threshold must be in [0, 1], got {threshold!r}")
+        install_extensions("doc._.rel", "doc._.interactions")
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.cfg = {"labels": [], "threshold": threshold}
+        if model.has_ref("kernel_features"):
+            bind_pipeline_vectors(model.get_ref("kernel_features").attrs["nystroem"].estimator.kernel, vocab)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(self.cfg["labels"])
+
+    @property
+    def threshold(self) -> float:
+        return self.cfg["threshold"]
+
+    def add_label(self, label: str) -> int:
+        if label in self.labels:
+            return 0
+        self._allow_extra_label()
+        self.cfg["labels"].append(label)
+        return 1
+
+    def predict(self, docs: Iterable[Doc]) -> Floats2d:
+        docs = list(docs)
+        if not any(len(doc) for doc in docs):
+            return self.model.ops.alloc2f(0, len(self.labels))
+        return self.model.predict(docs)
+
+    def set_annotations(self, docs: Iterable[Doc], scores: Floats2d) -> None:
+        docs = list(docs)
+        scores = self.model.ops.to_numpy(scores)
+        row = 0
+        for doc, candidates in zip(docs, candidates_of(self.model, docs)):
+            doc_scores = scores[row : row + len(candidates)]
+            row += len(candidates)
+            pairs, interactions = {}, []
+            for candidate, values in zip(candidates, doc_scores):
+                by_label = {label: float(v) for label, v in zip(self.labels, values)}
+                if candidate.spans and candidate.spans[0][0] == "head":
+                    pairs[candidate.key] = by_label
+                else:
+                    interactions.append(_interaction_record(doc, candidate, by_label))
+            doc._.rel = pairs
+            doc.user_data[INTERACTIONS_KEY] = interactions
+
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd: Optimizer | None = None,
+        losses: dict[str, float] | None = None,
+    ) -> dict[str, float]:
+        losses = {} if losses is None else losses
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_get_examples(lambda: examples, f"{self.name}.update")
+        docs = [eg.predicted for eg in examples]
+        if not any(len(doc) for doc in docs):
+            return losses
+        self.model.attrs["dropout"] = drop
+        scores, backprop = self.model.begin_update(docs)
+        loss, gradient = self.get_loss(examples, scores)
+        backprop(gradient)
+        if sgd is not None:
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def truths(self, examples: Iterable[Example]) -> np.ndarray:
+        """The gold label matrix of the examples' candidates (one row per candidate)."""
+        examples = list(examples)
+        docs = [eg.predicted for eg in examples]
+        rows = []
+        for example, doc, candidates in zip(examples, docs, candidates_of(self.model, docs)):
+            gold = GoldRelations(example.reference)
+            for candidate in candidates:
+                found = gold.labels(candidate, doc)
+                rows.append([label in found for label in self.labels])
+        return np.asarray(rows, dtype=np.float32).reshape(len(rows), len(self.labels))
+
+    def get_loss(self, examples: Iterable[Example], scores: Floats2d) -> tuple[float, Floats2d]:
+        """Binary cross-entropy of the sigmoid scores, its gradient (scores - truths) with
+        respect to the logits, averaged over the candidates."""
+        truths = self.model.ops.asarray2f(self.truths(examples))
+        n = max(len(truths), 1)
+        clipped = self.model.ops.xp.clip(scores, 1e-7, 1 - 1e-7)
+        loss = -(truths * self.model.ops.xp.log(clipped) + (1 - truths) * self.model.ops.xp.log(1 - clipped))
+        return float(loss.sum() / n), (scores - truths) / n
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Language | None = None, labels=None):
+        """Label set from the gold relations (or ``labels``), landmarks and layer sizes
+        from the training candidates, made as the pipeline makes them (the components
+        before this one run on copies of the predicted docs)."""
+        validate_get_examples(get_examples, f"{self.name}.initialize")
+        examples = list(get_examples())
+        if labels is None:
+            labels = sorted({label for eg in examples for label in _gold_labels(eg.reference)})
+        for label in labels:
+            self.add_label(label)
+        docs = list(fitting_docs(examples, nlp, self.name, "predicted")) if nlp is not None else []
+        docs = docs or [eg.predicted for eg in examples]
+        annotated = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
+        self.model.initialize(X=docs, Y=self.model.ops.asarray2f(self.truths(annotated)))
+
+    def score(self, examples: Iterable[Example], **kwargs) -> dict:
+        return score_relations(examples, threshold=self.threshold)
+
+
+def _interaction_record(doc: Doc, candidate, scores: dict[str, float]) -> dict:
+    roles = candidate.roles
+    best = max(scores, key=scores.get) if scores else ""
+    record = {
+        "interaction": best,
+        "score": scores.get(best, 0.0),
+        "scores": scores,
+        "spans": {role: [start, end] for role, (start, end) in roles.items()},
+    }
+    if "trigger" in roles:
+        record["trigger"] = doc[slice(*roles["trigger"])].text
+        record["participants"] = {r: doc[s:e].text for r, (s, e) in roles.items() if r != "trigger"}
+    return record
+
+
+def _gold_labels(reference: Doc) -> set[str]:
+    pairs = reference._.rel or {} if reference.has_extension("rel") else {}
+    found = {label for scores in pairs.values() for label, score in scores.items() if score >= 0.5}
+    if reference.has_extension("interactions"):
+        found.update(item["interaction"] for item in reference._.interactions or [])
+    return found
+
+
+def score_relations(examples: Iterable[Example], *, threshold: float = 0.5) -> dict:
+    """Micro precision, recall and F1 of the predicted relations against the gold ones,
+    and per label (``rel_micro_p``, ``rel_micro_r``, ``rel_micro_f``, ``rel_f_per_type``).
+
+    A predicted pair (score >= ``threshold``) is right when the reference has it with that
+    label. A predicted interaction is right when a gold interaction of that label has its
+    participants and an overlapping trigger; a gold interaction is found when it or an
+    ``Equiv`` variant of it (same event, same roles) is predicted. Gold relations no
+    candidate reaches count as missed."""
+    counts: dict[str, list[int]] = {}  # label -> [right predictions, predictions, found gold, gold]
+
+    def add(label: str, index: int, value: int) -> None:
+        counts.setdefault(label, [0, 0, 0, 0])[index] += value
+
+    for example in examples:
+        predicted, reference = example.predicted, example.reference
+        gold = GoldRelations(reference)
+        for (head, child), scores in (predicted._.rel or {}).items():
+            key = (predicted[head].idx, predicted[child].idx)
+            for label, score in scores.items():
+                if score >= threshold:
+                    add(label, 1, 1)
+                    add(label, 0, label in gold.pairs.get(key, ()))
+        for key, labels in gold.pairs.items():
+            predicted_labels = _predicted_pair_labels(predicted, key, threshold)
+            for label in labels:
+                add(label, 3, 1)
+                add(label, 2, label in predicted_labels)
+        _score_interactions(predicted, gold, threshold, add)
+    return _summary(counts)
+
+
+def _predicted_pair_labels(doc: Doc, key: tuple[int, int], threshold: float) -> set[str]:
+    for (head, child), scores in (doc._.rel or {}).items():
+        if (doc[head].idx, doc[child].idx) == key:
+            return {label for label, score in scores.items() if score >= threshold}
+    return set()
+
+
+def _score_interactions(predicted: Doc, gold: GoldRelations, threshold: float, add) -> None:
+    found = set()
+    for record in predicted._.interactions or []:
+        if "scores" not in record:
+            continue
+        chars = {role: _chars(predicted, *span) for role, span in record["spans"].items()}
+        matches = gold.matches(chars.pop("trigger"), role_key(chars))
+        for label, score in record["scores"].items():
+            if score >= threshold:
+                right = {(unit, lab) for unit, lab in matches if lab == label}
+                add(label, 1, 1)
+                add(label, 0, bool(right))
+                found |= right
+    for unit, label in gold.units():
+        add(label, 3, 1)
+        add(label, 2, (unit, label) in found)
+
+
+def _chars(doc: Doc, start: int, end: int) -> tuple[int, int]:
+    return doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
+
+
+def _summary(counts: dict[str, list[int]]) -> dict:
+    def prf(right: int, predicted: int, found: int, gold: int) -> dict[str, float]:
+        p = right / predicted if predicted else 0.0
+        r = found / gold if gold else 0.0
+        return {"p": p, "r": r, "f": 2 * p * r / (p + r) if p + r else 0.0}
+
+    total = prf(*(sum(c[i] for c in counts.values()) for i in range(4)))
+    return {
+        "rel_micro_p": total["p"],
+        "rel_micro_r": total["r"],
+        "rel_micro_f": total["f"],
+        "rel_f_per_type": {label: prf(*c) for label, c in sorted(counts.items())},
+    }

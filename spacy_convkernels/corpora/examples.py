@@ -1,0 +1,20 @@
+"""Training examples whose predicted Doc is given the reference's entities."""
+
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+
+
+def example_with_entities(nlp, reference: Doc, *, span_groups: tuple[str, ...] = ()) -> Example:
+    """An Example of ``reference`` whose predicted Doc (the text, tokenized by ``nlp``)
+    has its entities and the named span groups: the given input of relation extraction
+    (explosion's ``rel_component`` tutorial; the proteins of the BioNLP shared task)."""
+    predicted = nlp.make_doc(reference.text)
+    predicted.ents = [_copy(predicted, e) for e in reference.ents]
+    for key in span_groups:
+        if key in reference.spans:
+            predicted.spans[key] = [_copy(predicted, s) for s in reference.spans[key]]
+    return Example(predicted, reference)
+
+
+def _copy(doc: Doc, span: Span) -> Span:
+    return doc.char_span(span.start_char, span.end_char, label=span.label_, span_id=span.id_, alignment_mode="expand")

@@ -1,0 +1,298 @@
+"""``spacy_convkernels.RelationModel.v1``: one sigmoid score per relation label for every
+candidate of a batch of Docs.
+
+    [components.relation_extractor.model]
+    @architectures = "spacy_convkernels.RelationModel.v1"
+    hidden_width = 64
+
+    [components.relation_extractor.model.candidates]
+    @misc = "spacy_convkernels.InteractionCandidates.v1"
+
+    [components.relation_extractor.model.kernel_features]
+    @architectures = "spacy_convkernels.CandidateKernelFeatures.v1"
+    structure = "path"
+    n_components = 200
+
+    [components.relation_extractor.model.kernel_features.kernel]
+    @misc = "spacy_convkernels.SubsequencePathKernel.v1"
+
+    [components.relation_extractor.model.tok2vec_features]
+    @architectures = "spacy_convkernels.CandidateTok2Vec.v1"
+
+    [components.relation_extractor.model.tok2vec_features.tok2vec]
+    @architectures = "spacy.Tok2Vec.v2"
+    ...
+
+The candidates of each Doc (``candidates``, a registered generator) are made once per
+batch and given to the two feature blocks, either of which may be null:
+
+- ``kernel_features``: the Nyström vector (Croce et al. §3) of each candidate's
+  structure (its path or its path-enclosed tree) under a kernel of the package, the
+  landmarks chosen among the training candidates at initialization (kernel k-means++ by
+  default) and saved with the model; no gradient;
+- ``tok2vec_features``: the tok2vec rows of each role's span, mean-pooled per span and
+  concatenated in the order of the generator's ``roles`` (zeros for a role the
+  candidate lacks), as in explosion's ``rel_component`` tutorial.
+
+The blocks are concatenated, go through a layer norm, a maxout hidden layer of
+``hidden_width`` units (none when null) and a logistic output of one unit per label.
+"""
+
+from collections.abc import Callable
+from itertools import accumulate
+
+import numpy as np
+import srsly
+from spacy.tokens import Doc
+from spacy.util import registry
+from thinc.api import LayerNorm, Linear, Logistic, Maxout, Model, chain, deserialize_attr, serialize_attr
+from thinc.types import Floats2d
+
+from ..approx.nystroem import LANDMARK_INITS, Nystroem
+from ..errors import InvalidParameterError
+from ..kernels.base import Kernel
+from ..structures.paths import PathTuples
+from ..structures.tree import Tree
+
+STRUCTURES = ("path", "tree")
+
+
+@registry.architectures("spacy_convkernels.RelationModel.v1")
+def relation_model(
+    candidates: Callable,
+    kernel_features: Model | None = None,
+    tok2vec_features: Model | None = None,
+    hidden_width: int | None = 64,
+    nO: int | None = None,
+) -> Model[list[Doc], Floats2d]:
+    """The scorer of the module docstring."""
+    blocks = {"kernel_features": kernel_features, "tok2vec_features": tok2vec_features}
+    blocks = {name: part for name, part in blocks.items() if part is not None}
+    if not blocks:
+        raise InvalidParameterError("RelationModel: kernel_features and tok2vec_features are both null; give one")
+    if hidden_width is not None and (not isinstance(hidden_width, int) or hidden_width < 1):
+        raise InvalidParameterError(f"RelationModel: hidden_width must be an int >= 1 or null, not {hidden_width!r}")
+    layers = [LayerNorm()] + ([Maxout(nO=hidden_width, nP=3, dropout=0.0)] if hidden_width else [])
+    output = Linear(nO=nO)
+    classifier = chain(*layers, output, Logistic())
+    if tok2vec_features is not None:
+        tok2vec_features.attrs["roles"] = tuple(candidates.roles)
+    model = Model(
+        "relation_model",
+        relation_forward,
+        init=relation_init,
+        layers=[*blocks.values(), classifier],
+        refs={**blocks, "classifier": classifier, "output_layer": output},
+        dims={"nO": nO},
+        attrs={"candidates": candidates},
+    )
+    return model
+
+
+def candidates_of(model: Model, docs: list[Doc]) -> list[list]:
+    """The candidates of each Doc, by the model's generator."""
+    return [model.attrs["candidates"](doc) for doc in docs]
+
+
+def relation_forward(model: Model, docs: list[Doc], is_train: bool):
+    candidates = candidates_of(model, docs)
+    blocks, backprops = [], []
+    for name in ("kernel_features", "tok2vec_features"):
+        if model.has_ref(name):
+            rows, backprop = model.get_ref(name)((docs, candidates), is_train)
+            blocks.append(rows)
+            backprops.append(backprop)
+    X = model.ops.xp.hstack(blocks) if len(blocks) > 1 else blocks[0]
+    scores, backprop_scores = model.get_ref("classifier")(X, is_train)
+
+    def backprop(d_scores: Floats2d) -> list:
+        dX = backprop_scores(d_scores)
+        start = 0
+        for rows, backprop_block in zip(blocks, backprops):
+            backprop_block(dX[:, start : start + rows.shape[1]])
+            start += rows.shape[1]
+        return []
+
+    return scores, backprop
+
+
+def relation_init(model: Model, X: list[Doc] | None = None, Y: Floats2d | None = None) -> None:
+    """Fit the kernel block's landmarks and size the layers on the candidates of ``X``."""
+    if X is None:
+        return
+    candidates = candidates_of(model, X)
+    blocks = []
+    for name in ("kernel_features", "tok2vec_features"):
+        if model.has_ref(name):
+            block = model.get_ref(name)
+            block.initialize(X=(X, candidates))
+            blocks.append(block.predict((X, candidates)))
+    if Y is not None:
+        model.set_dim("nO", Y.shape[1])
+    if model.has_dim("nO"):
+        model.get_ref("output_layer").set_dim("nO", model.get_dim("nO"))
+    model.get_ref("classifier").initialize(X=model.ops.xp.hstack(blocks) if len(blocks) > 1 else blocks[0], Y=Y)
+
+
+class CandidateNystroem:
+    """A :class:`~spacy_convkernels.approx.Nystroem` over one structure of the
+    candidates, saved with the model (landmarks and normalization); a candidate without
+    that structure gets zeros, and fewer landmarks than ``n_components`` zero columns."""
+
+    def __init__(self, kernel: Kernel, *, structure: str, n_components: int, landmark_init: str, random_state: int):
+        self.structure = structure
+        self.n_components = n_components
+        self.estimator = Nystroem(
+            kernel,
+            n_components=n_components,
+            landmark_init=landmark_init,
+            dtype=np.float32,
+            random_state=random_state,
+        )
+
+    def structures(self, candidates: list) -> tuple[list[int], list]:
+        """(row of each structure, the structures) of the candidates that have one."""
+        amr = "amr_path" if self.structure == "path" else "amr_subgraph"
+        found = [(i, getattr(c, self.structure) or getattr(c, amr)) for i, c in enumerate(candidates)]
+        found = [(i, s) for i, s in found if s is not None]
+        return [i for i, _ in found], [s for _, s in found]
+
+    @property
+    def fitted(self) -> bool:
+        return hasattr(self.estimator, "normalization_")
+
+    def fit(self, candidates: list) -> None:
+        _, structures = self.structures(candidates)
+        self.estimator.fit(structures)
+
+    def transform(self, candidates: list) -> np.ndarray:
+        rows = np.zeros((len(candidates), self.n_components), dtype=np.float32)
+        where, structures = self.structures(candidates)
+        if structures:
+            vectors = self.estimator.transform(structures)
+            rows[np.asarray(where), : vectors.shape[1]] = vectors
+        return rows
+
+    def to_bytes(self) -> bytes:
+        if not self.fitted:
+            return srsly.msgpack_dumps(None)
+        landmarks = [_structure_state(s) for s in self.estimator.components_]
+        return srsly.msgpack_dumps({"landmarks": landmarks, "normalization": self.estimator.normalization_})
+
+    def from_bytes(self, data: bytes) -> "CandidateNystroem":
+        state = srsly.msgpack_loads(data)
+        if state is not None:
+            landmarks = [_structure_from_state(s) for s in state["landmarks"]]
+            self.estimator.set_landmarks(landmarks, state["normalization"])
+        return self
+
+
+def _structure_state(structure) -> dict:
+    if isinstance(structure, PathTuples):
+        return {"path": [list(t) for t in structure.tuples]}
+    return {"tree": str(structure)}
+
+
+def _structure_from_state(state: dict):
+    return PathTuples(tuple(t) for t in state["path"]) if "path" in state else Tree.from_string(state["tree"])
+
+
+@serialize_attr.register(CandidateNystroem)
+def _serialize_nystroem(_, value: CandidateNystroem, name: str, model: Model) -> bytes:
+    return value.to_bytes()
+
+
+@deserialize_attr.register(CandidateNystroem)
+def _deserialize_nystroem(current: CandidateNystroem, value: bytes, name: str, model: Model) -> CandidateNystroem:
+    return current.from_bytes(value)
+
+
+@registry.architectures("spacy_convkernels.CandidateKernelFeatures.v1")
+def candidate_kernel_features(
+    kernel: Kernel,
+    structure: str = "path",
+    n_components: int = 200,
+    landmark_init: str = "kmeans++",
+    random_state: int = 0,
+) -> Model:
+    """Nyström vectors of each candidate's ``structure`` (``"path"`` or ``"tree"``) under
+    ``kernel``, ``n_components`` landmarks chosen by ``landmark_init`` (``"uniform"`` or
+    ``"kmeans++"``) among the training candidates."""
+    if structure not in STRUCTURES:
+        raise InvalidParameterError(f"CandidateKernelFeatures: structure must be in {STRUCTURES}, not {structure!r}")
+    if landmark_init not in LANDMARK_INITS:
+        raise InvalidParameterError(
+            f"CandidateKernelFeatures: landmark_init must be one of {LANDMARK_INITS}, got {landmark_init!r}"
+        )
+    nystroem = CandidateNystroem(
+        kernel,
+        structure=structure,
+        n_components=n_components,
+        landmark_init=landmark_init,
+        random_state=random_state,
+    )
+    return Model(
+        "candidate_kernel_features",
+        kernel_forward,
+        init=kernel_init,
+        dims={"nO": n_components},
+        attrs={"nystroem": nystroem},
+    )
+
+
+def kernel_forward(model: Model, inputs, is_train: bool):
+    _, candidates = inputs
+    nystroem = model.attrs["nystroem"]
+    rows = nystroem.transform([c for doc_candidates in candidates for c in doc_candidates])
+
+    def backprop(d_rows: Floats2d) -> list:
+        return []
+
+    return model.ops.asarray2f(rows), backprop
+
+
+def kernel_init(model: Model, X=None, Y=None) -> None:
+    """Choose the landmarks among the candidates of ``X`` (docs, candidates)."""
+    if X is not None:
+        model.attrs["nystroem"].fit([c for doc_candidates in X[1] for c in doc_candidates])
+
+
+@registry.architectures("spacy_convkernels.CandidateTok2Vec.v1")
+def candidate_tok2vec(tok2vec: Model) -> Model:
+    """Each role span's tok2vec rows, mean-pooled, concatenated in the generator's role
+    order (zeros for a role the candidate lacks)."""
+    return Model(
+        "candidate_tok2vec", pool_forward, init=pool_init, layers=[tok2vec], dims={"nO": None}, attrs={"roles": ()}
+    )
+
+
+def pool_forward(model: Model, inputs, is_train: bool):
+    docs, candidates = inputs
+    vectors, backprop_tok2vec = model.layers[0](docs, is_train)
+    roles = model.attrs["roles"]
+    width = model.layers[0].get_dim("nO")
+    firsts = [0, *accumulate(len(c) for c in candidates)]  # the row of each doc's first candidate
+    spans = [
+        (d, row, roles.index(role), start, end)
+        for d, doc_candidates in enumerate(candidates)
+        for row, candidate in enumerate(doc_candidates, start=firsts[d])
+        for role, start, end in candidate.spans
+        if role in roles
+    ]
+    pooled = model.ops.alloc2f(firsts[-1], width * len(roles))
+    for d, row, slot, start, end in spans:
+        pooled[row, slot * width : (slot + 1) * width] = vectors[d][start:end].mean(axis=0)
+
+    def backprop(d_pooled: Floats2d) -> list:
+        d_vectors = [model.ops.alloc2f(*v.shape) for v in vectors]
+        for d, row, slot, start, end in spans:
+            d_vectors[d][start:end] += d_pooled[row, slot * width : (slot + 1) * width] / (end - start)
+        return backprop_tok2vec(d_vectors)
+
+    return pooled, backprop
+
+
+def pool_init(model: Model, X=None, Y=None) -> None:
+    docs = X[0] if X is not None else None
+    model.layers[0].initialize(X=docs)
+    model.set_dim("nO", model.layers[0].get_dim("nO") * len(model.attrs["roles"]))
