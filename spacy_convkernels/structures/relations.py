@@ -49,6 +49,7 @@ from .semantic_graph import SemanticGraph
 from .tree import Tree
 
 ROLE_SETS = (("theme",), ("catalyst", "theme"), ("theme", "theme2"), ("catalyst", "theme", "theme2"))
+DEFAULT_ROLE_SETS = ROLE_SETS[:3]  # triples are 10 of 5,109 candidates positive on GE 2013 train
 PATH_REPRESENTATIONS = ("tuples", "features", "separate")
 
 
@@ -138,7 +139,7 @@ def dependency_interactions(
     *,
     triggers_key: str = "triggers",
     participants_key: str = "proteins",
-    role_sets: Iterable[Sequence[str]] = ROLE_SETS,
+    role_sets: Iterable[Sequence[str]] = DEFAULT_ROLE_SETS,
     max_distance: int = 4,
     path: str = "tuples",
     tree: str = "lct",
@@ -146,7 +147,8 @@ def dependency_interactions(
     """The interactions of each sentence's dependency parse: triggers are the spans of
     ``doc.spans[triggers_key]`` (without that group, tokens whose lemma is in
     :data:`~.interactions.INTERACTIONS`), participants the spans of
-    ``doc.spans[participants_key]`` (without it, ``doc.ents``)."""
+    ``doc.spans[participants_key]`` (without it, ``doc.ents``); ``role_sets`` among
+    :data:`ROLE_SETS`, by default all but the triples (:data:`DEFAULT_ROLE_SETS`)."""
     _check(doc, path, tree)
     role_sets = [tuple(roles) for roles in role_sets]
     for roles in role_sets:

@@ -1,0 +1,140 @@
+"""Relation candidates (issue 16 point 2): entity pairs and interactions of a parsed Doc,
+their shortest dependency paths, path-enclosed trees and gold labels."""
+
+import pytest
+from spacy.tokens import Doc, Span
+from spacy.vocab import Vocab
+
+from spacy_convkernels.components.relation_candidates import entity_pair_candidates, interaction_candidates
+from spacy_convkernels.errors import InvalidParameterError, MissingAnnotationError
+from spacy_convkernels.structures.paths import PathTuples, label_features
+from spacy_convkernels.structures.relations import GoldRelations, dependency_interactions, entity_pairs
+
+# RAS activates RAF , which phosphorylates MEK1 .
+WORDS = ["RAS", "activates", "RAF", ",", "which", "phosphorylates", "MEK1", "."]
+HEADS = [1, 1, 1, 2, 5, 2, 5, 1]
+DEPS = ["nsubj", "ROOT", "dobj", "punct", "nsubj", "relcl", "dobj", "punct"]
+TAGS = ["NNP", "VBZ", "NNP", ",", "WDT", "VBZ", "NNP", "."]
+POS = ["PROPN", "VERB", "PROPN", "PUNCT", "PRON", "VERB", "PROPN", "PUNCT"]
+LEMMAS = ["ras", "activate", "raf", ",", "which", "phosphorylate", "mek1", "."]
+
+
+def parsed(*, triggers=True) -> Doc:
+    doc = Doc(Vocab(), words=WORDS, heads=HEADS, deps=DEPS, tags=TAGS, pos=POS, lemmas=LEMMAS)
+    proteins = [Span(doc, i, i + 1, "Protein") for i in (0, 2, 6)]
+    doc.ents = proteins
+    doc.spans["proteins"] = proteins
+    if triggers:
+        doc.spans["triggers"] = [Span(doc, 1, 2, "Positive_regulation"), Span(doc, 5, 6, "Phosphorylation")]
+    return doc
+
+
+def test_entity_pairs_are_the_ordered_pairs_with_the_shortest_path_from_head_to_child():
+    candidates = entity_pairs(parsed())
+    assert [c.key for c in candidates] == [(0, 2), (0, 6), (2, 0), (2, 6), (6, 0), (6, 2)]
+    ras_mek1 = candidates[1]
+    # up from RAS to "activates" (against the nsubj edge), then down through RAF to MEK1
+    assert ras_mek1.path == PathTuples(
+        [("", "protein"), ("nsubj-of", "activate"), ("dobj", "raf"), ("relcl", "phosphorylate"), ("dobj", "protein")]
+    )
+    assert candidates[0].labels == ("Protein", "Protein")
+
+
+def test_entity_pair_options_filter_by_distance_and_labels():
+    doc = parsed()
+    assert {c.key for c in entity_pairs(doc, max_distance=1)} == {(0, 2), (2, 0)}
+    doc.ents = [Span(doc, 0, 1, "GENE"), Span(doc, 2, 3, "Protein"), Span(doc, 6, 7, "Protein")]
+    assert {c.key for c in entity_pairs(doc, labels=[("GENE", "Protein")])} == {(0, 2), (0, 6)}
+
+
+def test_the_path_enclosed_tree_covers_the_path_and_marks_the_roles():
+    ras_mek1 = entity_pairs(parsed(), tree="loct")[1]
+    # the punctuation and "which" are off the path; each end carries its role
+    assert str(ras_mek1.tree) == (
+        "(LEX##activate::v(LEX##ras::n(LEX##head::r))(LEX##raf::n(LEX##phosphorylate::v(LEX##mek1::n(LEX##child::r)))))"
+    )
+
+
+def test_interactions_fill_the_role_sets_around_each_trigger():
+    candidates = dependency_interactions(parsed())
+    by_roles = {}
+    for c in candidates:
+        by_roles.setdefault(tuple(role for role, _, _ in c.spans), []).append(c)
+    # two triggers, three proteins within 4 edges of each: 3 themes, 6 ordered pairs, 3 unordered pairs
+    assert {roles: len(found) for roles, found in by_roles.items()} == {
+        ("trigger", "theme"): 6,
+        ("trigger", "catalyst", "theme"): 12,
+        ("trigger", "theme", "theme2"): 6,
+    }
+    regulation = next(c for c in candidates if c.spans == (("trigger", 1, 2), ("catalyst", 0, 1), ("theme", 2, 3)))
+    assert regulation.labels == ("Positive_regulation",)
+    # Garg et al.'s layout: up from the catalyst to the trigger, then down to the theme (the trigger twice)
+    assert regulation.path == PathTuples(
+        [("nsubj", "protein"), ("", "activate"), ("", "activate"), ("dobj", "protein")]
+    )
+    assert "LEX##catalyst::r" in str(regulation.tree) and "LEX##trigger::r" in str(regulation.tree)
+    triples = dependency_interactions(parsed(), role_sets=[("catalyst", "theme", "theme2")])
+    assert len(triples) == 2 * 3
+
+
+def test_max_distance_limits_the_participants():
+    near = dependency_interactions(parsed(), role_sets=[("theme",)], max_distance=1)
+    # "phosphorylates" hangs from RAF (relcl): one edge
+    assert {(c.spans[0][1], c.spans[1][1]) for c in near} == {(1, 0), (1, 2), (5, 2), (5, 6)}
+
+
+def test_without_trigger_spans_the_lexicon_finds_them():
+    candidates = dependency_interactions(parsed(triggers=False), role_sets=[("theme",)])
+    assert {c.labels for c in candidates} == {("activate",), ("phosphorylate",)}
+
+
+def test_feature_paths_give_each_position_its_features():
+    regulation = dependency_interactions(parsed(), path="features", role_sets=[("catalyst", "theme")])[0]
+    first = label_features(regulation.path.tuples[0][1])
+    assert first == frozenset(
+        {"word=RAS", "lemma=ras", "tag=NNP", "pos=PROPN", "role=catalyst", "entity=Protein", "edge=nsubj"}
+    )
+    separate = dependency_interactions(parsed(), path="separate", role_sets=[("catalyst", "theme")])[0]
+    features = [label_features(label) for _, label in separate.path.tuples]
+    # node, edge, trigger, trigger, edge, node: the edge walked up from the catalyst comes after it
+    assert [f for f in features if len(f) == 1] == [frozenset({"edge=nsubj"}), frozenset({"edge=dobj"})]
+    assert "role=catalyst" in features[0] and features[1] == frozenset({"edge=nsubj"})
+
+
+def test_gold_relations_label_candidates_by_character_offsets():
+    reference = parsed()
+    Doc.set_extension("interactions", default=None, force=True)
+    Doc.set_extension("rel", default=None, force=True)
+    try:
+        reference._.interactions = [
+            {"interaction": "Positive_regulation", "spans": {"trigger": [1, 2], "catalyst": [0, 1], "theme": [2, 3]}},
+            {"interaction": "Binding", "spans": {"trigger": [5, 6], "theme": [2, 3], "theme2": [6, 7]}},
+        ]
+        reference._.rel = {(0, 2): {"ACTIVATES": 1.0, "BINDS": 0.0}}
+        gold = GoldRelations(reference)
+        predicted = parsed()
+        found = {c.spans: gold.labels(c, predicted) for c in dependency_interactions(predicted)}
+        assert found[(("trigger", 1, 2), ("catalyst", 0, 1), ("theme", 2, 3))] == {"Positive_regulation"}
+        assert found[(("trigger", 1, 2), ("catalyst", 2, 3), ("theme", 0, 1))] == set()  # roles swapped
+        # theme and theme2 in either order
+        assert found[(("trigger", 5, 6), ("theme", 2, 3), ("theme2", 6, 7))] == {"Binding"}
+        assert sum(bool(labels) for labels in found.values()) == 2
+        pairs = {c.key: gold.labels(c, predicted) for c in entity_pairs(predicted)}
+        assert pairs[(0, 2)] == {"ACTIVATES"} and pairs[(2, 0)] == set()
+    finally:
+        Doc.remove_extension("interactions")
+        Doc.remove_extension("rel")
+
+
+def test_registered_generators_and_bad_options():
+    doc = parsed()
+    assert len(entity_pair_candidates()(doc)) == 6
+    assert len(interaction_candidates()(doc)) == 6 + 12 + 6
+    with pytest.raises(InvalidParameterError, match="path must be one of"):
+        entity_pairs(doc, path="edges")
+    with pytest.raises(InvalidParameterError, match="tree must be one of"):
+        entity_pairs(doc, tree="ptb")
+    with pytest.raises(InvalidParameterError, match="unknown role set"):
+        dependency_interactions(doc, role_sets=[("theme", "catalyst")])
+    with pytest.raises(MissingAnnotationError, match="dependency parse"):
+        entity_pairs(Doc(Vocab(), words=["a", "b"]))

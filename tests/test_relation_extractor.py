@@ -1,0 +1,217 @@
+"""The relation_extractor component (issue 16 point 4): trains, writes Doc._.rel and
+Doc._.interactions, scores, saves and loads."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+from spacy.util import fix_random_seed
+from test_relation_candidates import parsed
+
+from spacy_convkernels.components.relation_extractor import score_relations
+from spacy_convkernels.errors import InvalidParameterError
+
+TOK2VEC = {
+    "@architectures": "spacy_convkernels.CandidateTok2Vec.v1",
+    "tok2vec": {
+        "@architectures": "spacy.Tok2Vec.v2",
+        "embed": {
+            "@architectures": "spacy.MultiHashEmbed.v2",
+            "width": 16,
+            "attrs": ["NORM", "SHAPE"],
+            "rows": [500, 100],
+            "include_static_vectors": False,
+        },
+        "encode": {
+            "@architectures": "spacy.MaxoutWindowEncoder.v2",
+            "width": 16,
+            "depth": 1,
+            "window_size": 1,
+            "maxout_pieces": 2,
+        },
+    },
+}
+KERNEL = {
+    "@architectures": "spacy_convkernels.CandidateKernelFeatures.v1",
+    "structure": "path",
+    "n_components": 8,
+    "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "vectors": None},
+}
+
+
+def model_config(candidates: str, *, kernel=True, tok2vec=True) -> dict:
+    return {
+        "@architectures": "spacy_convkernels.RelationModel.v1",
+        "hidden_width": 16,
+        "candidates": {"@misc": f"spacy_convkernels.{candidates}.v1"},
+        "kernel_features": KERNEL if kernel else None,
+        "tok2vec_features": TOK2VEC if tok2vec else None,
+    }
+
+
+def parsed_in(nlp) -> Doc:
+    """The parsed test Doc in the pipeline's vocab (whose lexical attributes tok2vec reads)."""
+    return Doc(nlp.vocab).from_bytes(parsed().to_bytes())
+
+
+def pair_examples(nlp) -> list[Example]:
+    """RAS activates RAF (ACTIVATES), RAF ... phosphorylates MEK1 (PHOSPHORYLATES)."""
+    examples = []
+    for _ in range(4):
+        predicted, reference = parsed_in(nlp), parsed()
+        reference._.rel = {(0, 2): {"ACTIVATES": 1.0}, (2, 6): {"PHOSPHORYLATES": 1.0}}
+        examples.append(Example(predicted, reference))
+    return examples
+
+
+def trained_pair_pipeline(*, kernel=True, tok2vec=True, steps=30):
+    fix_random_seed(0)
+    nlp = spacy.blank("en")
+    extractor = nlp.add_pipe(
+        "relation_extractor", config={"model": model_config("EntityPairCandidates", kernel=kernel, tok2vec=tok2vec)}
+    )
+    examples = pair_examples(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.01
+    losses = []
+    for _ in range(steps):
+        losses.append(nlp.update(examples, sgd=optimizer)["relation_extractor"])
+    return nlp, extractor, examples, losses
+
+
+@pytest.mark.parametrize("kernel,tok2vec", [(True, True), (True, False), (False, True)])
+def test_it_learns_the_pairs_with_either_block_or_both(kernel, tok2vec):
+    nlp, extractor, examples, losses = trained_pair_pipeline(kernel=kernel, tok2vec=tok2vec)
+    assert extractor.labels == ("ACTIVATES", "PHOSPHORYLATES")
+    assert losses[-1] < losses[0] / 2
+    doc = extractor(parsed_in(nlp))
+    assert set(doc._.rel) == {(0, 2), (0, 6), (2, 0), (2, 6), (6, 0), (6, 2)}
+    assert doc._.rel[(0, 2)]["ACTIVATES"] > 0.5 > doc._.rel[(2, 0)]["ACTIVATES"]
+    assert doc._.rel[(2, 6)]["PHOSPHORYLATES"] > 0.5 > doc._.rel[(0, 6)]["PHOSPHORYLATES"]
+    scores = nlp.evaluate(examples)
+    assert scores["rel_micro_f"] == 1.0
+
+
+def test_bytes_round_trip_gives_identical_scores():
+    nlp, extractor, _, _ = trained_pair_pipeline(steps=5)
+    before = extractor(parsed_in(nlp))._.rel
+    copy = spacy.blank("en")
+    copy.add_pipe("relation_extractor", config={"model": model_config("EntityPairCandidates")})
+    copy.from_bytes(nlp.to_bytes())
+    after = copy.get_pipe("relation_extractor")(parsed_in(copy))._.rel
+    assert after.keys() == before.keys()
+    for key in before:
+        assert after[key] == before[key]
+
+
+def test_a_saved_pipeline_loads_without_an_import(tmp_path):
+    nlp, extractor, _, _ = trained_pair_pipeline(steps=5)
+    nlp.to_disk(tmp_path / "pipeline")
+    parsed().to_disk(tmp_path / "doc.spacy")
+    expected = extractor(parsed_in(nlp))._.rel
+    code = (
+        "import spacy, sys\n"
+        "from spacy.tokens import Doc\n"
+        f"nlp = spacy.load({str(tmp_path / 'pipeline')!r})\n"
+        f"doc = nlp.get_pipe('relation_extractor')(Doc(nlp.vocab).from_disk({str(tmp_path / 'doc.spacy')!r}))\n"
+        "print(repr(sorted((k, sorted(v.items())) for k, v in doc._.rel.items())))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == repr(sorted((k, sorted(v.items())) for k, v in expected.items()))
+
+
+def test_interactions_get_scores_and_the_best_label():
+    fix_random_seed(0)
+    nlp = spacy.blank("en")
+    extractor = nlp.add_pipe("relation_extractor", config={"model": model_config("InteractionCandidates")})
+    examples = []
+    for _ in range(3):
+        predicted, reference = parsed_in(nlp), parsed()
+        reference.user_data[("spacy_convkernels", "interactions")] = [
+            {
+                "interaction": "Positive_regulation",
+                "unit": "E1",
+                "spans": {"trigger": [1, 2], "catalyst": [0, 1], "theme": [2, 3]},
+            }
+        ]
+        examples.append(Example(predicted, reference))
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.01
+    for _ in range(30):
+        nlp.update(examples, sgd=optimizer)
+    doc = extractor(parsed_in(nlp))
+    records = doc._.interactions
+    assert len(records) == 24 and all(set(r["scores"]) == {"Positive_regulation"} for r in records)
+    best = max(records, key=lambda r: r["score"])
+    assert best["score"] > 0.5 > sorted(r["score"] for r in records)[-2]
+    assert best["spans"] == {"trigger": [1, 2], "catalyst": [0, 1], "theme": [2, 3]}
+    assert best["participants"] == {"catalyst": "RAS", "theme": "RAF"} and best["trigger"] == "activates"
+    assert nlp.evaluate(examples)["rel_micro_f"] == 1.0
+
+
+def pair_example(predicted_rel: dict, gold_rel: dict) -> Example:
+    predicted, reference = parsed(), parsed()
+    predicted._.rel = predicted_rel
+    reference._.rel = gold_rel
+    return Example(predicted, reference)
+
+
+def test_score_counts_micro_and_per_label_figures():
+    spacy.blank("en").add_pipe("relation_extractor", config={"model": model_config("EntityPairCandidates")})
+    example = pair_example(
+        {(0, 2): {"A": 0.9, "B": 0.2}, (2, 6): {"A": 0.7, "B": 0.6}, (6, 0): {"A": 0.1, "B": 0.1}},
+        {(0, 2): {"A": 1.0}, (2, 6): {"B": 1.0}, (6, 2): {"A": 1.0}},
+    )
+    scores = score_relations([example], threshold=0.5)
+    # predicted: (0,2,A) right, (2,6,A) wrong, (2,6,B) right; gold: 3, of which 2 found
+    assert scores["rel_micro_p"] == pytest.approx(2 / 3) and scores["rel_micro_r"] == pytest.approx(2 / 3)
+    assert scores["rel_f_per_type"]["A"] == {"p": 0.5, "r": 0.5, "f": 0.5}
+    assert scores["rel_f_per_type"]["B"] == {"p": 1.0, "r": 1.0, "f": 1.0}
+    assert score_relations([example], threshold=0.8)["rel_micro_p"] == 1.0
+
+
+def test_an_equiv_variant_finds_its_interaction_once():
+    predicted, reference = parsed(), parsed()
+    predicted.user_data[("spacy_convkernels", "interactions")] = [
+        {"scores": {"Binding": 0.9}, "spans": {"trigger": [5, 6], "theme": [6, 7]}},
+        {"scores": {"Binding": 0.8}, "spans": {"trigger": [5, 6], "theme": [2, 3]}},
+    ]
+    reference.user_data[("spacy_convkernels", "interactions")] = [
+        {"interaction": "Binding", "unit": "E1+T3", "spans": {"trigger": [5, 6], "theme": [6, 7]}},
+        {"interaction": "Binding", "unit": "E1+T3", "spans": {"trigger": [5, 6], "theme": [2, 3]}},  # Equiv
+    ]
+    predicted._.rel = reference._.rel = None
+    scores = score_relations([Example(predicted, reference)])
+    assert scores["rel_micro_p"] == 1.0 and scores["rel_micro_r"] == 1.0
+
+
+def test_bad_settings_fail_with_their_reason():
+    nlp = spacy.blank("en")
+    with pytest.raises(InvalidParameterError, match="threshold"):
+        nlp.add_pipe(
+            "relation_extractor",
+            config={"threshold": 1.5, "model": model_config("EntityPairCandidates")},
+        )
+    with pytest.raises(InvalidParameterError, match="both null"):
+        nlp.add_pipe(
+            "relation_extractor",
+            name="neither",
+            config={"model": model_config("EntityPairCandidates", kernel=False, tok2vec=False)},
+        )
+
+
+def test_kernel_features_keep_their_width_with_few_landmarks():
+    from spacy_convkernels.kernels import SubsequencePathKernel
+    from spacy_convkernels.ml.relation_model import candidate_kernel_features
+    from spacy_convkernels.structures.relations import entity_pairs
+
+    block = candidate_kernel_features(SubsequencePathKernel(), n_components=10, landmark_init="uniform")
+    candidates = [entity_pairs(parsed())]
+    with pytest.warns(UserWarning, match="using 6 landmarks"):
+        block.initialize(X=(None, candidates))
+    rows = block.predict((None, candidates))
+    assert rows.shape == (6, 10) and np.all(rows[:, 6:] == 0) and np.all(rows[:, :6].any(axis=0))
