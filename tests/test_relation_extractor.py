@@ -215,3 +215,23 @@ def test_kernel_features_keep_their_width_with_few_landmarks():
         block.initialize(X=(None, candidates))
     rows = block.predict((None, candidates))
     assert rows.shape == (6, 10) and np.all(rows[:, 6:] == 0) and np.all(rows[:, :6].any(axis=0))
+
+
+def test_klsh_bits_as_kernel_features_learn_and_round_trip():
+    fix_random_seed(0)
+    nlp = spacy.blank("en")
+    config = model_config("EntityPairCandidates", tok2vec=False)
+    config["kernel_features"] = dict(KERNEL, method="klsh", n_components=64, n_references=24, subset_size=3)
+    extractor = nlp.add_pipe("relation_extractor", config={"model": config})
+    examples = pair_examples(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.01
+    for _ in range(80):
+        nlp.update(examples, sgd=optimizer)
+    rows = extractor.model.get_ref("kernel_features").predict((None, [extractor.model.attrs["candidates"](parsed())]))
+    assert set(np.unique(rows)) == {0.0, 1.0}  # bits
+    assert nlp.evaluate(examples)["rel_micro_f"] == 1.0
+    copy = spacy.blank("en")
+    copy.add_pipe("relation_extractor", config={"model": config})
+    copy.from_bytes(nlp.to_bytes())
+    assert copy.get_pipe("relation_extractor")(parsed_in(copy))._.rel == extractor(parsed_in(nlp))._.rel

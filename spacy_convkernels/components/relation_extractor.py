@@ -71,7 +71,7 @@ class RelationExtractor(TrainablePipe):
         self.name = name
         self.cfg = {"labels": [], "threshold": threshold}
         if model.has_ref("kernel_features"):
-            bind_pipeline_vectors(model.get_ref("kernel_features").attrs["nystroem"].estimator.kernel, vocab)
+            bind_pipeline_vectors(model.get_ref("kernel_features").attrs["encoder"].kernel, vocab)
 
     @property
     def labels(self) -> tuple[str, ...]:

@@ -29,7 +29,7 @@ batch and given to the two feature blocks, either of which may be null:
 - ``kernel_features``: the Nyström vector (Croce et al. §3) of each candidate's
   structure (its path or its path-enclosed tree) under a kernel of the package, the
   landmarks chosen among the training candidates at initialization (kernel k-means++ by
-  default) and saved with the model; no gradient;
+  default) and saved with the model, or its KLSH bits (``method = "klsh"``); no gradient;
 - ``tok2vec_features``: the tok2vec rows of each role's span, mean-pooled per span and
   concatenated in the order of the generator's ``roles`` (zeros for a role the
   candidate lacks), as in explosion's ``rel_component`` tutorial.
@@ -48,6 +48,7 @@ from spacy.util import registry
 from thinc.api import LayerNorm, Linear, Logistic, Maxout, Model, chain, deserialize_attr, serialize_attr
 from thinc.types import Floats2d
 
+from ..approx.klsh import KLSH
 from ..approx.nystroem import LANDMARK_INITS, Nystroem
 from ..errors import InvalidParameterError
 from ..kernels.base import Kernel
@@ -55,6 +56,7 @@ from ..structures.paths import PathTuples
 from ..structures.tree import Tree
 
 STRUCTURES = ("path", "tree")
+METHODS = ("nystroem", "klsh")
 
 
 @registry.architectures("spacy_convkernels.RelationModel.v1")
@@ -134,21 +136,48 @@ def relation_init(model: Model, X: list[Doc] | None = None, Y: Floats2d | None =
     model.get_ref("classifier").initialize(X=model.ops.xp.hstack(blocks) if len(blocks) > 1 else blocks[0], Y=Y)
 
 
-class CandidateNystroem:
-    """A :class:`~spacy_convkernels.approx.Nystroem` over one structure of the
-    candidates, saved with the model (landmarks and normalization); a candidate without
-    that structure gets zeros, and fewer landmarks than ``n_components`` zero columns."""
+class CandidateEncoder:
+    """Dense features of one structure of the candidates, fitted on the training
+    candidates and saved with the model: Nyström vectors (``method="nystroem"``,
+    ``n_components`` landmarks) or KLSH bits (``"klsh"``, ``n_components`` bits from
+    ``n_references`` references; Garg et al. 2019, Algorithm 1). A candidate without the
+    structure gets zeros, and fewer landmarks than ``n_components`` zero columns."""
 
-    def __init__(self, kernel: Kernel, *, structure: str, n_components: int, landmark_init: str, random_state: int):
+    def __init__(
+        self,
+        kernel: Kernel,
+        *,
+        structure: str,
+        method: str,
+        n_components: int,
+        n_references: int,
+        subset_size: int,
+        landmark_init: str,
+        random_state: int,
+    ):
         self.structure = structure
+        self.method = method
         self.n_components = n_components
-        self.estimator = Nystroem(
-            kernel,
-            n_components=n_components,
-            landmark_init=landmark_init,
-            dtype=np.float32,
-            random_state=random_state,
-        )
+        if method == "nystroem":
+            self.estimator = Nystroem(
+                kernel,
+                n_components=n_components,
+                landmark_init=landmark_init,
+                dtype=np.float32,
+                random_state=random_state,
+            )
+        else:
+            self.estimator = KLSH(
+                kernel,
+                n_references=n_references,
+                n_bits=n_components,
+                subset_size=subset_size,
+                random_state=random_state,
+            )
+
+    @property
+    def kernel(self) -> Kernel:
+        return self.estimator.kernel
 
     def structures(self, candidates: list) -> tuple[list[int], list]:
         """(row of each structure, the structures) of the candidates that have one."""
@@ -159,7 +188,7 @@ class CandidateNystroem:
 
     @property
     def fitted(self) -> bool:
-        return hasattr(self.estimator, "normalization_")
+        return hasattr(self.estimator, "normalization_" if self.method == "nystroem" else "references_")
 
     def fit(self, candidates: list) -> None:
         _, structures = self.structures(candidates)
@@ -169,21 +198,34 @@ class CandidateNystroem:
         rows = np.zeros((len(candidates), self.n_components), dtype=np.float32)
         where, structures = self.structures(candidates)
         if structures:
-            vectors = self.estimator.transform(structures)
-            rows[np.asarray(where), : vectors.shape[1]] = vectors
+            values = self.estimator.transform(structures)
+            if self.method == "klsh":
+                values = np.unpackbits(values, axis=1)[:, : self.n_components]
+            rows[np.asarray(where), : values.shape[1]] = values
         return rows
 
     def to_bytes(self) -> bytes:
         if not self.fitted:
             return srsly.msgpack_dumps(None)
-        landmarks = [_structure_state(s) for s in self.estimator.components_]
-        return srsly.msgpack_dumps({"landmarks": landmarks, "normalization": self.estimator.normalization_})
+        if self.method == "nystroem":
+            landmarks = [_structure_state(s) for s in self.estimator.components_]
+            return srsly.msgpack_dumps({"landmarks": landmarks, "normalization": self.estimator.normalization_})
+        state = {"references": [_structure_state(s) for s in self.estimator.references_]}
+        for name in ("subsets_", "hyperplanes_"):
+            if hasattr(self.estimator, name):
+                state[name] = getattr(self.estimator, name)
+        return srsly.msgpack_dumps(state)
 
-    def from_bytes(self, data: bytes) -> "CandidateNystroem":
+    def from_bytes(self, data: bytes) -> "CandidateEncoder":
         state = srsly.msgpack_loads(data)
-        if state is not None:
+        if state is None:
+            return self
+        if self.method == "nystroem":
             landmarks = [_structure_from_state(s) for s in state["landmarks"]]
             self.estimator.set_landmarks(landmarks, state["normalization"])
+        else:
+            references = [_structure_from_state(s) for s in state["references"]]
+            self.estimator.restore(references, subsets=state.get("subsets_"), hyperplanes=state.get("hyperplanes_"))
         return self
 
 
@@ -197,13 +239,13 @@ def _structure_from_state(state: dict):
     return PathTuples(tuple(t) for t in state["path"]) if "path" in state else Tree.from_string(state["tree"])
 
 
-@serialize_attr.register(CandidateNystroem)
-def _serialize_nystroem(_, value: CandidateNystroem, name: str, model: Model) -> bytes:
+@serialize_attr.register(CandidateEncoder)
+def _serialize_encoder(_, value: CandidateEncoder, name: str, model: Model) -> bytes:
     return value.to_bytes()
 
 
-@deserialize_attr.register(CandidateNystroem)
-def _deserialize_nystroem(current: CandidateNystroem, value: bytes, name: str, model: Model) -> CandidateNystroem:
+@deserialize_attr.register(CandidateEncoder)
+def _deserialize_encoder(current: CandidateEncoder, value: bytes, name: str, model: Model) -> CandidateEncoder:
     return current.from_bytes(value)
 
 
@@ -211,23 +253,33 @@ def _deserialize_nystroem(current: CandidateNystroem, value: bytes, name: str, m
 def candidate_kernel_features(
     kernel: Kernel,
     structure: str = "path",
+    method: str = "nystroem",
     n_components: int = 200,
+    n_references: int = 100,
+    subset_size: int = 20,
     landmark_init: str = "kmeans++",
     random_state: int = 0,
 ) -> Model:
-    """Nyström vectors of each candidate's ``structure`` (``"path"`` or ``"tree"``) under
-    ``kernel``, ``n_components`` landmarks chosen by ``landmark_init`` (``"uniform"`` or
-    ``"kmeans++"``) among the training candidates."""
+    """Features of each candidate's ``structure`` (``"path"`` or ``"tree"``) under
+    ``kernel``: Nyström vectors of ``n_components`` landmarks chosen by ``landmark_init``
+    (``"uniform"`` or ``"kmeans++"``) among the training candidates, or (``method =
+    "klsh"``) ``n_components`` KLSH bits from ``n_references`` training candidates,
+    ``subset_size`` references per random subset (alpha)."""
     if structure not in STRUCTURES:
         raise InvalidParameterError(f"CandidateKernelFeatures: structure must be in {STRUCTURES}, not {structure!r}")
+    if method not in METHODS:
+        raise InvalidParameterError(f"CandidateKernelFeatures: method must be in {METHODS}, not {method!r}")
     if landmark_init not in LANDMARK_INITS:
         raise InvalidParameterError(
             f"CandidateKernelFeatures: landmark_init must be one of {LANDMARK_INITS}, got {landmark_init!r}"
         )
-    nystroem = CandidateNystroem(
+    encoder = CandidateEncoder(
         kernel,
         structure=structure,
+        method=method,
         n_components=n_components,
+        n_references=n_references,
+        subset_size=subset_size,
         landmark_init=landmark_init,
         random_state=random_state,
     )
@@ -236,14 +288,13 @@ def candidate_kernel_features(
         kernel_forward,
         init=kernel_init,
         dims={"nO": n_components},
-        attrs={"nystroem": nystroem},
+        attrs={"encoder": encoder},
     )
 
 
 def kernel_forward(model: Model, inputs, is_train: bool):
     _, candidates = inputs
-    nystroem = model.attrs["nystroem"]
-    rows = nystroem.transform([c for doc_candidates in candidates for c in doc_candidates])
+    rows = model.attrs["encoder"].transform([c for doc_candidates in candidates for c in doc_candidates])
 
     def backprop(d_rows: Floats2d) -> list:
         return []
@@ -254,7 +305,7 @@ def kernel_forward(model: Model, inputs, is_train: bool):
 def kernel_init(model: Model, X=None, Y=None) -> None:
     """Choose the landmarks among the candidates of ``X`` (docs, candidates)."""
     if X is not None:
-        model.attrs["nystroem"].fit([c for doc_candidates in X[1] for c in doc_candidates])
+        model.attrs["encoder"].fit([c for doc_candidates in X[1] for c in doc_candidates])
 
 
 @registry.architectures("spacy_convkernels.CandidateTok2Vec.v1")

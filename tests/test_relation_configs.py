@@ -1,0 +1,67 @@
+"""configs/relations.cfg and configs/bionlp_relations.cfg train with ``spacy train`` on the
+bundled samples, and ``spacy evaluate`` runs on the result (issue 16 point 6)."""
+
+import json
+import subprocess
+import sys
+
+import spacy
+from data_paths import CORPORA, ROOT, need_shared
+
+from spacy_convkernels.corpora import read_standoff
+
+STEPS = ["--training.max_steps", "4", "--training.eval_frequency", "2"]
+
+
+def train(config: str, output, *overrides: str) -> None:
+    model = need_shared("models/en_core_web_md-3.8.0")
+    command = [sys.executable, "-m", "spacy", "train", str(ROOT / "configs" / config), "--output", str(output)]
+    command += ["--paths.md_model", str(model), *STEPS, *overrides]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "relation_extractor" in result.stdout
+
+
+def evaluate(pipeline, data) -> dict:
+    metrics = pipeline.parent / "metrics.json"
+    command = [sys.executable, "-m", "spacy", "evaluate", str(pipeline), str(data), "--output", str(metrics)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(metrics.read_text())
+
+
+def convert(source, target, kind: str) -> None:
+    command = [sys.executable, "-m", "spacy_convkernels", "convert", str(source), str(target), "--format", kind]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_relations_config_trains_and_evaluates(tmp_path):
+    sample = CORPORA / "relations-sample" / "relations.jsonl"
+    train("relations.cfg", tmp_path / "out", "--paths.train", str(sample), "--paths.dev", str(sample))
+    nlp = spacy.load(tmp_path / "out" / "model-best")
+    assert nlp.get_pipe("relation_extractor").labels  # learned from the sample's relations
+    convert(sample, tmp_path / "sample.spacy", "relations-jsonl")
+    assert "rel_micro_f" in evaluate(tmp_path / "out" / "model-best", tmp_path / "sample.spacy")
+
+
+def test_bionlp_config_trains_on_the_sample_and_scores_raw_text(tmp_path):
+    sample = CORPORA / "bionlp-st-2013-ge-sample"
+    triggers = tmp_path / "triggers.jsonl"
+    patterns = {(s.label_, s.text) for doc in read_standoff(sample) for s in doc.spans["triggers"]}
+    triggers.write_text("".join(json.dumps({"label": label, "pattern": text}) + "\n" for label, text in patterns))
+    train(
+        "bionlp_relations.cfg",
+        tmp_path / "out",
+        "--paths.train",
+        str(sample),
+        "--paths.dev",
+        str(sample),
+        "--paths.triggers",
+        str(triggers),
+    )
+    nlp = spacy.load(tmp_path / "out" / "model-best")
+    assert {"Gene_expression", "Positive_regulation"} <= set(nlp.get_pipe("relation_extractor").labels)
+    convert(sample, tmp_path / "sample.spacy", "standoff")
+    metrics = evaluate(tmp_path / "out" / "model-best", tmp_path / "sample.spacy")
+    assert "rel_micro_f" in metrics
