@@ -138,3 +138,20 @@ def test_registered_generators_and_bad_options():
         dependency_interactions(doc, role_sets=[("theme", "catalyst")])
     with pytest.raises(MissingAnnotationError, match="dependency parse"):
         entity_pairs(Doc(Vocab(), words=["a", "b"]))
+
+
+def test_a_doc_with_an_amr_graph_gives_its_amr_candidates():
+    from test_amr import SOS
+
+    from spacy_convkernels.components.extensions import install_extensions
+
+    install_extensions("doc._.amr")
+    doc = parsed()
+    doc._.amr = SOS
+    from_amr = interaction_candidates(use_amr=True)(doc)
+    assert len(from_amr) == 6 + 3  # as amr_candidates: ordered pairs and triples of the 3 participants
+    assert all(c.path is None and c.spans == () for c in from_amr)
+    assert {c.labels for c in from_amr} == {("bind",)}
+    assert from_amr[0].amr_path is not None and from_amr[0].amr_subgraph is not None
+    assert len(interaction_candidates()(doc)) == 24  # use_amr off: the dependency parse
+    assert GoldRelations(parsed()).labels(from_amr[0], doc) == set()

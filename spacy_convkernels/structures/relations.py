@@ -344,7 +344,10 @@ class GoldRelations:
         return [(unit, label) for (s, e), label, unit in found if s < end and start < e]
 
     def labels(self, candidate: RelationCandidate, doc) -> set[str]:
-        """The gold labels of a candidate of ``doc``."""
+        """The gold labels of a candidate of ``doc`` (none for a candidate of an AMR graph,
+        whose nodes are not aligned to the text)."""
+        if not candidate.spans:
+            return set()
         chars = {role: _chars(doc, start, end) for role, start, end in candidate.spans}
         if "head" in chars:
             return set(self.pairs.get((chars["head"][0], chars["child"][0]), ()))
