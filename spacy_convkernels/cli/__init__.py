@@ -6,9 +6,9 @@ import argparse
 import sys
 
 from ..errors import ConvKernelsError
-from . import convert, trees
+from . import convert, lexicon, trees
 
-COMMANDS = {"convert": convert, "trees": trees}
+COMMANDS = {"convert": convert, "trees": trees, "lexicon": lexicon}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,64 @@
+"""Build a protein gazetteer and a trigger lexicon (span_ruler patterns) from BioNLP standoff training data.
+
+    python -m spacy_convkernels lexicon bionlp-st-2013-ge/train lexicon/
+    python -m spacy_convkernels lexicon TRAIN_DIR OUTPUT_DIR --min-count 2 --min-precision 0.2 --no-shapes
+
+TRAIN_DIR holds BioNLP shared-task documents with their annotations (``.txt``, ``.a1``,
+``.a2``); OUTPUT_DIR receives ``proteins.jsonl`` (label ``Protein``) and ``triggers.jsonl``
+(label the event type), token patterns in the JSONL format of spaCy's ``span_ruler`` and
+``entity_ruler`` (see :mod:`spacy_convkernels.corpora.lexicon` for how they are chosen).
+The texts are tokenized by ``--model``'s tokenizer (default: blank English); the patterns
+match a pipeline with the same tokenizer. Put them into a pipeline with
+``spacy_convkernels.corpora.lexicon.add_lexicon(nlp, OUTPUT_DIR)``.
+"""
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+import spacy
+
+from ..corpora.lexicon import FILES, build_lexicon, write_lexicon
+from ..corpora.standoff import read_standoff
+from ..errors import CorpusFileError
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("train", type=Path, help="a directory of standoff documents (.txt, .a1, .a2)")
+    parser.add_argument("output", type=Path, help="the directory to write proteins.jsonl and triggers.jsonl to")
+    parser.add_argument("--model", default=None, help="the spaCy pipeline whose tokenizer to use (default blank en)")
+    parser.add_argument("--min-count", type=int, default=1, help="annotated at least N times (default 1)")
+    parser.add_argument(
+        "--min-precision", type=float, default=0.1, help="triggers: annotated in this share of occurrences (0.1)"
+    )
+    parser.add_argument(
+        "--protein-min-precision", type=float, default=0.5, help="proteins and shape exclusions: the same (0.5)"
+    )
+    parser.add_argument(
+        "--shapes", action=argparse.BooleanOptionalAction, default=True, help="gene-like token patterns (default on)"
+    )
+    parser.add_argument("--skip-errors", action="store_true", help="skip malformed standoff lines")
+
+
+def run(arguments: argparse.Namespace) -> None:
+    train = arguments.train
+    if not train.is_dir():
+        raise CorpusFileError("no such directory", train)
+    if not any(train.glob("*.a2")):
+        raise CorpusFileError("a directory without .a2 files (event annotations): not training data", train)
+    nlp = spacy.load(arguments.model) if arguments.model is not None else spacy.blank("en")
+    counts = Counter()
+    docs = read_standoff(train, nlp, skip_errors=arguments.skip_errors, counts=counts)
+    lexicon = build_lexicon(
+        docs,
+        min_count=arguments.min_count,
+        min_precision=arguments.min_precision,
+        protein_min_precision=arguments.protein_min_precision,
+        shapes=arguments.shapes,
+    )
+    written = write_lexicon(lexicon, arguments.output)
+    print(
+        f"{counts['documents']} documents ({counts['proteins']} proteins, {counts['triggers']} triggers): "
+        + ", ".join(f"{n} patterns to {arguments.output / FILES[key]}" for key, n in zip(FILES, written.values()))
+    )
