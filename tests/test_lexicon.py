@@ -2,24 +2,28 @@
 
 import json
 import shutil
+import textwrap
 
 import pytest
 import spacy
 from data_paths import CORPORA, need_shared
 from spacy.tokens import Doc, Span
+from spacy.util import load_config_from_str, load_model_from_config
 
 from spacy_convkernels.cli import main
+from spacy_convkernels.corpora import lexicon as lexicon_module
 from spacy_convkernels.corpora import read_standoff
 from spacy_convkernels.corpora.lexicon import (
     KEYS,
     RULERS,
     add_lexicon,
     build_lexicon,
+    create_lexicon_patterns,
     read_lexicon,
     shape_patterns,
     write_lexicon,
 )
-from spacy_convkernels.errors import CorpusFileError, CorpusFormatError, InvalidParameterError
+from spacy_convkernels.errors import CorpusFileError, CorpusFormatError, CorpusWarning, InvalidParameterError
 
 SAMPLE = CORPORA / "bionlp-st-2013-ge-sample"
 BIND = [{"label": "Binding", "pattern": [{"LOWER": "bind"}]}]
@@ -167,6 +171,27 @@ def test_rulers_save_and_load_with_the_pipeline(sample_docs, tmp_path):
         assert spans(after, "proteins")
 
 
+def test_the_documented_config_blocks_build_the_rulers(sample_docs, tmp_path):
+    write_lexicon(build_lexicon(sample_docs), tmp_path / "lexicon")
+    documented = textwrap.dedent(
+        lexicon_module.__doc__[lexicon_module.__doc__.index("    [components.protein_ruler]") :]
+    )
+    documented = documented.replace('path = "lexicon"', f'path = "{tmp_path / "lexicon"}"')
+    head = '[nlp]\nlang = "en"\npipeline = ["protein_ruler", "trigger_ruler"]\n\n[components]\n\n'
+    head_init = "[initialize]\n\n[initialize.components]\n\n"
+    components, initialize = documented.split("[initialize.components.protein_ruler]")
+    config = head + components + head_init + "[initialize.components.protein_ruler]" + initialize
+    nlp = load_model_from_config(load_config_from_str(config), auto_fill=True)
+    nlp.initialize()
+    expected = pipeline(build_lexicon(sample_docs))
+    for text in (SENTENCE, "RAS regulates the expression of RAF."):
+        assert [spans(nlp(text), key) for key in KEYS] == [spans(expected(text), key) for key in KEYS]
+    doc = nlp(SENTENCE)
+    assert [(e.text, e.label_) for e in doc.ents] == [("RAS", "Protein"), ("RAF", "Protein"), ("MEK1", "Protein")]
+    with pytest.raises(InvalidParameterError, match="group must be one of proteins, triggers"):
+        create_lexicon_patterns(tmp_path / "lexicon", "entities")
+
+
 def test_full_train_lexicon_in_the_md_pipeline(tmp_path):
     train = need_shared("data/bionlp-st-2013-ge/original-data/train")
     model = need_shared("models/en_core_web_md-3.8.0")
@@ -207,10 +232,18 @@ def test_command_fails_cleanly_on_bad_input(tmp_path, capsys):
         (str(SAMPLE), "--min-precision", "2"): "min_precision must be between 0 and 1",
         (str(SAMPLE), "--min-count", "0"): "min_count must be at least 1",
     }
+    malformed = tmp_path / "malformed"
+    shutil.copytree(SAMPLE, malformed)
+    with open(malformed / "PMC-2626671-00-TIAB.a2", "a", encoding="utf-8") as out:
+        out.write("E99\tBinding:T999\n")
+    lines = len((malformed / "PMC-2626671-00-TIAB.a2").read_text(encoding="utf-8").splitlines())
+    cases[(str(malformed),)] = f"PMC-2626671-00-TIAB.a2, line {lines}"
     for arguments, message in cases.items():
         assert main(["lexicon", *arguments, str(tmp_path / "out")]) == 1, arguments
         err = capsys.readouterr().err.strip()
         assert err.startswith("spacy-convkernels lexicon: error:") and message in err and "\n" not in err, arguments
+    with pytest.warns(CorpusWarning, match=f"line {lines}"):
+        assert main(["lexicon", str(malformed), str(tmp_path / "out"), "--skip-errors"]) == 0
 
 
 def test_reading_a_bad_lexicon_names_file_and_line(sample_docs, tmp_path):
@@ -232,3 +265,5 @@ def test_adding_the_rulers_twice_is_refused(sample_docs):
     nlp = pipeline(build_lexicon(sample_docs))
     with pytest.raises(InvalidParameterError, match="protein_ruler"):
         add_lexicon(nlp, build_lexicon(sample_docs))
+    with pytest.raises(InvalidParameterError, match="keys proteins, triggers, got proteins"):
+        add_lexicon(spacy.blank("en"), {"proteins": []})

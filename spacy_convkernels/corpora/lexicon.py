@@ -36,7 +36,35 @@ that write ``doc.spans["proteins"]`` (and ``doc.ents``, replaced by the proteins
 ``doc.spans["triggers"]``, the span groups and labels the standoff reader gives; they
 save and load with the pipeline. :func:`write_lexicon` and :func:`read_lexicon` store
 the patterns as ``proteins.jsonl`` and ``triggers.jsonl`` in a directory
-(``python -m spacy_convkernels lexicon``).
+(``python -m spacy_convkernels lexicon``). In a training config, the same components are::
+
+    [components.protein_ruler]
+    factory = "span_ruler"
+    spans_key = "proteins"
+    annotate_ents = true
+    overwrite = true
+
+    [components.protein_ruler.spans_filter]
+    @misc = "spacy.first_longest_spans_filter.v1"
+
+    [components.trigger_ruler]
+    factory = "span_ruler"
+    spans_key = "triggers"
+    overwrite = true
+
+    [initialize.components.protein_ruler]
+
+    [initialize.components.protein_ruler.patterns]
+    @readers = "spacy_convkernels.LexiconPatterns.v1"
+    path = "lexicon"
+    group = "proteins"
+
+    [initialize.components.trigger_ruler]
+
+    [initialize.components.trigger_ruler.patterns]
+    @readers = "spacy_convkernels.LexiconPatterns.v1"
+    path = "lexicon"
+    group = "triggers"
 """
 
 import json
@@ -47,6 +75,7 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.matcher import Matcher, PhraseMatcher
 from spacy.tokens import Doc
+from spacy.util import registry
 
 from ..errors import CorpusFileError, CorpusFormatError, InvalidParameterError
 from .lines import Unreadable, corpus_error, corpus_lines
@@ -145,6 +174,8 @@ def add_lexicon(nlp: Language, lexicon, *, before: str | None = None) -> None:
     event type)."""
     if not isinstance(lexicon, dict):
         lexicon = read_lexicon(lexicon)
+    elif set(lexicon) != set(KEYS):
+        raise InvalidParameterError(f"a lexicon is a dict with the keys {', '.join(KEYS)}, got {', '.join(lexicon)}")
     for key in KEYS:
         if RULERS[key] in nlp.pipe_names:
             raise InvalidParameterError(f"the pipeline already has a component named {RULERS[key]!r}")
@@ -160,6 +191,15 @@ def add_lexicon(nlp: Language, lexicon, *, before: str | None = None) -> None:
     for key in KEYS:
         ruler = nlp.add_pipe("span_ruler", name=RULERS[key], config=configs[key], before=before)
         ruler.add_patterns(lexicon[key])
+
+
+@registry.readers("spacy_convkernels.LexiconPatterns.v1")
+def create_lexicon_patterns(path: Path, group: str) -> list[dict]:
+    """The patterns of one group (``"proteins"`` or ``"triggers"``) of a lexicon directory,
+    for a config's ``[initialize.components.<ruler>.patterns]`` (module docstring)."""
+    if group not in KEYS:
+        raise InvalidParameterError(f"group must be one of {', '.join(KEYS)}, got {group!r}")
+    return read_lexicon(path)[group]
 
 
 def write_lexicon(lexicon: dict[str, list[dict]], directory) -> dict[str, int]:
