@@ -107,7 +107,12 @@ def test_registered_reader():
         (0, 2): {"ACTIVATES": 1.0},
         (2, 6): {"PHOSPHORYLATES": 1.0},
     }
-    assert examples[0].predicted.text == examples[0].reference.text and not examples[0].predicted.ents
+    # the predicted Doc has the text and the given entities, not the relations
+    predicted, reference = examples[0].predicted, examples[0].reference
+    assert predicted.text == reference.text and predicted._.rel is None
+    assert [(e.start, e.end, e.label_) for e in predicted.ents] == [(e.start, e.end, e.label_) for e in reference.ents]
+    text_only = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")(path=SAMPLE, given_entities=False)
+    assert not next(iter(text_only(spacy.blank("en")))).predicted.ents
 
 
 def test_convert_writes_a_docbin_that_reloads_with_the_same_annotations(tmp_path, capsys):

@@ -219,8 +219,16 @@ def test_registered_reader_gives_examples_with_gold_interactions():
     read = spacy.registry.readers.get("spacy_convkernels.BioNLPStandoff.v1")(path=SAMPLE)
     examples = list(read(nlp))
     assert len(examples) == 3
-    assert examples[0].predicted.text == examples[0].reference.text and not examples[0].predicted.ents
-    assert flat(examples[0].reference) == flat(next(read_standoff(TIAB)))
+    predicted, reference = examples[0].predicted, examples[0].reference
+    assert flat(reference) == flat(next(read_standoff(TIAB)))
+    # the predicted Doc has the text and the proteins (given in the shared task), not the events
+    assert predicted.text == reference.text and predicted._.interactions is None
+    proteins = [(s.start, s.end, s.label_, s.id_) for s in reference.spans["proteins"]]
+    assert [(s.start, s.end, s.label_, s.id_) for s in predicted.spans["proteins"]] == proteins
+    assert [(e.start, e.end) for e in predicted.ents] == [(e.start, e.end) for e in reference.ents]
+    assert "triggers" not in predicted.spans
+    text_only = spacy.registry.readers.get("spacy_convkernels.BioNLPStandoff.v1")(path=SAMPLE, given_entities=False)
+    assert not next(iter(text_only(nlp))).predicted.ents
 
 
 def test_convert_writes_a_docbin_that_reloads_with_the_same_annotations(tmp_path, capsys):
