@@ -9,6 +9,8 @@ import itertools
 import math
 import sys
 
+from spacy_convkernels.structures.paths import label_features
+
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
 
 
@@ -211,15 +213,25 @@ def normalize(k_ab, k_aa, k_bb):
 
 
 def tuple_kernel(node_similarity=None, edge_weights=None):
-    """k((e, n), (e', n')) = sigma(e) [e = e'] sigma(e') k_n(n, n') on ``edge/node`` labels."""
+    """k((e, n), (e', n')) = sigma(e) [e = e'] sigma(e') k_n(n, n') on ``edge/node`` labels;
+    k_n of two feature nodes (``FEAT##``) is the number of features they share, 0 between
+    a feature node and another node."""
     weights = edge_weights or {}
     node_similarity = node_similarity or (lambda a, b: float(a == b))
+
+    def k_n(na, nb):
+        fa, fb = label_features(na), label_features(nb)
+        if fa is not None and fb is not None:
+            return float(len(fa & fb))
+        if fa is not None or fb is not None:
+            return 0.0
+        return 1.0 if na == nb else node_similarity(na, nb)
 
     def k(a, b):
         (ea, na), (eb, nb) = a.split("/", 1), b.split("/", 1)
         if ea != eb:
             return 0.0
-        return weights.get(ea, 1.0) ** 2 * (1.0 if na == nb else node_similarity(na, nb))
+        return weights.get(ea, 1.0) ** 2 * k_n(na, nb)
 
     return k
 

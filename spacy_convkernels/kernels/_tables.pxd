@@ -8,6 +8,7 @@ cpdef enum SimilarityKind:
     LEXICAL = 1         # cosine of word vectors, kept when positive (KeLP's lexical similarity)
     COMPOSITIONAL = 2   # cosine of composed head-modifier vectors
     EXPONENTIAL = 3     # exp(c - 1) * ((c - gamma) / (1 - gamma))+ of the cosine c (Garg et al.)
+    SHARED_FEATURES = 4  # the number of features two labels share, itself included (Bunescu & Mooney 2005)
 
 
 cdef struct Similarity:
@@ -19,6 +20,8 @@ cdef struct Similarity:
     const double* vectors
     const int* own_word         # per vector row, 2 entries: words whose own part the vector holds (-1: none), or NULL
     const double* own_part      # per vector row, 2 entries: the coefficients of those parts
+    const int* features         # per label id, feature_width entries: its sorted feature ids, padded with -1, or NULL
+    int feature_width
     int dim
     double threshold
     double gamma                # sparsity of the EXPONENTIAL kind
@@ -32,7 +35,7 @@ cdef struct TupleSimilarity:
 
 
 cdef class NodeSimilarity:
-    cdef readonly object kinds, groups, rows, weights, label_weights, vectors, own_words, own_parts
+    cdef readonly object kinds, groups, rows, weights, label_weights, vectors, own_words, own_parts, features
     cdef Similarity similarity
     cdef bint ready
 
@@ -55,16 +58,36 @@ cdef inline double own_overlap(const Similarity* s, int ra, int rb) noexcept nog
     return total
 
 
+cdef inline double shared_features(const Similarity* s, int a, int b) noexcept nogil:
+    """The number of features labels ``a`` and ``b`` share: a merge of their sorted ids."""
+    cdef const int* f = s.features + <long long>a * s.feature_width
+    cdef const int* g = s.features + <long long>b * s.feature_width
+    cdef int i = 0, j = 0, shared = 0
+    while i < s.feature_width and j < s.feature_width and f[i] >= 0 and g[j] >= 0:
+        if f[i] == g[j]:
+            shared += 1
+            i += 1
+            j += 1
+        elif f[i] < g[j]:
+            i += 1
+        else:
+            j += 1
+    return shared
+
+
 cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept nogil:
-    """sigma(a, b) for two label ids of the table: 1 for the same label; for two labels of
-    the same non-exact kind and group with vectors, w_a * w_b * <u_a, u_b> with u the unit
-    vectors, private coordinates included (1 for one row), and w the weights, a lexical
-    one kept only when positive; else 0."""
-    if a == b:
-        return 1.0
+    """sigma(a, b) for two label ids of the table: for two SHARED_FEATURES labels the number
+    of features they share (|F| for a label with itself); else 1 for the same label; for
+    two labels of the same non-exact kind and group with vectors, w_a * w_b * <u_a, u_b>
+    with u the unit vectors, private coordinates included (1 for one row), and w the
+    weights, a lexical one kept only when positive; else 0."""
     cdef int kind = s.kind[a]
+    if a == b:
+        return shared_features(s, a, a) if kind == SHARED_FEATURES else 1.0
     if kind == EXACT or kind != s.kind[b] or s.group[a] != s.group[b]:
         return 0.0
+    if kind == SHARED_FEATURES:
+        return shared_features(s, a, b)
     cdef int ra = s.row[a], rb = s.row[b]
     cdef double scale = s.weight[a] * s.weight[b]
     if ra < 0 or rb < 0 or scale == 0.0:

@@ -8,6 +8,7 @@ class SimilarityKind(IntEnum):
     LEXICAL = 1
     COMPOSITIONAL = 2
     EXPONENTIAL = 3
+    SHARED_FEATURES = 4
 
 class NodeSimilarity:
     kinds: np.ndarray
@@ -18,6 +19,7 @@ class NodeSimilarity:
     vectors: np.ndarray
     own_words: np.ndarray | None
     own_parts: np.ndarray | None
+    features: np.ndarray | None
     def __init__(
         self,
         kinds: ArrayLike,
@@ -31,6 +33,7 @@ class NodeSimilarity:
         label_weights: ArrayLike | None = None,
         own_words: ArrayLike | None = None,
         own_parts: ArrayLike | None = None,
+        features: ArrayLike | None = None,
     ) -> None: ...
 
 class TupleTable:

@@ -12,10 +12,12 @@ cdef class NodeSimilarity:
     ``kinds``, ``groups``, ``rows`` and ``weights`` per label, unit ``vectors`` by row.
     ``own_words`` and ``own_parts`` (rows x 2, optional) extend each unit vector by up to
     two coordinates private to a word: the part of its words that no other word shares.
-    ``label_weights`` (optional, 1 by default) are the nonstationary weights w per label."""
+    ``label_weights`` (optional, 1 by default) are the nonstationary weights w per label.
+    ``features`` (labels x width, needed when a kind is SHARED_FEATURES) holds per label
+    its sorted feature ids, padded with -1."""
 
     def __init__(self, kinds, *, groups, rows, weights, vectors, double threshold, double gamma=0.0,
-                 label_weights=None, own_words=None, own_parts=None):
+                 label_weights=None, own_words=None, own_parts=None, features=None):
         if self.ready:
             raise InvalidParameterError("a NodeSimilarity cannot be initialized twice")
         # the rows index the vectors: a private frozen copy; the rest are only compared or
@@ -41,7 +43,7 @@ cdef class NodeSimilarity:
         cdef const int[::1] k = self.kinds, g = self.groups, r = self.rows
         cdef const double[::1] w = self.weights, lw = self.label_weights
         cdef const double[:, ::1] v = self.vectors
-        cdef const int[:, ::1] ow
+        cdef const int[:, ::1] ow, fv
         cdef const double[:, ::1] op
         self.similarity.own_word = NULL
         self.similarity.own_part = NULL
@@ -54,6 +56,13 @@ cdef class NodeSimilarity:
                 ow, op = self.own_words, self.own_parts
                 self.similarity.own_word = &ow[0, 0]
                 self.similarity.own_part = &op[0, 0]
+        self.features = _checked_features(features, self.kinds)
+        self.similarity.features = NULL
+        self.similarity.feature_width = 0
+        if self.features is not None and len(self.kinds):
+            fv = self.features
+            self.similarity.features = &fv[0, 0]
+            self.similarity.feature_width = self.features.shape[1]
         self.similarity.kind = &k[0] if len(self.kinds) else NULL
         self.similarity.group = &g[0] if len(self.kinds) else NULL
         self.similarity.row = &r[0] if len(self.kinds) else NULL
@@ -64,6 +73,23 @@ cdef class NodeSimilarity:
         self.similarity.threshold = threshold
         self.similarity.gamma = gamma
         self.ready = True
+
+
+def _checked_features(features, kinds):
+    """``features`` as a read-only int32 matrix, checked: a row per label, each holding
+    increasing feature ids >= 0, then -1 padding; None when not given (and not needed)."""
+    if features is None:
+        if (kinds == SHARED_FEATURES).any():
+            raise InvalidParameterError("labels of kind SHARED_FEATURES need a features table")
+        return None
+    f = read_only_view(features, np.int32)
+    if f.ndim != 2 or f.shape[0] != len(kinds) or f.shape[1] == 0:
+        raise InvalidParameterError(f"features must be a matrix of {len(kinds)} rows (one per label id) "
+                                    f"and at least one column, got shape {f.shape}")
+    padding = f < 0
+    if (f < -1).any() or (padding[:, :-1] & ~padding[:, 1:]).any() or ((f[:, 1:] <= f[:, :-1]) & ~padding[:, 1:]).any():
+        raise InvalidParameterError("each row of features must hold increasing feature ids >= 0, then -1 padding")
+    return f
 
 
 cdef class TupleTable:

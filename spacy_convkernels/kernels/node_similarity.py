@@ -9,7 +9,10 @@ A rule looks at a label once and says how it may match labels other than itself:
   additive compositions alpha*h + beta*m of the unit vectors of head and modifier,
   only between labels with the same POS pattern (hp, mp), and the same relation when
   ``syntactic_restriction`` (KeLP's ``CompositionalNodeSimilaritySum``; a missing head or
-  modifier vector is replaced by the other, as KeLP does).
+  modifier vector is replaced by the other, as KeLP does);
+- :class:`SharedFeatures`, on the labels of :func:`~..structures.paths.feature_label`:
+  the number of features two labels share, |F| for a label with itself (Bunescu &
+  Mooney 2005), 0 against any other label.
 
 Every other label, and a word without a vector, matches itself only (sigma = 1).
 A similarity below the kernel's threshold counts as 0.
@@ -49,6 +52,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..structures.paths import label_features
 from ._tables import NodeSimilarity, SimilarityKind
 from .growing import Coverage, GrowingArray
 from .vectors import WordVectors
@@ -59,13 +63,15 @@ SHARED_ROW_RULES = ("kelp", "diluted", "exclusive")
 class Description(NamedTuple):
     """How a rule smooths a label: it matches the labels of its ``group`` by the cosine of
     ``vector`` (unit length, shared by the labels of ``row_key``) times ``weight``;
-    ``own`` gives the vector's private coordinates, word -> coefficient."""
+    ``own`` gives the vector's private coordinates, word -> coefficient. A label with
+    ``features`` and no vector matches by the number of features shared."""
 
     group: tuple
     row_key: tuple
-    vector: np.ndarray
+    vector: np.ndarray | None
     weight: float
     own: tuple[tuple[str, float], ...] = ()
+    features: frozenset[str] = frozenset()
 
 
 def row_weight(vectors: WordVectors, row: int, shared_rows: str, dilution: float = 0.25) -> float:
@@ -198,6 +204,19 @@ class ExponentialSimilarity:
         return Description(("NODE",), ("word", row), self.vectors.matrix[row], 1.0)
 
 
+class SharedFeatures:
+    """The number of features two feature labels share (Bunescu & Mooney 2005): a label
+    of :func:`~..structures.paths.feature_label` is its set of features."""
+
+    kind = SimilarityKind.SHARED_FEATURES
+
+    def describe(self, label: str) -> Description | None:
+        features = label_features(label)
+        if features is None:
+            return None
+        return Description(("FEATURES",), (), None, 1.0, features=features)
+
+
 @dataclass(frozen=True)
 class SimilaritySpec:
     """What a tree kernel's label table depends on: the word-vector source (a path, a
@@ -234,7 +253,9 @@ class SimilaritySpec:
 
 
 class SimilarityTable:
-    """The per-label-id arrays of a set of rules (the first rule that smooths a label wins).
+    """The per-label-id arrays of a set of rules (the first rule that smooths a label wins);
+    the features of feature labels are interned as ids of this table, and held per label
+    as a row of sorted ids padded with -1, the rows widened when a label has more.
 
     Safe to share between threads: :meth:`cover` describes new labels under a lock and
     publishes the table as a new :class:`NodeSimilarity`; an entry, once written, is
@@ -244,7 +265,7 @@ class SimilarityTable:
 
     Parameters
     ----------
-    rules : sequence of LexicalSimilarity, CompositionalSimilarity or ExponentialSimilarity
+    rules : sequence of LexicalSimilarity, CompositionalSimilarity, ExponentialSimilarity or SharedFeatures
         The rules, in order of precedence.
     threshold : float, default=0.01
         Similarities below it count as 0.
@@ -277,6 +298,8 @@ class SimilarityTable:
         self._vectors: GrowingArray | None = None  # unit vectors by row, made with the first
         self._own_words = GrowingArray(np.int32, -1, (2,))  # per vector row: two word ids, -1 for none
         self._own_parts = GrowingArray(np.float64, 0.0, (2,))
+        self._features = GrowingArray(np.int32, -1, (1,))  # per label id: its sorted feature ids
+        self._feature_ids: dict[str, int] = {}
         self._group_ids: dict[tuple, int] = {}
         self._row_ids: dict[tuple, int] = {}
         self._word_ids: dict[str, int] = {}
@@ -307,7 +330,7 @@ class SimilarityTable:
         return self._published[1]
 
     def _describe(self, ids: np.ndarray, labels) -> None:
-        for array in (self.kinds, self.groups, self.rows, self.weights, self.label_weight_by_id):
+        for array in (self.kinds, self.groups, self.rows, self.weights, self.label_weight_by_id, self._features):
             array.reserve(int(ids.max()) + 1)
         new = self._coverage.missing(ids)
         if not len(new):
@@ -326,7 +349,10 @@ class SimilarityTable:
                     self.kinds.data[i] = rule.kind
                     self.weights.data[i] = description.weight
                     self.groups.data[i] = self._group_ids.setdefault(description.group, len(self._group_ids))
-                    self.rows.data[i] = self._vector_row(description)
+                    if description.vector is not None:
+                        self.rows.data[i] = self._vector_row(description)
+                    if description.features:
+                        self._store_features(i, description.features)
                     break
         self._coverage.record(ids[new])
 
@@ -341,6 +367,17 @@ class SimilarityTable:
             )
             self._own_parts.append([part for _, part in described.own] + [0.0] * free)
         return self._row_ids[described.row_key]
+
+    def _store_features(self, i: int, features: frozenset[str]) -> None:
+        """Write label ``i``'s sorted feature ids; rows too narrow move to a wider copy
+        (earlier views keep the old one)."""
+        ids = sorted(self._feature_ids.setdefault(feature, len(self._feature_ids)) for feature in features)
+        old = self._features
+        if len(ids) > old.data.shape[1]:
+            self._features = GrowingArray(np.int32, -1, (len(ids),))
+            self._features.reserve(old.size)
+            self._features.data[: old.size, : old.data.shape[1]] = old.data[: old.size]
+        self._features.data[i, : len(ids)] = ids
 
     def _publish(self) -> tuple[tuple, NodeSimilarity]:
         """(coverage snapshot, the table as the engine reads it): views of the entries written so far."""
@@ -357,6 +394,7 @@ class SimilarityTable:
             label_weights=self.label_weight_by_id.view(),
             own_words=own[0],
             own_parts=own[1],
+            features=self._features.view() if self._feature_ids else None,
         )
         return self._coverage.publish(), table
 

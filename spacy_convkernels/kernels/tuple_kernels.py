@@ -9,6 +9,11 @@ k_n the exact match of node labels, or, with ``vectors``, 1 for equal labels and
 exp(c - 1) * ((c - gamma) / (1 - gamma))+ of the cosine c of their word vectors.
 ``edge_weights`` maps edge labels to the nonstationary weight w (default 1 for all; 0
 ignores every tuple with that edge).
+
+Partial credit (Bunescu & Mooney 2005) is a choice of the structure, not of the kernel:
+a node labelled ``feature_label(features)`` (:mod:`~..structures.paths`) is a set of
+features, and k_n of two such nodes is the number of features they share (|F| for a
+node with itself), 0 against any other node; word vectors never apply to them.
 """
 
 import threading
@@ -24,7 +29,7 @@ from ._settings import KernelKind
 from ._tables import TupleTable
 from .base import EngineSpec, Kernel
 from .growing import Coverage, GrowingArray
-from .node_similarity import ExponentialSimilarity, SimilarityTable
+from .node_similarity import ExponentialSimilarity, SharedFeatures, SimilarityTable
 from .smoothed_tree_kernels import VECTOR_SOURCE
 from .vectors import VectorsParameter, WordVectors
 
@@ -73,6 +78,11 @@ class SubsequencePathKernel(TupleKernel):
     necessarily contiguous) of prod_k k(S(i_k), S'(j_k)) * lam^(span(i) + span(j)), with
     span = last index - first index + 1 and lam in (0, 1) penalizing long spans.
 
+    Bunescu & Mooney's own kernel, positions that are sets of features counted by the
+    features they share, edges and words as separate positions, is this kernel on paths
+    of feature positions (:class:`~..structures.paths.PathTuples`); plain tuples match
+    whole, as Garg et al.'s do.
+
     Parameters
     ----------
     lam, vectors, gamma, edge_weights
@@ -90,6 +100,9 @@ class ZelenkoTreeKernel(TupleKernel):
 
         K(x, y) = k(x, y) * (k(x, y) + sum over equal-length child subsequences i, j of
                   lam^(span(i) + span(j)) * (sum_s K(c_x[i_s], c_y[j_s])) * prod_s k(c_x[i_s], c_y[j_s])).
+
+    Nodes ``edge/FEAT##...`` (:func:`~..structures.paths.feature_label`) match by the
+    number of features they share, under equal edges.
 
     Parameters
     ----------
@@ -122,7 +135,7 @@ class _TupleTables:
     lock, each entry written once, and published as a new :class:`TupleTable`."""
 
     def __init__(self, vectors, gamma: float, edge_weights: dict[str, float]):
-        rules = [] if vectors is None else [ExponentialSimilarity(WordVectors.load(vectors))]
+        rules = [SharedFeatures()] + ([] if vectors is None else [ExponentialSimilarity(WordVectors.load(vectors))])
         self.nodes = SimilarityTable(rules, threshold=0.0, gamma=gamma)
         self.uid = self.nodes.uid
         self.edge_weights = edge_weights

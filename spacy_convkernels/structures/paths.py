@@ -1,5 +1,7 @@
-"""Sequences of (edge, node) tuples: the path structures of Garg et al. (Table 1)."""
+"""Sequences of (edge, node) tuples: the path structures of Garg et al. (Table 1), and
+positions that are sets of features (Bunescu & Mooney 2005)."""
 
+import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -8,6 +10,10 @@ from ..errors import InvalidTreeError
 from .interning import LABELS
 
 SEPARATOR = "/"
+FEATURE_PREFIX = "FEAT##"
+_FEATURE_SEPARATOR = "|"  # escaped with a backslash inside a feature, as is the backslash
+_FEATURE = re.compile(r"(?:[^|\\]|\\.)+", re.DOTALL)
+_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
 
 
 def tuple_label(edge: str, node: str) -> str:
@@ -21,9 +27,44 @@ def split_tuple_label(label: str) -> tuple[str, str]:
     return edge, node
 
 
+def feature_label(features: Iterable[str]) -> str:
+    """The node label of a position that is a set of features (strings such as
+    ``"lemma=ras"``, ``"pos=PROPN"``, ``"edge=nsubj<"``): ``FEAT##`` and the distinct
+    features, sorted, joined by ``|`` (``|`` and ``\\`` inside a feature are escaped
+    with ``\\``). Raises :class:`InvalidTreeError` for no feature or a feature that
+    is not a non-empty string."""
+    if isinstance(features, str) or not isinstance(features, Iterable):
+        raise InvalidTreeError(f"features must be an iterable of strings, got {features!r}")
+    features = list(features)
+    bad = [f for f in features if not isinstance(f, str) or not f]
+    if bad or not features:
+        raise InvalidTreeError(f"a feature position needs one or more non-empty feature strings, got {features!r}")
+    escaped = [
+        f.replace("\\", "\\\\").replace(_FEATURE_SEPARATOR, "\\" + _FEATURE_SEPARATOR) for f in sorted(set(features))
+    ]
+    return FEATURE_PREFIX + _FEATURE_SEPARATOR.join(escaped)
+
+
+def label_features(label: str) -> frozenset[str] | None:
+    """The features of a label made by :func:`feature_label`; None for any other label."""
+    if not label.startswith(FEATURE_PREFIX):
+        return None
+    parts = _FEATURE.findall(label, len(FEATURE_PREFIX))
+    features = frozenset(_ESCAPED.sub(r"\1", part) for part in parts)
+    return features if features and feature_label(features) == label else None
+
+
 class PathTuples:
     """An immutable sequence of (edge, node) tuples (Garg et al. 2018, Table 1); the edge
     is "" for a root.
+
+    A position may instead be a set of features, ``("", feature_label(features))``: the
+    tuple kernels then credit two such positions with the number of features they share
+    (Bunescu & Mooney 2005), and give 0 between one and any other tuple. Bunescu &
+    Mooney's path, edges and words as separate positions, is a path of feature positions
+    only, an edge position holding the one feature of its label and direction
+    (``"edge=nsubj>"``), a word position the features of its token (``"word=RAS"``,
+    ``"lemma=ras"``, ``"tag=NNP"``, ``"pos=PROPN"``, ``"role=catalyst"``, ...).
 
     Parameters
     ----------
