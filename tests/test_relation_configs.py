@@ -8,7 +8,7 @@ import sys
 import spacy
 from data_paths import CORPORA, ROOT, need_shared
 
-from spacy_convkernels.corpora import read_standoff
+from spacy_convkernels.cli import main
 
 STEPS = ["--training.max_steps", "4", "--training.eval_frequency", "2"]
 
@@ -47,21 +47,19 @@ def test_relations_config_trains_and_evaluates(tmp_path):
 
 def test_bionlp_config_trains_on_the_sample_and_scores_raw_text(tmp_path):
     sample = CORPORA / "bionlp-st-2013-ge-sample"
-    triggers = tmp_path / "triggers.jsonl"
-    patterns = {(s.label_, s.text) for doc in read_standoff(sample) for s in doc.spans["triggers"]}
-    triggers.write_text("".join(json.dumps({"label": label, "pattern": text}) + "\n" for label, text in patterns))
-    train(
-        "bionlp_relations.cfg",
-        tmp_path / "out",
-        "--paths.train",
-        str(sample),
-        "--paths.dev",
-        str(sample),
-        "--paths.triggers",
-        str(triggers),
-    )
+    assert main(["lexicon", str(sample), str(tmp_path / "lexicon")]) == 0
+    overrides = ["--paths.train", str(sample), "--paths.dev", str(sample), "--paths.lexicon", str(tmp_path / "lexicon")]
+    train("bionlp_relations.cfg", tmp_path / "out", *overrides)
     nlp = spacy.load(tmp_path / "out" / "model-best")
     assert {"Gene_expression", "Positive_regulation"} <= set(nlp.get_pipe("relation_extractor").labels)
+    # raw text: the gazetteer's shapes find the proteins, the sample's lexicon the triggers
+    doc = nlp("RAS regulates the expression of RAF.")
+    assert [e.text for e in doc.ents] == ["RAS", "RAF"]
+    assert {(r["trigger"], tuple(r["participants"].values())) for r in doc._.interactions} >= {
+        ("expression", ("RAF",)),
+        ("regulates", ("RAS",)),
+    }
+    assert all(0.0 <= r["score"] <= 1.0 for r in doc._.interactions)
     convert(sample, tmp_path / "sample.spacy", "standoff")
     metrics = evaluate(tmp_path / "out" / "model-best", tmp_path / "sample.spacy")
-    assert "rel_micro_f" in metrics
+    assert 0.0 <= metrics["rel_micro_f"] <= 1.0
