@@ -224,15 +224,17 @@ class _Graph:
 
     def __init__(self, sentence):
         self.doc = sentence.doc
-        self.sentence = sentence
         self.graph = SemanticGraph.from_span(sentence)
+        self._walks: dict[int, dict] = {}  # start token -> its breadth-first walk
 
     def near(self, token: int, max_distance: int) -> set[int]:
         return {int(node) for node in self.graph.walk_from(str(token), max_distance)}
 
     def walk(self, start: int, end: int) -> list[tuple[str, int]]:
         """(edge as walked, token) from ``start`` to ``end`` along the shortest path."""
-        parents = self.graph.walk_from(str(start))
+        if start not in self._walks:
+            self._walks[start] = self.graph.walk_from(str(start))
+        parents = self._walks[start]
         return [(edge, int(node)) for edge, node in SemanticGraph.path_to(parents, str(end))]
 
     def candidate(self, parts, walks, labels, path: str, tree: str) -> RelationCandidate:
