@@ -17,7 +17,9 @@ from collections import Counter
 from pathlib import Path
 
 import spacy
+from spacy.tokens import DocBin
 
+from spacy_convkernels.components.extensions import install_extensions
 from spacy_convkernels.corpora import read_standoff
 from spacy_convkernels.structures.relations import ROLE_SETS, GoldRelations, dependency_interactions
 
@@ -25,10 +27,18 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
 
-def parsed_documents(folder: Path, nlp) -> list:
-    """The documents of ``folder`` read with gold proteins and parsed (NER excluded)."""
-    docs = list(read_standoff(folder, nlp))
-    return list(nlp.pipe(docs, batch_size=16))
+def parsed_documents(folder: Path, nlp, cache: Path | None = None) -> list:
+    """The documents of ``folder`` read with gold proteins and parsed (NER excluded),
+    kept in ``cache`` (a DocBin per folder) when given."""
+    stored = cache / f"{folder.name}.spacy" if cache else None
+    if stored is not None and stored.exists():
+        install_extensions("doc._.interactions")
+        return list(DocBin().from_disk(stored).get_docs(nlp.vocab))
+    docs = list(nlp.pipe(read_standoff(folder, nlp), batch_size=16))
+    if stored is not None:
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        DocBin(docs=docs, store_user_data=True).to_disk(stored)
+    return docs
 
 
 def count(docs, triggers_key: str, max_distance: int) -> Counter:

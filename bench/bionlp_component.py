@@ -97,7 +97,9 @@ def prf(predicted: np.ndarray, truth: np.ndarray) -> tuple[float, float, float]:
     return (2 * p * r / (p + r) if p + r else 0.0), p, r
 
 
-def run(nlp_base, name, train, held_out, devel, *, triggers_key, epochs, n_components, **blocks) -> dict:
+def run(
+    nlp_base, name, train, held_out, devel, *, triggers_key, epochs, n_components, batch_size, learn_rate, **blocks
+) -> dict:
     fix_random_seed(0)
     nlp = nlp_base
     if "relation_extractor" in nlp.pipe_names:
@@ -107,10 +109,11 @@ def run(nlp_base, name, train, held_out, devel, *, triggers_key, epochs, n_compo
     start = time.perf_counter()
     extractor.initialize(lambda: train)
     optimizer = extractor.create_optimizer()
+    optimizer.learn_rate = learn_rate
     best = (-1.0, 0, 0.5, None)
     for epoch in range(1, epochs + 1):
         random.Random(epoch).shuffle(train)
-        for batch in minibatch(train, size=8):
+        for batch in minibatch(train, size=batch_size):
             extractor.update(batch, sgd=optimizer, drop=0.1)
         scores, truth = candidate_truths(extractor, held_out)
         f, threshold = max((prf(scores >= t, truth)[0], t) for t in THRESHOLDS)
@@ -147,6 +150,10 @@ def main():
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--n-components", type=int, default=300)
     parser.add_argument("--variants", default="both,kernel,tok2vec")
+    parser.add_argument("--batch-size", type=int, default=2, help="documents per update")
+    parser.add_argument("--learn-rate", type=float, default=0.002)
+    parser.add_argument("--cache", type=Path, help="folder keeping the parsed documents")
+    parser.add_argument("--limit", type=int, help="use only the first documents of each set (a quick check)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "bionlp_component.json")
     args = parser.parse_args()
     nlp = spacy.load(args.model, exclude=["ner"])
@@ -155,9 +162,11 @@ def main():
         triggers_key = "lexicon_triggers"
         ruler = nlp.add_pipe("span_ruler", name="trigger_ruler", config={"spans_key": triggers_key})
         ruler.add_patterns([json.loads(line) for line in (args.lexicon / "triggers.jsonl").open()])
-    train_docs = parsed_documents(args.data / "train", nlp)
-    devel_docs = parsed_documents(args.data / "devel", nlp)
-    if args.lexicon:
+    train_docs = parsed_documents(args.data / "train", nlp, args.cache)[: args.limit]
+    devel_docs = parsed_documents(args.data / "devel", nlp, args.cache)[: args.limit]
+    if args.lexicon:  # the documents were parsed before the cache knew of it: run it again
+        train_docs = list(ruler.pipe(train_docs))
+        devel_docs = list(ruler.pipe(devel_docs))
         nlp.remove_pipe("trigger_ruler")
     order = random.Random(0).sample(range(len(train_docs)), len(train_docs))
     cut = int(0.8 * len(order))
@@ -178,6 +187,8 @@ def main():
             triggers_key=triggers_key,
             epochs=args.epochs,
             n_components=args.n_components,
+            batch_size=args.batch_size,
+            learn_rate=args.learn_rate,
             kernel=kernel,
             tok2vec=tok2vec,
         )

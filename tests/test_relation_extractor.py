@@ -235,3 +235,13 @@ def test_klsh_bits_as_kernel_features_learn_and_round_trip():
     copy.add_pipe("relation_extractor", config={"model": config})
     copy.from_bytes(nlp.to_bytes())
     assert copy.get_pipe("relation_extractor")(parsed_in(copy))._.rel == extractor(parsed_in(nlp))._.rel
+
+
+def test_a_batch_without_candidates_updates_nothing():
+    nlp, extractor, examples, _ = trained_pair_pipeline(steps=1)
+    empty = parsed_in(nlp)
+    empty.ents = []
+    before = extractor.model.to_bytes()
+    losses = extractor.update([Example(empty, empty)], sgd=nlp.create_optimizer())
+    assert losses == {"relation_extractor": 0.0} and extractor.model.to_bytes() == before
+    assert extractor(parsed_in(nlp).copy())._.rel and not extractor(empty)._.rel

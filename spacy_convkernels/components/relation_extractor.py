@@ -128,6 +128,8 @@ class RelationExtractor(TrainablePipe):
             return losses
         self.model.attrs["dropout"] = drop
         scores, backprop = self.model.begin_update(docs)
+        if not len(scores):  # no candidate in the batch
+            return losses
         loss, gradient = self.get_loss(examples, scores)
         backprop(gradient)
         if sgd is not None:
@@ -148,13 +150,13 @@ class RelationExtractor(TrainablePipe):
         return np.asarray(rows, dtype=np.float32).reshape(len(rows), len(self.labels))
 
     def get_loss(self, examples: Iterable[Example], scores: Floats2d) -> tuple[float, Floats2d]:
-        """Binary cross-entropy of the sigmoid scores, its gradient (scores - truths) with
-        respect to the logits, averaged over the candidates."""
+        """Binary cross-entropy of the sigmoid scores, summed over candidates and labels,
+        and the gradient scores - truths (as spaCy's textcat passes to its logistic output)."""
         truths = self.model.ops.asarray2f(self.truths(examples))
-        n = max(len(truths), 1)
-        clipped = self.model.ops.xp.clip(scores, 1e-7, 1 - 1e-7)
-        loss = -(truths * self.model.ops.xp.log(clipped) + (1 - truths) * self.model.ops.xp.log(1 - clipped))
-        return float(loss.sum() / n), (scores - truths) / n
+        xp = self.model.ops.xp
+        clipped = xp.clip(scores, 1e-7, 1 - 1e-7)
+        loss = -(truths * xp.log(clipped) + (1 - truths) * xp.log(1 - clipped)).sum()
+        return float(loss), scores - truths
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Language | None = None, labels=None):
         """Label set from the gold relations (or ``labels``), landmarks and layer sizes
