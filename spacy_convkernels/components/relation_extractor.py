@@ -151,7 +151,7 @@ class RelationExtractor(TrainablePipe):
 
     def get_loss(self, examples: Iterable[Example], scores: Floats2d) -> tuple[float, Floats2d]:
         """Binary cross-entropy of the sigmoid scores, summed over candidates and labels,
-        and the gradient scores - truths (as spaCy's textcat passes to its logistic output)."""
+        and its gradient with respect to the model's logits, scores - truths."""
         truths = self.model.ops.asarray2f(self.truths(examples))
         xp = self.model.ops.xp
         clipped = xp.clip(scores, 1e-7, 1 - 1e-7)

@@ -35,7 +35,12 @@ batch and given to the two feature blocks, either of which may be null:
   candidate lacks), as in explosion's ``rel_component`` tutorial.
 
 The blocks are concatenated, go through a layer norm, a maxout hidden layer of
-``hidden_width`` units (none when null) and a logistic output of one unit per label.
+``hidden_width`` units (none when null) and a linear layer of one unit per label whose
+sigmoid is the score. The backward pass takes the gradient of the loss with respect to
+those logits (binary cross-entropy gives scores - truths), which, unlike the gradient
+with respect to the scores, does not vanish where the sigmoid saturates: with one
+positive candidate in ten or a hundred, the scores of the positives saturate near 0
+early, and training through a logistic layer then stalls.
 """
 
 from collections.abc import Callable
@@ -45,7 +50,7 @@ import numpy as np
 import srsly
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import LayerNorm, Linear, Logistic, Maxout, Model, chain, deserialize_attr, serialize_attr
+from thinc.api import LayerNorm, Linear, Maxout, Model, chain, deserialize_attr, serialize_attr
 from thinc.types import Floats2d
 
 from ..approx.klsh import KLSH
@@ -76,7 +81,7 @@ def relation_model(
         raise InvalidParameterError(f"RelationModel: hidden_width must be an int >= 1 or null, not {hidden_width!r}")
     layers = [LayerNorm()] + ([Maxout(nO=hidden_width, nP=3, dropout=0.0)] if hidden_width else [])
     output = Linear(nO=nO)
-    classifier = chain(*layers, output, Logistic())
+    classifier = chain(*layers, output)
     if tok2vec_features is not None:
         tok2vec_features.attrs["roles"] = tuple(candidates.roles)
     model = Model(
@@ -105,10 +110,11 @@ def relation_forward(model: Model, docs: list[Doc], is_train: bool):
             blocks.append(rows)
             backprops.append(backprop)
     X = model.ops.xp.hstack(blocks) if len(blocks) > 1 else blocks[0]
-    scores, backprop_scores = model.get_ref("classifier")(X, is_train)
+    logits, backprop_logits = model.get_ref("classifier")(X, is_train)
+    scores = model.ops.sigmoid(logits)
 
-    def backprop(d_scores: Floats2d) -> list:
-        dX = backprop_scores(d_scores)
+    def backprop(d_logits: Floats2d) -> list:
+        dX = backprop_logits(d_logits)
         start = 0
         for rows, backprop_block in zip(blocks, backprops):
             backprop_block(dX[:, start : start + rows.shape[1]])
