@@ -1,7 +1,7 @@
 """Candidate interactions of BioNLP-ST 2013 GE train and devel, and how many are positive.
 
     python bench/bionlp_candidates.py [--data ../shared/data/bionlp-st-2013-ge/original-data]
-        [--model ../shared/models/en_core_web_md-3.8.0] [--lexicon DIR] [--max-distance 4]
+        [--model ../shared/models/en_core_web_md-3.8.0] [--lexicon DIR] [--cache DIR] [--max-distance 4]
 
 Each document is read by the standoff reader (gold proteins given, as in the shared
 task) and parsed by the model (its NER left out, so the proteins stay the entities).
@@ -21,10 +21,12 @@ from spacy.tokens import DocBin
 
 from spacy_convkernels.components.extensions import install_extensions
 from spacy_convkernels.corpora import read_standoff
+from spacy_convkernels.corpora.lexicon import read_lexicon
 from spacy_convkernels.structures.relations import ROLE_SETS, GoldRelations, dependency_interactions
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
+LEXICON_TRIGGERS = "lexicon_triggers"
 
 
 def parsed_documents(folder: Path, nlp, cache: Path | None = None) -> list:
@@ -76,20 +78,35 @@ def _found(doc, spans: set) -> int:
     return hits
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the GE scripts: the data, the parser, the lexicon, the cache."""
     parser.add_argument("--data", type=Path, default=SHARED / "data" / "bionlp-st-2013-ge" / "original-data")
     parser.add_argument("--model", type=Path, default=SHARED / "models" / "en_core_web_md-3.8.0")
-    parser.add_argument("--lexicon", type=Path, help="folder with triggers.jsonl")
+    parser.add_argument("--lexicon", type=Path, help="folder with triggers.jsonl (python -m spacy_convkernels lexicon)")
+    parser.add_argument("--cache", type=Path, help="folder keeping the parsed documents")
+
+
+def load_parser(model: Path, lexicon: Path | None):
+    """The md pipeline without its NER (the proteins are given) and, with a lexicon, a
+    span_ruler of its trigger patterns writing ``doc.spans[LEXICON_TRIGGERS]``."""
+    nlp = spacy.load(model, exclude=["ner"])
+    if lexicon:
+        ruler = nlp.add_pipe("span_ruler", name="trigger_ruler", config={"spans_key": LEXICON_TRIGGERS})
+        ruler.add_patterns(read_lexicon(lexicon)["triggers"])
+    return nlp
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_corpus_arguments(parser)
     parser.add_argument("--max-distance", type=int, default=4)
     args = parser.parse_args()
-    nlp = spacy.load(args.model, exclude=["ner"])
-    if args.lexicon:
-        ruler = nlp.add_pipe("span_ruler", name="trigger_ruler", config={"spans_key": "lexicon_triggers"})
-        ruler.add_patterns(list(spacy.util.srsly.read_jsonl(args.lexicon / "triggers.jsonl")))
+    nlp = load_parser(args.model, args.lexicon)
     for split in ("train", "devel"):
-        docs = parsed_documents(args.data / split, nlp)
-        for key in ("triggers",) + (("lexicon_triggers",) if args.lexicon else ()):
+        docs = parsed_documents(args.data / split, nlp, args.cache)
+        if args.lexicon:  # cached documents may have been parsed without it
+            docs = list(nlp.get_pipe("trigger_ruler").pipe(docs))
+        for key in ("triggers",) + ((LEXICON_TRIGGERS,) if args.lexicon else ()):
             counts = count(docs, key, args.max_distance)
             print(f"== {split}, triggers: {key}, max distance {args.max_distance}")
             for name in ("sentences", "gold interactions", "candidates", "positive", "gold found"):

@@ -28,8 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-import spacy
-from bionlp_candidates import SHARED, parsed_documents
+from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, load_parser, parsed_documents
 from spacy.training import Example
 from spacy.util import fix_random_seed, minibatch
 
@@ -144,29 +143,22 @@ def run(
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=SHARED / "data" / "bionlp-st-2013-ge" / "original-data")
-    parser.add_argument("--model", type=Path, default=SHARED / "models" / "en_core_web_md-3.8.0")
-    parser.add_argument("--lexicon", type=Path, help="folder with triggers.jsonl (else gold triggers)")
+    add_corpus_arguments(parser)
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--n-components", type=int, default=300)
     parser.add_argument("--variants", default="both,kernel,tok2vec")
     parser.add_argument("--batch-size", type=int, default=2, help="documents per update")
     parser.add_argument("--learn-rate", type=float, default=0.002)
-    parser.add_argument("--cache", type=Path, help="folder keeping the parsed documents")
     parser.add_argument("--limit", type=int, help="use only the first documents of each set (a quick check)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "bionlp_component.json")
     args = parser.parse_args()
-    nlp = spacy.load(args.model, exclude=["ner"])
-    triggers_key = "triggers"
-    if args.lexicon:
-        triggers_key = "lexicon_triggers"
-        ruler = nlp.add_pipe("span_ruler", name="trigger_ruler", config={"spans_key": triggers_key})
-        ruler.add_patterns([json.loads(line) for line in (args.lexicon / "triggers.jsonl").open()])
+    nlp = load_parser(args.model, args.lexicon)
+    triggers_key = LEXICON_TRIGGERS if args.lexicon else "triggers"
     train_docs = parsed_documents(args.data / "train", nlp, args.cache)[: args.limit]
     devel_docs = parsed_documents(args.data / "devel", nlp, args.cache)[: args.limit]
-    if args.lexicon:  # the documents were parsed before the cache knew of it: run it again
-        train_docs = list(ruler.pipe(train_docs))
-        devel_docs = list(ruler.pipe(devel_docs))
+    if args.lexicon:  # cached documents may have been parsed without it
+        ruler = nlp.get_pipe("trigger_ruler")
+        train_docs, devel_docs = list(ruler.pipe(train_docs)), list(ruler.pipe(devel_docs))
         nlp.remove_pipe("trigger_ruler")
     order = random.Random(0).sample(range(len(train_docs)), len(train_docs))
     cut = int(0.8 * len(order))
