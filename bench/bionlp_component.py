@@ -7,8 +7,9 @@
 Documents as bench/bionlp_candidates.py reads them: gold proteins given, parsed by the md
 model; triggers from the lexicon's trigger patterns (``--lexicon``, built from train by
 ``python -m spacy_convkernels lexicon``), else the gold trigger spans. The component
-(``InteractionCandidates.v1`` with its default role sets and distance; kernel features:
-Nystroem vectors of the subsequence path kernel, lam = 0.5, ``--n-components``
+(``InteractionCandidates.v1`` with its default role sets and distance, paths in the
+``--path`` representation; kernel features: Nystroem vectors of the subsequence path
+kernel, lam = 0.5, ``--n-components``
 landmarks by kernel k-means++ among the training candidates; tok2vec features: the
 pooled rows of its own ``spacy.Tok2Vec.v2`` with the md vectors) is trained on 80 % of
 the train documents; the epoch and the decision threshold are the ones of best
@@ -38,11 +39,15 @@ ROOT = Path(__file__).resolve().parent.parent
 THRESHOLDS = np.round(np.arange(0.1, 0.91, 0.05), 2)
 
 
-def model_config(triggers_key: str, *, kernel: bool, tok2vec: bool, n_components: int) -> dict:
+def model_config(triggers_key: str, *, path: str, kernel: bool, tok2vec: bool, n_components: int) -> dict:
     return {
         "@architectures": "spacy_convkernels.RelationModel.v1",
         "hidden_width": 64,
-        "candidates": {"@misc": "spacy_convkernels.InteractionCandidates.v1", "triggers_key": triggers_key},
+        "candidates": {
+            "@misc": "spacy_convkernels.InteractionCandidates.v1",
+            "triggers_key": triggers_key,
+            "path": path,
+        },
         "kernel_features": {
             "@architectures": "spacy_convkernels.CandidateKernelFeatures.v1",
             "structure": "path",
@@ -97,13 +102,25 @@ def prf(predicted: np.ndarray, truth: np.ndarray) -> tuple[float, float, float]:
 
 
 def run(
-    nlp_base, name, train, held_out, devel, *, triggers_key, epochs, n_components, batch_size, learn_rate, **blocks
+    nlp_base,
+    name,
+    train,
+    held_out,
+    devel,
+    *,
+    triggers_key,
+    path,
+    epochs,
+    n_components,
+    batch_size,
+    learn_rate,
+    **blocks,
 ) -> dict:
     fix_random_seed(0)
     nlp = nlp_base
     if "relation_extractor" in nlp.pipe_names:
         nlp.remove_pipe("relation_extractor")
-    config = {"model": model_config(triggers_key, n_components=n_components, **blocks)}
+    config = {"model": model_config(triggers_key, path=path, n_components=n_components, **blocks)}
     extractor = nlp.add_pipe("relation_extractor", config=config)
     start = time.perf_counter()
     extractor.initialize(lambda: train)
@@ -129,6 +146,7 @@ def run(
     component = extractor.score([Example(doc, eg.reference) for doc, eg in zip(docs, devel)])
     return {
         "variant": name,
+        "path": path,
         "epoch": best[1],
         "threshold": best[2],
         "held_out_f1": best[0],
@@ -147,6 +165,7 @@ def main():
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--n-components", type=int, default=300)
     parser.add_argument("--variants", default="both,kernel,tok2vec")
+    parser.add_argument("--path", default="tuples", help="the path representation: tuples, features or separate")
     parser.add_argument("--batch-size", type=int, default=2, help="documents per update")
     parser.add_argument("--learn-rate", type=float, default=0.002)
     parser.add_argument("--limit", type=int, help="use only the first documents of each set (a quick check)")
@@ -177,6 +196,7 @@ def main():
             held_out,
             devel,
             triggers_key=triggers_key,
+            path=args.path,
             epochs=args.epochs,
             n_components=args.n_components,
             batch_size=args.batch_size,
