@@ -334,7 +334,7 @@ def main():
     if args.lexicon:
         key = "lexicon_triggers"
         for split in docs:
-            add_lexicon_triggers(docs[split], args.lexicon)
+            add_lexicon_triggers(docs[split][0], args.lexicon)
     X_train, y_train, articles = candidates(*docs["train"], key)
     X_devel, y_devel, _ = candidates(*docs["devel"], key)
     fit, held = split_train(articles)
