@@ -456,7 +456,8 @@ def render(results: dict) -> str:
             "(`python -m spacy_convkernels lexicon ../shared/data/bionlp-st-2013-ge/original-data/train LEXICON "
             "--model ../shared/models/en_core_web_md-3.8.0`, default thresholds) find, on train and devel alike"
             if key == "lexicon"
-            else 'candidates are built around the gold trigger spans (`doc.spans["triggers"]`)'
+            else 'candidates are built around the gold trigger spans (`doc.spans["triggers"]`); the feature '
+            "positions carry the trigger's type, here the gold event type, which the tuples do not"
         )
         lines += [
             "",
