@@ -35,7 +35,7 @@ feature positions ("features": a position the set of its token's and edge's feat
 "separate": edges and nodes as positions of their own; two positions count the features
 they share, Bunescu & Mooney 2005), and with PTK, their training candidates subsampled
 to ``--svm-train`` (fixed seed 0) when given and fewer than train's, as their Gram is
-quadratic (with every training candidate a run takes about 20 min on 2 cores). Rows with
+quadratic (with every training candidate a run takes about 30 min on 2 cores). Rows with
 KLSH are the mean ± standard deviation over ``--seeds`` seeds (the optimized one: seed 0
 only).
 
@@ -450,6 +450,7 @@ def render(results: dict) -> str:
         rows = [(name, np.array(mean), np.array(spread), *rest) for name, mean, spread, *rest in result["rows"]]
         f1 = {row[0]: row[1][2] for row in rows}
         rf = {M: f1[f"KLSH-RF-PK, M = {M}"] for M in (30, 100, 500)}
+        spread = {row[0]: row[2][2] for row in rows}
         zeros = sorted(label for label, w in result["weights"].items() if w == 0)
         explain = (
             "triggers are the spans the trigger patterns of the lexicon built from the training annotations "
@@ -478,8 +479,12 @@ def render(results: dict) -> str:
             "",
             f"- NPK beats PK: {'yes' if f1['NPK k-NN, exact'] > f1['PK k-NN, exact'] else 'no'} "
             f"({f1['NPK k-NN, exact']:.3f} against {f1['PK k-NN, exact']:.3f}, exact k-NN).",
-            f"- KLSH-RF beats hashed k-NN (KLSH-kNN-PK {f1['KLSH-kNN-PK']:.3f}): "
-            + ", ".join(f"M = {M} {'yes' if rf[M] > f1['KLSH-kNN-PK'] else 'no'} ({rf[M]:.3f})" for M in rf)
+            f"- KLSH-RF beats hashed k-NN (KLSH-kNN-PK {f1['KLSH-kNN-PK']:.3f} ± {spread['KLSH-kNN-PK']:.3f}): "
+            + ", ".join(
+                f"M = {M} {'yes' if rf[M] > f1['KLSH-kNN-PK'] else 'no'} "
+                f"({rf[M]:.3f} ± {spread[f'KLSH-RF-PK, M = {M}']:.3f})"
+                for M in rf
+            )
             + ".",
             "- Path representations under the PK SVM: "
             + (
