@@ -433,7 +433,7 @@ def component_rows(key: str) -> list[str]:
         f"| relation_extractor, {r['variant']} (`bench/bionlp_component.json`) | {r['f1']:.3f} | {r['precision']:.3f} "
         f"| {r['recall']:.3f} | - | - | {r['train_seconds'] + r['devel_seconds']:.1f} | - "
         f"| epoch {r['epoch']}, threshold {r['threshold']}; held-out F1 {r['held_out_f1']:.3f} "
-        "| the lead's run of bench/bionlp_component.py (its own lexicon and candidates) |"
+        "| bench/bionlp_component.py, the same lexicon and candidates; see the relation_extractor section |"
         for r in found["results"]
     ]
 
