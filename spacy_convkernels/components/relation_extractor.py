@@ -193,11 +193,9 @@ def _interaction_record(doc: Doc, candidate, scores: dict[str, float]) -> dict:
 
 
 def _gold_labels(reference: Doc) -> set[str]:
-    pairs = reference._.rel or {} if reference.has_extension("rel") else {}
-    found = {label for scores in pairs.values() for label, score in scores.items() if score >= 0.5}
-    if reference.has_extension("interactions"):
-        found.update(item["interaction"] for item in reference._.interactions or [])
-    return found
+    """The labels of the reference's gold relations (pairs scored >= 0.5, interactions)."""
+    gold = GoldRelations(reference)
+    return {label for labels in gold.pairs.values() for label in labels} | {label for _, label in gold.units()}
 
 
 def score_relations(examples: Iterable[Example], *, threshold: float = 0.5) -> dict:
