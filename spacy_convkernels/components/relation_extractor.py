@@ -26,7 +26,7 @@ from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_get_examples
 from spacy.vocab import Vocab
-from thinc.api import Model, Optimizer
+from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
@@ -126,7 +126,7 @@ class RelationExtractor(TrainablePipe):
         docs = [eg.predicted for eg in examples]
         if not any(len(doc) for doc in docs):
             return losses
-        self.model.attrs["dropout"] = drop
+        set_dropout_rate(self.model, drop)
         scores, backprop = self.model.begin_update(docs)
         if not len(scores):  # no candidate in the batch
             return losses
