@@ -31,7 +31,7 @@ from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
 from ..ml.relation_model import candidates_of
-from ..structures.relations import GoldRelations, role_key
+from ..structures.relations import GoldRelations, char_offsets, role_key
 from .extensions import INTERACTIONS_KEY, install_extensions
 from .registered_kernels import bind_pipeline_vectors
 from .sentences import fitting_docs
@@ -215,26 +215,20 @@ def score_relations(examples: Iterable[Example], *, threshold: float = 0.5) -> d
     for example in examples:
         predicted, reference = example.predicted, example.reference
         gold = GoldRelations(reference)
-        for (head, child), scores in (predicted._.rel or {}).items():
-            key = (predicted[head].idx, predicted[child].idx)
-            for label, score in scores.items():
-                if score >= threshold:
-                    add(label, 1, 1)
-                    add(label, 0, label in gold.pairs.get(key, ()))
+        predicted_pairs = {  # (head start char, child start char) -> the labels predicted
+            (predicted[head].idx, predicted[child].idx): {label for label, s in scores.items() if s >= threshold}
+            for (head, child), scores in (predicted._.rel or {}).items()
+        }
+        for key, labels in predicted_pairs.items():
+            for label in labels:
+                add(label, 1, 1)
+                add(label, 0, label in gold.pairs.get(key, ()))
         for key, labels in gold.pairs.items():
-            predicted_labels = _predicted_pair_labels(predicted, key, threshold)
             for label in labels:
                 add(label, 3, 1)
-                add(label, 2, label in predicted_labels)
+                add(label, 2, label in predicted_pairs.get(key, ()))
         _score_interactions(predicted, gold, threshold, add)
     return _summary(counts)
-
-
-def _predicted_pair_labels(doc: Doc, key: tuple[int, int], threshold: float) -> set[str]:
-    for (head, child), scores in (doc._.rel or {}).items():
-        if (doc[head].idx, doc[child].idx) == key:
-            return {label for label, score in scores.items() if score >= threshold}
-    return set()
 
 
 def _score_interactions(predicted: Doc, gold: GoldRelations, threshold: float, add) -> None:
@@ -242,7 +236,7 @@ def _score_interactions(predicted: Doc, gold: GoldRelations, threshold: float, a
     for record in predicted._.interactions or []:
         if "scores" not in record:
             continue
-        chars = {role: _chars(predicted, *span) for role, span in record["spans"].items()}
+        chars = {role: char_offsets(predicted, *span) for role, span in record["spans"].items()}
         matches = gold.matches(chars.pop("trigger"), role_key(chars))
         for label, score in record["scores"].items():
             if score >= threshold:
@@ -253,10 +247,6 @@ def _score_interactions(predicted: Doc, gold: GoldRelations, threshold: float, a
     for unit, label in gold.units():
         add(label, 3, 1)
         add(label, 2, (unit, label) in found)
-
-
-def _chars(doc: Doc, start: int, end: int) -> tuple[int, int]:
-    return doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
 
 
 def _summary(counts: dict[str, list[int]]) -> dict:

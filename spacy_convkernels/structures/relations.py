@@ -329,7 +329,7 @@ class GoldRelations:
             self.pairs.setdefault(key, set()).update(label for label, score in scores.items() if score >= 0.5)
         self.interactions: dict[frozenset, list[tuple[tuple[int, int], str, str]]] = {}
         for number, item in enumerate(_extension(reference, "interactions") or []):
-            chars = {role: _chars(reference, start, end) for role, (start, end) in item["spans"].items()}
+            chars = {role: char_offsets(reference, start, end) for role, (start, end) in item["spans"].items()}
             trigger = chars.pop("trigger")
             unit = item.get("unit", str(number))
             self.interactions.setdefault(role_key(chars), []).append((trigger, item["interaction"], unit))
@@ -350,7 +350,7 @@ class GoldRelations:
         whose nodes are not aligned to the text)."""
         if not candidate.spans:
             return set()
-        chars = {role: _chars(doc, start, end) for role, start, end in candidate.spans}
+        chars = {role: char_offsets(doc, start, end) for role, start, end in candidate.spans}
         if "head" in chars:
             return set(self.pairs.get((chars["head"][0], chars["child"][0]), ()))
         return {label for _, label in self.matches(chars.pop("trigger"), role_key(chars))}
@@ -361,7 +361,8 @@ def _extension(doc, name: str):
     return doc._.get(name) if doc.has_extension(name) else None
 
 
-def _chars(doc, start: int, end: int) -> tuple[int, int]:
+def char_offsets(doc, start: int, end: int) -> tuple[int, int]:
+    """The character offsets (start, end) of the tokens start:end of ``doc``."""
     return doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
 
 
