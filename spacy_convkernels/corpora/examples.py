@@ -4,11 +4,14 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 
 
-def example_with_entities(nlp, reference: Doc, *, span_groups: tuple[str, ...] = ()) -> Example:
-    """An Example of ``reference`` whose predicted Doc (the text, tokenized by ``nlp``)
-    has its entities and the named span groups: the given input of relation extraction
-    (explosion's ``rel_component`` tutorial; the proteins of the BioNLP shared task)."""
+def training_example(nlp, reference: Doc, *, given_entities: bool, span_groups: tuple[str, ...] = ()) -> Example:
+    """An Example of ``reference`` whose predicted Doc is its text tokenized by ``nlp``
+    and, with ``given_entities``, its entities and the named span groups: the given input
+    of relation extraction (explosion's ``rel_component`` tutorial; the proteins of the
+    BioNLP shared task)."""
     predicted = nlp.make_doc(reference.text)
+    if not given_entities:
+        return Example(predicted, reference)
     predicted.ents = [_copy(predicted, e) for e in reference.ents]
     for key in span_groups:
         if key in reference.spans:

@@ -31,7 +31,7 @@ from spacy.util import registry
 
 from ..components.extensions import install_extensions
 from ..errors import CorpusFormatError
-from .examples import example_with_entities
+from .examples import training_example
 from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
@@ -87,10 +87,7 @@ def create_relations_jsonl_reader(path: Path, skip_errors: bool = False, given_e
 
     def read(nlp) -> Iterable[Example]:
         for doc in read_relations_jsonl(path, nlp, skip_errors=skip_errors):
-            if given_entities:
-                yield example_with_entities(nlp, doc, span_groups=())
-            else:
-                yield Example(nlp.make_doc(doc.text), doc)
+            yield training_example(nlp, doc, given_entities=given_entities, span_groups=())
 
     return read
 

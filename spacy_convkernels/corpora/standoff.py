@@ -60,7 +60,7 @@ from spacy.util import filter_spans, registry
 
 from ..components.extensions import INTERACTIONS_KEY, install_extensions
 from ..errors import CorpusFileError, CorpusFormatError
-from .examples import example_with_entities
+from .examples import training_example
 from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
@@ -116,10 +116,7 @@ def create_standoff_reader(path: Path, skip_errors: bool = False, given_entities
 
     def read(nlp) -> Iterable[Example]:
         for doc in read_standoff(path, nlp, skip_errors=skip_errors):
-            if given_entities:
-                yield example_with_entities(nlp, doc, span_groups=("proteins",))
-            else:
-                yield Example(nlp.make_doc(doc.text), doc)
+            yield training_example(nlp, doc, given_entities=given_entities, span_groups=("proteins",))
 
     return read
 
