@@ -30,6 +30,7 @@ from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import InvalidParameterError, KernelTransformer, PartialTreeKernel
 from spacy_convkernels.learn import (
     KernelKNeighborsClassifier,
+    KernelSVC,
     KLSHForestClassifier,
     NonstationaryKernelLearner,
     kernel_knn_graph,
@@ -54,6 +55,7 @@ def estimators():
         KLSHForestClassifier(
             kernel, n_references=10, n_bits=60, n_estimators=10, subspace_bits=8, subset_size=3, random_state=0
         ),
+        KernelSVC(kernel, C=2.0),
         NonstationaryKernelLearner(kernel, n_labels=2, n_samples=5, n_trials=1, method="exact", random_state=0),
         KernelTransformer(kernel),
     ]
@@ -101,6 +103,11 @@ NOT_STRUCTURES = {
     "check_fit_check_is_fitted": ARRAYS + "; test_structure_unfitted",
     "check_fit1d": "feeds a 1-D array of numbers: not structures",
     "check_fit2d_predict1d": ARRAYS,
+    "check_class_weight_classifiers": ARRAYS + "; test_kernel_svm.py",
+    "check_classifiers_multilabel_representation_invariance": ARRAYS + "; test_kernel_svm.py",
+    "check_classifiers_multilabel_output_format_predict": ARRAYS + "; test_kernel_svm.py",
+    "check_classifiers_multilabel_output_format_predict_proba": ARRAYS + "; test_kernel_svm.py",
+    "check_classifiers_multilabel_output_format_decision_function": ARRAYS + "; test_kernel_svm.py",
 }
 
 
@@ -292,8 +299,9 @@ def test_structure_targets(estimator, data):
         model.fit(X[:40], np.linspace(0, 1, 40))
     with pytest.raises(ValueError, match="Unknown label type|NaN"):
         model.fit(X[:40], np.linspace(0, 1, 40) * np.nan)
-    with pytest.raises(InvalidParameterError, match="labels of shape"):
-        model.fit(X[:40], np.zeros((40, 2)))
+    if not model.__sklearn_tags__().classifier_tags.multi_label:
+        with pytest.raises(InvalidParameterError, match="labels of shape"):
+            model.fit(X[:40], np.zeros((40, 2)))
     single = clone(estimator).fit(X[:40], ["DESC"] * 40)
     assert list(single.classes_) == ["DESC"] and set(single.predict(X[40:])) == {"DESC"}
     numeric = clone(estimator).fit(X[:40], np.searchsorted(np.unique(y), y[:40]))

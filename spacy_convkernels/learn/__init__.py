@@ -1,7 +1,15 @@
-"""Learners over structure kernels: k-NN (exact and hashed), KLSH forests, label-weight learning."""
+"""Learners over structure kernels: k-NN (exact and hashed), KLSH forests, exact-kernel SVMs, label-weight learning."""
 
 from .forest import KLSHForestClassifier
 from .knn import KernelKNeighborsClassifier, kernel_knn_graph
 from .nonstationary import NonstationaryKernelLearner
+from .svm import KernelSVC, out_of_fold_decisions
 
-__all__ = ["KernelKNeighborsClassifier", "kernel_knn_graph", "KLSHForestClassifier", "NonstationaryKernelLearner"]
+__all__ = [
+    "KernelKNeighborsClassifier",
+    "kernel_knn_graph",
+    "KLSHForestClassifier",
+    "KernelSVC",
+    "NonstationaryKernelLearner",
+    "out_of_fold_decisions",
+]

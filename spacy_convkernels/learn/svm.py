@@ -1,0 +1,198 @@
+"""Exact-kernel support vector machines over structures (Moschitti 2006; Bunescu & Mooney
+2005 on dependency paths).
+
+One binary C-SVM per output, one-vs-rest, trained by libsvm on the exact normalized Gram
+of the training structures (scikit-learn's ``SVC(kernel="precomputed")``). Only the
+support vectors are kept, so the decision value of output j costs one kernel row against
+them:
+
+    f_j(x) = sum_i a_ij K(x, s_i) + b_j
+
+The outputs are the second class for binary labels, every class for more, and every
+column for a label-indicator matrix (multilabel). :func:`out_of_fold_decisions` gives the
+decision values of the training structures from SVMs that did not see them (k folds over
+one Gram), the inputs of a model stacked on the SVM.
+"""
+
+from collections.abc import Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.svm import SVC
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.validation import check_is_fitted
+
+from ..approx._blocks import check_structures, gram_rows, structure_tags
+from ..errors import InvalidParameterError
+from ..kernels.base import Kernel
+
+
+class KernelSVC(ClassifierMixin, BaseEstimator):
+    """C-SVMs, one per output, over the exact kernel (see the module).
+
+    Parameters
+    ----------
+    kernel : Kernel
+        A kernel of the package; the SVMs see its normalized values.
+    C : float, default=1.0
+        The SVMs' regularization.
+    class_weight : dict, "balanced" or None, default=None
+        As scikit-learn's ``SVC``, for every binary SVM (classes 0 and 1).
+    n_jobs : int or None, default=None
+        Threads of the kernel computations, as :meth:`Kernel.gram`.
+    verbose : bool, default=False
+        Show progress bars (tqdm, on stderr).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The class labels (the output columns' indices for multilabel ``y``).
+    support_ : ndarray of int
+        The rows of the training structures that support some output.
+    support_vectors_ : list
+        Those structures.
+    dual_coef_ : ndarray of shape (n_outputs, n_support)
+        a_ij, zero where a structure does not support output j.
+    intercept_ : ndarray of shape (n_outputs,)
+        b_j.
+    """
+
+    def __init__(
+        self, kernel: Kernel, *, C: float = 1.0, class_weight=None, n_jobs: int | None = None, verbose: bool = False
+    ):
+        self.kernel = kernel
+        self.C = C
+        self.class_weight = class_weight
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = structure_tags(super().__sklearn_tags__())
+        tags.classifier_tags.multi_label = True
+        return tags
+
+    def fit(self, X: Sequence, y):
+        X, y = self._training_set(X, y)
+        return self._fit_gram(self.kernel.gram(X, n_jobs=self.n_jobs, progress=self.verbose), X, y)
+
+    def _training_set(self, X: Sequence, y) -> tuple[list, np.ndarray]:
+        owner = type(self).__name__
+        if not isinstance(self.kernel, Kernel):
+            kind = type(self.kernel).__name__
+            raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got {kind}")
+        if not isinstance(self.C, (int, float, np.number)) or not self.C > 0:
+            raise InvalidParameterError(f"C must be a positive number, got {self.C!r}")
+        X = check_structures(self.kernel, X, owner)
+        if y is None:
+            raise InvalidParameterError(f"{owner} requires y to be passed, but the target y is None")
+        y = np.asarray(y)
+        if len(X) != len(y) or len(X) < 2:
+            raise InvalidParameterError(
+                f"{owner}: X and y must hold at least 2 structures and agree, "
+                f"got {len(X)} sample(s) and labels of shape {y.shape}"
+            )
+        check_classification_targets(y)
+        return X, y
+
+    def _fit_gram(self, K: np.ndarray, X: list, y: np.ndarray) -> "KernelSVC":
+        """Fit on the Gram ``K`` of ``X``."""
+        self.classes_, self.multilabel_, columns = self._outputs(y)
+        return self._fit_columns(K, X, columns)
+
+    def _outputs(self, y: np.ndarray) -> tuple[np.ndarray, bool, np.ndarray]:
+        """(classes, multilabel, one boolean column per output) of the labels ``y``."""
+        if y.ndim == 2:
+            return np.arange(y.shape[1]), True, y.astype(bool)
+        classes = unique_labels(y)
+        return classes, False, y[:, None] == (classes[1:] if len(classes) == 2 else classes)
+
+    def _fit_columns(self, K: np.ndarray, X: list, columns: np.ndarray) -> "KernelSVC":
+        machines = [self._binary_svm(K, column) for column in columns.T]
+        self.support_ = np.unique(np.concatenate([support for support, _, _ in machines])).astype(np.int64)
+        self.support_vectors_ = [X[i] for i in self.support_]
+        self.dual_coef_ = np.zeros((len(machines), len(self.support_)))
+        for j, (support, coef, _) in enumerate(machines):
+            self.dual_coef_[j, np.searchsorted(self.support_, support)] = coef
+        self.intercept_ = np.array([intercept for _, _, intercept in machines])
+        self._prepared = self.kernel.prepare(self.support_vectors_)
+        return self
+
+    def _binary_svm(self, K: np.ndarray, positive: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """(support rows, a, b) of the SVM separating ``positive``; a constant
+        decision of -1 or +1 when one side is empty."""
+        if positive.all() or not positive.any():
+            return np.zeros(0, dtype=np.int64), np.zeros(0), 1.0 if positive.all() else -1.0
+        svm = SVC(kernel="precomputed", C=self.C, class_weight=self.class_weight).fit(K, positive.astype(int))
+        return svm.support_, svm.dual_coef_[0], float(svm.intercept_[0])
+
+    def set_support(self, support_vectors: Sequence, *, dual_coef, intercept, classes, multilabel: bool) -> "KernelSVC":
+        """Fit to saved support vectors, coefficients, intercepts and classes."""
+        self.classes_, self.multilabel_ = np.asarray(classes), multilabel
+        self.support_vectors_ = list(support_vectors)
+        self.support_ = np.arange(len(self.support_vectors_))
+        self.dual_coef_ = np.asarray(dual_coef, dtype=np.float64).reshape(-1, len(self.support_vectors_))
+        self.intercept_ = np.asarray(intercept, dtype=np.float64)
+        self._prepared = self.kernel.prepare(self.support_vectors_)
+        return self
+
+    def decision_function(self, X: Sequence) -> np.ndarray:
+        """f_j(x): shape (n,) for binary labels (positive: the second class), else (n, n_outputs)."""
+        check_is_fitted(self, "dual_coef_")
+        X = check_structures(self.kernel, X, type(self).__name__)
+        if self.support_vectors_:
+            K = gram_rows(self.kernel, X, self._prepared, n_jobs=self.n_jobs, verbose=self.verbose, desc="SVM rows")
+        else:
+            K = np.zeros((len(X), 0))
+        return self._decisions(K)
+
+    def _decisions(self, K: np.ndarray) -> np.ndarray:
+        """The decision values from kernel rows against the support vectors."""
+        decisions = K @ self.dual_coef_.T + self.intercept_
+        return decisions[:, 0] if self._binary else decisions
+
+    @property
+    def _binary(self) -> bool:
+        return not self.multilabel_ and len(self.classes_) == 2
+
+    def __getstate__(self):
+        """Pickled without the engine-ready support vectors, which are rebuilt on unpickling."""
+        return {name: value for name, value in super().__getstate__().items() if name != "_prepared"}
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "support_vectors_" in state:
+            self._prepared = self.kernel.prepare(self.support_vectors_)
+
+    def predict(self, X: Sequence) -> np.ndarray:
+        """The class of highest decision (binary: the second when positive); for
+        multilabel ``y``, the indicator of the positive decisions."""
+        decisions = self.decision_function(X)
+        if self.multilabel_:
+            return (decisions > 0).astype(int)
+        if self._binary:
+            return self.classes_[(decisions > 0).astype(int)]
+        return self.classes_[np.argmax(decisions, axis=1)]
+
+
+def out_of_fold_decisions(
+    estimator: KernelSVC, X: Sequence, y, *, n_folds: int = 5, random_state: int | None = 0
+) -> np.ndarray:
+    """The decision values of each structure of ``X`` by SVMs fitted on the other folds
+    (``n_folds`` folds, stratified for class labels, over one Gram of ``X``); ``estimator``
+    is then fitted on all of ``X``."""
+    if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
+        raise InvalidParameterError(f"n_folds must be an integer >= 2, got {n_folds!r}")
+    X, y = estimator._training_set(X, y)
+    if len(X) < n_folds:
+        raise InvalidParameterError(f"out_of_fold_decisions: {n_folds} folds need as many structures, got {len(X)}")
+    K = estimator.kernel.gram(X, n_jobs=estimator.n_jobs, progress=estimator.verbose)
+    estimator._fit_gram(K, X, y)
+    _, _, columns = estimator._outputs(y)
+    stratify = y.ndim == 1 and np.unique(y, return_counts=True)[1].min() >= n_folds
+    folds = (StratifiedKFold if stratify else KFold)(n_splits=n_folds, shuffle=True, random_state=random_state)
+    decisions = np.zeros((len(X), columns.shape[1]))
+    for fit, held in folds.split(np.zeros(len(X)), y):
+        fold = clone(estimator)._fit_columns(K[np.ix_(fit, fit)], [X[i] for i in fit], columns[fit])
+        decisions[held] = K[np.ix_(held, fit[fold.support_])] @ fold.dual_coef_.T + fold.intercept_
+    return decisions[:, 0] if estimator._binary else decisions

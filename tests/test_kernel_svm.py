@@ -1,0 +1,96 @@
+"""KernelSVC: scikit-learn's SVC on the exact Gram, kept as support vectors; out-of-fold decisions."""
+
+import numpy as np
+import pytest
+from data_paths import CORPORA
+from sklearn.model_selection import StratifiedKFold
+from sklearn.svm import SVC
+
+from spacy_convkernels.corpora import read_klp
+from spacy_convkernels.errors import InvalidParameterError, StructureTypeError
+from spacy_convkernels.kernels import PartialTreeKernel, SubtreeKernel
+from spacy_convkernels.learn.svm import KernelSVC, out_of_fold_decisions
+
+SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
+
+
+@pytest.fixture(scope="module")
+def questions():
+    examples = list(read_klp(SAMPLE))
+    return [e.trees["grct"] for e in examples], np.array([e.labels[0] for e in examples])
+
+
+def precomputed(kernel, X, y, Z, **options):
+    """scikit-learn's own SVC on the Gram, the decisions of ``Z``."""
+    svm = SVC(kernel="precomputed", **options).fit(kernel.gram(X), y)
+    return svm.decision_function(kernel.gram(Z, X))
+
+
+def test_binary_decisions_are_those_of_the_precomputed_svc(questions):
+    X, labels = questions
+    y = labels == labels[0]
+    kernel = PartialTreeKernel()
+    svm = KernelSVC(kernel, C=3.0).fit(X[:40], y[:40])
+    assert svm.decision_function(X[40:]) == pytest.approx(precomputed(kernel, X[:40], y[:40], X[40:], C=3.0))
+    assert len(svm.support_vectors_) < 40
+    assert (svm.predict(X[40:]) == (svm.decision_function(X[40:]) > 0)).all()
+
+
+def test_one_vs_rest_outputs_are_the_binary_svms(questions):
+    X, labels = questions
+    kernel = SubtreeKernel()
+    svm = KernelSVC(kernel).fit(X[:45], labels[:45])
+    decisions = svm.decision_function(X[45:])
+    assert decisions.shape == (15, len(svm.classes_))
+    for j, label in enumerate(svm.classes_):
+        expected = precomputed(kernel, X[:45], labels[:45] == label, X[45:])
+        assert decisions[:, j] == pytest.approx(expected)
+    assert list(svm.predict(X[45:])) == list(svm.classes_[decisions.argmax(axis=1)])
+
+
+def test_multilabel_columns_and_an_empty_column(questions):
+    X, labels = questions
+    Y = np.stack([labels == labels[0], labels == labels[1], np.zeros(len(labels), dtype=bool)], axis=1).astype(int)
+    svm = KernelSVC(PartialTreeKernel()).fit(X, Y)
+    decisions = svm.decision_function(X)
+    assert decisions.shape == (60, 3)
+    assert (decisions[:, 2] == -1.0).all()
+    assert (svm.predict(X) == (decisions > 0)).all()
+
+
+def test_saved_support_gives_the_same_decisions(questions):
+    X, labels = questions
+    svm = KernelSVC(PartialTreeKernel()).fit(X[:40], labels[:40])
+    restored = KernelSVC(PartialTreeKernel()).set_support(
+        svm.support_vectors_,
+        dual_coef=svm.dual_coef_.tolist(),
+        intercept=svm.intercept_.tolist(),
+        classes=svm.classes_.tolist(),
+        multilabel=False,
+    )
+    assert restored.decision_function(X[40:]) == pytest.approx(svm.decision_function(X[40:]))
+
+
+def test_out_of_fold_decisions_come_from_svms_that_did_not_see_the_row(questions):
+    X, labels = questions
+    y = labels == labels[0]
+    kernel = PartialTreeKernel()
+    estimator = KernelSVC(kernel)
+    decisions = out_of_fold_decisions(estimator, X, y.astype(int), n_folds=3, random_state=1)
+    for fit, held in StratifiedKFold(n_splits=3, shuffle=True, random_state=1).split(X, y):
+        Xf = [X[i] for i in fit]
+        expected = precomputed(kernel, Xf, y[fit], [X[i] for i in held])
+        assert decisions[held] == pytest.approx(expected)
+    assert estimator.decision_function(X) == pytest.approx(precomputed(kernel, X, y, X))
+
+
+def test_bad_input():
+    kernel = PartialTreeKernel()
+    with pytest.raises(InvalidParameterError, match="C must be"):
+        KernelSVC(kernel, C=0).fit([], [])
+    with pytest.raises(StructureTypeError, match="item 0"):
+        KernelSVC(kernel).fit(["not a tree", "x"], [0, 1])
+    with pytest.raises(InvalidParameterError, match="agree"):
+        KernelSVC(kernel).fit([], [])
+    with pytest.raises(InvalidParameterError, match="n_folds"):
+        out_of_fold_decisions(KernelSVC(kernel), [], [], n_folds=1)
