@@ -245,3 +245,50 @@ def test_a_batch_without_candidates_updates_nothing():
     losses = extractor.update([Example(empty, empty)], sgd=nlp.create_optimizer())
     assert losses == {"relation_extractor": 0.0} and extractor.model.to_bytes() == before
     assert extractor(parsed_in(nlp).copy())._.rel and not extractor(empty)._.rel
+
+
+SVM = {
+    "@architectures": "spacy_convkernels.CandidateKernelSVM.v1",
+    "structure": "path",
+    "C": 100.0,
+    "n_folds": 2,
+    "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "vectors": None},
+}
+
+
+def test_exact_svm_decisions_as_kernel_features_learn_and_round_trip():
+    fix_random_seed(0)
+    nlp = spacy.blank("en")
+    config = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features=SVM)
+    extractor = nlp.add_pipe("relation_extractor", config={"model": config})
+    examples = pair_examples(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.01
+    for _ in range(80):
+        nlp.update(examples, sgd=optimizer)
+    assert nlp.evaluate(examples)["rel_micro_f"] == 1.0
+    block = extractor.model.get_ref("kernel_features")
+    svm = block.attrs["encoder"]
+    doc = parsed_in(nlp)
+    candidates = [extractor.model.attrs["candidates"](doc)]
+    exact = svm.estimator.decision_function([c.path for c in candidates[0]])
+    assert block.predict(([doc], candidates)) == pytest.approx(exact, abs=1e-5)
+    out_of_fold = np.array([svm.out_of_fold[(doc.text, c.spans)] for c in candidates[0]])
+    training_rows, _ = block(([doc], candidates), is_train=True)
+    assert training_rows == pytest.approx(out_of_fold, abs=1e-5)
+    assert not np.allclose(out_of_fold, exact)  # the training rows come from SVMs that did not see them
+    copy = spacy.blank("en")
+    copy.add_pipe("relation_extractor", config={"model": config})
+    copy.from_bytes(nlp.to_bytes())
+    assert copy.get_pipe("relation_extractor")(parsed_in(copy))._.rel == extractor(parsed_in(nlp))._.rel
+
+
+def test_the_svm_block_needs_labels_and_a_sane_cap():
+    from spacy_convkernels.kernels import SubsequencePathKernel
+    from spacy_convkernels.ml.relation_model import candidate_kernel_svm
+    from spacy_convkernels.structures.relations import entity_pairs
+
+    with pytest.raises(InvalidParameterError, match="needs the candidates' labels"):
+        candidate_kernel_svm(SubsequencePathKernel()).initialize(X=([parsed()], [entity_pairs(parsed())]))
+    with pytest.raises(InvalidParameterError, match="max_train must be"):
+        candidate_kernel_svm(SubsequencePathKernel(), max_train=1)

@@ -179,8 +179,9 @@ def out_of_fold_decisions(
     estimator: KernelSVC, X: Sequence, y, *, n_folds: int = 5, random_state: int | None = 0
 ) -> np.ndarray:
     """The decision values of each structure of ``X`` by SVMs fitted on the other folds
-    (``n_folds`` folds, stratified for class labels, over one Gram of ``X``); ``estimator``
-    is then fitted on all of ``X``."""
+    (``n_folds`` folds over one Gram of ``X``, stratified by class, or for multilabel ``y``
+    by first label, when every stratum fills the folds); ``estimator`` is then fitted on
+    all of ``X``."""
     if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
         raise InvalidParameterError(f"n_folds must be an integer >= 2, got {n_folds!r}")
     X, y = estimator._training_set(X, y)
@@ -189,10 +190,11 @@ def out_of_fold_decisions(
     K = estimator.kernel.gram(X, n_jobs=estimator.n_jobs, progress=estimator.verbose)
     estimator._fit_gram(K, X, y)
     _, _, columns = estimator._outputs(y)
-    stratify = y.ndim == 1 and np.unique(y, return_counts=True)[1].min() >= n_folds
+    strata = y if y.ndim == 1 else np.where(columns.any(axis=1), columns.argmax(axis=1), -1)
+    stratify = np.unique(strata, return_counts=True)[1].min() >= n_folds
     folds = (StratifiedKFold if stratify else KFold)(n_splits=n_folds, shuffle=True, random_state=random_state)
     decisions = np.zeros((len(X), columns.shape[1]))
-    for fit, held in folds.split(np.zeros(len(X)), y):
+    for fit, held in folds.split(np.zeros(len(X)), strata):
         fold = clone(estimator)._fit_columns(K[np.ix_(fit, fit)], [X[i] for i in fit], columns[fit])
         decisions[held] = K[np.ix_(held, fit[fold.support_])] @ fold.dual_coef_.T + fold.intercept_
     return decisions[:, 0] if estimator._binary else decisions
