@@ -42,13 +42,21 @@ KERNEL = {
     "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "vectors": None},
 }
 
+SVM = {
+    "@architectures": "spacy_convkernels.CandidateKernelSVM.v1",
+    "structure": "path",
+    "C": 100.0,
+    "n_folds": 2,
+    "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "vectors": None},
+}
 
-def model_config(candidates: str, *, kernel=True, tok2vec=True) -> dict:
+
+def model_config(candidates: str, *, kernel=True, tok2vec=True, kernel_features=KERNEL) -> dict:
     return {
         "@architectures": "spacy_convkernels.RelationModel.v1",
         "hidden_width": 16,
         "candidates": {"@misc": f"spacy_convkernels.{candidates}.v1"},
-        "kernel_features": KERNEL if kernel else None,
+        "kernel_features": kernel_features if kernel else None,
         "tok2vec_features": TOK2VEC if tok2vec else None,
     }
 
@@ -68,12 +76,11 @@ def pair_examples(nlp) -> list[Example]:
     return examples
 
 
-def trained_pair_pipeline(*, kernel=True, tok2vec=True, steps=30):
+def trained_pair_pipeline(*, kernel=True, tok2vec=True, steps=30, kernel_features=KERNEL):
     fix_random_seed(0)
     nlp = spacy.blank("en")
-    extractor = nlp.add_pipe(
-        "relation_extractor", config={"model": model_config("EntityPairCandidates", kernel=kernel, tok2vec=tok2vec)}
-    )
+    config = model_config("EntityPairCandidates", kernel=kernel, tok2vec=tok2vec, kernel_features=kernel_features)
+    extractor = nlp.add_pipe("relation_extractor", config={"model": config})
     examples = pair_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
     optimizer.learn_rate = 0.01
@@ -108,8 +115,11 @@ def test_bytes_round_trip_gives_identical_scores():
         assert after[key] == before[key]
 
 
-def test_a_saved_pipeline_loads_without_an_import(tmp_path):
-    nlp, extractor, _, _ = trained_pair_pipeline(steps=5)
+@pytest.mark.parametrize("kernel_features", ["nystroem", "svm"])
+def test_a_saved_pipeline_loads_without_an_import(tmp_path, kernel_features):
+    nlp, extractor, _, _ = trained_pair_pipeline(
+        steps=5, kernel_features=KERNEL if kernel_features == "nystroem" else SVM
+    )
     nlp.to_disk(tmp_path / "pipeline")
     parsed().to_disk(tmp_path / "doc.spacy")
     expected = extractor(parsed_in(nlp))._.rel
@@ -247,15 +257,6 @@ def test_a_batch_without_candidates_updates_nothing():
     assert extractor(parsed_in(nlp).copy())._.rel and not extractor(empty)._.rel
 
 
-SVM = {
-    "@architectures": "spacy_convkernels.CandidateKernelSVM.v1",
-    "structure": "path",
-    "C": 100.0,
-    "n_folds": 2,
-    "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "vectors": None},
-}
-
-
 def test_exact_svm_decisions_as_kernel_features_learn_and_round_trip():
     fix_random_seed(0)
     nlp = spacy.blank("en")
@@ -285,7 +286,7 @@ def test_exact_svm_decisions_as_kernel_features_learn_and_round_trip():
 
 def test_the_svm_block_needs_labels_and_a_sane_cap():
     from spacy_convkernels.kernels import SubsequencePathKernel
-    from spacy_convkernels.ml.relation_model import candidate_kernel_svm
+    from spacy_convkernels.ml.candidate_svm import candidate_kernel_svm
     from spacy_convkernels.structures.relations import entity_pairs
 
     with pytest.raises(InvalidParameterError, match="needs the candidates' labels"):

@@ -34,10 +34,8 @@ batch and given to the two feature blocks, either of which may be null:
   concatenated in the order of the generator's ``roles`` (zeros for a role the
   candidate lacks), as in explosion's ``rel_component`` tutorial.
 
-``kernel_features`` can instead be ``spacy_convkernels.CandidateKernelSVM.v1``: the
-decision values of exact-kernel SVMs, one per label, fitted on the training candidates at
-initialization; the layers above then learn on out-of-fold decisions (stacking), so they
-learn how far to trust the SVM on candidates it has not seen.
+``kernel_features`` can instead be ``spacy_convkernels.CandidateKernelSVM.v1``
+(:mod:`.candidate_svm`): the decision values of exact-kernel SVMs, one per label.
 
 Each block goes through its own layer norm (the SVM decisions, already on the scale of
 the margin, through none: a layer norm over a few decisions near -1 would blow their
@@ -64,7 +62,6 @@ from ..approx.klsh import KLSH
 from ..approx.nystroem import LANDMARK_INITS, Nystroem
 from ..errors import InvalidParameterError
 from ..kernels.base import Kernel
-from ..learn.svm import KernelSVC, out_of_fold_decisions
 from ..structures.paths import PathTuples
 from ..structures.tree import Tree
 
@@ -227,9 +224,9 @@ class CandidateEncoder:
         if not self.fitted:
             return srsly.msgpack_dumps(None)
         if self.method == "nystroem":
-            landmarks = [_structure_state(s) for s in self.estimator.components_]
+            landmarks = [structure_state(s) for s in self.estimator.components_]
             return srsly.msgpack_dumps({"landmarks": landmarks, "normalization": self.estimator.normalization_})
-        state = {"references": [_structure_state(s) for s in self.estimator.references_]}
+        state = {"references": [structure_state(s) for s in self.estimator.references_]}
         for name in ("subsets_", "hyperplanes_"):
             if hasattr(self.estimator, name):
                 state[name] = getattr(self.estimator, name)
@@ -240,10 +237,10 @@ class CandidateEncoder:
         if state is None:
             return self
         if self.method == "nystroem":
-            landmarks = [_structure_from_state(s) for s in state["landmarks"]]
+            landmarks = [structure_from_state(s) for s in state["landmarks"]]
             self.estimator.set_landmarks(landmarks, state["normalization"])
         else:
-            references = [_structure_from_state(s) for s in state["references"]]
+            references = [structure_from_state(s) for s in state["references"]]
             self.estimator.restore(references, subsets=state.get("subsets_"), hyperplanes=state.get("hyperplanes_"))
         return self
 
@@ -257,13 +254,15 @@ def candidate_structures(candidates: list, structure: str) -> tuple[list[int], l
     return [i for i, _ in found], [s for _, s in found]
 
 
-def _structure_state(structure) -> dict:
+def structure_state(structure) -> dict:
+    """A path or tree as msgpack-ready data."""
     if isinstance(structure, PathTuples):
         return {"path": [list(t) for t in structure.tuples]}
     return {"tree": str(structure)}
 
 
-def _structure_from_state(state: dict):
+def structure_from_state(state: dict):
+    """The path or tree of :func:`structure_state`."""
     return PathTuples(tuple(t) for t in state["path"]) if "path" in state else Tree.from_string(state["tree"])
 
 
@@ -334,144 +333,6 @@ def kernel_init(model: Model, X=None, Y=None) -> None:
     """Choose the landmarks among the candidates of ``X`` (docs, candidates)."""
     if X is not None:
         model.attrs["encoder"].fit([c for doc_candidates in X[1] for c in doc_candidates])
-
-
-class CandidateSVM:
-    """Exact-kernel SVM decisions of one structure of the candidates, one per label
-    (:class:`~spacy_convkernels.learn.KernelSVC`, one-vs-rest), fitted on the training
-    candidates (at most ``max_train``, drawn at random) and saved as support vectors.
-    While training, a candidate the SVMs were fitted on gets its out-of-fold decisions
-    (``n_folds`` SVMs that did not see it), looked up by its Doc's text and its spans;
-    every other candidate, and every candidate at prediction, gets the SVMs' decisions.
-    A candidate without the structure gets zeros."""
-
-    def __init__(self, kernel: Kernel, *, structure: str, C: float, n_folds: int, max_train: int | None, random_state):
-        self.structure = structure
-        self.n_folds = n_folds
-        self.max_train = max_train
-        self.random_state = random_state
-        self.estimator = KernelSVC(kernel, C=C)
-        self.out_of_fold: dict[tuple, np.ndarray] = {}
-
-    @property
-    def kernel(self) -> Kernel:
-        return self.estimator.kernel
-
-    @property
-    def fitted(self) -> bool:
-        return hasattr(self.estimator, "dual_coef_")
-
-    def fit(self, keys: list[tuple], candidates: list, Y: np.ndarray) -> None:
-        where, structures = candidate_structures(candidates, self.structure)
-        if self.max_train is not None and len(where) > self.max_train:
-            chosen = np.sort(np.random.default_rng(self.random_state).choice(len(where), self.max_train, replace=False))
-            where, structures = [where[i] for i in chosen], [structures[i] for i in chosen]
-        decisions = out_of_fold_decisions(
-            self.estimator, structures, np.asarray(Y)[where].astype(int), n_folds=self.n_folds, random_state=0
-        )
-        self.out_of_fold = {keys[i]: row for i, row in zip(where, decisions.reshape(len(where), -1))}
-
-    def transform(self, keys: list[tuple], candidates: list, is_train: bool) -> np.ndarray:
-        rows = np.zeros((len(candidates), self.estimator.dual_coef_.shape[0]), dtype=np.float32)
-        where, structures = candidate_structures(candidates, self.structure)
-        known = [(i, s) for i, s in zip(where, structures) if is_train and keys[i] in self.out_of_fold]
-        for i, _ in known:
-            rows[i] = self.out_of_fold[keys[i]]
-        new = [(i, s) for i, s in zip(where, structures) if not (is_train and keys[i] in self.out_of_fold)]
-        if new:
-            decisions = self.estimator.decision_function([s for _, s in new])
-            rows[[i for i, _ in new]] = decisions.reshape(len(new), -1)
-        return rows
-
-    def to_bytes(self) -> bytes:
-        if not self.fitted:
-            return srsly.msgpack_dumps(None)
-        svm = self.estimator
-        state = {
-            "support_vectors": [_structure_state(s) for s in svm.support_vectors_],
-            "dual_coef": svm.dual_coef_.tolist(),
-            "intercept": svm.intercept_.tolist(),
-            "classes": svm.classes_.tolist(),
-            "multilabel": bool(svm.multilabel_),
-        }
-        return srsly.msgpack_dumps(state)
-
-    def from_bytes(self, data: bytes) -> "CandidateSVM":
-        state = srsly.msgpack_loads(data)
-        if state is not None:
-            support_vectors = [_structure_from_state(s) for s in state.pop("support_vectors")]
-            self.estimator.set_support(support_vectors, **state)
-        return self
-
-
-@serialize_attr.register(CandidateSVM)
-def _serialize_svm(_, value: CandidateSVM, name: str, model: Model) -> bytes:
-    return value.to_bytes()
-
-
-@deserialize_attr.register(CandidateSVM)
-def _deserialize_svm(current: CandidateSVM, value: bytes, name: str, model: Model) -> CandidateSVM:
-    return current.from_bytes(value)
-
-
-@registry.architectures("spacy_convkernels.CandidateKernelSVM.v1")
-def candidate_kernel_svm(
-    kernel: Kernel,
-    structure: str = "path",
-    C: float = 1.0,
-    n_folds: int = 5,
-    max_train: int | None = None,
-    random_state: int = 0,
-) -> Model:
-    """The decision values of exact-kernel SVMs over each candidate's ``structure``
-    (``"path"`` or ``"tree"``), one per label, with regularization ``C``; out-of-fold
-    (``n_folds``) on the training candidates while training (see :class:`CandidateSVM`).
-    ``max_train`` caps the training candidates, whose Gram is held in memory (8 bytes
-    times their number squared)."""
-    if structure not in STRUCTURES:
-        raise InvalidParameterError(f"CandidateKernelSVM: structure must be in {STRUCTURES}, not {structure!r}")
-    if max_train is not None and (not isinstance(max_train, int) or max_train < n_folds):
-        raise InvalidParameterError(
-            f"CandidateKernelSVM: max_train must be an int >= n_folds or null, not {max_train!r}"
-        )
-    svm = CandidateSVM(
-        kernel, structure=structure, C=C, n_folds=n_folds, max_train=max_train, random_state=random_state
-    )
-    return Model(
-        "candidate_kernel_svm",
-        svm_forward,
-        init=svm_init,
-        dims={"nO": None},
-        attrs={"encoder": svm, "layer_norm": False},
-    )
-
-
-def candidate_keys(docs: list[Doc], candidates: list[list]) -> list[tuple]:
-    """(the Doc's text, the candidate's spans) of every candidate, in order."""
-    return [(doc.text, c.spans) for doc, doc_candidates in zip(docs, candidates) for c in doc_candidates]
-
-
-def svm_forward(model: Model, inputs, is_train: bool):
-    docs, candidates = inputs
-    flat = [c for doc_candidates in candidates for c in doc_candidates]
-    rows = model.attrs["encoder"].transform(candidate_keys(docs, candidates), flat, is_train)
-
-    def backprop(d_rows: Floats2d) -> list:
-        return []
-
-    return model.ops.asarray2f(rows), backprop
-
-
-def svm_init(model: Model, X=None, Y=None) -> None:
-    """Fit the SVMs on the candidates of ``X`` (docs, candidates) and their labels ``Y``."""
-    if X is None:
-        return
-    if Y is None:
-        raise InvalidParameterError("CandidateKernelSVM: initialization needs the candidates' labels (Y)")
-    docs, candidates = X
-    flat = [c for doc_candidates in candidates for c in doc_candidates]
-    model.attrs["encoder"].fit(candidate_keys(docs, candidates), flat, model.ops.to_numpy(Y))
-    model.set_dim("nO", model.attrs["encoder"].estimator.dual_coef_.shape[0], force=True)
 
 
 @registry.architectures("spacy_convkernels.CandidateTok2Vec.v1")
