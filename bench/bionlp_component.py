@@ -1,8 +1,10 @@
-"""The relation_extractor component on BioNLP-ST 2013 GE: kernel features only, tok2vec only, both.
+"""The relation_extractor component on BioNLP-ST 2013 GE: kernel features only, tok2vec only,
+both; exact-kernel SVM decisions alone and with tok2vec.
 
     python bench/bionlp_component.py [--data ../shared/data/bionlp-st-2013-ge/original-data]
         [--model ../shared/models/en_core_web_md-3.8.0] [--lexicon DIR] [--epochs 12]
-        [--n-components 300] [--json bench/bionlp_component.json]
+        [--n-components 300] [--svm-c 10] [--variants both,kernel,tok2vec,svm,svm+tok2vec]
+        [--json bench/bionlp_component.json]
 
 Documents as bench/bionlp_candidates.py reads them: gold proteins given, parsed by the md
 model; triggers from the lexicon's trigger patterns (``--lexicon``, built from train by
@@ -10,7 +12,10 @@ model; triggers from the lexicon's trigger patterns (``--lexicon``, built from t
 (``InteractionCandidates.v1`` with its default role sets and distance, paths in the
 ``--path`` representation; kernel features: Nystroem vectors of the subsequence path
 kernel, lam = 0.5, ``--n-components``
-landmarks by kernel k-means++ among the training candidates; tok2vec features: the
+landmarks by kernel k-means++ among the training candidates, or, in the ``svm``
+variants, the decisions of one SVM per label over the same kernel, C = ``--svm-c`` (10:
+the C that ``bench/bionlp_relations.py`` chose for this kernel on its split of train),
+out-of-fold (5 folds) on the training candidates; tok2vec features: the
 pooled rows of its own ``spacy.Tok2Vec.v2`` with the md vectors) is trained on 80 % of
 the train documents; the epoch and the decision threshold are the ones of best
 candidate-level F1 on the other 20 % (a split of train); then it is evaluated on devel.
@@ -40,9 +45,34 @@ from spacy_convkernels.structures.relations import GoldRelations
 
 ROOT = Path(__file__).resolve().parent.parent
 THRESHOLDS = np.round(np.arange(0.1, 0.91, 0.05), 2)
+VARIANTS = {  # name: (kernel features, tok2vec features)
+    "both": ("nystroem", True),
+    "kernel": ("nystroem", False),
+    "tok2vec": (None, True),
+    "svm": ("svm", False),
+    "svm+tok2vec": ("svm", True),
+}
 
 
-def model_config(triggers_key: str, *, path: str, kernel: bool, tok2vec: bool, n_components: int) -> dict:
+def kernel_block(kernel: str | None, *, n_components: int, svm_c: float) -> dict | None:
+    """The config of the kernel features: Nystroem vectors, SVM decisions or none."""
+    path_kernel = {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "lam": 0.5, "vectors": None}
+    if kernel == "nystroem":
+        return {
+            "@architectures": "spacy_convkernels.CandidateKernelFeatures.v1",
+            "structure": "path",
+            "n_components": n_components,
+            "landmark_init": "kmeans++",
+            "kernel": path_kernel,
+        }
+    if kernel == "svm":
+        return {"@architectures": "spacy_convkernels.CandidateKernelSVM.v1", "C": svm_c, "kernel": path_kernel}
+    return None
+
+
+def model_config(
+    triggers_key: str, *, path: str, kernel: str | None, tok2vec: bool, n_components: int, svm_c: float
+) -> dict:
     return {
         "@architectures": "spacy_convkernels.RelationModel.v1",
         "hidden_width": 64,
@@ -51,15 +81,7 @@ def model_config(triggers_key: str, *, path: str, kernel: bool, tok2vec: bool, n
             "triggers_key": triggers_key,
             "path": path,
         },
-        "kernel_features": {
-            "@architectures": "spacy_convkernels.CandidateKernelFeatures.v1",
-            "structure": "path",
-            "n_components": n_components,
-            "landmark_init": "kmeans++",
-            "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "lam": 0.5, "vectors": None},
-        }
-        if kernel
-        else None,
+        "kernel_features": kernel_block(kernel, n_components=n_components, svm_c=svm_c),
         "tok2vec_features": {
             "@architectures": "spacy_convkernels.CandidateTok2Vec.v1",
             "tok2vec": {
@@ -116,6 +138,7 @@ def run(
     path,
     epochs,
     n_components,
+    svm_c,
     batch_size,
     learn_rate,
     **blocks,
@@ -124,7 +147,7 @@ def run(
     nlp = nlp_base
     if "relation_extractor" in nlp.pipe_names:
         nlp.remove_pipe("relation_extractor")
-    config = {"model": model_config(triggers_key, path=path, n_components=n_components, **blocks)}
+    config = {"model": model_config(triggers_key, path=path, n_components=n_components, svm_c=svm_c, **blocks)}
     extractor = nlp.add_pipe("relation_extractor", config=config)
     start = time.perf_counter()
     extractor.initialize(lambda: train)
@@ -185,7 +208,8 @@ def main():
     add_corpus_arguments(parser)
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--n-components", type=int, default=300)
-    parser.add_argument("--variants", default="both,kernel,tok2vec")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--svm-c", type=float, default=10.0, help="C of the SVM variants")
     parser.add_argument("--path", default="tuples", help="the path representation: tuples, features or separate")
     parser.add_argument("--batch-size", type=int, default=2, help="documents per update")
     parser.add_argument("--learn-rate", type=float, default=0.002)
@@ -206,10 +230,9 @@ def main():
     held_out = [Example(train_docs[i], train_docs[i]) for i in order[cut:]]
     devel = [Example(doc, doc) for doc in devel_docs]
     print(f"train {len(train)} / held-out {len(held_out)} / devel {len(devel)} documents; triggers: {triggers_key}")
-    variants = {"both": (True, True), "kernel": (True, False), "tok2vec": (False, True)}
     results = []
     for name in args.variants.split(","):
-        kernel, tok2vec = variants[name]
+        kernel, tok2vec = VARIANTS[name]
         result = run(
             nlp,
             name,
@@ -221,6 +244,7 @@ def main():
             path=args.path,
             epochs=args.epochs,
             n_components=args.n_components,
+            svm_c=args.svm_c,
             batch_size=args.batch_size,
             learn_rate=args.learn_rate,
             kernel=kernel,
@@ -228,6 +252,10 @@ def main():
         )
         results.append(result)
         print(json.dumps(result), flush=True)
+    runs = {(r["variant"], r["path"]): r for r in results}
+    if args.json.exists() and json.loads(args.json.read_text())["triggers"] == triggers_key:
+        kept = [r for r in json.loads(args.json.read_text())["results"] if (r["variant"], r["path"]) not in runs]
+        results = kept + results
     args.json.write_text(json.dumps({"triggers": triggers_key, "results": results}, indent=1) + "\n")
     print(f"{'variant':>8}  {'F1 (P, R) candidates':>26}  {'component micro F1 (P, R)':>28}  train s")
     for r in results:

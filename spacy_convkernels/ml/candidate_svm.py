@@ -72,13 +72,14 @@ class CandidateSVM:
     def transform(self, keys: list[tuple], candidates: list, is_train: bool) -> np.ndarray:
         rows = np.zeros((len(candidates), self.estimator.dual_coef_.shape[0]), dtype=np.float32)
         where, structures = candidate_structures(candidates, self.structure)
-        known = [(i, s) for i, s in zip(where, structures) if is_train and keys[i] in self.out_of_fold]
-        for i, _ in known:
-            rows[i] = self.out_of_fold[keys[i]]
-        new = [(i, s) for i, s in zip(where, structures) if not (is_train and keys[i] in self.out_of_fold)]
+        remembered = [is_train and keys[i] in self.out_of_fold for i in where]
+        for i, known in zip(where, remembered):
+            if known:
+                rows[i] = self.out_of_fold[keys[i]]
+        new = [k for k, known in enumerate(remembered) if not known]
         if new:
-            decisions = self.estimator.decision_function([s for _, s in new])
-            rows[[i for i, _ in new]] = decisions.reshape(len(new), -1)
+            decisions = self.estimator.decision_function([structures[k] for k in new])
+            rows[[where[k] for k in new]] = decisions.reshape(len(new), -1)
         return rows
 
     def to_bytes(self) -> bytes:
