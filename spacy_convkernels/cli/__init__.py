@@ -1,18 +1,32 @@
-"""The package's command line: ``python -m spacy_convkernels <command> ...`` (or the
-``spacy-convkernels`` script). Each command is a module here with ``add_parser`` and
-``run``; a package error is printed as one line on stderr with exit status 1."""
+"""spacy-convkernels: convolution kernels for spaCy, from the command line (also python -m spacy_convkernels).
+
+Each command is a module here with ``add_parser`` and ``run``; a package error is
+printed as one line on stderr with exit status 1. ``spacy-convkernels COMMAND --help``
+describes a command."""
 
 import argparse
 import sys
 
 from ..errors import ConvKernelsError
-from . import convert, lexicon, trees
+from . import convert, demo, evaluate, gram, lexicon, nystroem, trees
 
-COMMANDS = {"convert": convert, "trees": trees, "lexicon": lexicon}
+COMMANDS = {
+    "demo": demo,
+    "convert": convert,
+    "trees": trees,
+    "gram": gram,
+    "nystroem": nystroem,
+    "evaluate": evaluate,
+    "lexicon": lexicon,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="spacy-convkernels", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="spacy-convkernels",
+        description=__doc__.splitlines()[0],
+        epilog="Start with: spacy-convkernels demo. Help on a command: spacy-convkernels COMMAND --help.",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     for name, module in COMMANDS.items():
         module.add_parser(commands.add_parser(name, help=module.__doc__.splitlines()[0], description=module.__doc__))
@@ -20,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         COMMANDS[arguments.command].run(arguments)
     except (ConvKernelsError, OSError) as error:
-        print(f"spacy-convkernels {arguments.command}: error: {error}", file=sys.stderr)
+        message = " ".join(str(error).split())  # one line, whatever the message holds
+        print(f"spacy-convkernels {arguments.command}: error: {message}", file=sys.stderr)
         return 1
     return 0

@@ -1,0 +1,153 @@
+"""Evaluate a kernel on the two benchmark tasks: TREC question classification and BioNLP GE interactions.
+
+    python -m spacy_convkernels evaluate qc train_5500.coarse.klp.gz TREC_10.coarse.klp.gz --kernel ptk
+    python -m spacy_convkernels evaluate bionlp ge/train ge/devel --model en_core_web_md
+
+These are the library's protocols of the benchmark scripts in the repository's bench/,
+for one kernel at a time (the scripts compare many and write the docs' tables):
+
+- ``qc`` (bench/qc_classification.py): the ``--representation`` trees of KeLP example
+  files, coarse classes; one binary C-SVM per class on the normalized Gram, with KeLP's
+  fairness (a positive error costs C * negatives / positives), the highest decision
+  value wins; prints the test accuracy.
+- ``bionlp`` (bench/bionlp_relations.py, the exact PK k-NN row): BioNLP standoff
+  directories with gold proteins, parsed by ``--model`` (its NER left out); candidates
+  are the interactions of the role sets theme; catalyst, theme; theme, theme2 within 4
+  dependency edges of the gold triggers, positive
+  when a gold interaction has their trigger and participants; a k-NN on the subsequence
+  path kernel (lam 0.5) of their paths, fitted on the training candidates, predicts the
+  devel candidates; prints precision, recall and F1 of the positive class.
+"""
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import spacy
+from sklearn.svm import SVC
+from tqdm import tqdm
+
+from ..corpora import read_klp, read_standoff
+from ..errors import ConvKernelsError, CorpusFileError, InvalidParameterError
+from ..kernels import SubsequencePathKernel
+from ..learn import KernelKNeighborsClassifier
+from ..structures.dependency import REPRESENTATIONS
+from ..structures.relations import GoldRelations, dependency_interactions
+from .structures import add_kernel_arguments, kernel_parameters, make_kernel
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    tasks = parser.add_subparsers(dest="task", required=True)
+    qc = tasks.add_parser("qc", help="TREC question classification: SVMs on a tree kernel", description=__doc__)
+    qc.formatter_class = argparse.RawDescriptionHelpFormatter
+    qc.add_argument("train", type=Path, help="KeLP examples to train on (.klp, .klp.gz)")
+    qc.add_argument("test", type=Path, help="KeLP examples to test on")
+    qc.add_argument("--representation", choices=REPRESENTATIONS, default="grct", help="the trees (default grct)")
+    qc.add_argument("--C", type=float, default=10.0, help="the SVMs' C (default 10, KeLP's)")
+    qc.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_kernel_arguments(qc)
+    bionlp = tasks.add_parser("bionlp", help="BioNLP GE interactions: path-kernel k-NN", description=__doc__)
+    bionlp.formatter_class = argparse.RawDescriptionHelpFormatter
+    bionlp.add_argument("train", type=Path, help="a directory of standoff documents (.txt, .a1, .a2)")
+    bionlp.add_argument("devel", type=Path, help="a directory of standoff documents to score")
+    bionlp.add_argument("--model", required=True, help="a spaCy pipeline with a parser (name or path)")
+    bionlp.add_argument("--k", type=int, default=5, help="neighbours (default 5)")
+    bionlp.add_argument("--n-jobs", type=int, default=None, help="threads of the kernel (default: every core)")
+    bionlp.add_argument("--n-process", type=int, default=1, help="parser processes (default 1)")
+    bionlp.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def run(arguments: argparse.Namespace) -> None:
+    if arguments.task == "qc":
+        evaluate_qc(arguments)
+    else:
+        evaluate_bionlp(arguments)
+
+
+def evaluate_qc(arguments: argparse.Namespace) -> None:
+    kernel = make_kernel(arguments.kernel, kernel_parameters(arguments))
+    (X, y), (Z, y_test) = (_questions(path, arguments.representation) for path in (arguments.train, arguments.test))
+    if len(np.unique(y)) < 2:
+        raise ConvKernelsError(f"{arguments.train}: the training questions have a single class")
+    start = time.perf_counter()
+    progress = not arguments.quiet
+    train_gram = kernel.gram(X, normalize=arguments.normalize, n_jobs=arguments.n_jobs, progress=progress)
+    test_gram = kernel.gram(Z, X, normalize=arguments.normalize, n_jobs=arguments.n_jobs, progress=progress)
+    seconds = time.perf_counter() - start
+    predicted = one_vs_all_svms(train_gram, y, test_gram, C=arguments.C)
+    print(
+        f"qc: {arguments.kernel} on {arguments.representation}, {len(X)} training and {len(Z)} test questions: "
+        f"accuracy {100 * np.mean(predicted == y_test):.2f} % ({np.sum(predicted == y_test)}/{len(Z)}); "
+        f"Grams in {seconds:.1f} s"
+    )
+
+
+def one_vs_all_svms(train_gram: np.ndarray, y: np.ndarray, test_gram: np.ndarray, *, C: float = 10.0) -> np.ndarray:
+    """The predicted classes: one C-SVM per class with KeLP's fairness, the highest decision value wins."""
+    classes = np.unique(y)
+    scores = np.zeros((len(test_gram), len(classes)))
+    for k, label in enumerate(classes):
+        positive = y == label
+        weight = {1: (~positive).sum() / positive.sum(), 0: 1.0}
+        svm = SVC(kernel="precomputed", C=C, class_weight=weight).fit(train_gram, positive.astype(int))
+        scores[:, k] = svm.decision_function(test_gram)
+    return classes[scores.argmax(axis=1)]
+
+
+def _questions(path: Path, representation: str) -> tuple[list, np.ndarray]:
+    trees, labels = [], []
+    for example in read_klp(path):
+        if representation not in example.trees or len(example.labels) != 1:
+            raise ConvKernelsError(f"{path}: question {len(trees) + 1} lacks a {representation} tree or one label")
+        trees.append(example.trees[representation])
+        labels.append(example.labels[0].split(":")[0])
+    if not trees:
+        raise ConvKernelsError(f"{path}: no question")
+    return trees, np.array(labels)
+
+
+def evaluate_bionlp(arguments: argparse.Namespace) -> None:
+    for folder in (arguments.train, arguments.devel):
+        if not folder.is_dir():
+            raise CorpusFileError("no such directory", folder)
+    if arguments.k < 1:
+        raise InvalidParameterError(f"--k must be positive, got {arguments.k}")
+    nlp = spacy.load(arguments.model, exclude=["ner"])
+    if "parser" not in nlp.pipe_names:
+        raise InvalidParameterError(f"--model {arguments.model} has no parser")
+    progress = not arguments.quiet
+    X, y = _candidates(arguments.train, nlp, arguments.n_process, progress)
+    Z, y_devel = _candidates(arguments.devel, nlp, arguments.n_process, progress)
+    if not y.any():
+        raise ConvKernelsError(f"{arguments.train}: no positive training candidate (no .a2 events?)")
+    start = time.perf_counter()
+    knn = KernelKNeighborsClassifier(
+        SubsequencePathKernel(lam=0.5), n_neighbors=arguments.k, n_jobs=arguments.n_jobs, verbose=progress
+    ).fit(X, y)
+    predicted = knn.predict(Z).astype(bool)
+    seconds = time.perf_counter() - start
+    tp = int(np.sum(predicted & y_devel))
+    precision, recall = tp / max(predicted.sum(), 1), tp / max(y_devel.sum(), 1)
+    f1 = 2 * precision * recall / (precision + recall) if tp else 0.0
+    print(
+        f"bionlp: path-kernel {arguments.k}-NN, {len(X)} training candidates ({y.sum()} positive), "
+        f"{len(Z)} devel candidates ({y_devel.sum()} positive): precision {precision:.3f}, recall {recall:.3f}, "
+        f"F1 {f1:.3f}; k-NN in {seconds:.1f} s"
+    )
+
+
+def _candidates(folder: Path, nlp, n_process: int, progress: bool) -> tuple[list, np.ndarray]:
+    """The paths of the candidates of a directory's documents, and whether each is positive."""
+    documents = list(read_standoff(folder, nlp))
+    if not documents:
+        raise CorpusFileError("no standoff document (.txt)", folder)
+    paths, positive = [], []
+    docs = nlp.pipe(documents, n_process=n_process)
+    for doc in tqdm(docs, total=len(documents), desc=f"parsing {folder.name}", unit="doc", disable=not progress):
+        gold = GoldRelations(doc)
+        for candidate in dependency_interactions(doc):  # the three role sets, 4 edges
+            paths.append(candidate.path)
+            positive.append(bool(gold.labels(candidate, doc)))
+    return paths, np.array(positive, dtype=bool)

@@ -1,0 +1,89 @@
+"""Write the Gram matrix of a corpus of trees to a .npy file, a block of rows at a time.
+
+    python -m spacy_convkernels gram trees.jsonl gram.npy --kernel ptk --float32
+    python -m spacy_convkernels gram test.klp.gz test_train.npy --against train.klp.gz --representation lct
+
+The corpus is a ``.jsonl`` file of ``trees --format jsonl``, a ``.klp``/``.klp.gz`` file
+or a file of bracket trees, one per line (see :mod:`spacy_convkernels.cli.structures`).
+Without ``--against``, K(X, X) is computed from its upper triangle; with it, K(X, Y)
+(rows: the corpus, columns: the ``--against`` trees). Rows are computed ``--block-size``
+at a time on every core (``--n-jobs``) and written straight into the memory-mapped
+output, so only one block is in memory: the matrix may be larger than the memory.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+from numpy.lib.format import open_memmap
+from tqdm import tqdm
+
+from ..errors import InvalidParameterError
+from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("input", type=Path, help="the corpus: .jsonl (of trees), .klp[.gz] or bracket trees")
+    parser.add_argument("output", type=Path, help="the .npy file to write")
+    parser.add_argument("--against", type=Path, default=None, help="a second corpus: write K(input, against)")
+    parser.add_argument("--float32", action="store_true", help="write float32 instead of float64")
+    parser.add_argument("--block-size", type=int, default=1000, help="rows per block (default 1000)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_input_arguments(parser)
+    add_kernel_arguments(parser)
+
+
+def run(arguments: argparse.Namespace) -> None:
+    kernel = make_kernel(arguments.kernel, kernel_parameters(arguments))
+    X = read_trees(arguments.input, representation=arguments.representation)
+    Y = None if arguments.against is None else read_trees(arguments.against, representation=arguments.representation)
+    shape = write_gram(
+        kernel,
+        X,
+        arguments.output,
+        Y=Y,
+        dtype=np.float32 if arguments.float32 else np.float64,
+        block_size=arguments.block_size,
+        normalize=arguments.normalize,
+        n_jobs=arguments.n_jobs,
+        progress=not arguments.quiet,
+    )
+    print(f"{shape[0]} x {shape[1]} Gram matrix to {arguments.output}", file=sys.stderr)
+
+
+def write_gram(
+    kernel,
+    X: list,
+    output,
+    *,
+    Y: list | None = None,
+    dtype=np.float64,
+    block_size: int = 1000,
+    normalize: bool = True,
+    n_jobs=None,
+    progress: bool = False,
+) -> tuple[int, int]:
+    """Write K(X, Y) (K(X, X) when ``Y`` is None) to the .npy file ``output`` by blocks of
+    ``block_size`` rows; returns its shape."""
+    if block_size < 1:
+        raise InvalidParameterError(f"--block-size must be positive, got {block_size}")
+    symmetric = Y is None
+    columns = None if symmetric else kernel.prepare(Y)  # packed once for every block
+    Path(output).parent.mkdir(parents=True, exist_ok=True)
+    out = open_memmap(output, mode="w+", dtype=dtype, shape=(len(X), len(X) if symmetric else len(Y)))
+    with tqdm(total=len(X), desc="Gram rows", unit="row", disable=not progress) as bar:
+        for start in range(0, len(X), block_size):
+            stop = min(start + block_size, len(X))
+            if symmetric:  # the block's columns from `start` on; the rest is the mirror of earlier blocks
+                block = kernel.gram(X[start:stop], X[start:], normalize=normalize, n_jobs=n_jobs)
+                out[start:stop, start:] = block
+                out[stop:, start:stop] = block[:, stop - start :].T
+            else:
+                out[start:stop] = kernel.gram(X[start:stop], columns, normalize=normalize, n_jobs=n_jobs)
+            bar.update(stop - start)
+    out.flush()
+    shape = out.shape
+    del out
+    return shape

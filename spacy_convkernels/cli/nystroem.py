@@ -1,0 +1,116 @@
+"""Fit a Nyström approximation of a tree kernel to a corpus, save it, and turn trees into vectors with it.
+
+    python -m spacy_convkernels nystroem fit train.klp.gz nystroem.npz --kernel ptk --n-components 500
+    python -m spacy_convkernels nystroem transform nystroem.npz test.klp.gz test_vectors.npy --float32
+
+``fit`` picks ``--n-components`` landmarks among the corpus' trees (uniformly or by kernel
+k-means++) and saves the kernel, its options, the landmarks (bracket strings) and the
+normalization matrix in one ``.npz`` file (no pickle). ``transform`` loads it and writes
+the vectors of a corpus' trees (one row per tree, in file order) to a ``.npy`` file; the
+trees are read with the representation the model was fitted on. Corpus files are as for
+``gram`` (see :mod:`spacy_convkernels.cli.structures`).
+"""
+
+import argparse
+import json
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from ..approx.nystroem import LANDMARK_INITS, Nystroem
+from ..errors import ConvKernelsError, CorpusFileError
+from ..structures.tree import Tree
+from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
+
+FORMAT = "spacy_convkernels.nystroem.v1"
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    steps = parser.add_subparsers(dest="step", required=True)
+    fit = steps.add_parser("fit", help="choose landmarks and save the model (.npz)", description=__doc__)
+    fit.formatter_class = argparse.RawDescriptionHelpFormatter
+    fit.add_argument("input", type=Path, help="the corpus: .jsonl (of trees), .klp[.gz] or bracket trees")
+    fit.add_argument("model", type=Path, help="the .npz file to write")
+    fit.add_argument("--n-components", type=int, default=100, help="landmarks, hence dimensions (default 100)")
+    fit.add_argument("--landmark-init", choices=LANDMARK_INITS, default="uniform", help="(default uniform)")
+    fit.add_argument("--random-state", type=int, default=0, help="seed of the landmark choice (default 0)")
+    fit.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_input_arguments(fit)
+    add_kernel_arguments(fit)
+    transform = steps.add_parser("transform", help="vectors of a corpus with a saved model (.npy)", description=__doc__)
+    transform.formatter_class = argparse.RawDescriptionHelpFormatter
+    transform.add_argument("model", type=Path, help="a model written by nystroem fit")
+    transform.add_argument("input", type=Path, help="the corpus (same formats as fit)")
+    transform.add_argument("output", type=Path, help="the .npy file to write")
+    transform.add_argument("--float32", action="store_true", help="write float32 instead of float64")
+    transform.add_argument("--n-jobs", type=int, default=None, help="threads of the kernel (default: every core)")
+    transform.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run(arguments: argparse.Namespace) -> None:
+    if arguments.step == "fit":
+        parameters = kernel_parameters(arguments)
+        model = Nystroem(
+            make_kernel(arguments.kernel, parameters),
+            n_components=arguments.n_components,
+            landmark_init=arguments.landmark_init,
+            normalize=arguments.normalize,
+            random_state=arguments.random_state,
+            n_jobs=arguments.n_jobs,
+            verbose=not arguments.quiet,
+        )
+        model.fit(read_trees(arguments.input, representation=arguments.representation))
+        representation = arguments.representation
+        save(model, arguments.model, kernel=arguments.kernel, parameters=parameters, representation=representation)
+        print(f"{model.n_features_out_} landmarks to {arguments.model}", file=sys.stderr)
+        return
+    model, representation = load(arguments.model, n_jobs=arguments.n_jobs, verbose=not arguments.quiet)
+    vectors = model.transform(read_trees(arguments.input, representation=representation))
+    arguments.output.parent.mkdir(parents=True, exist_ok=True)
+    np.save(arguments.output, vectors.astype(np.float32 if arguments.float32 else np.float64, copy=False))
+    print(f"{vectors.shape[0]} x {vectors.shape[1]} vectors to {arguments.output}", file=sys.stderr)
+
+
+def save(model: Nystroem, path, *, kernel: str, parameters: dict, representation: str) -> None:
+    """Write a fitted model: the kernel's name and options, the landmarks, the normalization."""
+    settings = {
+        "format": FORMAT,
+        "kernel": kernel,
+        "parameters": parameters,
+        "normalize": model.normalize,
+        "representation": representation,
+    }
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as out:  # np.savez would append .npz to another name
+        np.savez(
+            out,
+            settings=np.array(json.dumps(settings)),
+            landmarks=np.array([str(t) for t in model.components_]),
+            normalization=model.normalization_,
+        )
+
+
+def load(path, *, n_jobs=None, verbose: bool = False) -> tuple[Nystroem, str]:
+    """The model saved by :func:`save` and the tree representation it was fitted on."""
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            settings = json.loads(str(stored["settings"]))
+            landmarks, normalization = list(stored["landmarks"]), stored["normalization"]
+    except FileNotFoundError as error:
+        raise CorpusFileError("no such file", path) from error
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+        raise CorpusFileError(f"not a model written by nystroem fit ({type(error).__name__}: {error})", path) from error
+    if not isinstance(settings, dict) or settings.get("format") != FORMAT:
+        raise CorpusFileError(f"not a model written by nystroem fit (no format {FORMAT})", path)
+    try:
+        kernel = make_kernel(settings["kernel"], settings["parameters"])
+        trees = [Tree.from_string(s) for s in landmarks]
+    except (ConvKernelsError, KeyError, TypeError) as error:
+        raise CorpusFileError(f"a damaged model ({type(error).__name__}: {error})", path) from error
+    if normalization.shape != (len(trees), len(trees)):
+        raise CorpusFileError(f"a damaged model: normalization {normalization.shape} for {len(trees)} landmarks", path)
+    model = Nystroem(kernel, n_components=len(trees), normalize=settings["normalize"], n_jobs=n_jobs, verbose=verbose)
+    return model.set_landmarks(trees, normalization), settings["representation"]

@@ -1,0 +1,101 @@
+"""python -m spacy_convkernels demo (and the README's start), and the help of every command."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+import spacy
+from data_paths import ROOT, need_shared
+
+from spacy_convkernels.cli import COMMANDS, main
+
+SECTIONS = ["1. Trees", "2. Kernel values", "3. Nystroem vectors", "4. KLSH codes", "5. Text classifier"]
+SECTIONS += ["6. Relation scores"]
+
+
+def start_block() -> list[str]:
+    """The commands of the README's first fenced block (after cloning: install, demo, tests)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"^```sh\n(.*?)^```", text, re.M | re.S).group(1)
+    return [line.split("#")[0].strip() for line in block.splitlines() if line.split("#")[0].strip()]
+
+
+def without_times(text: str) -> list[str]:
+    return [re.sub(r"\(\d+\.\d+ s\)|in \d+\.\d+ s", "", line) for line in text.splitlines()[1:]]
+
+
+def test_demo_summarizes_every_step_on_the_bundled_samples(capsys):
+    assert main(["demo", "--n-jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "parsed by en_core_web_md 3.8.0 (parses stored with the package" in out.splitlines()[0]
+    positions = [out.index(section) for section in SECTIONS]
+    assert positions == sorted(positions) and out.rstrip().splitlines()[-1].startswith("Done in")
+    assert "GRCT: (SYNT##root" in out and "60 x 60 Gram" in out and "60 x 20 from 20 landmarks" in out
+    assert re.search(r"held-out accuracy \d+/15 \(always \w+, the majority class: \d+/15\)", out)
+    assert re.search(r"\d+ candidate interactions \(\d+ gold\) of 3 GE documents", out)
+
+
+def test_stored_parses_are_the_md_models(capsys):
+    """With the md model parsing live, every figure is the same as with the stored parses."""
+    model = need_shared("models/en_core_web_md-3.8.0")
+    assert main(["demo"]) == 0
+    stored = capsys.readouterr().out
+    assert main(["demo", "--model", str(model)]) == 0
+    live = capsys.readouterr().out
+    assert "(en_core_web_md 3.8.0)" in live.splitlines()[0]
+    assert without_times(live) == without_times(stored)
+
+
+def test_the_readme_starts_with_install_demo_and_tests():
+    install, demo, tests = start_block()
+    assert "pip install -e" in install and tests == "python -m pytest"
+    assert demo == "spacy-convkernels demo"
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^\[project\.scripts\]\nspacy-convkernels = "spacy_convkernels\.cli:main"$', pyproject, re.M)
+
+
+def test_the_readme_demo_command_runs():
+    """The README's demo line, run as the installed script where there is one (CI installs
+    it), else as the module the script calls; either way on this source tree."""
+    program, *arguments = start_block()[1].split()
+    script = shutil.which(program)
+    if script is None and os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{program} is not installed, though CI=true installs the package")
+    command = [script, *arguments] if script else [sys.executable, "-m", "spacy_convkernels", *arguments]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(command, capture_output=True, text=True, env=environment, cwd=ROOT.parent)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert all(section in result.stdout for section in SECTIONS)
+
+
+def test_demo_bad_model_is_one_line_and_status_1(tmp_path, capsys):
+    spacy.blank("en").to_disk(tmp_path / "blank")
+    cases = {str(tmp_path / "absent"): "Can't find model", str(tmp_path / "blank"): "has no parser"}
+    for model, message in cases.items():
+        assert main(["demo", "--model", model]) == 1
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("spacy-convkernels demo: error:") and message in err and "\n" not in err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [[name] for name in COMMANDS]
+    + [["nystroem", "fit"], ["nystroem", "transform"], ["evaluate", "qc"], ["evaluate", "bionlp"]],
+    ids=" ".join,
+)
+def test_every_command_has_help(command, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main([*command, "--help"])
+    assert stopped.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: spacy-convkernels {' '.join(command)}") and "python -m spacy_convkernels" in out
+
+
+def test_no_command_or_an_unknown_one_is_a_usage_error(capsys):
+    for argv in ([], ["frobnicate"]):
+        with pytest.raises(SystemExit) as stopped:
+            main(argv)
+        assert stopped.value.code == 2 and "usage: spacy-convkernels" in capsys.readouterr().err

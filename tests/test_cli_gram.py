@@ -1,0 +1,84 @@
+"""python -m spacy_convkernels gram and nystroem: Gram matrices and Nyström vectors of corpus files."""
+
+import json
+
+import numpy as np
+import pytest
+from data_paths import CORPORA
+
+from spacy_convkernels.approx import Nystroem
+from spacy_convkernels.cli import main
+from spacy_convkernels.corpora import read_klp
+from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel
+
+SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
+EXAMPLES = list(read_klp(SAMPLE))
+
+
+def trees(representation="grct", n=60):
+    return [example.trees[representation] for example in EXAMPLES[:n]]
+
+
+@pytest.mark.parametrize("block_size", [1, 7, 1000])
+def test_symmetric_gram_by_blocks_is_the_kernel_gram(tmp_path, block_size):
+    out = tmp_path / "gram.npy"
+    assert main(["gram", str(SAMPLE), str(out), "--block-size", str(block_size), "--quiet"]) == 0
+    expected = PartialTreeKernel().gram(trees())
+    np.testing.assert_allclose(np.load(out), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_gram_against_a_second_corpus_float32_options_and_formats(tmp_path):
+    lines = tmp_path / "trees.txt"
+    lines.write_text("\n".join(str(t) for t in trees("lct", 9)) + "\n\n", encoding="utf-8")  # a blank line at the end
+    records = tmp_path / "trees.jsonl"
+    rows = [{"doc": k, "lct": str(t)} for k, t in enumerate(trees("lct", 5))] + [{"doc": 5, "lct": None}]
+    records.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "block.npy"
+    command = ["gram", str(records), str(out), "--against", str(lines), "--representation", "lct"]
+    command += ["--kernel", "sst", "--lam", "0.2", "--no-normalize", "--float32", "--block-size", "2", "--quiet"]
+    assert main(command) == 0
+    G = np.load(out)
+    expected = SubsetTreeKernel(lam=0.2).gram(trees("lct", 5), trees("lct", 9), normalize=False)
+    assert G.dtype == np.float32 and G.shape == (5, 9)  # the null tree is left out
+    np.testing.assert_allclose(G, expected, rtol=1e-6)
+
+
+def test_nystroem_fit_then_transform_gives_the_library_vectors(tmp_path, capsys):
+    model = tmp_path / "models" / "ptk.npz"
+    command = ["nystroem", "fit", str(SAMPLE), str(model), "--n-components", "12", "--random-state", "3"]
+    assert main([*command, "--mu", "0.3", "--representation", "lct", "--quiet"]) == 0
+    assert capsys.readouterr().err.strip() == f"12 landmarks to {model}"
+    out = tmp_path / "vectors.npy"
+    assert main(["nystroem", "transform", str(model), str(SAMPLE), str(out), "--quiet"]) == 0  # lct, as fitted
+    reference = Nystroem(PartialTreeKernel(mu=0.3), n_components=12, random_state=3).fit(trees("lct"))
+    vectors = np.load(out)
+    assert vectors.dtype == np.float64 and vectors.shape == (60, 12)
+    np.testing.assert_allclose(vectors, reference.transform(trees("lct")), rtol=1e-10, atol=1e-12)
+
+
+def test_bad_inputs_end_with_one_line_on_stderr_and_status_1(tmp_path, capsys):
+    (tmp_path / "bad.txt").write_text("(S (NP x))\n(S (NP y)\n", encoding="utf-8")
+    (tmp_path / "bad.jsonl").write_text('{"grct": "(S x)"}\n{"lct": "(S x)"}\n', encoding="utf-8")
+    (tmp_path / "empty.txt").write_text("\n", encoding="utf-8")
+    (tmp_path / "model.npz").write_bytes(b"not a model")
+    np.savez(tmp_path / "other.npz", a=np.zeros(2))
+    good = str(SAMPLE)
+    out = str(tmp_path / "out.npy")
+    cases = [
+        (["gram", str(tmp_path / "bad.txt"), out], "bad.txt, line 2: not a tree"),
+        (["gram", str(tmp_path / "bad.jsonl"), out], "bad.jsonl, line 2: no 'grct' field"),
+        (["gram", str(tmp_path / "empty.txt"), out], "no tree"),
+        (["gram", str(tmp_path / "absent.txt"), out], "absent.txt: cannot open the file"),
+        (["gram", good, out, "--kernel", "sst", "--mu", "0.2"], "--mu does not apply to the sst kernel"),
+        (["gram", good, out, "--lam", "-1"], "lam"),
+        (["gram", good, out, "--block-size", "0"], "--block-size must be positive"),
+        (["nystroem", "fit", good, str(tmp_path / "m.npz"), "--n-components", "0"], "n_components"),
+        (["nystroem", "transform", str(tmp_path / "model.npz"), good, out], "not a model written by nystroem fit"),
+        (["nystroem", "transform", str(tmp_path / "other.npz"), good, out], "not a model written by nystroem fit"),
+        (["nystroem", "transform", str(tmp_path / "absent.npz"), good, out], "absent.npz: no such file"),
+    ]
+    for command, message in cases:
+        assert main([*command, "--quiet"]) == 1, command
+        err = capsys.readouterr().err.strip()
+        prefix = f"spacy-convkernels {command[0]}: error:"
+        assert err.startswith(prefix) and message in err and "\n" not in err, (command, err)
