@@ -27,6 +27,7 @@ from typing import TextIO
 
 import spacy
 from spacy.tokens import Doc, DocBin
+from tqdm import tqdm
 
 from ..corpora.lines import Unreadable, corpus_error, corpus_lines
 from ..errors import CorpusFormatError, InvalidParameterError, MissingAnnotationError
@@ -44,12 +45,14 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", type=Path, default=None, help="the file to write (default: standard output)")
     parser.add_argument("--batch-size", type=int, default=256, help="texts per batch of the parser (default 256)")
     parser.add_argument("--n-process", type=int, default=1, help="parser processes (default 1)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (shown on a terminal)")
 
 
 def run(arguments: argparse.Namespace) -> None:
     docs = read_docs(
         arguments.input, model=arguments.model, batch_size=arguments.batch_size, n_process=arguments.n_process
     )
+    docs = tqdm(docs, desc="documents", unit=" docs", disable=True if arguments.quiet else None)  # None: on a terminal
     if arguments.output is None:
         count = write_trees(docs, sys.stdout, representations=arguments.representations, format=arguments.format)
     else:
