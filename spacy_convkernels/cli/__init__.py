@@ -8,7 +8,7 @@ import argparse
 import sys
 
 from ..errors import ConvKernelsError
-from . import convert, demo, evaluate, gram, lexicon, nystroem, trees
+from . import convert, demo, evaluate, explain, gram, lexicon, nystroem, trees
 
 COMMANDS = {
     "demo": demo,
@@ -16,6 +16,7 @@ COMMANDS = {
     "trees": trees,
     "gram": gram,
     "nystroem": nystroem,
+    "explain": explain,
     "evaluate": evaluate,
     "lexicon": lexicon,
 }

@@ -16,6 +16,7 @@ from ..structures.tree import Tree
 from ..validation import Interval, Options, Weights
 from ._settings import KernelKind
 from .base import EngineSpec, Kernel
+from .explain import explain
 from .node_similarity import SimilaritySpec
 
 POSITIVE = Interval(0, None, closed="neither")
@@ -35,6 +36,12 @@ class TreeKernel(Kernel):
     def _weights_table(self) -> SimilaritySpec | None:
         """The label table when some label has a weight; None: every label weighs 1."""
         return SimilaritySpec(label_weights=tuple(sorted(self.label_weights.items()))) if self.label_weights else None
+
+    def explain(self, a, b, *, top: int | None = 10, normalize: bool = True):
+        """The ``top`` node pairs contributing most to K(a, b), each with its value (the
+        values of all pairs sum to K(a, b)), its share and its largest common fragment:
+        an :class:`~spacy_convkernels.kernels.explain.Explanation` (ST, SST and PTK)."""
+        return explain(self, a, b, top=top, normalize=normalize)
 
 
 class SubtreeKernel(TreeKernel):

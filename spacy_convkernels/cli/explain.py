@@ -1,0 +1,68 @@
+"""Explain a tree kernel's value for two trees: the node pairs and common fragments that make it, drawn to HTML or SVG.
+
+    python -m spacy_convkernels explain "(S (NP the cat) (VP sat))" "(S (NP a cat) (VP slept))" -o explain.html
+    python -m spacy_convkernels explain --corpus trees.jsonl 3 17 --kernel sst --top 5 -o explain.svg
+
+A and B are trees in bracket form, or with ``--corpus`` the 0-based positions of two
+trees of a corpus file (as for ``gram``: ``.jsonl`` of ``trees --format jsonl``,
+``.klp[.gz]``, or bracket trees one per line; ``--representation`` picks the tree).
+The ``--top`` node pairs of largest contribution to K(A, B) are listed (value, share of
+K, largest common fragment) and drawn: both trees, each match's fragment in its colour
+(:func:`spacy_convkernels.kernels.explain.explain`; ST, SST and PTK). The output is an
+HTML page (a ``.html`` name) or an SVG image (``.svg``).
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import ConvKernelsError, InvalidParameterError
+from ..kernels.explain import to_html, to_svg
+from ..structures.tree import Tree
+from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("a", help="a tree in bracket form, or with --corpus a position in the corpus")
+    parser.add_argument("b", help="the other tree (or position)")
+    parser.add_argument("--corpus", type=Path, default=None, help="read A and B from this corpus file by position")
+    parser.add_argument("-o", "--output", type=Path, default=Path("explain.html"), help=".html or .svg (explain.html)")
+    parser.add_argument("--top", type=int, default=10, help="node pairs to list and draw (default 10)")
+    add_input_arguments(parser)
+    add_kernel_arguments(parser)
+
+
+def run(arguments: argparse.Namespace) -> None:
+    if arguments.output.suffix not in (".html", ".svg"):
+        raise InvalidParameterError(f"--output must end in .html or .svg, got {arguments.output}")
+    kernel = make_kernel(arguments.kernel, kernel_parameters(arguments))
+    a, b = _pair(arguments)
+    explanation = kernel.explain(a, b, top=arguments.top, normalize=arguments.normalize)
+    title = f"{arguments.kernel.upper()} K(a, b) = {explanation.value:.4g}"
+    page = to_svg(explanation, a, b) if arguments.output.suffix == ".svg" else to_html(explanation, a, b, title=title)
+    arguments.output.parent.mkdir(parents=True, exist_ok=True)
+    arguments.output.write_text(page, encoding="utf-8")
+    print(f"K(a, b) = {explanation.value:.6g} ({explanation.n_pairs} contributing node pairs)")
+    for rank, match in enumerate(explanation.matches, start=1):
+        print(f"{rank:3d}. {match.value:.6g} ({100 * match.share:.1f} %) {match.fragment}")
+    print(f"drawn to {arguments.output}", file=sys.stderr)
+
+
+def _pair(arguments: argparse.Namespace) -> tuple[Tree, Tree]:
+    if arguments.corpus is None:
+        trees = []
+        for name in ("a", "b"):
+            try:
+                trees.append(Tree.from_string(getattr(arguments, name)))
+            except ConvKernelsError as error:
+                raise InvalidParameterError(f"{name.upper()} is not a tree in bracket form: {error}") from error
+        return trees[0], trees[1]
+    corpus = read_trees(arguments.corpus, representation=arguments.representation)
+    picked = []
+    for name in ("a", "b"):
+        text = getattr(arguments, name)
+        if not text.isdigit() or int(text) >= len(corpus):
+            raise InvalidParameterError(f"{name.upper()} = {text!r}: not a position among the {len(corpus)} trees")
+        picked.append(corpus[int(text)])
+    return picked[0], picked[1]

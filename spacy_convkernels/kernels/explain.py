@@ -1,0 +1,332 @@
+"""Why two trees are similar: the node pairs that contribute most to a tree kernel's value.
+
+A tree kernel is a sum over node pairs, K(a, b) = sum_{n1, n2} Delta(n1, n2), Delta
+counting the common fragments rooted at n1 and n2 (the class docstrings of
+:mod:`~spacy_convkernels.kernels.tree_kernels` define it for ST, SST and PTK).
+:func:`explain` computes every Delta in plain Python, children before parents (no
+recursion), and returns the pairs with the largest ones, each with the largest common
+fragment rooted at it. Normalized, each Delta is divided by sqrt(K(a, a) K(b, b)), so
+the values of all pairs sum to the kernel's value either way.
+
+For ST and SST the largest common fragment of a pair is its production, extended through
+every aligned pair of children with equal productions (the whole common subtree for the
+textbook ST). For PTK it is the fragment with the most nodes: the children aligned in
+order, pairs of positive Delta only, chosen as a longest common subsequence weighted by
+the fragments' sizes below them. Fragments carry the labels of ``a``.
+"""
+
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+
+from ..errors import InvalidParameterError, StructureTypeError
+from ..structures.tree import Tree
+
+
+@dataclass(frozen=True)
+class FragmentMatch:
+    """A node pair and its part of the kernel value.
+
+    Attributes
+    ----------
+    node_a, node_b : int
+        The pair's nodes, preorder indices in ``a`` and ``b``.
+    value : float
+        Delta(node_a, node_b), divided by sqrt(K(a, a) K(b, b)) when normalized: the
+        values of all pairs sum to the kernel value.
+    share : float
+        ``value`` / the kernel value (0 when that is 0).
+    fragment : Tree
+        The largest common fragment rooted at the pair, with ``a``'s labels.
+    nodes_a, nodes_b : tuple of int
+        The fragment's nodes in ``a`` and in ``b``, in preorder.
+    """
+
+    node_a: int
+    node_b: int
+    value: float
+    share: float
+    fragment: Tree
+    nodes_a: tuple[int, ...]
+    nodes_b: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The kernel value and the pairs of largest contribution (``matches``, largest first);
+    ``n_pairs`` node pairs contribute, and ``rest`` is the sum of those left out of ``matches``."""
+
+    value: float
+    matches: tuple[FragmentMatch, ...]
+    n_pairs: int
+    rest: float
+
+
+class _Nodes:
+    """A tree's children lists, productions and label contents by preorder index."""
+
+    def __init__(self, tree: Tree):
+        self.labels = tree.labels
+        self.parents = tree.parents
+        self.children = [[] for _ in self.labels]
+        for node, parent in enumerate(self.parents):
+            if parent >= 0:
+                self.children[parent].append(node)
+        self.productions = [
+            (label, tuple(self.labels[c] for c in kids)) for label, kids in zip(self.labels, self.children)
+        ]
+        self.contents = [label.partition("##")[2] if "##" in label else label for label in self.labels]
+
+
+def explain(kernel, a: Tree, b: Tree, *, top: int | None = 10, normalize: bool = True) -> Explanation:
+    """The ``top`` node pairs (None: every contributing pair) of largest Delta in K(a, b),
+    for ST, SST and PTK (see the module)."""
+    from .tree_kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel  # they import this module
+
+    if type(kernel) not in (SubtreeKernel, SubsetTreeKernel, PartialTreeKernel):
+        raise InvalidParameterError(f"explain supports ST, SST and PTK, not {type(kernel).__name__}")
+    for name, tree in (("a", a), ("b", b)):
+        if not isinstance(tree, Tree):
+            raise StructureTypeError(f"explain takes two Trees; {name} is {type(tree).__name__}")
+    if top is not None and (not isinstance(top, (int, np.integer)) or top < 1):
+        raise InvalidParameterError(f"top must be a positive integer or None, got {top!r}")
+    kernel._configuration()  # validates the parameters
+    A, B = _Nodes(a), _Nodes(b)
+    if isinstance(kernel, PartialTreeKernel):
+        delta, sizes = _partial_tree_deltas(kernel, A, B)
+    else:
+        delta, sizes = _production_deltas(kernel, A, B), None
+    scale = 1.0
+    if normalize:
+        self_a, self_b = kernel.diag([a, b])
+        scale = 0.0 if self_a == 0 or self_b == 0 else 1.0 / np.sqrt(self_a * self_b)
+    values = delta * scale
+    value = float(values.sum())
+    pairs = np.argwhere(values > 0)
+    order = pairs[np.argsort(-values[pairs[:, 0], pairs[:, 1]], kind="stable")]
+    chosen = order if top is None else order[:top]
+    matches = []
+    for i, j in chosen:
+        nodes_a, nodes_b = _fragment(kernel, A, B, int(i), int(j), delta, sizes)
+        v = float(values[i, j])
+        matches.append(
+            FragmentMatch(
+                node_a=int(i),
+                node_b=int(j),
+                value=v,
+                share=v / value if value else 0.0,
+                fragment=_induced(A, nodes_a),
+                nodes_a=tuple(nodes_a),
+                nodes_b=tuple(nodes_b),
+            )
+        )
+    return Explanation(
+        value=value, matches=tuple(matches), n_pairs=len(order), rest=value - sum(m.value for m in matches)
+    )
+
+
+def _weights(kernel, nodes: _Nodes) -> np.ndarray:
+    weights = kernel.label_weights or {}
+    return np.array([weights.get(label, 1.0) for label in nodes.labels])
+
+
+def _production_deltas(kernel, A: _Nodes, B: _Nodes) -> np.ndarray:
+    """ST (both variants) and SST: Delta = w w' lam prod_k f(children), children first."""
+    from .tree_kernels import SubsetTreeKernel
+
+    offset = 1.0 if isinstance(kernel, SubsetTreeKernel) else 0.0
+    textbook = offset == 0.0 and kernel.variant == "textbook"
+    wa, wb = _weights(kernel, A), _weights(kernel, B)
+    delta = np.zeros((len(A.labels), len(B.labels)))
+    for i in reversed(range(len(A.labels))):  # preorder reversed: children before parents
+        for j in reversed(range(len(B.labels))):
+            if A.productions[i] != B.productions[j]:
+                continue
+            product = 1.0
+            for ci, cj in zip(A.children[i], B.children[j]):
+                internal_a, internal_b = bool(A.children[ci]), bool(B.children[cj])
+                if textbook:
+                    if internal_a or internal_b:
+                        product *= delta[ci, cj]
+                elif internal_a and internal_b and A.productions[ci] == B.productions[cj]:
+                    product *= offset + delta[ci, cj]
+            delta[i, j] = wa[i] * kernel.lam * product * wb[j]
+    return delta
+
+
+def _partial_tree_deltas(kernel, A: _Nodes, B: _Nodes) -> tuple[np.ndarray, np.ndarray]:
+    """PTK's Delta for every pair, and the node count of the largest common fragment of each."""
+    lam, mu = kernel.lam, kernel.mu
+    wa, wb = _weights(kernel, A), _weights(kernel, B)
+    delta = np.zeros((len(A.labels), len(B.labels)))
+    sizes = np.zeros((len(A.labels), len(B.labels)), dtype=np.int64)
+    for i in reversed(range(len(A.labels))):
+        for j in reversed(range(len(B.labels))):
+            s = wa[i] * wb[j]
+            if A.contents[i] != B.contents[j] or s <= 0:
+                continue
+            kids_a, kids_b = A.children[i], B.children[j]
+            if not kids_a or not kids_b:
+                delta[i, j] = mu * lam * lam * kernel.terminal_factor * s
+                sizes[i, j] = 1
+                continue
+            d = delta[np.ix_(kids_a, kids_b)]
+            delta[i, j] = mu * s * (lam * lam + _subsequence_sum(d, lam))
+            sizes[i, j] = 1 + _alignment(d, sizes[np.ix_(kids_a, kids_b)])[0]
+    return delta, sizes
+
+
+def _subsequence_sum(d: np.ndarray, lam: float) -> float:
+    """Sum over pairs of equal-length child subsequences of lam^gaps prod Delta, all
+    lengths at once: S[i, j] (the sequences ending at children i, j) = d[i, j] (1 + R[i, j]),
+    R the lam-discounted sum of S over the pairs before (i, j)."""
+    n, m = d.shape
+    S, reach = np.zeros((n, m)), np.zeros((n, m))  # reach[i, j]: over the pairs before children i and j
+    for i in range(n):
+        for j in range(m):
+            if i and j:
+                reach[i, j] = (
+                    S[i - 1, j - 1] + lam * reach[i - 1, j] + lam * reach[i, j - 1] - lam * lam * reach[i - 1, j - 1]
+                )
+            S[i, j] = d[i, j] * (1.0 + reach[i, j])
+    return float(S.sum())
+
+
+def _alignment(d: np.ndarray, sizes: np.ndarray) -> tuple[int, list[tuple[int, int]]]:
+    """The order-preserving matching of children pairs of positive Delta with the largest
+    total fragment size (a weighted longest common subsequence): (that size, the pairs)."""
+    n, m = d.shape
+    best = np.zeros((n + 1, m + 1), dtype=np.int64)
+    for i in range(n):
+        for j in range(m):
+            take = best[i, j] + sizes[i, j] if d[i, j] > 0 else -1
+            best[i + 1, j + 1] = max(best[i, j + 1], best[i + 1, j], take)
+    pairs, i, j = [], n, m
+    while i and j:
+        if d[i - 1, j - 1] > 0 and best[i, j] == best[i - 1, j - 1] + sizes[i - 1, j - 1]:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif best[i, j] == best[i - 1, j]:
+            i -= 1
+        else:
+            j -= 1
+    return int(best[n, m]), pairs[::-1]
+
+
+def _fragment(kernel, A: _Nodes, B: _Nodes, i: int, j: int, delta: np.ndarray, sizes) -> tuple[list, list]:
+    """The nodes of the largest common fragment rooted at (i, j), in a and in b (preorder)."""
+    nodes_a, nodes_b, stack = [], [], [(i, j)]
+    while stack:
+        x, y = stack.pop()
+        nodes_a.append(x)
+        nodes_b.append(y)
+        kids_a, kids_b = A.children[x], B.children[y]
+        if sizes is not None:  # PTK: the best alignment of the children
+            if kids_a and kids_b:
+                d = delta[np.ix_(kids_a, kids_b)]
+                stack.extend((kids_a[p], kids_b[q]) for p, q in _alignment(d, sizes[np.ix_(kids_a, kids_b)])[1])
+            continue
+        for cx, cy in zip(kids_a, kids_b):  # ST, SST: the production's children, expanded where they match
+            if A.children[cx] and B.children[cy] and A.productions[cx] == B.productions[cy] and delta[cx, cy] > 0:
+                stack.append((cx, cy))
+            else:
+                nodes_a.append(cx)
+                nodes_b.append(cy)
+    return sorted(nodes_a), sorted(nodes_b)
+
+
+def _induced(A: _Nodes, nodes: list[int]) -> Tree:
+    """The tree of ``nodes`` of a (a connected set, parents before children in preorder)."""
+    position = {node: k for k, node in enumerate(nodes)}
+    parents = [-1] + [position[A.parents[node]] for node in nodes[1:]]
+    return Tree.from_flat([A.labels[node] for node in nodes], parents)
+
+
+COLORS = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324", "#469990", "#808000")
+CHAR, SLOT, LEVEL, MARGIN = 7.5, 24.0, 56.0, 20.0  # pixels: per label character, between leaves, per depth
+
+
+def to_svg(explanation: Explanation, a: Tree, b: Tree) -> str:
+    """Both trees, ``a`` above ``b``, the nodes of each match's fragment in the match's
+    colour (the largest match first, ten colours) and each match's root marked by its rank."""
+    parts, height, width = [], MARGIN, 0.0
+    for side, tree in (("a", a), ("b", b)):
+        colours, ranks = {}, {}
+        for rank, match in enumerate(explanation.matches[: len(COLORS)], start=1):
+            nodes = match.nodes_a if side == "a" else match.nodes_b
+            for node in nodes:
+                colours.setdefault(node, COLORS[rank - 1])
+            ranks.setdefault(nodes[0], rank)
+        drawn, size = _draw(tree, colours, ranks, top=height + 24)
+        parts.append(f'<text x="{MARGIN}" y="{height + 12}" font-weight="bold">{side}</text>')
+        parts.extend(drawn)
+        height += size[1] + 24 + MARGIN
+        width = max(width, size[0])
+    header = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width + 2 * MARGIN:.0f}" height="{height:.0f}" '
+        'font-family="Arial, sans-serif" font-size="12" class="spacy-convkernels-explain">'
+    )
+    return "\n".join([header, *parts, "</svg>"])
+
+
+def to_html(explanation: Explanation, a: Tree, b: Tree, *, title: str = "Kernel explanation") -> str:
+    """A page with :func:`to_svg` and a table of the matches (rank, value, share, fragment)."""
+    rows = "\n".join(
+        f'<tr><td style="color:{COLORS[k] if k < len(COLORS) else "#000"}">&#9632; {k + 1}</td>'
+        f"<td>{m.value:.6g}</td><td>{100 * m.share:.1f} %</td><td><code>{escape(str(m.fragment))}</code></td></tr>"
+        for k, m in enumerate(explanation.matches)
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
+<style>body {{font-family: Arial, sans-serif; margin: 2em}} td, th {{padding: 2px 10px; text-align: left}}
+code {{font-size: 11px}}</style></head>
+<body><h2>{escape(title)}</h2>
+<p>K(a, b) = {explanation.value:.6g}: {explanation.n_pairs} node pairs contribute; the {len(explanation.matches)}
+largest below ({explanation.rest:.6g} from the others).</p>
+<figure style="overflow-x: auto">{to_svg(explanation, a, b)}</figure>
+<table><tr><th>match</th><th>value</th><th>share</th><th>largest common fragment</th></tr>
+{rows}
+</table></body></html>
+"""
+
+
+def _draw(tree: Tree, colours: dict, ranks: dict, *, top: float) -> tuple[list[str], tuple[float, float]]:
+    """SVG elements of one tree (leaves side by side in order, a parent centred over its
+    children, one level per depth) and its (width, height)."""
+    nodes = _Nodes(tree)
+    n = len(nodes.labels)
+    depth = [0] * n
+    for node in range(1, n):
+        depth[node] = depth[nodes.parents[node]] + 1
+    x = [0.0] * n
+    cursor = MARGIN
+    for node in range(n):  # leaves in preorder are the leaves left to right
+        if not nodes.children[node]:
+            half = len(nodes.labels[node]) * CHAR / 2
+            x[node] = cursor + half
+            cursor += 2 * half + SLOT
+    for node in reversed(range(n)):
+        if nodes.children[node]:
+            kids = nodes.children[node]
+            x[node] = (x[kids[0]] + x[kids[-1]]) / 2
+    y = [top + d * LEVEL for d in depth]
+    elements = []
+    for node in range(1, n):
+        parent = nodes.parents[node]
+        colour = colours.get(node) if colours.get(node) == colours.get(parent) else None
+        stroke = f'stroke="{colour}" stroke-width="2.5"' if colour else 'stroke="#bbb"'
+        elements.append(
+            f'<line x1="{x[parent]:.1f}" y1="{y[parent] + 6:.1f}" x2="{x[node]:.1f}" y2="{y[node] - 12:.1f}" {stroke}/>'
+        )
+    for node in range(n):
+        label = escape(nodes.labels[node])
+        colour = colours.get(node)
+        fill = f'fill="{colour}" font-weight="bold"' if colour else 'fill="#555"'
+        elements.append(f'<text x="{x[node]:.1f}" y="{y[node]:.1f}" text-anchor="middle" {fill}>{label}</text>')
+        if node in ranks:
+            elements.append(
+                f'<text x="{x[node] + len(label) * CHAR / 2 + 4:.1f}" y="{y[node] - 8:.1f}" font-size="10" '
+                f'fill="{colour}">{ranks[node]}</text>'
+            )
+    return elements, (cursor, max(depth) * LEVEL + 12)

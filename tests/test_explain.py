@@ -1,0 +1,130 @@
+"""kernel.explain(a, b): the node pairs of a tree kernel's value, summing to it, and their fragments."""
+
+import numpy as np
+import pytest
+from data_paths import CORPORA
+from random_trees import random_pairs, random_tree, wide_tree
+
+from spacy_convkernels import InvalidParameterError, StructureTypeError, Tree
+from spacy_convkernels.cli import main
+from spacy_convkernels.corpora import read_klp
+from spacy_convkernels.kernels import (
+    PartialTreeKernel,
+    SmoothedPartialTreeKernel,
+    SubsetTreeKernel,
+    SubtreeKernel,
+)
+
+KERNELS = [
+    SubtreeKernel(lam=0.5),
+    SubtreeKernel(lam=0.4, variant="kelp"),
+    SubsetTreeKernel(lam=0.3),
+    PartialTreeKernel(lam=0.4, mu=0.4),
+    PartialTreeKernel(lam=0.7, mu=0.9, terminal_factor=3.0),
+    PartialTreeKernel(label_weights={"A##x": 0.0, "B##z": 2.5}),
+    SubsetTreeKernel(label_weights={"A##y": 0.5, "w": 0.0}),
+]
+IDS = [f"{type(k).__name__}-{n}" for n, k in enumerate(KERNELS)]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+def test_the_values_of_all_pairs_sum_to_the_kernel(kernel):
+    rng = np.random.default_rng(5)
+    pairs = list(random_pairs(11, 25)) + [(wide_tree(rng, 35), wide_tree(rng, 33))]
+    for a, b in pairs:
+        for normalize in (False, True):
+            explained = kernel.explain(a, b, top=None, normalize=normalize)
+            expected = kernel(a, b, normalize=normalize)
+            assert explained.value == pytest.approx(expected, rel=1e-9, abs=1e-12)
+            assert sum(m.value for m in explained.matches) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+            assert len(explained.matches) == explained.n_pairs
+            assert abs(explained.rest) <= 1e-9 * max(1.0, abs(expected))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+def test_top_pairs_largest_first_with_shares_and_common_fragments(kernel):
+    rng = np.random.default_rng(2)
+    a, b = random_tree(rng, 40), random_tree(rng, 40)
+    everything = kernel.explain(a, b, top=None)
+    best = kernel.explain(a, b, top=4)
+    assert best.matches == everything.matches[:4]
+    values = [m.value for m in everything.matches]
+    assert values == sorted(values, reverse=True) and all(v > 0 for v in values)
+    assert best.rest == pytest.approx(best.value - sum(values[:4]))
+    for match in everything.matches:
+        assert match.share == pytest.approx(match.value / everything.value)
+        # the fragment is in both trees: its nodes map to nodes of a and b with matching labels
+        assert match.nodes_a[0] == match.node_a and match.nodes_b[0] == match.node_b
+        assert match.fragment.labels == tuple(a.labels[n] for n in match.nodes_a)
+        for x, y in zip(match.nodes_a, match.nodes_b):
+            if isinstance(kernel, PartialTreeKernel):
+                assert a.labels[x].split("##")[-1] == b.labels[y].split("##")[-1]
+            else:
+                assert a.labels[x] == b.labels[y]
+
+
+def test_fragments_of_a_sentence_pair():
+    a = Tree.from_string("(S (NP (DT the) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))))")
+    b = Tree.from_string("(S (NP (DT the) (NN dog)) (VP (VBD sat) (PP (IN on) (NP (DT a) (NN mat)))))")
+    sst = SubsetTreeKernel(lam=0.4).explain(a, b, top=1).matches[0]
+    assert str(sst.fragment) == "(S(NP(DT(the))(NN))(VP(VBD(sat))(PP(IN(on))(NP(DT)(NN(mat))))))"
+    st = SubtreeKernel(lam=0.4).explain(a, b, top=None)
+    assert {str(m.fragment) for m in st.matches} == {
+        "(DT(the))",
+        "(the)",
+        "(VBD(sat))",
+        "(sat)",
+        "(IN(on))",
+        "(on)",
+    } | {
+        "(NN(mat))",
+        "(mat)",
+    }
+    ptk = PartialTreeKernel().explain(a, b, top=None)
+    np_pair = next(m for m in ptk.matches if (m.node_a, m.node_b) == (1, 1))  # the subjects' NPs
+    assert str(np_pair.fragment) == "(NP(DT(the))(NN))"
+
+
+def test_bad_calls_raise_package_errors():
+    a = Tree.from_string("(A b)")
+    with pytest.raises(InvalidParameterError, match="explain supports ST, SST and PTK"):
+        SmoothedPartialTreeKernel().explain(a, a)
+    with pytest.raises(StructureTypeError, match="b is str"):
+        PartialTreeKernel().explain(a, "(A b)")
+    with pytest.raises(InvalidParameterError, match="top must be"):
+        PartialTreeKernel().explain(a, a, top=0)
+    with pytest.raises(InvalidParameterError, match="lam"):
+        PartialTreeKernel(lam=-1.0).explain(a, a)
+
+
+def test_command_writes_html_or_svg_and_lists_the_top_pairs(tmp_path, capsys):
+    sample = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
+    examples = list(read_klp(sample))
+    a, b = examples[20].trees["lct"], examples[21].trees["lct"]
+    expected = SubsetTreeKernel(lam=0.2).explain(a, b, top=3)
+    for name in ("out.html", "out.svg"):
+        command = ["explain", "--corpus", str(sample), "20", "21", "--representation", "lct", "--kernel", "sst"]
+        assert main([*command, "--lam", "0.2", "--top", "3", "-o", str(tmp_path / name)]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0] == f"K(a, b) = {expected.value:.6g} ({expected.n_pairs} contributing node pairs)"
+        assert [line.split(") ", 1)[1] for line in lines[1:]] == [str(m.fragment) for m in expected.matches]
+        page = (tmp_path / name).read_text(encoding="utf-8")
+        assert page.startswith("<!DOCTYPE html>" if name.endswith(".html") else "<svg") and "LEX##be::v" in page
+    assert main(["explain", "(S (NP the cat))", "(S (NP a cat))", "-o", str(tmp_path / "t.svg")]) == 0
+    assert capsys.readouterr().out.startswith("K(a, b) = ")
+
+
+def test_command_bad_inputs_are_one_line_and_status_1(tmp_path, capsys):
+    sample = str(CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz")
+    out = str(tmp_path / "x.html")
+    cases = [
+        (["(S (NP", "(S x)", "-o", out], "A is not a tree in bracket form"),
+        (["--corpus", sample, "1", "60", "-o", out], "B = '60': not a position among the 60 trees"),
+        (["(S x)", "(S x)", "--kernel", "sptk", "-o", out], "explain supports ST, SST and PTK"),
+        (["(S x)", "(S x)", "-o", str(tmp_path / "x.png")], "--output must end in .html or .svg"),
+        (["(S x)", "(S x)", "--top", "0", "-o", out], "top must be"),
+    ]
+    for command, message in cases:
+        assert main(["explain", *command]) == 1, command
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("spacy-convkernels explain: error:") and message in err and "\n" not in err, err
