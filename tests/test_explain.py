@@ -4,16 +4,23 @@ import numpy as np
 import pytest
 from data_paths import CORPORA
 from random_trees import random_pairs, random_tree, wide_tree
+from sklearn.base import clone
 
 from spacy_convkernels import InvalidParameterError, StructureTypeError, Tree
 from spacy_convkernels.cli import main
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import (
+    CompositionalSmoothedPartialTreeKernel,
     PartialTreeKernel,
     SmoothedPartialTreeKernel,
+    SubsequencePathKernel,
     SubsetTreeKernel,
     SubtreeKernel,
 )
+from spacy_convkernels.kernels.explain import explain
+
+SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
+WORDSPACE = CORPORA / "trec-qc-kelp-sample" / "wordspace_md300.first60.txt.gz"
 
 KERNELS = [
     SubtreeKernel(lam=0.5),
@@ -23,6 +30,7 @@ KERNELS = [
     PartialTreeKernel(lam=0.7, mu=0.9, terminal_factor=3.0),
     PartialTreeKernel(label_weights={"A##x": 0.0, "B##z": 2.5}),
     SubsetTreeKernel(label_weights={"A##y": 0.5, "w": 0.0}),
+    SmoothedPartialTreeKernel(terminal_factor=0.2),  # no vectors: identity similarity
 ]
 IDS = [f"{type(k).__name__}-{n}" for n, k in enumerate(KERNELS)]
 
@@ -57,10 +65,34 @@ def test_top_pairs_largest_first_with_shares_and_common_fragments(kernel):
         assert match.nodes_a[0] == match.node_a and match.nodes_b[0] == match.node_b
         assert match.fragment.labels == tuple(a.labels[n] for n in match.nodes_a)
         for x, y in zip(match.nodes_a, match.nodes_b):
-            if isinstance(kernel, PartialTreeKernel):
+            if isinstance(kernel, (PartialTreeKernel, SmoothedPartialTreeKernel)):
                 assert a.labels[x].split("##")[-1] == b.labels[y].split("##")[-1]
             else:
                 assert a.labels[x] == b.labels[y]
+
+
+@pytest.mark.parametrize(
+    "kernel, representation",
+    [
+        (SmoothedPartialTreeKernel(terminal_factor=0.2, vectors=str(WORDSPACE)), "lct"),
+        (CompositionalSmoothedPartialTreeKernel(vectors=str(WORDSPACE), label_weights={"SYNT##det": 0.5}), "clct"),
+    ],
+    ids=["SPTK", "CSPTK"],
+)
+def test_smoothed_kernels_sum_to_the_kernel_and_match_similar_words(kernel, representation):
+    trees = [example.trees[representation] for example in read_klp(SAMPLE)][:12]
+    probe = clone(kernel).set_params(lam=1.0, mu=1.0, terminal_factor=1.0)
+    similar_words = 0
+    for a, b in zip(trees[:-1], trees[1:]):
+        explained = kernel.explain(a, b, top=None)
+        assert explained.value == pytest.approx(kernel(a, b), rel=1e-9, abs=1e-12)
+        assert sum(m.value for m in explained.matches) == pytest.approx(explained.value, rel=1e-9, abs=1e-12)
+        for match in explained.matches:
+            assert match.fragment_b.labels == tuple(b.labels[n] for n in match.nodes_b)
+            for x, y in zip(match.nodes_a, match.nodes_b):
+                assert probe(Tree(a.labels[x]), Tree(b.labels[y]), normalize=False) > 0
+            similar_words += match.fragment != match.fragment_b
+    assert similar_words > 0  # pairs of different words that the vectors call similar
 
 
 def test_fragments_of_a_sentence_pair():
@@ -87,8 +119,8 @@ def test_fragments_of_a_sentence_pair():
 
 def test_bad_calls_raise_package_errors():
     a = Tree.from_string("(A b)")
-    with pytest.raises(InvalidParameterError, match="explain supports ST, SST and PTK"):
-        SmoothedPartialTreeKernel().explain(a, a)
+    with pytest.raises(InvalidParameterError, match="explain supports the tree kernels"):
+        explain(SubsequencePathKernel(), a, a)
     with pytest.raises(StructureTypeError, match="b is str"):
         PartialTreeKernel().explain(a, "(A b)")
     with pytest.raises(InvalidParameterError, match="top must be"):
@@ -98,7 +130,7 @@ def test_bad_calls_raise_package_errors():
 
 
 def test_command_writes_html_or_svg_and_lists_the_top_pairs(tmp_path, capsys):
-    sample = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
+    sample = SAMPLE
     examples = list(read_klp(sample))
     a, b = examples[20].trees["lct"], examples[21].trees["lct"]
     expected = SubsetTreeKernel(lam=0.2).explain(a, b, top=3)
@@ -120,7 +152,6 @@ def test_command_bad_inputs_are_one_line_and_status_1(tmp_path, capsys):
     cases = [
         (["(S (NP", "(S x)", "-o", out], "A is not a tree in bracket form"),
         (["--corpus", sample, "1", "60", "-o", out], "B = '60': not a position among the 60 trees"),
-        (["(S x)", "(S x)", "--kernel", "sptk", "-o", out], "explain supports ST, SST and PTK"),
         (["(S x)", "(S x)", "-o", str(tmp_path / "x.png")], "--output must end in .html or .svg"),
         (["(S x)", "(S x)", "--top", "0", "-o", out], "top must be"),
     ]

@@ -8,7 +8,7 @@ trees of a corpus file (as for ``gram``: ``.jsonl`` of ``trees --format jsonl``,
 ``.klp[.gz]``, or bracket trees one per line; ``--representation`` picks the tree).
 The ``--top`` node pairs of largest contribution to K(A, B) are listed (value, share of
 K, largest common fragment) and drawn: both trees, each match's fragment in its colour
-(:func:`spacy_convkernels.kernels.explain.explain`; ST, SST and PTK). The output is an
+(:func:`spacy_convkernels.kernels.explain.explain`). The output is an
 HTML page (a ``.html`` name) or an SVG image (``.svg``).
 """
 

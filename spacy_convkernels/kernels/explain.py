@@ -1,24 +1,27 @@
 """Why two trees are similar: the node pairs that contribute most to a tree kernel's value.
 
 A tree kernel is a sum over node pairs, K(a, b) = sum_{n1, n2} Delta(n1, n2), Delta
-counting the common fragments rooted at n1 and n2 (the class docstrings of
-:mod:`~spacy_convkernels.kernels.tree_kernels` define it for ST, SST and PTK).
-:func:`explain` computes every Delta in plain Python, children before parents (no
-recursion), and returns the pairs with the largest ones, each with the largest common
-fragment rooted at it. Normalized, each Delta is divided by sqrt(K(a, a) K(b, b)), so
-the values of all pairs sum to the kernel's value either way.
+counting the common fragments rooted at n1 and n2 (the class docstrings of the kernels
+define it). :func:`explain` computes every Delta in plain Python, children before
+parents (no recursion), and returns the pairs with the largest ones, each with the
+largest common fragment rooted at it. Normalized, each Delta is divided by
+sqrt(K(a, a) K(b, b)), so the values of all pairs sum to the kernel's value either way.
+SPTK and CSPTK take their node similarities sigma (lexical, compositional) from the
+engine's own tables: sigma(n1, n2) is their kernel between the two nodes alone with
+lam = mu = terminal_factor = 1.
 
 For ST and SST the largest common fragment of a pair is its production, extended through
 every aligned pair of children with equal productions (the whole common subtree for the
-textbook ST). For PTK it is the fragment with the most nodes: the children aligned in
-order, pairs of positive Delta only, chosen as a longest common subsequence weighted by
-the fragments' sizes below them. Fragments carry the labels of ``a``.
+textbook ST). For PTK, SPTK and CSPTK it is the fragment with the most nodes: children
+aligned in order, pairs of positive Delta only, chosen as a longest common subsequence
+weighted by the fragments' sizes below them.
 """
 
 from dataclasses import dataclass
 from html import escape
 
 import numpy as np
+from sklearn.base import clone
 
 from ..errors import InvalidParameterError, StructureTypeError
 from ..structures.tree import Tree
@@ -37,10 +40,11 @@ class FragmentMatch:
         values of all pairs sum to the kernel value.
     share : float
         ``value`` / the kernel value (0 when that is 0).
-    fragment : Tree
-        The largest common fragment rooted at the pair, with ``a``'s labels.
+    fragment, fragment_b : Tree
+        The largest common fragment rooted at the pair, with ``a``'s and with ``b``'s
+        labels (they differ where SPTK or CSPTK match similar words).
     nodes_a, nodes_b : tuple of int
-        The fragment's nodes in ``a`` and in ``b``, in preorder.
+        The fragment's nodes in ``a`` and in ``b``, in preorder (node k of one matches node k of the other).
     """
 
     node_a: int
@@ -48,6 +52,7 @@ class FragmentMatch:
     value: float
     share: float
     fragment: Tree
+    fragment_b: Tree
     nodes_a: tuple[int, ...]
     nodes_b: tuple[int, ...]
 
@@ -81,11 +86,12 @@ class _Nodes:
 
 def explain(kernel, a: Tree, b: Tree, *, top: int | None = 10, normalize: bool = True) -> Explanation:
     """The ``top`` node pairs (None: every contributing pair) of largest Delta in K(a, b),
-    for ST, SST and PTK (see the module)."""
-    from .tree_kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel  # they import this module
+    for ST, SST, PTK, SPTK and CSPTK (see the module)."""
+    from .smoothed_tree_kernels import SmoothedPartialTreeKernel  # these modules import this one
+    from .tree_kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
 
-    if type(kernel) not in (SubtreeKernel, SubsetTreeKernel, PartialTreeKernel):
-        raise InvalidParameterError(f"explain supports ST, SST and PTK, not {type(kernel).__name__}")
+    if not isinstance(kernel, (SubtreeKernel, SubsetTreeKernel, PartialTreeKernel, SmoothedPartialTreeKernel)):
+        raise InvalidParameterError(f"explain supports the tree kernels, not {type(kernel).__name__}")
     for name, tree in (("a", a), ("b", b)):
         if not isinstance(tree, Tree):
             raise StructureTypeError(f"explain takes two Trees; {name} is {type(tree).__name__}")
@@ -93,8 +99,8 @@ def explain(kernel, a: Tree, b: Tree, *, top: int | None = 10, normalize: bool =
         raise InvalidParameterError(f"top must be a positive integer or None, got {top!r}")
     kernel._configuration()  # validates the parameters
     A, B = _Nodes(a), _Nodes(b)
-    if isinstance(kernel, PartialTreeKernel):
-        delta, sizes = _partial_tree_deltas(kernel, A, B)
+    if isinstance(kernel, (PartialTreeKernel, SmoothedPartialTreeKernel)):
+        delta, sizes = _partial_tree_deltas(kernel, A, B, _similarities(kernel, A, B))
     else:
         delta, sizes = _production_deltas(kernel, A, B), None
     scale = 1.0
@@ -117,6 +123,7 @@ def explain(kernel, a: Tree, b: Tree, *, top: int | None = 10, normalize: bool =
                 value=v,
                 share=v / value if value else 0.0,
                 fragment=_induced(A, nodes_a),
+                fragment_b=_induced(B, nodes_b),
                 nodes_a=tuple(nodes_a),
                 nodes_b=tuple(nodes_b),
             )
@@ -155,16 +162,32 @@ def _production_deltas(kernel, A: _Nodes, B: _Nodes) -> np.ndarray:
     return delta
 
 
-def _partial_tree_deltas(kernel, A: _Nodes, B: _Nodes) -> tuple[np.ndarray, np.ndarray]:
-    """PTK's Delta for every pair, and the node count of the largest common fragment of each."""
+def _similarities(kernel, A: _Nodes, B: _Nodes) -> np.ndarray:
+    """w(n1) sigma(n1, n2) w(n2) for every node pair: equal label contents for PTK; for
+    SPTK and CSPTK the engine's own similarity (lexical, compositional, thresholded), read
+    as the kernel of the two nodes alone with lam = mu = terminal_factor = 1."""
+    from .tree_kernels import PartialTreeKernel
+
+    if isinstance(kernel, PartialTreeKernel):
+        equal = np.array(A.contents, dtype=object)[:, None] == np.array(B.contents, dtype=object)[None, :]
+        return equal * np.outer(_weights(kernel, A), _weights(kernel, B))
+    probe = clone(kernel).set_params(lam=1.0, mu=1.0, terminal_factor=1.0)
+    labels_a, labels_b = sorted(set(A.labels)), sorted(set(B.labels))
+    sigma = probe.gram([Tree(x) for x in labels_a], [Tree(y) for y in labels_b], normalize=False)
+    row, column = {x: k for k, x in enumerate(labels_a)}, {y: k for k, y in enumerate(labels_b)}
+    rows, columns = [row[x] for x in A.labels], [column[y] for y in B.labels]
+    return sigma[np.ix_(rows, columns)]
+
+
+def _partial_tree_deltas(kernel, A: _Nodes, B: _Nodes, similarity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """PTK's (SPTK's) Delta for every pair, and the node count of the largest common fragment of each."""
     lam, mu = kernel.lam, kernel.mu
-    wa, wb = _weights(kernel, A), _weights(kernel, B)
     delta = np.zeros((len(A.labels), len(B.labels)))
     sizes = np.zeros((len(A.labels), len(B.labels)), dtype=np.int64)
     for i in reversed(range(len(A.labels))):
         for j in reversed(range(len(B.labels))):
-            s = wa[i] * wb[j]
-            if A.contents[i] != B.contents[j] or s <= 0:
+            s = similarity[i, j]
+            if s <= 0:
                 continue
             kids_a, kids_b = A.children[i], B.children[j]
             if not kids_a or not kids_b:
@@ -274,7 +297,9 @@ def to_html(explanation: Explanation, a: Tree, b: Tree, *, title: str = "Kernel 
     """A page with :func:`to_svg` and a table of the matches (rank, value, share, fragment)."""
     rows = "\n".join(
         f'<tr><td style="color:{COLORS[k] if k < len(COLORS) else "#000"}">&#9632; {k + 1}</td>'
-        f"<td>{m.value:.6g}</td><td>{100 * m.share:.1f} %</td><td><code>{escape(str(m.fragment))}</code></td></tr>"
+        f"<td>{m.value:.6g}</td><td>{100 * m.share:.1f} %</td><td><code>{escape(str(m.fragment))}</code>"
+        + ("" if m.fragment == m.fragment_b else f"<br><code>{escape(str(m.fragment_b))}</code>")
+        + "</td></tr>"
         for k, m in enumerate(explanation.matches)
     )
     return f"""<!DOCTYPE html>

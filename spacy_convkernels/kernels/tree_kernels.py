@@ -40,7 +40,7 @@ class TreeKernel(Kernel):
     def explain(self, a, b, *, top: int | None = 10, normalize: bool = True):
         """The ``top`` node pairs contributing most to K(a, b), each with its value (the
         values of all pairs sum to K(a, b)), its share and its largest common fragment:
-        an :class:`~spacy_convkernels.kernels.explain.Explanation` (ST, SST and PTK)."""
+        an :class:`~spacy_convkernels.kernels.explain.Explanation`."""
         return explain(self, a, b, top=top, normalize=normalize)
 
 
