@@ -71,13 +71,20 @@ def test_the_readme_demo_command_runs():
     assert all(section in result.stdout for section in SECTIONS)
 
 
-def test_demo_bad_model_is_one_line_and_status_1(tmp_path, capsys):
+def test_demo_bad_options_are_one_line_and_status_1(tmp_path, capsys):
     spacy.blank("en").to_disk(tmp_path / "blank")
-    cases = {str(tmp_path / "absent"): "Can't find model", str(tmp_path / "blank"): "has no parser"}
-    for model, message in cases.items():
-        assert main(["demo", "--model", model]) == 1
-        err = capsys.readouterr().err.strip()
+    cases = [
+        (["--model", str(tmp_path / "absent")], "Can't find model"),
+        (["--model", str(tmp_path / "blank")], "has no parser"),
+        (["--n-process", "0"], "--n-process must be positive, or -1 for every core; got 0"),
+        (["--n-jobs", "0"], "n_jobs must be None or a non-zero integer, got 0"),
+    ]
+    for options, message in cases:
+        assert main(["demo", *options]) == 1
+        captured = capsys.readouterr()
+        err = captured.err.strip()
         assert err.startswith("spacy-convkernels demo: error:") and message in err and "\n" not in err
+        assert "Kernel values" not in captured.out  # stopped before the work
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,13 @@
 """python -m spacy_convkernels gram and nystroem: Gram matrices and Nyström vectors of corpus files."""
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
-from data_paths import CORPORA
+from data_paths import CORPORA, ROOT
 
 from spacy_convkernels.approx import Nystroem
 from spacy_convkernels.cli import main
@@ -56,6 +59,19 @@ def test_nystroem_fit_then_transform_gives_the_library_vectors(tmp_path, capsys)
     np.testing.assert_allclose(vectors, reference.transform(trees("lct")), rtol=1e-10, atol=1e-12)
 
 
+def test_warnings_are_one_line_on_stderr(tmp_path):
+    command = [sys.executable, "-m", "spacy_convkernels", "nystroem", "fit", str(SAMPLE), str(tmp_path / "m.npz")]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [*command, "--n-components", "80", "--quiet"], capture_output=True, text=True, env=environment
+    )
+    assert result.returncode == 0
+    assert result.stderr.splitlines() == [
+        "spacy-convkernels nystroem: warning: n_components=80 > 60 structures: using 60 landmarks",
+        f"60 landmarks to {tmp_path / 'm.npz'}",
+    ]
+
+
 def test_bad_inputs_end_with_one_line_on_stderr_and_status_1(tmp_path, capsys):
     (tmp_path / "bad.txt").write_text("(S (NP x))\n(S (NP y)\n", encoding="utf-8")
     (tmp_path / "bad.jsonl").write_text('{"grct": "(S x)"}\n{"lct": "(S x)"}\n', encoding="utf-8")
@@ -72,7 +88,8 @@ def test_bad_inputs_end_with_one_line_on_stderr_and_status_1(tmp_path, capsys):
         (["gram", good, out, "--kernel", "sst", "--mu", "0.2"], "--mu does not apply to the sst kernel"),
         (["gram", good, out, "--lam", "-1"], "lam"),
         (["gram", good, out, "--block-size", "0"], "--block-size must be positive"),
-        (["nystroem", "fit", good, str(tmp_path / "m.npz"), "--n-components", "0"], "n_components"),
+        (["nystroem", "fit", good, str(tmp_path / "m.npz"), "--n-components", "0"], "--n-components must be positive"),
+        (["gram", good, out, "--n-jobs", "0"], "n_jobs must be None or a non-zero integer"),
         (["nystroem", "transform", str(tmp_path / "model.npz"), good, out], "not a model written by nystroem fit"),
         (["nystroem", "transform", str(tmp_path / "other.npz"), good, out], "not a model written by nystroem fit"),
         (["nystroem", "transform", str(tmp_path / "absent.npz"), good, out], "absent.npz: no such file"),

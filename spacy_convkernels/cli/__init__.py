@@ -6,8 +6,10 @@ describes a command."""
 
 import argparse
 import sys
+import warnings
 
-from ..errors import ConvKernelsError
+from ..errors import ConvKernelsError, InvalidParameterError
+from ..kernels.base import n_threads
 from . import convert, demo, evaluate, explain, gram, lexicon, nystroem, trees
 
 COMMANDS = {
@@ -32,10 +34,36 @@ def main(argv: list[str] | None = None) -> int:
     for name, module in COMMANDS.items():
         module.add_parser(commands.add_parser(name, help=module.__doc__.splitlines()[0], description=module.__doc__))
     arguments = parser.parse_args(argv)
+    prefix = f"spacy-convkernels {arguments.command}"
+    formatwarning = warnings.formatwarning
+    warnings.formatwarning = lambda message, *_, **__: f"{prefix}: warning: {_line(message)}\n"
     try:
+        _check_common(arguments)
         COMMANDS[arguments.command].run(arguments)
     except (ConvKernelsError, OSError) as error:
-        message = " ".join(str(error).split())  # one line, whatever the message holds
-        print(f"spacy-convkernels {arguments.command}: error: {message}", file=sys.stderr)
+        print(f"{prefix}: error: {_line(error)}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"{prefix}: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        warnings.formatwarning = formatwarning
     return 0
+
+
+def _check_common(arguments: argparse.Namespace) -> None:
+    """The options several commands share, checked before any work."""
+    if getattr(arguments, "n_jobs", None) is not None:
+        n_threads(arguments.n_jobs)
+    n_process = getattr(arguments, "n_process", 1)
+    if n_process != -1 and n_process < 1:
+        raise InvalidParameterError(f"--n-process must be positive, or -1 for every core; got {n_process}")
+    for name in ("batch_size", "block_size", "top", "n_components"):
+        value = getattr(arguments, name, 1)
+        if value is not None and value < 1:
+            raise InvalidParameterError(f"--{name.replace('_', '-')} must be positive, got {value}")
+
+
+def _line(message) -> str:
+    """A message on one line, whatever it holds."""
+    return " ".join(str(message).split())
