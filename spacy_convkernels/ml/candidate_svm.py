@@ -10,7 +10,8 @@ features of ``spacy_convkernels.RelationModel.v1`` (stacking).
     @misc = "spacy_convkernels.SubsequencePathKernel.v1"
 
 At initialization one SVM per label (:class:`~spacy_convkernels.learn.KernelSVC`, one
-against the rest) is fitted on the training candidates' structures. Each candidate's
+against the rest), and one for any label, are fitted on the training candidates'
+structures. Each candidate's
 features are the SVMs' decision values; the layers above learn on out-of-fold decisions
 of the training candidates (Wolpert's stacking), so they learn how far to trust the SVMs
 on candidates they have not seen, and the exact kernel, which Nyström vectors only
@@ -32,7 +33,9 @@ from .relation_model import STRUCTURES, candidate_structures, structure_from_sta
 
 class CandidateSVM:
     """Exact-kernel SVM decisions of one structure of the candidates, one per label
-    (:class:`~spacy_convkernels.learn.KernelSVC`, one-vs-rest), fitted on the training
+    (:class:`~spacy_convkernels.learn.KernelSVC`, one-vs-rest) and one for any label
+    (whether the candidate is an interaction at all, a task with all the positives and
+    a far sharper decision than the rarer labels' alone), fitted on the training
     candidates (at most ``max_train``, drawn at random) and saved as support vectors.
     While training, a candidate the SVMs were fitted on gets its out-of-fold decisions
     (``n_folds`` SVMs that did not see it), looked up by its Doc's text and its spans;
@@ -63,7 +66,7 @@ class CandidateSVM:
         decisions = out_of_fold_decisions(
             self.estimator,
             structures,
-            np.asarray(Y)[where].astype(int),
+            with_any_label(np.asarray(Y)[where]),
             n_folds=self.n_folds,
             random_state=self.random_state,
         )
@@ -123,7 +126,7 @@ def candidate_kernel_svm(
     random_state: int = 0,
 ) -> Model:
     """The decision values of exact-kernel SVMs over each candidate's ``structure``
-    (``"path"`` or ``"tree"``), one per label, with regularization ``C``; out-of-fold
+    (``"path"`` or ``"tree"``), one per label and one for any label, with regularization ``C``; out-of-fold
     (``n_folds``) on the training candidates while training (see :class:`CandidateSVM`).
     ``max_train`` caps the training candidates, whose Gram is held in memory (8 bytes
     times their number squared)."""
@@ -143,6 +146,12 @@ def candidate_kernel_svm(
         dims={"nO": None},
         attrs={"encoder": svm, "layer_norm": False},
     )
+
+
+def with_any_label(Y: np.ndarray) -> np.ndarray:
+    """The label indicator ``Y`` and one more column, whether a row has any label."""
+    Y = Y.astype(int)
+    return np.hstack([Y, Y.any(axis=1, keepdims=True)])
 
 
 def candidate_keys(docs: list[Doc], candidates: list[list]) -> list[tuple]:

@@ -35,7 +35,8 @@ batch and given to the two feature blocks, either of which may be null:
   candidate lacks), as in explosion's ``rel_component`` tutorial.
 
 ``kernel_features`` can instead be ``spacy_convkernels.CandidateKernelSVM.v1``
-(:mod:`.candidate_svm`): the decision values of exact-kernel SVMs, one per label.
+(:mod:`.candidate_svm`): the decision values of exact-kernel SVMs, one per label and one
+for any label.
 
 Each block goes through its own layer norm (the SVM decisions, already on the scale of
 the margin, through none: a layer norm over a few decisions near -1 would blow their
