@@ -23,17 +23,27 @@ with the pipeline, so a reloaded pipeline gives identical vectors.
 
 Trees are read from ``Span._.kernel_trees`` when a ``kernel_trees`` component made them,
 else converted from the parse with the default options.
+
+With ``similarity_hook = true`` the component also installs spaCy user hooks on every Doc
+it processes (:class:`~.similarity.KernelVectorHooks`): ``doc.vector`` and ``span.vector``
+are the kernel vectors (a Span that is not a sentence gets the vector of its tree), and
+``doc1.similarity(doc2)``, ``span1.similarity(span2)`` the cosine of two kernel vectors.
+spaCy does not serialize hooks: after ``DocBin`` or ``nlp.pipe(..., n_process=N)``, give
+them back with ``nlp.get_pipe("kernel_vectors").hooks.install(doc)``.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 from spacy.language import Language
+from spacy.tokens import Doc
 
 from ..approx.nystroem import LANDMARK_INITS, Nystroem
+from ..errors import InvalidParameterError
 from ..structures.tree import Tree
 from .kernel_trees import PARSE
 from .sentences import SentenceTreeModel, check_choice, check_count
+from .similarity import KernelVectorHooks
 
 DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 1.0}
 
@@ -48,6 +58,7 @@ DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4,
         "landmark_source": "predicted",
         "random_state": 0,
         "batch_size": 256,
+        "similarity_hook": False,
     },
     assigns=["span._.kernel_vector", "doc._.kernel_vector"],
     requires=PARSE,
@@ -62,6 +73,7 @@ def make_kernel_vectors(
     landmark_source: str,
     random_state: int,
     batch_size: int,
+    similarity_hook: bool,
 ) -> "KernelVectors":
     return KernelVectors(
         nlp,
@@ -73,6 +85,7 @@ def make_kernel_vectors(
         landmark_source=landmark_source,
         random_state=random_state,
         batch_size=batch_size,
+        similarity_hook=similarity_hook,
     )
 
 
@@ -99,12 +112,17 @@ class KernelVectors(SentenceTreeModel):
         Seed of the landmark choice.
     batch_size : int >= 1, default=256
         Sentences per kernel block in ``pipe``.
+    similarity_hook : bool, default=False
+        Install the user hooks that make ``vector`` and ``similarity`` of Docs and Spans
+        the kernel vectors and their cosine (module docstring).
 
     Attributes
     ----------
     model : Nystroem
         The Nyström approximation, fitted by ``initialize`` (``components_``,
         ``normalization_``).
+    hooks : KernelVectorHooks
+        The hooks over ``model``; ``hooks.install(doc)`` sets them on a Doc.
     """
 
     extension = "kernel_vector"
@@ -123,13 +141,18 @@ class KernelVectors(SentenceTreeModel):
         landmark_source: str = "predicted",
         random_state: int = 0,
         batch_size: int = 256,
+        similarity_hook: bool = False,
     ):
         check_count(name, "n_components", n_components, minimum=1)
+        if not isinstance(similarity_hook, bool):
+            raise InvalidParameterError(f"{name}: similarity_hook must be true or false, got {similarity_hook!r}")
         check_choice(name, "landmark_init", landmark_init, LANDMARK_INITS)
         model = Nystroem(
             kernel, n_components=n_components, landmark_init=landmark_init, dtype=np.float32, random_state=random_state
         )
         super().__init__(nlp, name, representation, batch_size, model, landmark_source)
+        self.similarity_hook = similarity_hook
+        self.hooks = KernelVectorHooks(model, representation)
 
     def initialize(
         self, get_examples: Callable, *, nlp: Language | None = None, landmark_corpus: Callable | None = None
@@ -137,6 +160,10 @@ class KernelVectors(SentenceTreeModel):
         """Pick the landmarks among the training sentences, or those of ``landmark_corpus``."""
         nlp = nlp or self.nlp
         self._fit(landmark_corpus(nlp) if landmark_corpus is not None else get_examples(), nlp)
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int | None = None) -> Iterator[Doc]:
+        for doc in super().pipe(stream, batch_size=batch_size):
+            yield self.hooks.install(doc) if self.similarity_hook else doc
 
     def doc_value(self, values: list):
         """The mean of the sentence vectors (None when no sentence has one)."""

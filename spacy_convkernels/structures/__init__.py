@@ -4,7 +4,9 @@ tuples, and semantic graphs with their candidate interactions (a path and a subg
 from ..errors import MissingAnnotationError, UnknownRepresentationError
 from .dependency import (
     REPRESENTATIONS,
+    VIRTUAL_ROOT,
     DependencyParse,
+    join_sentences,
     parse_to_trees,
     span_to_parse,
     span_to_tree,
@@ -27,7 +29,9 @@ __all__ = [
     "Tree",
     "CompiledTree",
     "REPRESENTATIONS",
+    "VIRTUAL_ROOT",
     "DependencyParse",
+    "join_sentences",
     "span_to_parse",
     "span_to_tree",
     "span_to_trees",

@@ -34,6 +34,7 @@ from .labels import clean_label
 from .tree import Tree
 
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
+VIRTUAL_ROOT = "ROOT##sentences"
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,18 @@ def span_to_tree(span, representation: str, **options) -> Tree:
 def span_to_trees(span, representations: Iterable[str] = REPRESENTATIONS, **options) -> dict[str, Tree]:
     """The trees of a sentence in several representations, from one parse."""
     return parse_to_trees(span_to_parse(span, **options), representations)
+
+
+def join_sentences(trees: Iterable[Tree | None]) -> Tree | None:
+    """One tree for a text of several sentences: the sentence trees (those not None) in order
+    under a virtual root labelled ``VIRTUAL_ROOT``; a lone sentence tree is returned as it
+    is, and None when no sentence has a tree. The virtual root matches only another
+    virtual root, so two texts of several sentences share it (and their fragments that
+    span sentences), and a text of one sentence compares with another one's sentences."""
+    trees = [tree for tree in trees if tree is not None]
+    if len(trees) > 1:
+        return Tree(VIRTUAL_ROOT, trees)
+    return trees[0] if trees else None
 
 
 def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPRESENTATIONS) -> dict[str, Tree]:
