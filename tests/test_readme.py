@@ -64,6 +64,7 @@ def test_the_readme_has_its_blocks():
         "Example",
         "In a spaCy pipeline",
         "In a spaCy pipeline",
+        "Sentence similarity",
         "Interactions in AMR graphs",
     ]
 
@@ -99,6 +100,20 @@ def test_readme_kernel_vectors_example(run):
     assert [t.dep_ for t in nlp("The cat sat on the mat.")] == ["det", "nsubj", "ROOT", "prep", "det", "pobj", "punct"]
     landmarks = nlp.get_pipe("kernel_vectors").model.components_
     assert len(landmarks) == 40 and all(t.label.startswith("LEX##") for t in landmarks)
+
+
+def test_readme_similarity_example(run):
+    printed, names = run("Sentence similarity")
+    a, b, exact = names["a"], names["b"], names["exact"]
+    shape, hooked, exact_value = printed.split("\n")[:3]
+    assert shape == "(60,)" and "similarity" in a.user_hooks and "vector" in b.user_span_hooks
+    cosine = (
+        a._.kernel_vector @ b._.kernel_vector / np.linalg.norm(a._.kernel_vector) / np.linalg.norm(b._.kernel_vector)
+    )
+    assert float(hooked) == round(cosine, 3) and 0 < float(hooked) < 1
+    assert len(list(b.sents)) == 2 and 0 < float(exact_value) < 1
+    joined = names["text_similarity"](a, b, kernel=exact, representation="loct")
+    assert float(exact_value) == round(joined, 3)
 
 
 def test_readme_amr_example(run):
