@@ -1,6 +1,7 @@
 """Similarity through kernels in spaCy's terms: the text tree rule, the exact normalized
 kernel between Docs and Spans, and the user hooks of kernel_vectors."""
 
+import pickle
 import warnings
 
 import numpy as np
@@ -170,3 +171,13 @@ def test_the_hook_setting_is_checked(value):
             n_components=5,
             similarity_hook=value,
         )
+
+
+def test_a_pickled_doc_keeps_its_hooks(questions):
+    """spaCy pickles a Doc with its hooks (as ``copy`` keeps them); the hooks hold the fitted model."""
+    nlp = pipeline(questions)
+    a, b = nlp(questions[45].copy()), nlp(questions[46].copy())
+    x, y = pickle.loads(pickle.dumps(a)), a.copy()
+    assert x.similarity(b) == pytest.approx(a.similarity(b), abs=1e-6)
+    assert y.similarity(b) == pytest.approx(a.similarity(b), abs=1e-6)
+    np.testing.assert_allclose(x[1:3].vector, a[1:3].vector, rtol=1e-6)
