@@ -87,6 +87,10 @@ class NotInitializedError(ConvKernelsError, RuntimeError):
     """A component with learned state was used before ``nlp.initialize`` or loading."""
 
 
+class MissingDependencyError(ConvKernelsError, ImportError):
+    """An optional dependency (an extra such as ``plot``) is not installed."""
+
+
 class ConvKernelsWarning(UserWarning):
     """Base class of every warning issued by spacy-convkernels."""
 

@@ -1,7 +1,9 @@
-"""Learners over structure kernels: k-NN (exact and hashed), KLSH forests, exact-kernel SVMs, label-weight learning."""
+"""Learners over structure kernels: k-NN (exact and hashed), KLSH forests, exact-kernel SVMs, label-weight learning;
+cluster purity."""
 
 from .forest import KLSHForestClassifier
 from .knn import KernelKNeighborsClassifier, kernel_knn_graph
+from .metrics import cluster_purity
 from .nonstationary import NonstationaryKernelLearner
 from .svm import KernelSVC, out_of_fold_decisions
 
@@ -12,4 +14,5 @@ __all__ = [
     "KernelSVC",
     "NonstationaryKernelLearner",
     "out_of_fold_decisions",
+    "cluster_purity",
 ]

@@ -1,0 +1,164 @@
+"""Plots of kernel results with matplotlib (the optional ``plot`` extra): purity of
+clusterings against their number of clusters, the similarity heatmap of a sample of
+structures, and accuracy against the number of Nyström landmarks.
+
+Each function draws on ``ax`` (a matplotlib Axes) or, when None, on the Axes of a new
+Figure, and returns that Axes (its figure is ``ax.figure``). Shares (purity, accuracy)
+are given in [0, 1] and shown in percent. matplotlib is imported when a function is
+called; without it the function raises :class:`~spacy_convkernels.errors.MissingDependencyError`.
+"""
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .errors import InvalidParameterError, MissingDependencyError
+from .kernels.base import Kernel
+
+
+def purity_curve(purities: Mapping[str, Sequence[float]], clusters: Sequence[int], *, ax=None):
+    """One line per series of ``purities`` (name -> one purity per entry of ``clusters``,
+    as :func:`~spacy_convkernels.learn.cluster_purity` gives) against the number of
+    clusters ``clusters`` (increasing, log scale)."""
+    mpl = _matplotlib("purity_curve")
+    clusters = _counts("purity_curve", "clusters", clusters)
+    series = _shares("purity_curve", "purities", purities, len(clusters))
+    ax = _axes(mpl, "purity_curve", ax)
+    for name, values in series.items():
+        ax.plot(clusters, values, marker="o", label=name)
+    _count_axis(mpl, ax, clusters, "clusters k")
+    _share_axis(mpl, ax, "purity")
+    return ax
+
+
+def landmarks_accuracy(
+    sizes: Sequence[int],
+    accuracies: Mapping[str, Sequence[float]],
+    *,
+    exact: Mapping[str, float] | None = None,
+    ax=None,
+):
+    """One line per series of ``accuracies`` (name -> one accuracy per entry of ``sizes``)
+    against the number of landmarks ``sizes`` (increasing, log scale); for each name of
+    ``exact`` (a name of ``accuracies`` -> the accuracy of the exact kernel) a dashed
+    horizontal line in the colour of that series."""
+    mpl = _matplotlib("landmarks_accuracy")
+    sizes = _counts("landmarks_accuracy", "sizes", sizes)
+    series = _shares("landmarks_accuracy", "accuracies", accuracies, len(sizes))
+    exact = _shares("landmarks_accuracy", "exact", {} if exact is None else exact, None)
+    unknown = sorted(set(exact) - set(series))
+    if unknown:
+        raise InvalidParameterError(f"landmarks_accuracy: exact names series absent from accuracies: {unknown}")
+    ax = _axes(mpl, "landmarks_accuracy", ax)
+    for name, values in series.items():
+        (line,) = ax.plot(sizes, values, marker="o", label=name)
+        if name in exact:
+            ax.axhline(exact[name], color=line.get_color(), linestyle="--", label=f"exact {name}")
+    _count_axis(mpl, ax, sizes, "landmarks M")
+    _share_axis(mpl, ax, "test accuracy")
+    return ax
+
+
+def similarity_heatmap(kernel: Kernel, structures: Sequence, labels: Sequence, *, n_jobs: int | None = None, ax=None):
+    """The normalized Gram matrix of ``structures`` under ``kernel`` as an image, rows and
+    columns grouped by label (``labels``: one per structure; labels sorted by their text,
+    the structures of one label in their given order), with lines between the groups and
+    each label named at the middle of its group; a colour bar beside it."""
+    mpl = _matplotlib("similarity_heatmap")
+    if not isinstance(kernel, Kernel):
+        raise InvalidParameterError(f"similarity_heatmap needs a spacy_convkernels Kernel, got {type(kernel).__name__}")
+    structures, labels = list(structures), [str(label) for label in labels]
+    if not structures or len(labels) != len(structures):
+        raise InvalidParameterError(
+            f"similarity_heatmap needs one label per structure and at least one structure; "
+            f"got {len(structures)} structures and {len(labels)} labels"
+        )
+    names, ids = np.unique(labels, return_inverse=True)
+    order = np.argsort(ids, kind="stable")
+    gram = kernel.gram([structures[i] for i in order], n_jobs=n_jobs)
+    ax = _axes(mpl, "similarity_heatmap", ax)
+    image = ax.imshow(
+        gram, cmap="viridis", vmin=min(0.0, gram.min()), vmax=max(1.0, gram.max()), interpolation="nearest"
+    )
+    sizes = np.bincount(ids)
+    ends = np.cumsum(sizes)
+    for end in ends[:-1]:
+        ax.axhline(end - 0.5, color="white", linewidth=1)
+        ax.axvline(end - 0.5, color="white", linewidth=1)
+    middles = ends - sizes / 2 - 0.5
+    ax.set_xticks(middles, names, rotation=90)
+    ax.set_yticks(middles, names)
+    ax.figure.colorbar(image, ax=ax, label=f"normalized {type(kernel).__name__}")
+    return ax
+
+
+def _matplotlib(function: str):
+    try:
+        import matplotlib.axes
+        import matplotlib.figure
+        import matplotlib.ticker
+    except ImportError as error:
+        raise MissingDependencyError(
+            f"{function} needs matplotlib, which is not installed: pip install 'spacy-convkernels[plot]'"
+        ) from error
+    return matplotlib
+
+
+def _axes(mpl, function: str, ax):
+    if ax is None:
+        return mpl.figure.Figure(figsize=(6.4, 4.2)).add_subplot()
+    if not isinstance(ax, mpl.axes.Axes):
+        raise InvalidParameterError(f"{function}: ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+    return ax
+
+
+def _counts(function: str, name: str, values) -> list[int]:
+    """Positive, increasing integers (the x values of a log axis)."""
+    values = list(values)
+    if (
+        not values
+        or not all(isinstance(v, int | np.integer) and not isinstance(v, bool) and v > 0 for v in values)
+        or any(a >= b for a, b in zip(values, values[1:]))
+    ):
+        raise InvalidParameterError(f"{function}: {name} must be positive, increasing integers; got {values}")
+    return [int(v) for v in values]
+
+
+def _shares(function: str, name: str, series: Mapping, length: int | None) -> dict:
+    """Name -> values in [0, 1]: ``length`` of them per name, or one number when None."""
+    if not isinstance(series, Mapping) or (length is not None and not series):
+        raise InvalidParameterError(f"{function}: {name} must be a non-empty mapping of series name -> values")
+    checked = {}
+    for key, values in series.items():
+        try:
+            array = np.asarray(values, dtype=float)
+        except (TypeError, ValueError):
+            array = None
+        expected = () if length is None else (length,)
+        if (
+            array is None
+            or array.shape != expected
+            or not all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in array.ravel())
+        ):
+            what = "a number" if length is None else f"{length} numbers"
+            raise InvalidParameterError(
+                f"{function}: {name}[{key!r}] must be {what} in [0, 1] (shares, not percent); got {values!r}"
+            )
+        checked[str(key)] = array.tolist() if length is not None else float(array)
+    return checked
+
+
+def _count_axis(mpl, ax, values: list[int], label: str) -> None:
+    ax.set_xscale("log")
+    ax.set_xticks(values)
+    ax.xaxis.set_major_formatter(mpl.ticker.ScalarFormatter())
+    ax.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
+    ax.set_xlabel(label)
+    ax.grid(alpha=0.3)
+
+
+def _share_axis(mpl, ax, label: str) -> None:
+    ax.yaxis.set_major_formatter(mpl.ticker.PercentFormatter(xmax=1))
+    ax.set_ylabel(f"{label} %")
+    ax.legend(fontsize=8)
