@@ -1,8 +1,8 @@
 """Nyström vectors of tree kernels on TREC question classification and clustering.
 
-    python bench/nystroem_qc.py [--data ../shared/data/trec-qc-kelp] [--docs docs]
+    python bench/nystroem_qc.py [--data ../shared/data/trec-qc-kelp] [--docs docs] [--from-json]
 
-Needs matplotlib for the plot. For PTK on GRCT and SPTK on LCT (md vectors, shared rows
+Needs matplotlib for the plot (the plot extra). For PTK on GRCT and SPTK on LCT (md vectors, shared rows
 diluted) and M landmarks (uniform, as Croce et al.), on 5,452 training / 500 test questions:
 
 - the accuracy of a linear SVM (one-vs-rest LinearSVC, C = 1) on the Nyström vectors,
@@ -16,10 +16,13 @@ diluted) and M landmarks (uniform, as Croce et al.), on 5,452 training / 500 tes
 - Nyström vectors joined to a TF-IDF bag of unigrams and bigrams in one LinearSVC;
 - sentences per second through ``transform`` with M = 500, one thread and every core.
 
-Writes docs/nystroem_qc.md and docs/nystroem_qc.png.
+Writes the figures to docs/nystroem_qc.json (percentages as in the tables), then
+docs/nystroem_qc.md and docs/nystroem_qc.png from them; ``--from-json`` only redraws the
+table and the plot from an existing docs/nystroem_qc.json.
 """
 
 import argparse
+import json
 import os
 import time
 from pathlib import Path
@@ -38,19 +41,12 @@ from spacy_convkernels.kernels import (
     SmoothedPartialTreeKernel,
     WordVectors,
 )
+from spacy_convkernels.learn import cluster_purity
+from spacy_convkernels.plots import landmarks_accuracy, purity_curve
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (250, 500, 1000, 2000)
 CLUSTERS = (6, 10, 20, 50, 100)
-
-
-def purity(labels, clusters):
-    """Share of the questions that belong to the most frequent class of their cluster."""
-    total = 0
-    for c in np.unique(clusters):
-        _, counts = np.unique(labels[clusters == c], return_counts=True)
-        total += counts.max()
-    return 100.0 * total / len(labels)
 
 
 def linear_accuracy(train_features, y_train, test_features, y_test):
@@ -73,9 +69,25 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
     parser.add_argument("--docs", type=Path, default=ROOT / "docs")
+    parser.add_argument("--from-json", action="store_true", help="redraw the table and plot from nystroem_qc.json")
     args = parser.parse_args()
-    train, test, y_train, y_test = load_qc(args.data)
-    wordspace = WordVectors.load(args.data / "wordspace_md300.txt.gz")
+    path = args.docs / "nystroem_qc.json"
+    if args.from_json:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    else:
+        results = measure(args.data)
+        args.docs.mkdir(exist_ok=True)
+        path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    text = report(results)
+    (args.docs / "nystroem_qc.md").write_text(text, encoding="utf-8")
+    plot(results, args.docs / "nystroem_qc.png")
+    print(text)
+
+
+def measure(data):
+    """Every figure of the report, percentages as in its tables."""
+    train, test, y_train, y_test = load_qc(data)
+    wordspace = WordVectors.load(data / "wordspace_md300.txt.gz")
     kernels = {
         "PTK-GRCT": ("grct", PartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0)),
         "SPTK-LCT": (
@@ -88,9 +100,15 @@ def main():
     tfidf = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)
     text_train = tfidf.fit_transform([e.texts["quest"] for e in train])
     text_test = tfidf.transform([e.texts["quest"] for e in test])
-    tfidf_alone = linear_accuracy(text_train, y_train, text_test, y_test)
-
-    results, lines = {}, []
+    results = {
+        "made_by": "python bench/nystroem_qc.py",
+        "sizes": list(SIZES),
+        "clusters": list(CLUSTERS),
+        "tfidf_alone": linear_accuracy(text_train, y_train, text_test, y_test),
+        "classification": {},
+        "purity": {},
+        "speed": {},
+    }
     for name, (representation, kernel) in kernels.items():
         X = [e.trees[representation] for e in train]
         Y = [e.trees[representation] for e in test]
@@ -103,50 +121,24 @@ def main():
             # transform(X) and transform(Y), from the kernel columns of the landmarks already in G
             Z = G[:, model.component_indices_] @ model.normalization_.T
             Z_test = G_test[:, model.component_indices_] @ model.normalization_.T
-            error = np.linalg.norm(G - Z @ Z.T) / np.linalg.norm(G)
-            accuracy = linear_accuracy(Z, y_train, Z_test, y_test)
-            approximate_svm = svm_accuracy(Z @ Z.T, y_train, Z_test @ Z.T, y_test)
-            joined = linear_accuracy(
-                hstack([text_train, csr_matrix(Z)]).tocsr(),
-                y_train,
-                hstack([text_test, csr_matrix(Z_test)]).tocsr(),
-                y_test,
-            )
             B, B_test, best_error = best_rank(spectrum, G_test, size)
-            best_accuracy = linear_accuracy(B, y_train, B_test, y_test)
-            rows.append((size, accuracy, approximate_svm, joined, error, best_accuracy, best_error))
-            print(
-                name,
-                size,
-                f"accuracy {accuracy:.1f} svm {approximate_svm:.1f} with TF-IDF {joined:.1f} "
-                f"error {error:.3f} best rank {best_accuracy:.1f} ({best_error:.3f})",
-                flush=True,
-            )
-        results[name] = (exact, rows)
-
-    lines += [
-        "# Nyström vectors of tree kernels on TREC question classification",
-        "",
-        "Made by `python bench/nystroem_qc.py`: 5,452 training / 500 test questions, 6 coarse classes;",
-        "M landmarks drawn uniformly (random_state 0) from the training trees. Linear: one-vs-rest",
-        "LinearSVC (C = 1) on the Nyström vectors; + TF-IDF: the vectors joined to a TF-IDF bag of",
-        "unigrams and bigrams (sublinear tf) in one LinearSVC; SVM on Z Z^T: the one-vs-all C-SVM",
-        "(C = 10, KeLP's fairness) of qc_classification.md on the approximated Gram, beside the same",
-        "SVM on the exact normalized Gram. Error: ||G - Z Z^T||_F / ||G||_F on the training Gram.",
-        "Best rank M: the same linear SVM and error for the best rank-M approximation of the",
-        "training Gram (its top M eigenvectors; test questions projected onto them), the ceiling",
-        "for any choice of M landmarks.",
-        f"SPTK: md vectors, shared rows diluted. TF-IDF alone: {tfidf_alone:.1f} %.",
-        "",
-        "| kernel | M | linear % | SVM on Z Z^T % | + TF-IDF % | exact SVM % | error | best rank M: linear % | error |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name, (exact, rows) in results.items():
-        for size, accuracy, approximate_svm, joined, error, best_accuracy, best_error in rows:
-            lines.append(
-                f"| {name} | {size} | {accuracy:.1f} | {approximate_svm:.1f} | {joined:.1f} | {exact:.1f} "
-                f"| {error:.3f} | {best_accuracy:.1f} | {best_error:.3f} |"
-            )
+            row = {
+                "M": size,
+                "linear": linear_accuracy(Z, y_train, Z_test, y_test),
+                "svm_on_zz": svm_accuracy(Z @ Z.T, y_train, Z_test @ Z.T, y_test),
+                "with_tfidf": linear_accuracy(
+                    hstack([text_train, csr_matrix(Z)]).tocsr(),
+                    y_train,
+                    hstack([text_test, csr_matrix(Z_test)]).tocsr(),
+                    y_test,
+                ),
+                "error": float(np.linalg.norm(G - Z @ Z.T) / np.linalg.norm(G)),
+                "best_rank_linear": linear_accuracy(B, y_train, B_test, y_test),
+                "best_rank_error": float(best_error),
+            }
+            rows.append(row)
+            print(name, row, flush=True)
+        results["classification"][name] = {"exact_svm": float(exact), "rows": rows}
 
     # clustering: purity of k-means on the training questions, mean of 5 runs
     spaces = {"BoW": [bow_matrices(train, test)[0]] * 5}  # one space per seed
@@ -159,18 +151,61 @@ def main():
         spaces[f"Ny500 {name}"] = [
             Nystroem(kernel, n_components=500, random_state=seed).fit_transform(X) for seed in range(5)
         ]
-    purities = {}
     for name, per_seed in spaces.items():
-        purities[name] = [
-            np.mean(
+        results["purity"][name] = [
+            100.0
+            * np.mean(
                 [
-                    purity(y_train, KMeans(k, n_init=1, random_state=seed).fit_predict(Z))
+                    cluster_purity(y_train, KMeans(k, n_init=1, random_state=seed).fit_predict(Z))
                     for seed, Z in enumerate(per_seed)
                 ]
             )
             for k in CLUSTERS
         ]
-        print(name, [f"{p:.1f}" for p in purities[name]], flush=True)
+        print(name, [f"{p:.1f}" for p in results["purity"][name]], flush=True)
+
+    # speed of transform with 500 landmarks
+    for name, (representation, kernel) in kernels.items():
+        X = [e.trees[representation] for e in train]
+        model = Nystroem(kernel, n_components=500, random_state=0).fit(X)
+        rates = []
+        for n_jobs in (1, os.cpu_count()):
+            model.set_params(n_jobs=n_jobs)
+            start = time.perf_counter()
+            model.transform(X)
+            rates.append(len(X) / (time.perf_counter() - start))
+        results["speed"][name] = {"one_thread": rates[0], "every_core": rates[1], "cores": os.cpu_count()}
+        print(name, rates, flush=True)
+    return results
+
+
+def report(results):
+    """docs/nystroem_qc.md from the figures."""
+    clusters = results["clusters"]
+    lines = [
+        "# Nyström vectors of tree kernels on TREC question classification",
+        "",
+        "Made by `python bench/nystroem_qc.py`: 5,452 training / 500 test questions, 6 coarse classes;",
+        "M landmarks drawn uniformly (random_state 0) from the training trees. Linear: one-vs-rest",
+        "LinearSVC (C = 1) on the Nyström vectors; + TF-IDF: the vectors joined to a TF-IDF bag of",
+        "unigrams and bigrams (sublinear tf) in one LinearSVC; SVM on Z Z^T: the one-vs-all C-SVM",
+        "(C = 10, KeLP's fairness) of qc_classification.md on the approximated Gram, beside the same",
+        "SVM on the exact normalized Gram. Error: ||G - Z Z^T||_F / ||G||_F on the training Gram.",
+        "Best rank M: the same linear SVM and error for the best rank-M approximation of the",
+        "training Gram (its top M eigenvectors; test questions projected onto them), the ceiling",
+        "for any choice of M landmarks.",
+        f"SPTK: md vectors, shared rows diluted. TF-IDF alone: {results['tfidf_alone']:.1f} %.",
+        "",
+        "| kernel | M | linear % | SVM on Z Z^T % | + TF-IDF % | exact SVM % | error | best rank M: linear % | error |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, figures in results["classification"].items():
+        for r in figures["rows"]:
+            lines.append(
+                f"| {name} | {r['M']} | {r['linear']:.1f} | {r['svm_on_zz']:.1f} | {r['with_tfidf']:.1f} "
+                f"| {figures['exact_svm']:.1f} | {r['error']:.3f} | {r['best_rank_linear']:.1f} "
+                f"| {r['best_rank_error']:.3f} |"
+            )
     lines += [
         "",
         "## Clustering",
@@ -179,13 +214,11 @@ def main():
         "and k-means seeds 0-4), in the space of normalized bag-of-words vectors and of Nyström",
         "vectors with 500 landmarks (CSPTK: md vectors, KeLP's similarity).",
         "",
-        "| space | " + " | ".join(f"k = {k}" for k in CLUSTERS) + " |",
-        "|---|" + "---|" * len(CLUSTERS),
+        "| space | " + " | ".join(f"k = {k}" for k in clusters) + " |",
+        "|---|" + "---|" * len(clusters),
     ]
-    for name, values in purities.items():
+    for name, values in results["purity"].items():
         lines.append(f"| {name} | " + " | ".join(f"{v:.1f}" for v in values) + " |")
-
-    # speed of transform with 500 landmarks
     lines += [
         "",
         "## Speed",
@@ -196,57 +229,48 @@ def main():
         "| kernel | 1 thread | every core |",
         "|---|---|---|",
     ]
-    for name, (representation, kernel) in kernels.items():
-        X = [e.trees[representation] for e in train]
-        model = Nystroem(kernel, n_components=500, random_state=0).fit(X)
-        rates = []
-        for n_jobs in (1, os.cpu_count()):
-            model.set_params(n_jobs=n_jobs)
-            start = time.perf_counter()
-            model.transform(X)
-            rates.append(len(X) / (time.perf_counter() - start))
-        lines.append(f"| {name} | {rates[0]:,.0f} | {rates[1]:,.0f} ({os.cpu_count()} cores) |")
-        print(name, rates, flush=True)
+    for name, rate in results["speed"].items():
+        lines.append(f"| {name} | {rate['one_thread']:,.0f} | {rate['every_core']:,.0f} ({rate['cores']} cores) |")
+    return "\n".join(lines) + "\n![accuracy and error against M](nystroem_qc.png)\n"
 
-    args.docs.mkdir(exist_ok=True)
-    (args.docs / "nystroem_qc.md").write_text(
-        "\n".join(lines) + "\n![accuracy and error against M](nystroem_qc.png)\n", encoding="utf-8"
+
+def plot(results, path):
+    """Accuracy and approximation error against M, and k-means purity against k."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    figure = Figure(figsize=(15, 4.2))
+    left, middle, right = figure.subplots(1, 3)
+    sizes, classification = results["sizes"], results["classification"]
+    landmarks_accuracy(
+        sizes,
+        {name: [r["linear"] / 100 for r in figures["rows"]] for name, figures in classification.items()},
+        exact={name: figures["exact_svm"] / 100 for name, figures in classification.items()},
+        best_rank={
+            name: [r["best_rank_linear"] / 100 for r in figures["rows"]] for name, figures in classification.items()
+        },
+        ax=left,
     )
-    plot(results, purities, args.docs / "nystroem_qc.png")
-    print("\n".join(lines))
-
-
-def plot(results, purities, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, (left, middle, right) = plt.subplots(1, 3, figsize=(15, 4.2))
-    for name, (exact, rows) in results.items():
-        sizes = [r[0] for r in rows]
-        (line,) = left.plot(sizes, [r[1] for r in rows], marker="o", label=f"Nyström {name}")
-        left.plot(
-            sizes, [r[5] for r in rows], marker="x", linestyle=":", color=line.get_color(), label=f"best rank M {name}"
-        )
-        left.axhline(exact, color=line.get_color(), linestyle="--", label=f"exact {name}")
-        (line,) = middle.plot(sizes, [r[4] for r in rows], marker="o", label=name)
+    for name, figures in classification.items():
+        (line,) = middle.plot(sizes, [r["error"] for r in figures["rows"]], marker="o", label=name)
         middle.plot(
-            sizes, [r[6] for r in rows], marker="x", linestyle=":", color=line.get_color(), label=f"best rank M {name}"
+            sizes,
+            [r["best_rank_error"] for r in figures["rows"]],
+            marker="x",
+            linestyle=":",
+            color=line.get_color(),
+            label=f"best rank M {name}",
         )
-    for name, values in purities.items():
-        right.plot(CLUSTERS, values, marker="o", label=name)
-    left.set(xscale="log", xlabel="landmarks M", ylabel="test accuracy %", title="Question classification")
-    middle.set(
-        xscale="log", yscale="log", xlabel="landmarks M", ylabel="||G - ZZ'|| / ||G||", title="Approximation error"
-    )
-    right.set(xscale="log", xlabel="clusters k", ylabel="purity %", title="k-means purity")
-    for axis in (left, middle, right):
-        axis.set_xticks(SIZES if axis is not right else CLUSTERS)
-        axis.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
-        axis.get_xaxis().set_minor_formatter(matplotlib.ticker.NullFormatter())
-        axis.legend(fontsize=8)
-        axis.grid(alpha=0.3)
+    middle.set(xscale="log", yscale="log", xticks=sizes, xlabel="landmarks M", ylabel="||G - ZZ'|| / ||G||")
+    middle.xaxis.set_major_formatter(ScalarFormatter())
+    middle.xaxis.set_minor_formatter(NullFormatter())
+    middle.legend(fontsize=8)
+    middle.grid(alpha=0.3)
+    purities = {name: [v / 100 for v in values] for name, values in results["purity"].items()}
+    purity_curve(purities, results["clusters"], ax=right)
+    left.set_title("Question classification")
+    middle.set_title("Approximation error")
+    right.set_title("k-means purity")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
 

@@ -37,22 +37,31 @@ def landmarks_accuracy(
     accuracies: Mapping[str, Sequence[float]],
     *,
     exact: Mapping[str, float] | None = None,
+    best_rank: Mapping[str, Sequence[float]] | None = None,
     ax=None,
 ):
     """One line per series of ``accuracies`` (name -> one accuracy per entry of ``sizes``)
-    against the number of landmarks ``sizes`` (increasing, log scale); for each name of
-    ``exact`` (a name of ``accuracies`` -> the accuracy of the exact kernel) a dashed
-    horizontal line in the colour of that series."""
+    against the number of landmarks ``sizes`` (increasing, log scale). In the colour of a
+    series, for its name in ``exact`` (name -> the accuracy of the exact kernel) a dashed
+    horizontal line, and for its name in ``best_rank`` (name -> one accuracy per size of the
+    best rank-M approximation of the Gram matrix, the ceiling of any M landmarks) a dotted line."""
     mpl = _matplotlib("landmarks_accuracy")
     sizes = _counts("landmarks_accuracy", "sizes", sizes)
     series = _shares("landmarks_accuracy", "accuracies", accuracies, len(sizes))
     exact = _shares("landmarks_accuracy", "exact", {} if exact is None else exact, None)
-    unknown = sorted(set(exact) - set(series))
+    best_rank = _shares("landmarks_accuracy", "best_rank", {} if best_rank is None else best_rank, len(sizes), True)
+    unknown = sorted((set(exact) | set(best_rank)) - set(series))
     if unknown:
-        raise InvalidParameterError(f"landmarks_accuracy: exact names series absent from accuracies: {unknown}")
+        raise InvalidParameterError(
+            f"landmarks_accuracy: exact or best_rank name series absent from accuracies: {unknown}"
+        )
     ax = _axes(mpl, "landmarks_accuracy", ax)
     for name, values in series.items():
         (line,) = ax.plot(sizes, values, marker="o", label=name)
+        if name in best_rank:
+            ax.plot(
+                sizes, best_rank[name], marker="x", linestyle=":", color=line.get_color(), label=f"best rank M {name}"
+            )
         if name in exact:
             ax.axhline(exact[name], color=line.get_color(), linestyle="--", label=f"exact {name}")
     _count_axis(mpl, ax, sizes, "landmarks M")
@@ -125,9 +134,9 @@ def _counts(function: str, name: str, values) -> list[int]:
     return [int(v) for v in values]
 
 
-def _shares(function: str, name: str, series: Mapping, length: int | None) -> dict:
+def _shares(function: str, name: str, series: Mapping, length: int | None, may_be_empty: bool = False) -> dict:
     """Name -> values in [0, 1]: ``length`` of them per name, or one number when None."""
-    if not isinstance(series, Mapping) or (length is not None and not series):
+    if not isinstance(series, Mapping) or not (series or length is None or may_be_empty):
         raise InvalidParameterError(f"{function}: {name} must be a non-empty mapping of series name -> values")
     checked = {}
     for key, values in series.items():

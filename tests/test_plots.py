@@ -51,16 +51,19 @@ def test_a_given_axes_is_drawn_on_and_returned():
     assert len(left.lines) == len(right.lines) == 1 and len(figure.axes) == 2
 
 
-def test_landmarks_accuracy_draws_the_series_and_the_exact_kernel_line_in_its_colour():
+def test_landmarks_accuracy_draws_the_series_and_the_exact_and_best_rank_lines_in_its_colour():
     sizes = [250, 500, 1000]
     accuracies = {"PTK": [0.828, 0.838, 0.868], "SPTK": [0.834, 0.85, 0.886]}
-    ax = landmarks_accuracy(sizes, accuracies, exact={"SPTK": 0.928})
-    ptk, sptk, exact = ax.lines
+    ax = landmarks_accuracy(sizes, accuracies, exact={"SPTK": 0.928}, best_rank={"SPTK": [0.866, 0.886, 0.888]})
+    ptk, sptk, best, exact = ax.lines
     assert list(ptk.get_xdata()) == sizes and list(ptk.get_ydata()) == accuracies["PTK"]
     assert list(sptk.get_ydata()) == accuracies["SPTK"]
+    assert list(best.get_xdata()) == sizes and list(best.get_ydata()) == [0.866, 0.886, 0.888]
+    assert best.get_linestyle() == ":" and best.get_label() == "best rank M SPTK"
     assert list(exact.get_ydata()) == [0.928, 0.928] and exact.get_linestyle() == "--"
-    assert exact.get_color() == sptk.get_color() != ptk.get_color()
     assert exact.get_label() == "exact SPTK"
+    assert exact.get_color() == best.get_color() == sptk.get_color() != ptk.get_color()
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [line.get_label() for line in ax.lines]
 
 
 def _sample(n):
@@ -108,6 +111,8 @@ def test_similarity_heatmap_of_one_label_has_no_boundary():
         (lambda: purity_curve({"a": []}, []), "clusters must be positive"),
         (lambda: purity_curve({"a": [0.4, 0.5]}, [2, 6], ax="left"), "ax must be a matplotlib Axes"),
         (lambda: landmarks_accuracy([1, 2], {"a": [0.4, 0.5]}, exact={"b": 0.9}), r"absent from accuracies: \['b'\]"),
+        (lambda: landmarks_accuracy([1, 2], {"a": [0.4, 0.5]}, best_rank={"a": [0.9]}), r"best_rank\['a'\] must be 2"),
+        (lambda: landmarks_accuracy([1, 2], {"a": [0.4, 0.5]}, best_rank={"c": [0.4, 0.5]}), r"absent.*\['c'\]"),
         (lambda: landmarks_accuracy([1, 2], {"a": [0.4, 0.5]}, exact={"a": 91.6}), r"exact\['a'\] must be a number"),
         (lambda: landmarks_accuracy([1, 2], {"a": [0.4, 0.5]}, exact={"a": [0.9]}), r"exact\['a'\]"),
         (lambda: similarity_heatmap(PartialTreeKernel(), [ONE], []), "1 structures and 0 labels"),
