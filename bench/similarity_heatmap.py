@@ -1,0 +1,42 @@
+"""Kernel-similarity heatmap of the bundled TREC sample.
+
+    python bench/similarity_heatmap.py [--out docs/similarity_heatmap.png]
+
+The normalized PTK (lambda = mu = 0.4, terminal factor 5, KeLP's configuration) of the GRCT
+trees of the 60 questions of spacy_convkernels/data/trec-qc-kelp-sample, grouped by their
+coarse class. Needs matplotlib (the plot extra); needs no ../shared.
+"""
+
+import argparse
+from importlib.resources import files
+from pathlib import Path
+
+from spacy_convkernels.corpora import read_klp
+from spacy_convkernels.kernels import PartialTreeKernel
+from spacy_convkernels.plots import similarity_heatmap
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "similarity_heatmap.png")
+    args = parser.parse_args()
+    from matplotlib.figure import Figure
+
+    examples = list(read_klp(files("spacy_convkernels.data") / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"))
+    figure = Figure(figsize=(7.5, 6.2))
+    ax = similarity_heatmap(
+        PartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0),
+        [e.trees["grct"] for e in examples],
+        [e.labels[0] for e in examples],
+        ax=figure.add_subplot(),
+    )
+    ax.set_title(f"PTK on GRCT trees of {len(examples)} TREC questions, by coarse class")
+    figure.tight_layout()
+    figure.savefig(args.out, dpi=110)
+    print(args.out)
+
+
+if __name__ == "__main__":
+    main()
