@@ -69,8 +69,16 @@ def landmarks_accuracy(
     return ax
 
 
-def similarity_heatmap(kernel: Kernel, structures: Sequence, labels: Sequence, *, n_jobs: int | None = None, ax=None):
-    """The normalized Gram matrix of ``structures`` under ``kernel`` as an image, rows and
+def similarity_heatmap(
+    kernel: Kernel,
+    structures: Sequence,
+    labels: Sequence,
+    *,
+    normalize: bool = True,
+    n_jobs: int | None = None,
+    ax=None,
+):
+    """The Gram matrix (normalized by default) of ``structures`` under ``kernel`` as an image, rows and
     columns grouped by label (``labels``: one per structure; labels sorted by their text,
     the structures of one label in their given order), with lines between the groups and
     each label named at the middle of its group; a colour bar beside it."""
@@ -85,7 +93,7 @@ def similarity_heatmap(kernel: Kernel, structures: Sequence, labels: Sequence, *
         )
     names, ids = np.unique(labels, return_inverse=True)
     order = np.argsort(ids, kind="stable")
-    gram = kernel.gram([structures[i] for i in order], n_jobs=n_jobs)
+    gram = kernel.gram([structures[i] for i in order], normalize=normalize, n_jobs=n_jobs)
     ax = _axes(mpl, "similarity_heatmap", ax)
     image = ax.imshow(
         gram, cmap="viridis", vmin=min(0.0, gram.min()), vmax=max(1.0, gram.max()), interpolation="nearest"
@@ -98,7 +106,7 @@ def similarity_heatmap(kernel: Kernel, structures: Sequence, labels: Sequence, *
     middles = ends - sizes / 2 - 0.5
     ax.set_xticks(middles, names, rotation=90)
     ax.set_yticks(middles, names)
-    ax.figure.colorbar(image, ax=ax, label=f"normalized {type(kernel).__name__}")
+    ax.figure.colorbar(image, ax=ax, label=f"{'normalized ' if normalize else ''}{type(kernel).__name__}")
     return ax
 
 

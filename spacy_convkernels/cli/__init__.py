@@ -10,7 +10,7 @@ import warnings
 
 from ..errors import ConvKernelsError, InvalidParameterError
 from ..kernels.base import n_threads
-from . import convert, demo, evaluate, explain, gram, lexicon, nystroem, trees
+from . import convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, trees
 
 COMMANDS = {
     "demo": demo,
@@ -21,6 +21,7 @@ COMMANDS = {
     "explain": explain,
     "evaluate": evaluate,
     "lexicon": lexicon,
+    "plot": plot,
 }
 
 
