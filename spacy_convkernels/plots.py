@@ -23,7 +23,7 @@ def purity_curve(purities: Mapping[str, Sequence[float]], clusters: Sequence[int
     clusters ``clusters`` (increasing, log scale)."""
     mpl = _matplotlib("purity_curve")
     clusters = _counts("purity_curve", "clusters", clusters)
-    series = _shares("purity_curve", "purities", purities, len(clusters))
+    series = _shares("purity_curve", "purities", purities, len(clusters), required=True)
     ax = _axes(mpl, "purity_curve", ax)
     for name, values in series.items():
         ax.plot(clusters, values, marker="o", label=name)
@@ -47,9 +47,9 @@ def landmarks_accuracy(
     best rank-M approximation of the Gram matrix, the ceiling of any M landmarks) a dotted line."""
     mpl = _matplotlib("landmarks_accuracy")
     sizes = _counts("landmarks_accuracy", "sizes", sizes)
-    series = _shares("landmarks_accuracy", "accuracies", accuracies, len(sizes))
-    exact = _shares("landmarks_accuracy", "exact", {} if exact is None else exact, None)
-    best_rank = _shares("landmarks_accuracy", "best_rank", {} if best_rank is None else best_rank, len(sizes), True)
+    series = _shares("landmarks_accuracy", "accuracies", accuracies, len(sizes), required=True)
+    exact = _shares("landmarks_accuracy", "exact", exact, None)
+    best_rank = _shares("landmarks_accuracy", "best_rank", best_rank, len(sizes))
     unknown = sorted((set(exact) | set(best_rank)) - set(series))
     if unknown:
         raise InvalidParameterError(
@@ -142,10 +142,14 @@ def _counts(function: str, name: str, values) -> list[int]:
     return [int(v) for v in values]
 
 
-def _shares(function: str, name: str, series: Mapping, length: int | None, may_be_empty: bool = False) -> dict:
-    """Name -> values in [0, 1]: ``length`` of them per name, or one number when None."""
-    if not isinstance(series, Mapping) or not (series or length is None or may_be_empty):
-        raise InvalidParameterError(f"{function}: {name} must be a non-empty mapping of series name -> values")
+def _shares(function: str, name: str, series, length: int | None, *, required: bool = False) -> dict:
+    """Name -> values in [0, 1]: ``length`` of them per name, or one number when None;
+    None is an empty mapping unless ``required``."""
+    if series is None and not required:
+        return {}
+    if not isinstance(series, Mapping) or (required and not series):
+        kind = "non-empty mapping" if required else "mapping"
+        raise InvalidParameterError(f"{function}: {name} must be a {kind} of series name -> values")
     checked = {}
     for key, values in series.items():
         try:
@@ -177,5 +181,5 @@ def _count_axis(mpl, ax, values: list[int], label: str) -> None:
 
 def _share_axis(mpl, ax, label: str) -> None:
     ax.yaxis.set_major_formatter(mpl.ticker.PercentFormatter(xmax=1))
-    ax.set_ylabel(f"{label} %")
+    ax.set_ylabel(label)
     ax.legend(fontsize=8)
