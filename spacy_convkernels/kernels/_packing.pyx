@@ -288,7 +288,8 @@ def _check_forests(labels, terminal, order, rank, inside, outside, total, head, 
     require(~same | (labels[global_order[1:]] >= labels[global_order[: len(global_order) - 1]]), forest_of_node[1:],
             "the node order must sort the nodes by label")
     valid = np.isfinite(inside) & (inside >= 0) & np.isfinite(outside) & (outside >= 0)
-    require(valid & ((terminal == 0) | (terminal == 1)), forest_of_node, "inside and outside probabilities must be finite and >= 0, terminal flags 0 or 1")
+    require(valid & ((terminal == 0) | (terminal == 1)), forest_of_node,
+            "inside and outside probabilities must be finite and >= 0, terminal flags 0 or 1")
     require(np.isfinite(total) & (total > 0), np.arange(len(total)), "Z must be finite and positive")
     n_edge_nodes = sizes[forest_of_edge]
     require((head >= 0) & (head < n_edge_nodes), forest_of_edge, "hyper-edge heads must be local node indices")

@@ -10,6 +10,7 @@ from .dependency import (
     span_to_tree,
     span_to_trees,
 )
+from .forest import CompiledForest, Forest, beam_forests
 from .interactions import (
     INTERACTIONS,
     PARTICIPANTS,
@@ -26,6 +27,9 @@ from .tree import CompiledTree, Tree
 __all__ = [
     "Tree",
     "CompiledTree",
+    "Forest",
+    "CompiledForest",
+    "beam_forests",
     "REPRESENTATIONS",
     "DependencyParse",
     "span_to_parse",

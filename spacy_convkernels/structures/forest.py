@@ -143,10 +143,7 @@ class Forest:
         """The packed forest of (tree, probability) pairs (probabilities > 0, normalized to
         sum 1), nodes merged by label and span (the leaf positions covered), see the module
         docstring."""
-        items = []
-        for k, pair in enumerate(_pairs(pairs, Tree, "trees")):
-            items.append((pair[0], pair[1], _leaf_spans(pair[0])))
-        return _merge(cls, items)
+        return _merge(cls, [(tree, p, _leaf_spans(tree)) for tree, p in _pairs(pairs, Tree, "trees")])
 
     @classmethod
     def from_parses(cls, pairs: Iterable[tuple[DependencyParse, float]], representation: str = "grct") -> "Forest":
@@ -186,8 +183,10 @@ class Forest:
             return token
 
         def number(kind):
+            if k >= len(tokens):
+                fail("unexpected end of the forest string")
             try:
-                value = kind(tokens[k][1]) if k < len(tokens) else None
+                value = kind(tokens[k][1])
             except ValueError:
                 value = None
             if value is None:
@@ -487,8 +486,10 @@ def _bottom_up(roots: list, structure: dict) -> dict:
             key, pending = stack[-1]
             for child in pending:
                 if child in on_path:
-                    raise InvalidForestError(f"the trees make a cycle through {_name(child)}: merged by label "
-                                             "and span, a node would lie below itself")
+                    raise InvalidForestError(
+                        f"the trees make a cycle through {_name(child)}: merged by label "
+                        "and span, a node would lie below itself"
+                    )
                 if child not in index:
                     on_path.add(child)
                     stack.append((child, iter([t for tails in structure.get(child, ()) for t in tails])))
