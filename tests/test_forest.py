@@ -15,7 +15,14 @@ from random_trees import random_pairs
 from reference_kernels import Node
 from reference_kernels import forest_kernel as reference_forest_kernel
 
-from spacy_convkernels import ForestParseError, InvalidForestError, InvalidParameterError, StructureTypeError, Tree
+from spacy_convkernels import (
+    ForestParseError,
+    InvalidForestError,
+    InvalidParameterError,
+    MissingAnnotationError,
+    StructureTypeError,
+    Tree,
+)
 from spacy_convkernels.kernels import ForestKernel, SubsetTreeKernel
 from spacy_convkernels.kernels._packing import PackedForests
 from spacy_convkernels.structures import DependencyParse, Forest, beam_forests
@@ -433,3 +440,93 @@ def test_beam_forests_are_deterministic_for_a_beam_width(md):
     assert any(f.n_edges > g.n_edges for f, g in zip(itertools.chain(*first), itertools.chain(*single)))
     with pytest.raises(InvalidForestError, match="cannot exceed beam_width"):
         beam_forests(parser, docs, k=9, beam_width=8)
+
+
+# --- everywhere a tree kernel goes ------------------------------------------------------------
+
+
+def test_nystroem_and_klsh_take_the_forest_kernel():
+    from spacy_convkernels.approx import KLSH, Nystroem
+
+    rng = np.random.default_rng(5)
+    forests = [
+        Forest.from_trees([(small_tree(rng, 4), float(rng.uniform(0.1, 1))) for _ in range(int(rng.integers(1, 4)))])
+        for _ in range(30)
+    ]
+    kernel = ForestKernel(lam=0.4)
+    nystroem = Nystroem(kernel, n_components=30, random_state=0).fit(forests)
+    vectors = nystroem.transform(forests)
+    np.testing.assert_allclose(vectors @ vectors.T, kernel.gram(forests), atol=1e-6)  # all landmarks: exact
+    codes = KLSH(kernel, n_references=20, n_bits=16, subset_size=5, random_state=0).fit(forests).transform(forests)
+    assert codes.shape[0] == 30
+
+
+def test_the_forest_kernel_is_registered_for_configs():
+    from confection import Config
+    from spacy.util import registry
+
+    import spacy_convkernels.components.registered_kernels  # noqa: F401  (as the entry points do once installed)
+
+    config = Config().from_str('[kernel]\n@misc = "spacy_convkernels.ForestKernel.v1"\nlam = 0.3\n')
+    kernel = registry.resolve(config)["kernel"]
+    assert isinstance(kernel, ForestKernel) and kernel.get_params() == {"lam": 0.3, "terminal_factor": 1.0}
+
+
+@pytest.fixture(scope="module")
+def md_forests(md):
+    import spacy_convkernels.components.kernel_forests  # noqa: F401  (registers the factory)
+
+    md.add_pipe("kernel_forests", config={"k": 2, "beam_width": 4})
+    yield md
+    md.remove_pipe("kernel_forests")
+
+
+def test_kernel_forests_component_writes_each_sentence_forest(md_forests):
+    from spacy.tokens import DocBin
+
+    docs = list(md_forests.pipe(SENTENCES))
+    parser = md_forests.get_pipe("parser")
+    expected = beam_forests(parser, docs, k=2, beam_width=4)
+    for doc, forests in zip(docs, expected):
+        sentences = list(doc.sents)
+        assert [s._.kernel_forest for s in sentences] == [str(f) for f in forests]
+        assert all(Forest.from_string(s._.kernel_forest) == f for s, f in zip(sentences, forests))
+    stored = DocBin(store_user_data=True, docs=docs).to_bytes()
+    back = list(DocBin().from_bytes(stored).get_docs(md_forests.vocab))
+    assert [[s._.kernel_forest for s in d.sents] for d in back] == [[s._.kernel_forest for s in d.sents] for d in docs]
+
+
+def test_kernel_forests_settings_are_checked(md):
+    import spacy_convkernels.components.kernel_forests  # noqa: F401
+
+    with pytest.raises(InvalidParameterError, match="k \\(5\\) cannot exceed beam_width \\(4\\)"):
+        md.add_pipe("kernel_forests", name="bad", config={"k": 5, "beam_width": 4})
+    md.add_pipe("kernel_forests", name="lost", config={"parser": "nope"})
+    try:
+        with pytest.raises(MissingAnnotationError, match="no component 'nope'"):
+            md("A question?")
+    finally:
+        md.remove_pipe("lost")
+
+
+def test_kernel_vectors_with_the_forest_kernel(md_forests):
+    from spacy.training import Example
+
+    md_forests.add_pipe(
+        "kernel_vectors",
+        config={"n_components": 4, "kernel": {"@misc": "spacy_convkernels.ForestKernel.v1", "lam": 0.4}},
+    )
+    try:
+        component = md_forests.get_pipe("kernel_vectors")
+        examples = [Example(md_forests.make_doc(t), md_forests.make_doc(t)) for t in SENTENCES]
+        component.initialize(lambda: examples, nlp=md_forests)
+        assert all(isinstance(x, Forest) for x in component.model.components_)
+        doc = md_forests("What is the longest river in Europe?")
+        assert doc._.kernel_vector.shape == (4,)
+        (sentence,) = doc.sents
+        forest = Forest.from_string(sentence._.kernel_forest)
+        np.testing.assert_allclose(sentence._.kernel_vector, component.model.transform([forest])[0], rtol=1e-6)
+        restored = component.from_bytes(component.to_bytes())
+        assert restored.model.components_ == component.model.components_
+    finally:
+        md_forests.remove_pipe("kernel_vectors")
