@@ -440,6 +440,24 @@ def test_beam_forests_are_deterministic_for_a_beam_width(md):
     assert any(f.n_edges > g.n_edges for f, g in zip(itertools.chain(*first), itertools.chain(*single)))
     with pytest.raises(InvalidForestError, match="cannot exceed beam_width"):
         beam_forests(parser, docs, k=9, beam_width=8)
+    with pytest.raises(InvalidForestError, match="temperature must be a number > 0"):
+        beam_forests(parser, docs, k=2, beam_width=8, temperature=0)
+
+
+def test_beam_temperature_flattens_the_parse_weights(md):
+    parser = md.get_pipe("parser")
+    docs = list(md.pipe(SENTENCES))
+    beam = beam_forests(parser, docs, k=4, beam_width=8)
+    uniform = beam_forests(parser, docs, k=4, beam_width=8, temperature=math.inf)
+    for sharp, flat in zip(itertools.chain(*beam), itertools.chain(*uniform)):
+        assert sharp.nodes == flat.nodes  # the same parses, weighed differently
+        # weighed alike, a node's fractional count is the share of the m <= k parses that hold it
+        counts = flat.fractional_counts()
+        assert any(np.allclose(counts * m, np.round(counts * m), atol=1e-9) for m in range(1, 5))
+    assert any(
+        not np.allclose(f.fractional_counts(), g.fractional_counts())
+        for f, g in zip(*map(itertools.chain.from_iterable, (beam, uniform)))
+    )
 
 
 # --- everywhere a tree kernel goes ------------------------------------------------------------

@@ -32,6 +32,7 @@ from .kernel_trees import PARSE
         "beam_width": 8,
         "parser": "parser",
         "representation": "grct",
+        "temperature": 1.0,
         "lowercase": True,
         "collapse_prepositions": True,
         "batch_size": 64,
@@ -46,6 +47,7 @@ def make_kernel_forests(
     beam_width: int,
     parser: str,
     representation: str,
+    temperature: float,
     lowercase: bool,
     collapse_prepositions: bool,
     batch_size: int,
@@ -57,6 +59,7 @@ def make_kernel_forests(
         beam_width=beam_width,
         parser=parser,
         representation=representation,
+        temperature=temperature,
         lowercase=lowercase,
         collapse_prepositions=collapse_prepositions,
         batch_size=batch_size,
@@ -80,6 +83,9 @@ class KernelForests:
         The name of the dependency parser in the pipeline.
     representation : str, default="grct"
         The tree of each parse, one of ``REPRESENTATIONS``.
+    temperature : float > 0, default=1.0
+        A parse weighs its beam probability to the power 1 / temperature (a large value:
+        the k parses weigh alike), see :func:`~spacy_convkernels.structures.beam_forests`.
     lowercase, collapse_prepositions : bool, default=True
         As for :class:`~spacy_convkernels.components.kernel_trees.KernelTrees`.
     batch_size : int >= 1, default=64
@@ -95,6 +101,7 @@ class KernelForests:
         beam_width: int = 8,
         parser: str = "parser",
         representation: str = "grct",
+        temperature: float = 1.0,
         lowercase: bool = True,
         collapse_prepositions: bool = True,
         batch_size: int = 64,
@@ -108,6 +115,8 @@ class KernelForests:
             raise UnknownRepresentationError(
                 f"{name}: representation must be one of {', '.join(REPRESENTATIONS)}, got {representation!r}"
             )
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
+            raise InvalidParameterError(f"{name}: temperature must be a number > 0, got {temperature!r}")
         install_extensions("span._.kernel_forest")
         self.nlp = nlp
         self.name = name
@@ -115,6 +124,7 @@ class KernelForests:
         self.beam_width = beam_width
         self.parser = parser
         self.representation = representation
+        self.temperature = temperature
         self.options = {"lowercase": lowercase, "collapse_prepositions": collapse_prepositions}
         self.batch_size = batch_size
 
@@ -137,7 +147,13 @@ class KernelForests:
                         "before this component"
                     )
             forests = beam_forests(
-                parser, parsed, k=self.k, beam_width=self.beam_width, representation=self.representation, **self.options
+                parser,
+                parsed,
+                k=self.k,
+                beam_width=self.beam_width,
+                representation=self.representation,
+                temperature=self.temperature,
+                **self.options,
             )
             for doc, sentence_forests in zip(parsed, forests):
                 for sentence, forest in zip(doc.sents, sentence_forests):

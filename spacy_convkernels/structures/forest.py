@@ -368,13 +368,18 @@ def beam_forests(
     k: int,
     beam_width: int,
     representation: str = "grct",
+    temperature: float = 1.0,
     lowercase: bool = True,
     collapse_prepositions: bool = True,
 ) -> list[list[Forest]]:
     """Per Doc, per sentence (``doc.sents``), the forest of the ``k`` most probable parses
-    in the beam of width ``beam_width`` of a spaCy dependency parser, probabilities
-    renormalized over the k, each converted to ``representation`` (options as
-    :func:`~spacy_convkernels.structures.span_to_parse`).
+    in the beam of width ``beam_width`` of a spaCy dependency parser, each converted to
+    ``representation`` (options as :func:`~spacy_convkernels.structures.span_to_parse`).
+
+    A parse weighs its beam probability p to the power 1 / ``temperature``, renormalized
+    over the k: 1 keeps the beam's probabilities (often close to 1 for the best parse and
+    1e-15 for the others), ``math.inf`` weighs the k parses equally; a parse of weight 0
+    (underflow) is left out.
 
     The Docs must have been through the pipeline up to the parser (the parser reads the
     shared tok2vec's ``doc.tensor``), with tags and lemmas. Beam parses are applied to
@@ -387,13 +392,23 @@ def beam_forests(
             raise InvalidForestError(f"{name} must be an integer >= {low}, got {value!r}")
     if k > beam_width:
         raise InvalidForestError(f"k ({k}) cannot exceed beam_width ({beam_width})")
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
+        raise InvalidForestError(f"temperature must be a number > 0 (math.inf allowed), got {temperature!r}")
     docs = list(docs)
     beams = parser.beam_parse(docs, beam_width=beam_width)
     out = []
     for doc, beam in zip(docs, beams):
         scored = sorted(parser.moves.get_beam_parses(beam), key=lambda item: -item[0])[:k]
+        top = scored[0][0] if scored else 0.0
+        weighted = (
+            [(math.exp((math.log(p) - math.log(top)) / temperature) if p > 0 else 0.0, arcs) for p, arcs in scored]
+            if top > 0
+            else []
+        )
         copies = []
-        for probability, arcs in scored:
+        for probability, arcs in weighted:
+            if probability == 0:
+                continue
             heads = np.zeros(len(doc), dtype=np.uint64)
             deps = np.full(len(doc), doc.vocab.strings.add("ROOT"), dtype=np.uint64)
             for head, child, label in arcs:
