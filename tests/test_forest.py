@@ -417,7 +417,7 @@ def md():
 
 
 SENTENCES = [
-    "What is the fastest car in the world?",
+    "What is the fastest car in the world? ...",
     "Who wrote the book about the man with the telescope?",
     "How many people live in the capital of France? Name the river.",
 ]
@@ -431,13 +431,16 @@ def test_beam_forests_are_deterministic_for_a_beam_width(md):
     assert [[str(f) for f in doc] for doc in first] == [[str(f) for f in doc] for doc in again]
     assert [len(doc) for doc in first] == [len(list(doc.sents)) for doc in docs]
     single = beam_forests(parser, docs, k=1, beam_width=8)
-    for one_best, packed in zip(itertools.chain(*single), itertools.chain(*first)):
+    assert [[f is None for f in doc] for doc in first] == [
+        [not any(t.dep_ != "punct" for t in s) for s in doc.sents] for doc in docs
+    ]  # a sentence of punctuation alone has no forest
+    for one_best, packed in zip(*(filter(None, itertools.chain(*f)) for f in (single, first))):
         assert np.allclose(one_best.fractional_counts(), 1.0)  # one tree: every node in it
         assert packed.n_edges >= one_best.n_edges
         (root, _), *more = packed.roots
         assert not more and math.isclose(packed.fractional_counts()[root], 1.0)
         assert packed.nodes[root][0] == "SYNT##root"
-    assert any(f.n_edges > g.n_edges for f, g in zip(itertools.chain(*first), itertools.chain(*single)))
+    assert any(f.n_edges > g.n_edges for f, g in zip(*(filter(None, itertools.chain(*f)) for f in (first, single))))
     with pytest.raises(InvalidForestError, match="cannot exceed beam_width"):
         beam_forests(parser, docs, k=9, beam_width=8)
     with pytest.raises(InvalidForestError, match="temperature must be a number > 0"):
@@ -449,7 +452,7 @@ def test_beam_temperature_flattens_the_parse_weights(md):
     docs = list(md.pipe(SENTENCES))
     beam = beam_forests(parser, docs, k=4, beam_width=8)
     uniform = beam_forests(parser, docs, k=4, beam_width=8, temperature=math.inf)
-    for sharp, flat in zip(itertools.chain(*beam), itertools.chain(*uniform)):
+    for sharp, flat in zip(*(filter(None, itertools.chain(*f)) for f in (beam, uniform))):
         assert sharp.nodes == flat.nodes  # the same parses, weighed differently
         # weighed alike, a node's fractional count is the share of the m <= k parses that hold it
         counts = flat.fractional_counts()
@@ -507,8 +510,8 @@ def test_kernel_forests_component_writes_each_sentence_forest(md_forests):
     expected = beam_forests(parser, docs, k=2, beam_width=4)
     for doc, forests in zip(docs, expected):
         sentences = list(doc.sents)
-        assert [s._.kernel_forest for s in sentences] == [str(f) for f in forests]
-        assert all(Forest.from_string(s._.kernel_forest) == f for s, f in zip(sentences, forests))
+        assert [s._.kernel_forest for s in sentences] == [str(f) if f else "" for f in forests]
+        assert all(not f or Forest.from_string(s._.kernel_forest) == f for s, f in zip(sentences, forests))
     stored = DocBin(store_user_data=True, docs=docs).to_bytes()
     back = list(DocBin().from_bytes(stored).get_docs(md_forests.vocab))
     assert [[s._.kernel_forest for s in d.sents] for d in back] == [[s._.kernel_forest for s in d.sents] for d in docs]

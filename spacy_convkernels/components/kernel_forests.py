@@ -6,7 +6,8 @@ runs the pipeline's parser (``parser``, by name) again with a beam of ``beam_wid
 each batch, keeps the ``k`` most probable parses of each Doc and writes, on every
 sentence of the Doc's own (1-best) parse, ``Span._.kernel_forest``: the text form of the
 forest of those parses in ``representation`` (GRCT by default), merged by label and
-token span (:func:`~spacy_convkernels.structures.beam_forests`). The value is a plain
+token span (:func:`~spacy_convkernels.structures.beam_forests`), or "" for a sentence
+left without a tree (punctuation only). The value is a plain
 string, so it survives ``DocBin(store_user_data=True)`` and ``nlp.pipe(...,
 n_process=N)``; ``Forest.from_string`` gives the forest back. Place it after the parser:
 the parser's beam reads the shared ``tok2vec`` output of the Doc.
@@ -157,5 +158,5 @@ class KernelForests:
             )
             for doc, sentence_forests in zip(parsed, forests):
                 for sentence, forest in zip(doc.sents, sentence_forests):
-                    sentence._.kernel_forest = str(forest)
+                    sentence._.kernel_forest = str(forest) if forest is not None else ""
             yield from batch

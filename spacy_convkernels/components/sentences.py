@@ -74,7 +74,7 @@ def sentence_trees(doc: Doc, representation: str, structure_type: type = Tree) -
                     f"the sentence {sentence.text[:40]!r} has no Span._.kernel_forest: put a kernel_forests "
                     "component before the one with a forest kernel"
                 )
-            forests.append(Forest.from_string(sentence._.kernel_forest))
+            forests.append(Forest.from_string(sentence._.kernel_forest) if sentence._.kernel_forest else None)
         return forests
     trees = []
     for sentence in doc.sents:

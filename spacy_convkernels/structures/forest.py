@@ -371,7 +371,7 @@ def beam_forests(
     temperature: float = 1.0,
     lowercase: bool = True,
     collapse_prepositions: bool = True,
-) -> list[list[Forest]]:
+) -> list[list[Forest | None]]:
     """Per Doc, per sentence (``doc.sents``), the forest of the ``k`` most probable parses
     in the beam of width ``beam_width`` of a spaCy dependency parser, each converted to
     ``representation`` (options as :func:`~spacy_convkernels.structures.span_to_parse`).
@@ -379,7 +379,8 @@ def beam_forests(
     A parse weighs its beam probability p to the power 1 / ``temperature``, renormalized
     over the k: 1 keeps the beam's probabilities (often close to 1 for the best parse and
     1e-15 for the others), ``math.inf`` weighs the k parses equally; a parse of weight 0
-    (underflow) is left out.
+    (underflow) is left out, and so is a parse that leaves nothing of a sentence
+    (punctuation only); a sentence left with no parse gets None.
 
     The Docs must have been through the pipeline up to the parser (the parser reads the
     shared tok2vec's ``doc.tensor``), with tags and lemmas. Beam parses are applied to
@@ -395,6 +396,7 @@ def beam_forests(
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
         raise InvalidForestError(f"temperature must be a number > 0 (math.inf allowed), got {temperature!r}")
     docs = list(docs)
+    options = {"lowercase": lowercase, "collapse_prepositions": collapse_prepositions}
     beams = parser.beam_parse(docs, beam_width=beam_width)
     out = []
     for doc, beam in zip(docs, beams):
@@ -424,17 +426,11 @@ def beam_forests(
         forests = []
         for sentence in doc.sents:
             parses = [
-                (
-                    span_to_parse(
-                        copy[sentence.start : sentence.end],
-                        lowercase=lowercase,
-                        collapse_prepositions=collapse_prepositions,
-                    ),
-                    probability,
-                )
+                (span_to_parse(copy[sentence.start : sentence.end], **options), probability)
                 for copy, probability in copies
             ]
-            forests.append(Forest.from_parses(parses, representation))
+            parses = [(parse, p) for parse, p in parses if parse.heads]  # punctuation only: nothing left
+            forests.append(Forest.from_parses(parses, representation) if parses else None)
         out.append(forests)
     return out
 
