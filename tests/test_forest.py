@@ -25,7 +25,7 @@ from spacy_convkernels import (
 )
 from spacy_convkernels.kernels import ForestKernel, SubsetTreeKernel
 from spacy_convkernels.kernels._packing import PackedForests
-from spacy_convkernels.structures import DependencyParse, Forest, beam_forests
+from spacy_convkernels.structures import DependencyParse, Forest, beam_forests, parse_to_trees
 
 T1 = Tree.from_string("(S (NP (D a) (N b)) (VP (V c) (NP (N d))))")
 T2 = Tree.from_string("(S (NP (D a)) (VP (N b) (VP (V c) (NP (N d)))))")
@@ -173,6 +173,24 @@ def test_forest_of_two_trees_merges_by_label_and_span():
     assert sorted(p for h, _, p in forest.edges if h == root) == [0.3, 0.7]
     assert forest.roots == ((root, 1.0),)
     assert forest.n_edges == 8 + 9 - 6  # the trees' internal nodes, less the 6 hyper-edges they share
+
+
+def test_nodes_of_a_non_projective_parse_with_equal_spans_stay_apart():
+    """ccomp(1) covers tokens 0, 1, 4 and its dependent ccomp(4) tokens 0 and 4 (the arc
+    4 -> 0 crosses 1 -> 4): the same label and span [0, 4], two nodes."""
+    parse = DependencyParse(
+        words=("a", "b", "c", "d", "e"),
+        lemmas=("a", "b", "c", "d", "e"),
+        tags=("NN", "VB", "VB", "NN", "VB"),
+        relations=("nsubj", "ccomp", "root", "dobj", "ccomp"),
+        heads=(4, 2, -1, 2, 1),
+    )
+    forest = Forest.from_parses([(parse, 0.5), (parse, 0.5)])
+    assert [node for node in forest.nodes if node[0] == "SYNT##ccomp"] == [("SYNT##ccomp", 0, 4)] * 2
+    tree = parse_to_trees(parse, ["grct"])["grct"]
+    sst = SubsetTreeKernel()(tree, tree, normalize=False)
+    assert ForestKernel()(forest, forest, normalize=False) == pytest.approx(sst, rel=1e-12)
+    assert Forest.from_string(str(forest)) == forest
 
 
 def test_text_form_reads_back_and_forests_pickle():

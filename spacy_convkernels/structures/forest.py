@@ -12,7 +12,9 @@ v (its fractional count, eq. 3).
 
 Forests are built from a single tree, from (tree, probability) pairs and from the k-best
 parses of a spaCy parser's beam. Several trees are packed by merging their nodes by
-(label, span, terminal or not), and each hyper-edge gets the probability of its head
+(label, span, terminal or not), the span of a parse's node being the tokens it covers
+(non-projective parses can cover the same first and last token with different tokens in
+between; those nodes stay apart, with equal spans), and each hyper-edge gets the probability of its head
 choosing it: the probability of the trees that hold the hyper-edge divided by that of the
 trees that hold its head. The inside probability of every node is then 1 and each node's
 fractional count is the probability of the trees that hold it.
@@ -143,7 +145,11 @@ class Forest:
         """The packed forest of (tree, probability) pairs (probabilities > 0, normalized to
         sum 1), nodes merged by label and span (the leaf positions covered), see the module
         docstring."""
-        return _merge(cls, [(tree, p, _leaf_spans(tree)) for tree, p in _pairs(pairs, Tree, "trees")])
+        items = []
+        for tree, p in _pairs(pairs, Tree, "trees"):
+            spans = _leaf_spans(tree)
+            items.append((tree, p, spans, spans))
+        return _merge(cls, items)
 
     @classmethod
     def from_parses(cls, pairs: Iterable[tuple[DependencyParse, float]], representation: str = "grct") -> "Forest":
@@ -157,7 +163,7 @@ class Forest:
             tree = parse_to_trees(parse, [representation])[representation]
             if tree is None:
                 raise InvalidForestError(f"parse {k} has no tokens")
-            items.append((tree, probability, _token_spans(parse, representation, tree)))
+            items.append((tree, probability, *_token_spans(parse, representation, tree)))
         return _merge(cls, items)
 
     @classmethod
@@ -436,15 +442,16 @@ def beam_forests(
 
 
 def _merge(cls, items: list) -> Forest:
-    """Pack (tree, probability, spans) items: the module docstring's construction."""
-    norm = math.fsum(p for _, p, _ in items)
+    """Pack (tree, probability, spans, covered) items, nodes merged by label, what they cover
+    and whether they are terminals: the module docstring's construction."""
+    norm = math.fsum(item[1] for item in items)
     if not items or not norm > 0 or not math.isfinite(norm):
         raise InvalidForestError("a forest needs at least one tree, with probabilities summing to a positive number")
     node_mass, edge_mass, root_mass = {}, {}, {}
     order = {}  # key -> (label, start, end); insertion order: first appearance
     structure = {}  # key -> list of tail-key tuples, in first-appearance order
     first_root = []
-    for k, (tree, probability, spans) in enumerate(items):
+    for k, (tree, probability, spans, covered) in enumerate(items):
         p = probability / norm
         keys = []
         children = [[] for _ in range(tree.n_nodes)]
@@ -452,15 +459,15 @@ def _merge(cls, items: list) -> Forest:
             children[parent].append(i)
         seen = {}
         for i, label in enumerate(tree.labels):
-            key = (label, *spans[i], not children[i])
+            key = (label, covered[i], not children[i])
             if key in seen:
                 raise InvalidForestError(
-                    f"tree {k}: nodes {seen[key]} and {i} are both {_name(key)}; "
+                    f"tree {k}: nodes {seen[key]} and {i} are both {_name((label, *spans[i]))}; "
                     "a forest merges nodes by label and span, so a tree holds each at most once"
                 )
             seen[key] = i
             keys.append(key)
-            order.setdefault(key, key[:3])
+            order.setdefault(key, (label, *spans[i]))
             node_mass[key] = node_mass.get(key, 0.0) + p
         for i, kids in enumerate(children):
             if kids:
@@ -498,7 +505,7 @@ def _bottom_up(roots: list, structure: dict) -> dict:
             for child in pending:
                 if child in on_path:
                     raise InvalidForestError(
-                        f"the trees make a cycle through {_name(child)}: merged by label "
+                        f"the trees make a cycle through {child[0]} over {child[1]}: merged by label "
                         "and span, a node would lie below itself"
                     )
                 if child not in index:
@@ -523,10 +530,12 @@ def _leaf_spans(tree: Tree) -> list[tuple[int, int]]:
     return [(int(before[i]), int(before[i + sizes[i]]) - 1) for i in range(n)]
 
 
-def _token_spans(parse: DependencyParse, representation: str, tree: Tree) -> list[tuple[int, int]]:
-    """Per preorder node of ``tree`` (``parse`` in ``representation``), the tokens it
-    covers (first and last, raw positions): a token's node its dependents' tokens and its
-    own, the leaves of a token that token."""
+def _token_spans(parse: DependencyParse, representation: str, tree: Tree) -> tuple[list, list]:
+    """Per preorder node of ``tree`` (``parse`` in ``representation``): its span, the first
+    and last raw token positions it covers, and the positions themselves (a token's node
+    covers its own and its dependents' tokens, a leaf of a token that token). Nodes merge
+    by the positions, so that the nodes of a non-projective parse stay apart even where
+    their spans coincide."""
     pos_lex_inside, n_tail = _SHAPES[representation]
     tokens = []
     for event, t in _tour(parse.heads):  # the walk of dependency._emit, node by node
@@ -537,13 +546,10 @@ def _token_spans(parse: DependencyParse, representation: str, tree: Tree) -> lis
         else:
             tokens.extend([t] * n_tail)
     positions = parse.positions or tuple(range(len(parse.heads)))
-    low = [positions[t] for t in tokens]
-    high = list(low)
-    for i in range(len(low) - 1, 0, -1):
-        p = tree.parents[i]
-        low[p] = min(low[p], low[i])
-        high[p] = max(high[p], high[i])
-    return list(zip(low, high))
+    covered = [{positions[t]} for t in tokens]
+    for i in range(len(covered) - 1, 0, -1):
+        covered[tree.parents[i]] |= covered[i]
+    return [(min(c), max(c)) for c in covered], [tuple(sorted(c)) for c in covered]
 
 
 def _check_spans(spans, tree: Tree, k: int) -> list[tuple[int, int]]:
