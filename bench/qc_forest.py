@@ -35,7 +35,7 @@ from spacy_convkernels.structures import beam_forests, span_to_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 MD = ROOT.parent / "shared" / "models" / "en_core_web_md-3.8.0"
-LAMS = (0.1, 0.2, 0.4)
+LAMS = (0.1, 0.4)
 CS = (1.0, 10.0)
 KS = (1, 2, 4, 8)
 BEAM = 8
