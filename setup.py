@@ -42,6 +42,7 @@ extensions = [
         "_settings",
         "_tree_kernels",
         "_tuple_kernels",
+        "_forest_kernels",
         "_driver",
         "_openmp",
     )

@@ -28,6 +28,25 @@ class InvalidTreeError(ConvKernelsError, ValueError):
     """A tree was built from an unusable label or child."""
 
 
+class InvalidForestError(ConvKernelsError, ValueError):
+    """A packed forest was built from unusable nodes, hyper-edges, probabilities or trees
+    (a cycle, an edge out of order, a probability outside (0, 1])."""
+
+
+class ForestParseError(ConvKernelsError, ValueError):
+    """A forest string is not well formed; ``position`` is the 0-based offset."""
+
+    def __init__(self, message: str, text: str, position: int):
+        self.reason = message
+        self.text = text
+        self.position = position
+        context = text[max(0, position - 20) : position + 20]
+        super().__init__(f"{message} at position {position}: {context!r}")
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.text, self.position))
+
+
 class CorpusFormatError(ConvKernelsError, ValueError):
     """A corpus file holds a malformed record; ``path`` and ``line`` (1-based) locate it."""
 

@@ -317,3 +317,49 @@ def zelenko(a, b, k, lam=0.5, enumerate_children=False):
         return total
 
     return K(x, y)
+
+
+def forest_kernel(f1, f2, lam, terminal_factor=1.0):
+    """Unnormalized forest kernel of two Forests, eqs. (8)-(10) of Zhang et al. (2009) as
+    Algorithm 1 walks them: recursively from node pairs, Delta' kept divided by the two
+    outside probabilities. Pairs of equal terminals count ``terminal_factor * lam``
+    times their outside probabilities (KeLP's leaves; 0 is the paper)."""
+    edges = []
+    for forest in (f1, f2):
+        at = {v: [] for v in range(forest.n_nodes)}
+        for head, tails, p in forest.edges:
+            at[head].append((tails, p))
+        edges.append(at)
+    label1 = [label for label, _, _ in f1.nodes]
+    label2 = [label for label, _, _ in f2.nodes]
+    cache = {}
+
+    def delta(v1, v2):
+        """Delta'(v1, v2) / (alpha(v1) alpha(v2)): eq. (8) with eq. (9) inside."""
+        if (v1, v2) not in cache:
+            total = 0.0
+            for tails1, p1 in edges[0][v1]:
+                for tails2, p2 in edges[1][v2]:
+                    if label1[v1] != label2[v2] or [label1[t] for t in tails1] != [label2[t] for t in tails2]:
+                        continue
+                    product = 1.0
+                    for c1, c2 in zip(tails1, tails2):
+                        factor = f1.inside[c1] * f2.inside[c2]
+                        if edges[0][c1] and edges[1][c2]:
+                            factor += delta(c1, c2)
+                        product *= factor
+                    total += p1 * p2 * product
+            cache[v1, v2] = lam * total
+        return cache[v1, v2]
+
+    k = 0.0
+    for v1 in range(f1.n_nodes):
+        for v2 in range(f2.n_nodes):
+            if label1[v1] != label2[v2]:
+                continue
+            weight = f1.outside[v1] * f2.outside[v2]
+            if not edges[0][v1] and not edges[1][v2]:
+                k += terminal_factor * lam * weight
+            elif edges[0][v1] and edges[1][v2]:
+                k += weight * delta(v1, v2)
+    return k / (f1.total * f2.total)

@@ -9,6 +9,7 @@ from spacy.util import registry
 from spacy_convkernels.errors import InvalidParameterError
 from spacy_convkernels.kernels import (
     CompositionalSmoothedPartialTreeKernel,
+    ForestKernel,
     PartialTreeKernel,
     SmoothedPartialTreeKernel,
     SubsequencePathKernel,
@@ -25,6 +26,7 @@ KERNEL_CLASSES = [
     CompositionalSmoothedPartialTreeKernel,
     SubsequencePathKernel,
     ZelenkoTreeKernel,
+    ForestKernel,
 ]
 
 

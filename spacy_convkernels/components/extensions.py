@@ -40,6 +40,7 @@ EXTENSIONS = {
     "doc._.rel": (Doc, {"default": None}),  # {(head.start, child.start): {label: score}}
     "span._.kernel_trees": (Span, {"default": None}),
     "doc._.kernel_trees": (Doc, {"getter": _doc_kernel_trees}),
+    "span._.kernel_forest": (Span, {"default": None}),
     "span._.kernel_vector": (Span, {"default": None}),
     "doc._.kernel_vector": (Doc, {"default": None}),
     "span._.klsh_code": (Span, {"default": None}),

@@ -40,9 +40,8 @@ from spacy.tokens import Doc
 
 from ..approx.nystroem import LANDMARK_INITS, Nystroem
 from ..errors import InvalidParameterError
-from ..structures.tree import Tree
 from .kernel_trees import PARSE
-from .sentences import SentenceTreeModel, check_choice, check_count
+from .sentences import SentenceTreeModel, check_choice, check_count, read_structure
 from .similarity import KernelVectorHooks
 
 DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 1.0}
@@ -175,4 +174,6 @@ class KernelVectors(SentenceTreeModel):
         return {"landmarks": [str(t) for t in self.model.components_], "normalization": self.model.normalization_}
 
     def _set_state(self, state: dict) -> None:
-        self.model.set_landmarks([Tree.from_string(s) for s in state["landmarks"]], state["normalization"])
+        self.model.set_landmarks(
+            [read_structure(self.model.kernel, s) for s in state["landmarks"]], state["normalization"]
+        )

@@ -21,10 +21,9 @@ from spacy.language import Language
 
 from ..approx.klsh import HASH_FUNCTIONS, KLSH
 from ..errors import InvalidParameterError
-from ..structures.tree import Tree
 from .kernel_trees import PARSE
 from .kernel_vectors import DEFAULT_KERNEL
-from .sentences import SentenceTreeModel, check_choice, check_count
+from .sentences import SentenceTreeModel, check_choice, check_count, read_structure
 
 
 @Language.factory(
@@ -165,7 +164,7 @@ class KLSHCodes(SentenceTreeModel):
 
     def _set_state(self, state: dict) -> None:
         self.model.restore(
-            [Tree.from_string(s) for s in state["references"]],
+            [read_structure(self.model.kernel, s) for s in state["references"]],
             subsets=state.get("subsets"),
             hyperplanes=state.get("hyperplanes"),
         )

@@ -16,6 +16,7 @@ from spacy.util import registry
 
 from ..kernels import (
     CompositionalSmoothedPartialTreeKernel,
+    ForestKernel,
     Kernel,
     PartialTreeKernel,
     SmoothedPartialTreeKernel,
@@ -54,6 +55,7 @@ smoothed_partial_tree_kernel = register(SmoothedPartialTreeKernel)
 compositional_smoothed_partial_tree_kernel = register(CompositionalSmoothedPartialTreeKernel)
 subsequence_path_kernel = register(SubsequencePathKernel)
 zelenko_tree_kernel = register(ZelenkoTreeKernel)
+forest_kernel = register(ForestKernel)
 
 
 def bind_pipeline_vectors(kernel, vocab):

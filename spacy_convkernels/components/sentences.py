@@ -18,6 +18,7 @@ from ..errors import (
 )
 from ..kernels import Kernel
 from ..structures.dependency import REPRESENTATIONS, span_to_tree
+from ..structures.forest import Forest
 from ..structures.tree import Tree
 from ..validation import validate_parameters
 from .extensions import install_extensions
@@ -42,10 +43,10 @@ def check_choice(component: str, name: str, value, choices: tuple) -> None:
 
 
 def check_kernel(component: str, kernel) -> None:
-    """Refuse a kernel that does not compare trees, or parameters the kernel refuses."""
-    if not isinstance(kernel, Kernel) or kernel.structure_type is not Tree:
+    """Refuse a kernel that does not compare trees or forests, or parameters the kernel refuses."""
+    if not isinstance(kernel, Kernel) or kernel.structure_type not in (Tree, Forest):
         raise InvalidParameterError(
-            f"{component}: kernel must be a tree kernel of spacy_convkernels, got {type(kernel).__name__}"
+            f"{component}: kernel must be a tree or forest kernel of spacy_convkernels, got {type(kernel).__name__}"
         )
     try:
         validate_parameters(kernel)
@@ -53,12 +54,28 @@ def check_kernel(component: str, kernel) -> None:
         raise InvalidParameterError(f"{component}: kernel {problem}") from problem
 
 
-def sentence_trees(doc: Doc, representation: str) -> list[Tree | None]:
+def read_structure(kernel: Kernel, text: str) -> Tree | Forest:
+    """A structure of the kernel's type from its text form."""
+    return Forest.from_string(text) if kernel.structure_type is Forest else Tree.from_string(text)
+
+
+def sentence_trees(doc: Doc, representation: str, structure_type: type = Tree) -> list[Tree | Forest | None]:
     """One tree per sentence (None for a sentence with nothing left, e.g. punctuation), read
     from ``Span._.kernel_trees`` when a ``kernel_trees`` component made them, else
-    converted from the parse with the default options."""
+    converted from the parse with the default options. With ``structure_type=Forest``, the
+    forests that a ``kernel_forests`` component wrote in ``Span._.kernel_forest``."""
     if not len(doc):
         return []
+    if structure_type is Forest:
+        forests = []
+        for sentence in doc.sents:
+            if sentence._.kernel_forest is None:
+                raise MissingAnnotationError(
+                    f"the sentence {sentence.text[:40]!r} has no Span._.kernel_forest: put a kernel_forests "
+                    "component before the one with a forest kernel"
+                )
+            forests.append(Forest.from_string(sentence._.kernel_forest) if sentence._.kernel_forest else None)
+        return forests
     trees = []
     for sentence in doc.sents:
         made = sentence._.kernel_trees
@@ -127,7 +144,11 @@ class SentenceTreeModel:
         check_choice(name, self.source_setting, tree_source, TREE_SOURCES)
         check_kernel(name, model.kernel)
         install_extensions(
-            "span._.kernel_trees", "doc._.kernel_trees", f"span._.{self.extension}", f"doc._.{self.extension}"
+            "span._.kernel_trees",
+            "doc._.kernel_trees",
+            "span._.kernel_forest",
+            f"span._.{self.extension}",
+            f"doc._.{self.extension}",
         )
         self.nlp = nlp
         self.name = name
@@ -146,7 +167,7 @@ class SentenceTreeModel:
         trees = [
             tree
             for doc in fitting_docs(examples, nlp, self.name, self.tree_source)
-            for tree in sentence_trees(doc, self.representation)
+            for tree in sentence_trees(doc, self.representation, self.model.kernel.structure_type)
             if tree is not None
         ]
         if len(trees) < self.minimum_trees:
@@ -170,7 +191,10 @@ class SentenceTreeModel:
             sentences = [
                 (sentence, tree)
                 for doc in batch
-                for sentence, tree in zip(doc.sents if len(doc) else [], sentence_trees(doc, self.representation))
+                for sentence, tree in zip(
+                    doc.sents if len(doc) else [],
+                    sentence_trees(doc, self.representation, self.model.kernel.structure_type),
+                )
             ]
             with_tree = [(sentence, tree) for sentence, tree in sentences if tree is not None]
             values = self.model.transform([tree for _, tree in with_tree]) if with_tree else []

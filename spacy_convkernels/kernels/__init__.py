@@ -2,6 +2,7 @@
 
 from ..errors import InvalidParameterError, StructureTypeError, VectorsError
 from .base import Kernel
+from .forest_kernel import ForestKernel
 from .node_similarity import CompositionalSimilarity, LexicalSimilarity
 from .smoothed_tree_kernels import CompositionalSmoothedPartialTreeKernel, SmoothedPartialTreeKernel
 from .transformer import KernelTransformer
@@ -17,6 +18,7 @@ __all__ = [
     "SmoothedPartialTreeKernel",
     "SubsequencePathKernel",
     "ZelenkoTreeKernel",
+    "ForestKernel",
     "CompositionalSmoothedPartialTreeKernel",
     "KernelTransformer",
     "LexicalSimilarity",

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The threaded driver of the engine: Gram blocks and lists of pairs, computed with any
-kernel of ``_tree_kernels`` and ``_tuple_kernels``.
+kernel of ``_tree_kernels``, ``_tuple_kernels`` and ``_forest_kernels``.
 
 The entry points check every argument (the settings against the packed kinds and match
 keys, tables covering every label id, index pairs and norms against the packed sets) and
@@ -20,8 +20,9 @@ import time
 import numpy as np
 
 from ..errors import InvalidParameterError, KernelOverflowError
-from ._packing cimport Packed, PackedStructures, TreeView, tree_view
-from ._settings cimport (EngineSettings, Settings, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH,
+from ._forest_kernels cimport forest_kernel
+from ._packing cimport ForestView, Packed, PackedStructures, TreeView, forest_view, tree_view
+from ._settings cimport (EngineSettings, FOREST, Settings, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH,
                          ZELENKO_TREE)
 from ._tree_kernels cimport smoothed_kernel, tree_kernel
 from ._tuple_kernels cimport path_kernel, zelenko_kernel
@@ -49,6 +50,11 @@ cdef inline double evaluate(Workspace* ws, const Settings* prm, const Packed* A,
     ``ws.failed`` set)."""
     cdef long long oa, ob
     cdef TreeView va, vb
+    cdef ForestView fa, fb
+    if prm.kind == FOREST:
+        fa = forest_view(A, r)
+        fb = forest_view(B, c)
+        return forest_kernel(ws, prm, &fa, &fb)
     if prm.kind == SUBSEQUENCE_PATH:
         oa = A.node_offset[r]
         ob = B.node_offset[c]

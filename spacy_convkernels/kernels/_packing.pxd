@@ -12,6 +12,36 @@ cdef struct Packed:
     const int* rank
     const long long* smooth_offset
     const int* smooth
+    # forests (PackedForests): label, order and rank are by node label; per node also
+    const int* terminal
+    const double* inside
+    const double* outside
+    const double* total             # per forest: Z
+    const long long* edge_offset    # per forest: its first hyper-edge
+    const int* edge_head            # per hyper-edge, sorted by head
+    const int* edge_key             # production id
+    const int* edge_order           # the forest's hyper-edges sorted by production id
+    const double* edge_prob
+    const long long* tail_ptr       # absolute offsets into tail_idx, one more than hyper-edges
+    const int* tail_idx             # local node indices
+
+
+cdef struct ForestView:
+    int n
+    int n_edges
+    const int* label
+    const int* order
+    const int* rank
+    const int* terminal
+    const double* inside
+    const double* outside
+    double total
+    const int* edge_head
+    const int* edge_key
+    const int* edge_order
+    const double* edge_prob
+    const long long* tail_ptr       # n_edges + 1 offsets into tail_idx
+    const int* tail_idx
 
 
 cdef struct TreeView:
@@ -45,6 +75,33 @@ cdef class PackedTrees(PackedStructures):
     cdef readonly object key, child_ptr, child_idx, order, rank, smooth_offset, smooth
     cdef object used_labels, used_smooth  # the distinct label ids, and whether each was smoothed
     cdef bint smoothed_like(self, kinds) except -1
+
+
+cdef class PackedForests(PackedStructures):
+    cdef readonly object terminal, order, rank, inside, outside, total
+    cdef readonly object edge_offset, edge_head, edge_key, edge_order, edge_prob, tail_ptr, tail_idx
+
+
+cdef inline ForestView forest_view(const Packed* p, Py_ssize_t f) noexcept nogil:
+    """Forest ``f`` of a packed collection, with local node and hyper-edge indices."""
+    cdef ForestView v
+    cdef long long o = p.node_offset[f], e = p.edge_offset[f]
+    v.n = <int>(p.node_offset[f + 1] - o)
+    v.n_edges = <int>(p.edge_offset[f + 1] - e)
+    v.label = p.label + o
+    v.order = p.order + o
+    v.rank = p.rank + o
+    v.terminal = p.terminal + o
+    v.inside = p.inside + o
+    v.outside = p.outside + o
+    v.total = p.total[f]
+    v.edge_head = p.edge_head + e
+    v.edge_key = p.edge_key + e
+    v.edge_order = p.edge_order + e
+    v.edge_prob = p.edge_prob + e
+    v.tail_ptr = p.tail_ptr + e + f     # n_edges + 1 offsets per forest
+    v.tail_idx = p.tail_idx
+    return v
 
 
 cdef inline TreeView tree_view(const Packed* p, Py_ssize_t t) noexcept nogil:

@@ -25,3 +25,19 @@ class PackedTrees(PackedStructures):
     smooth_offset: np.ndarray
     smooth: np.ndarray
     def __init__(self, compiled_trees: Iterable[Any], *, key: str, smooth_kinds: ArrayLike | None = None) -> None: ...
+
+class PackedForests(PackedStructures):
+    terminal: np.ndarray
+    order: np.ndarray
+    rank: np.ndarray
+    inside: np.ndarray
+    outside: np.ndarray
+    total: np.ndarray
+    edge_offset: np.ndarray
+    edge_head: np.ndarray
+    edge_key: np.ndarray
+    edge_order: np.ndarray
+    edge_prob: np.ndarray
+    tail_ptr: np.ndarray
+    tail_idx: np.ndarray
+    def __init__(self, compiled_forests: Iterable[Any]) -> None: ...

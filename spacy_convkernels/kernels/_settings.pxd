@@ -11,6 +11,7 @@ cpdef enum KernelKind:
     SMOOTHED_PARTIAL_TREE = 4
     ZELENKO_TREE = 5
     SUBSEQUENCE_PATH = 6
+    FOREST = 7
 
 
 cdef struct Settings:
@@ -18,7 +19,7 @@ cdef struct Settings:
     double lam
     double lam2
     double mu
-    double terminal_factor
+    double terminal_factor          # PTK, SPTK: leaf pairs; forest kernel: pairs of equal terminals
     const Similarity* similarity    # SPTK; the exact tree kernels: label weights (or NULL)
     const TupleSimilarity* tuples   # Zelenko and path kernels only
 

@@ -10,6 +10,7 @@ class KernelKind(IntEnum):
     SMOOTHED_PARTIAL_TREE = 4
     ZELENKO_TREE = 5
     SUBSEQUENCE_PATH = 6
+    FOREST = 7
 
 class EngineSettings:
     kind: KernelKind

@@ -2,7 +2,7 @@
 """Engine settings (see ``_settings.pxd``), checked against the tables when made and
 against the packed structures of each call."""
 from ..errors import InvalidParameterError
-from ._packing cimport PackedSequences, PackedTrees
+from ._packing cimport PackedForests, PackedSequences, PackedTrees
 
 # the match keys each tree kernel can use (SPTK without vectors matches contents, as KeLP)
 _MATCH_KEYS = {SUBTREE_KELP: ("production",), SUBTREE_TEXTBOOK: ("production",), SUBSET_TREE: ("production",),
@@ -21,7 +21,7 @@ cdef class EngineSettings:
             raise InvalidParameterError("an EngineSettings cannot be initialized twice")
         if (similarity is not None and not similarity.ready) or (tuples is not None and not tuples.ready):
             raise InvalidParameterError("a table of the settings was not initialized")
-        if kind not in _MATCH_KEYS and kind != SUBSEQUENCE_PATH:
+        if kind not in _MATCH_KEYS and kind not in (SUBSEQUENCE_PATH, FOREST):
             raise InvalidParameterError(f"unknown kernel kind {kind}")
         if kind == SMOOTHED_PARTIAL_TREE and similarity is None:
             raise InvalidParameterError("the smoothed partial tree kernel needs a NodeSimilarity")
@@ -62,10 +62,14 @@ cdef class EngineSettings:
                 raise InvalidParameterError(f"{name} is not a packed set of structures")
             if kind == SUBSEQUENCE_PATH and not isinstance(packed, PackedSequences):
                 raise InvalidParameterError(f"the path kernel takes PackedSequences; {name} is {type(packed).__name__}")
-            if kind != SUBSEQUENCE_PATH and (not isinstance(packed, PackedTrees)
-                                             or packed.match_key not in _MATCH_KEYS[kind]):
+            if kind == FOREST and not isinstance(packed, PackedForests):
+                raise InvalidParameterError(f"the forest kernel takes PackedForests; {name} is {type(packed).__name__}")
+            if kind in _MATCH_KEYS and (not isinstance(packed, PackedTrees)
+                                        or packed.match_key not in _MATCH_KEYS[kind]):
                 raise InvalidParameterError(f"kernel kind {KernelKind(kind).name} takes PackedTrees keyed by "
                                             f"{' or '.join(map(repr, _MATCH_KEYS[kind]))}; {name} is {packed!r}")
+        if kind == FOREST and (self.similarity is not None or self.tuples is not None):
+            raise InvalidParameterError("the forest kernel takes no tables")
         if kind in (ZELENKO_TREE, SUBSEQUENCE_PATH):
             table_size, table = len(self.tuples.edges), "tuple table"
         elif self.similarity is not None:

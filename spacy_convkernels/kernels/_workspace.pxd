@@ -14,6 +14,8 @@ cdef struct Workspace:
     long long partner_capacity
     double* pair_sim        # SPTK: the node similarity of each pair
     long long sim_capacity
+    int* edge_group         # forest kernel: per hyper-edge of the first forest, the start and length of its partners
+    long long edge_capacity
     double* rows            # the rolling rows of one subsequence sum, O(children of the second node)
     long long row_capacity
     bint failed             # an allocation failed: the value being computed is void

@@ -17,4 +17,5 @@ cdef void workspace_free(Workspace* ws) noexcept nogil:
         free(ws.partner)
         free(ws.pair_sim)
         free(ws.rows)
+        free(ws.edge_group)
         free(ws)

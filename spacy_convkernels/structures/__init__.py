@@ -12,6 +12,7 @@ from .dependency import (
     span_to_tree,
     span_to_trees,
 )
+from .forest import CompiledForest, Forest, beam_forests
 from .interactions import (
     INTERACTIONS,
     PARTICIPANTS,
@@ -28,6 +29,9 @@ from .tree import CompiledTree, Tree
 __all__ = [
     "Tree",
     "CompiledTree",
+    "Forest",
+    "CompiledForest",
+    "beam_forests",
     "REPRESENTATIONS",
     "VIRTUAL_ROOT",
     "DependencyParse",

@@ -27,7 +27,7 @@ so the bracket string of every tree reads back as the same tree.
 """
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import MissingAnnotationError, UnknownRepresentationError
 from .labels import clean_label
@@ -47,6 +47,9 @@ class DependencyParse:
         Per token, in order (the root's relation is ``root``).
     heads : tuple of int
         Per token, the index of its head, -1 for the root.
+    positions : tuple of int
+        Per token, its index in the raw parse before normalization (empty when unknown);
+        not compared.
     """
 
     words: tuple[str, ...]
@@ -54,6 +57,7 @@ class DependencyParse:
     tags: tuple[str, ...]
     relations: tuple[str, ...]
     heads: tuple[int, ...]
+    positions: tuple[int, ...] = field(default=(), compare=False)
 
     @classmethod
     def normalized(
@@ -114,6 +118,7 @@ class DependencyParse:
             tags=tuple(tags[i] for i in kept),
             relations=tuple(relations[i] for i in kept),
             heads=tuple(index[heads[i]] if heads[i] >= 0 else -1 for i in kept),
+            positions=tuple(kept),
         )
 
 
