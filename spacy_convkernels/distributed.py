@@ -142,6 +142,8 @@ def _transform(model, X, fitted: str, *, block_size: int, out, client, progress:
     _check_block_size(block_size)
     if block_size % ROWS:
         raise InvalidParameterError(f"block_size must be a multiple of {ROWS} for {name}, got {block_size}")
+    if out is not None and np.shape(out)[:1] != (len(X),):
+        raise InvalidParameterError(f"out must have {len(X)} rows, got shape {np.shape(out)}")
     if not X:
         return model.transform(X) if out is None else out
     with _client(client) as client:

@@ -82,6 +82,9 @@ def test_nystroem_transform_is_the_local_transform(spread, client, dtype):
     got = spread.nystroem_transform(model, MANY, block_size=512, client=client)
     assert got.dtype == dtype
     np.testing.assert_array_equal(got, model.transform(MANY))
+    out = np.zeros((len(MANY), 20), dtype=dtype)
+    assert spread.nystroem_transform(model, MANY, block_size=1024, out=out, client=client) is out
+    np.testing.assert_array_equal(out, got)
 
 
 @pytest.mark.parametrize("hash_function", ["random_knn", "kulis_grauman"])
@@ -105,6 +108,8 @@ def test_bad_arguments_are_package_errors_before_any_work(spread, client):
     model = Nystroem(kernel, n_components=5, random_state=0).fit(GRCT)
     with pytest.raises(InvalidParameterError, match="multiple of 512 for Nystroem"):
         spread.nystroem_transform(model, GRCT, block_size=100, client=client)
+    with pytest.raises(InvalidParameterError, match=r"out must have 60 rows, got shape \(59, 5\)"):
+        spread.nystroem_transform(model, GRCT, out=np.zeros((59, 5)), client=client)
     with pytest.raises(SchedulerError, match="cannot reach the Dask scheduler at 'nonsense://x'"):
         with spread.connect("nonsense://x"):
             pass
