@@ -107,7 +107,12 @@ class NotInitializedError(ConvKernelsError, RuntimeError):
 
 
 class MissingDependencyError(ConvKernelsError, ImportError):
-    """An optional dependency (an extra such as ``plot``) is not installed."""
+    """An optional dependency is not installed (an extra such as ``plot``, or ``dask`` for
+    :mod:`spacy_convkernels.distributed`); the message names the extra that installs it."""
+
+
+class SchedulerError(ConvKernelsError, ConnectionError):
+    """A Dask scheduler that cannot be reached at the address given."""
 
 
 class ConvKernelsWarning(UserWarning):

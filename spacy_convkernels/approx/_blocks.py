@@ -41,14 +41,28 @@ def check_structures(kernel, X, owner: str) -> list:
 
 
 def gram_rows(
-    kernel, X: Sequence, Y, *, normalize: bool = True, n_jobs=None, verbose: bool = False, desc: str = "kernel rows"
+    kernel,
+    X: Sequence,
+    Y,
+    *,
+    then=None,
+    normalize: bool = True,
+    n_jobs=None,
+    verbose: bool = False,
+    desc: str = "kernel rows",
 ) -> np.ndarray:
-    """K(X, Y) computed ``ROWS`` rows of X at a time (``Y`` best prepared, as it serves every block)."""
+    """K(X, Y) computed ``ROWS`` rows of X at a time (``Y`` best prepared, as it serves every
+    block); with ``then``, ``then(block)`` of each block, stacked. A row then depends only on
+    its block of ``ROWS`` rows, so any split of X at multiples of ``ROWS`` gives the same bits."""
     X = structure_list(X, type(kernel).__name__)
-    K = np.empty((len(X), len(Y)))
+    then = then or (lambda K: K)
+    out = None
     for start, stop in row_blocks(len(X), verbose, desc):
-        K[start:stop] = kernel.gram(X[start:stop], Y, normalize=normalize, n_jobs=n_jobs)
-    return K
+        block = then(kernel.gram(X[start:stop], Y, normalize=normalize, n_jobs=n_jobs))
+        if out is None:
+            out = np.empty((len(X), *block.shape[1:]), dtype=block.dtype)
+        out[start:stop] = block
+    return then(np.empty((0, len(Y)))) if out is None else out
 
 
 def structure_tags(tags):

@@ -186,7 +186,16 @@ class KLSH(TransformerMixin, BaseEstimator):
 
     def transform(self, X: Sequence) -> np.ndarray:
         """Packed codes, shape (len(X), ceil(H / 8)), dtype uint8."""
-        return self.codes_from_similarities(self.similarities(X))
+        check_is_fitted(self, "references_")
+        return gram_rows(
+            self.kernel,
+            X,
+            self._prepared,
+            then=self.codes_from_similarities,
+            n_jobs=self.n_jobs,
+            verbose=self.verbose,
+            desc="KLSH codes",
+        )
 
     def codes_from_similarities(self, K: np.ndarray) -> np.ndarray:
         """The packed codes of given similarity vectors (rows of K)."""

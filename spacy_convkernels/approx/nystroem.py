@@ -144,18 +144,18 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         return self.n_features_out_
 
     def transform(self, X: Sequence) -> np.ndarray:
-        """phi(x) for every x: kernel rows against the landmarks, then a product."""
+        """phi(x) for every x: kernel rows against the landmarks, then a product, by blocks of rows."""
         check_is_fitted(self, "normalization_")
-        K = gram_rows(
+        return gram_rows(
             self.kernel,
             X,
             self._landmarks,
+            then=lambda K: (K @ self.normalization_.T).astype(self.dtype, copy=False),
             normalize=self.normalize,
             n_jobs=self.n_jobs,
             verbose=self.verbose,
             desc="Nystroem transform",
         )
-        return (K @ self.normalization_.T).astype(self.dtype, copy=False)
 
     def __getstate__(self):
         """Pickled without the engine-ready landmarks, which are rebuilt on unpickling."""

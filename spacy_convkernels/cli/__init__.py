@@ -59,7 +59,7 @@ def _check_common(arguments: argparse.Namespace) -> None:
     n_process = getattr(arguments, "n_process", 1)
     if n_process != -1 and n_process < 1:
         raise InvalidParameterError(f"--n-process must be positive, or -1 for every core; got {n_process}")
-    for name in ("batch_size", "block_size", "top", "n_components"):
+    for name in ("batch_size", "block_size", "top", "n_components", "local_cluster"):
         value = getattr(arguments, name, 1)
         if value is not None and value < 1:
             raise InvalidParameterError(f"--{name.replace('_', '-')} must be positive, got {value}")

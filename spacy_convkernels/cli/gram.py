@@ -9,6 +9,8 @@ Without ``--against``, K(X, X) is computed from its upper triangle; with it, K(X
 (rows: the corpus, columns: the ``--against`` trees). Rows are computed ``--block-size``
 at a time on every core (``--n-jobs``) and written straight into the memory-mapped
 output, so only one block is in memory: the matrix may be larger than the memory.
+With ``--scheduler ADDRESS`` or ``--local-cluster N`` the blocks are computed on a Dask
+cluster (the ``dask`` extra), with the same values.
 """
 
 import argparse
@@ -19,7 +21,9 @@ import numpy as np
 from numpy.lib.format import open_memmap
 from tqdm import tqdm
 
+from .. import distributed
 from ..errors import InvalidParameterError
+from .cluster import add_cluster_arguments, cluster_client
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
 
@@ -33,23 +37,26 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_input_arguments(parser)
     add_kernel_arguments(parser)
+    add_cluster_arguments(parser)
 
 
 def run(arguments: argparse.Namespace) -> None:
     kernel = make_kernel(arguments.kernel, kernel_parameters(arguments))
     X = read_trees(arguments.input, representation=arguments.representation)
     Y = None if arguments.against is None else read_trees(arguments.against, representation=arguments.representation)
-    shape = write_gram(
-        kernel,
-        X,
-        arguments.output,
-        Y=Y,
-        dtype=np.float32 if arguments.float32 else np.float64,
-        block_size=arguments.block_size,
-        normalize=arguments.normalize,
-        n_jobs=arguments.n_jobs,
-        progress=not arguments.quiet,
-    )
+    with cluster_client(arguments) as client:
+        shape = write_gram(
+            kernel,
+            X,
+            arguments.output,
+            Y=Y,
+            dtype=np.float32 if arguments.float32 else np.float64,
+            block_size=arguments.block_size,
+            normalize=arguments.normalize,
+            n_jobs=arguments.n_jobs,
+            progress=not arguments.quiet,
+            client=client,
+        )
     print(f"{shape[0]} x {shape[1]} Gram matrix to {arguments.output}", file=sys.stderr)
 
 
@@ -64,25 +71,39 @@ def write_gram(
     normalize: bool = True,
     n_jobs=None,
     progress: bool = False,
+    client=None,
 ) -> tuple[int, int]:
     """Write K(X, Y) (K(X, X) when ``Y`` is None) to the .npy file ``output`` by blocks of
-    ``block_size`` rows; returns its shape."""
+    ``block_size`` rows, on the Dask cluster of ``client`` when given; returns its shape."""
     if block_size < 1:
         raise InvalidParameterError(f"--block-size must be positive, got {block_size}")
     symmetric = Y is None
-    columns = None if symmetric else kernel.prepare(Y)  # packed once for every block
     Path(output).parent.mkdir(parents=True, exist_ok=True)
     out = open_memmap(output, mode="w+", dtype=dtype, shape=(len(X), len(X) if symmetric else len(Y)))
-    with tqdm(total=len(X), desc="Gram rows", unit="row", disable=not progress) as bar:
-        for start in range(0, len(X), block_size):
-            stop = min(start + block_size, len(X))
-            if symmetric:  # the block's columns from `start` on; the rest is the mirror of earlier blocks
-                block = kernel.gram(X[start:stop], X[start:], normalize=normalize, n_jobs=n_jobs)
-                out[start:stop, start:] = block
-                out[stop:, start:stop] = block[:, stop - start :].T
-            else:
-                out[start:stop] = kernel.gram(X[start:stop], columns, normalize=normalize, n_jobs=n_jobs)
-            bar.update(stop - start)
+    if client is not None:
+        distributed.gram(
+            kernel,
+            X,
+            Y,
+            normalize=normalize,
+            n_jobs=n_jobs,
+            block_size=block_size,
+            out=out,
+            client=client,
+            progress=progress,
+        )
+    else:
+        columns = None if symmetric else kernel.prepare(Y)  # packed once for every block
+        with tqdm(total=len(X), desc="Gram rows", unit="row", disable=not progress) as bar:
+            for start in range(0, len(X), block_size):
+                stop = min(start + block_size, len(X))
+                if symmetric:  # the block's columns from `start` on; the rest is the mirror of earlier blocks
+                    block = kernel.gram(X[start:stop], X[start:], normalize=normalize, n_jobs=n_jobs)
+                    out[start:stop, start:] = block
+                    out[stop:, start:stop] = block[:, stop - start :].T
+                else:
+                    out[start:stop] = kernel.gram(X[start:stop], columns, normalize=normalize, n_jobs=n_jobs)
+                bar.update(stop - start)
     out.flush()
     shape = out.shape
     del out

@@ -8,7 +8,9 @@ k-means++) and saves the kernel, its options, the landmarks (bracket strings) an
 normalization matrix in one ``.npz`` file (no pickle). ``transform`` loads it and writes
 the vectors of a corpus' trees (one row per tree, in file order) to a ``.npy`` file; the
 trees are read with the representation the model was fitted on. Corpus files are as for
-``gram`` (see :mod:`spacy_convkernels.cli.structures`).
+``gram`` (see :mod:`spacy_convkernels.cli.structures`). ``transform`` runs on a Dask
+cluster with ``--scheduler ADDRESS`` or ``--local-cluster N`` (the ``dask`` extra), with
+the same vectors.
 """
 
 import argparse
@@ -19,9 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import distributed
 from ..approx.nystroem import LANDMARK_INITS, Nystroem
 from ..errors import ConvKernelsError, CorpusFileError
 from ..structures.tree import Tree
+from .cluster import add_cluster_arguments, cluster_client
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
 FORMAT = "spacy_convkernels.nystroem.v1"
@@ -48,6 +52,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     transform.add_argument("--float32", action="store_true", help="write float32 instead of float64")
     transform.add_argument("--n-jobs", type=int, default=None, help="threads of the kernel (default: every core)")
     transform.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_cluster_arguments(transform)
 
 
 def run(arguments: argparse.Namespace) -> None:
@@ -68,7 +73,12 @@ def run(arguments: argparse.Namespace) -> None:
         print(f"{model.n_features_out_} landmarks to {arguments.model}", file=sys.stderr)
         return
     model, representation = load(arguments.model, n_jobs=arguments.n_jobs, verbose=not arguments.quiet)
-    vectors = model.transform(read_trees(arguments.input, representation=representation))
+    X = read_trees(arguments.input, representation=representation)
+    with cluster_client(arguments) as client:
+        if client is None:
+            vectors = model.transform(X)
+        else:
+            vectors = distributed.nystroem_transform(model, X, client=client, progress=not arguments.quiet)
     arguments.output.parent.mkdir(parents=True, exist_ok=True)
     np.save(arguments.output, vectors.astype(np.float32 if arguments.float32 else np.float64, copy=False))
     print(f"{vectors.shape[0]} x {vectors.shape[1]} vectors to {arguments.output}", file=sys.stderr)
