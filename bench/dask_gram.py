@@ -2,7 +2,7 @@
 local Dask cluster (spacy_convkernels.distributed): wall times, the overhead of the
 distribution, peak memory per worker, and whether the results are identical.
 
-    flock /tmp/heavy.lock python bench/dask_gram.py --rows 100000 --landmarks 1000 --workers 2
+    python bench/dask_gram.py --rows 100000 --landmarks 1000 --workers 2
 
 The rows are the GRCT trees of TREC's training set (5,452), cycled up to ``--rows``
 as distinct objects (each copy compiled and normalized on its own, as distinct

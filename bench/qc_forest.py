@@ -223,7 +223,7 @@ def write_docs(results: dict, path: Path):
     lines = [
         "# TREC question classification: k-best forests against the 1-best tree",
         "",
-        "Made by `flock /tmp/heavy.lock python bench/qc_forest.py` (see its docstring):",
+        "Made by `python bench/qc_forest.py` (see its docstring):",
         f"{results['n_train']:,} training and {results['n_test']} test questions, 6 coarse classes, parsed from",
         "raw text by en_core_web_md (its own 1-best parse, and the k best of a beam of width 8);",
         "GRCT trees and forests of the first sentence with a tree; exact normalized kernels,",

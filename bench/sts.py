@@ -1,6 +1,6 @@
 """Unsupervised semantic textual similarity (SemEval STS 2012-2015) with tree kernels.
 
-    flock /tmp/heavy.lock python bench/sts.py [--data ../shared/data/semeval-sts-2012-2015]
+    python bench/sts.py [--data ../shared/data/semeval-sts-2012-2015]
         [--model ../shared/models/en_core_web_md-3.8.0] [--cache /tmp/spacy_convkernels_sts]
         [--out docs/sts.md]
 
@@ -359,7 +359,7 @@ def write_report(args, bench: Bench, skipped: dict, rows: dict, log: list, best:
     out = [
         "# Semantic textual similarity (SemEval STS 2012-2015) with tree kernels",
         "",
-        f"Made by `flock /tmp/heavy.lock python bench/sts.py` (see its docstring). {len(sets)} sets, "
+        f"Made by `python bench/sts.py` (see its docstring). {len(sets)} sets, "
         f"{sum(len(sets[n][0]) for n in tuning):,} scored pairs in 2012-2014 (parameters chosen on them) and "
         f"{sum(len(sets[n][0]) for n in testing):,} in 2015 (reported). Unscored lines skipped: "
         + ", ".join(f"{n} {k:,}" for n, k in skipped.items() if k)
