@@ -430,7 +430,8 @@ def component_rows(key: str) -> list[str]:
             "| *to be measured by `bench/bionlp_component.py`* |||||||||"
         ]
     return [
-        f"| relation_extractor, {r['variant']} (`bench/bionlp_component.json`) | {r['f1']:.3f} | {r['precision']:.3f} "
+        f"| relation_extractor, {r['variant']}{'' if r['path'] == 'tuples' else ', ' + r['path'] + ' positions'} "
+        f"(`bench/bionlp_component.json`) | {r['f1']:.3f} | {r['precision']:.3f} "
         f"| {r['recall']:.3f} | - | - | {r['train_seconds'] + r['devel_seconds']:.1f} | - "
         f"| epoch {r['epoch']}, threshold {r['threshold']}; held-out F1 {r['held_out_f1']:.3f} "
         "| bench/bionlp_component.py, the same lexicon and candidates; see the relation_extractor section |"
