@@ -33,18 +33,8 @@ class InvalidForestError(ConvKernelsError, ValueError):
     (a cycle, an edge out of order, a probability outside (0, 1])."""
 
 
-class ForestParseError(ConvKernelsError, ValueError):
+class ForestParseError(TreeParseError):
     """A forest string is not well formed; ``position`` is the 0-based offset."""
-
-    def __init__(self, message: str, text: str, position: int):
-        self.reason = message
-        self.text = text
-        self.position = position
-        context = text[max(0, position - 20) : position + 20]
-        super().__init__(f"{message} at position {position}: {context!r}")
-
-    def __reduce__(self):
-        return (type(self), (self.reason, self.text, self.position))
 
 
 class CorpusFormatError(ConvKernelsError, ValueError):
