@@ -23,7 +23,6 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import spearmanr
 from sklearn.model_selection import StratifiedKFold
-from sklearn.svm import SVC
 
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import (
@@ -33,6 +32,7 @@ from spacy_convkernels.kernels import (
     SubsetTreeKernel,
     WordVectors,
 )
+from spacy_convkernels.learn import fair_one_vs_all
 
 ROOT = Path(__file__).resolve().parent.parent
 GRID = (0.2, 0.4, 0.6)
@@ -134,16 +134,8 @@ def cross_validated_accuracy(train_gram, y_train, folds=5):
 
 
 def svm_accuracy(train_gram, y_train, test_gram, y_test, C=10.0):
-    """One-vs-all: one C-SVM per class with KeLP's fairness (the positive errors cost
-    C * negatives / positives, the negative ones C); the highest decision value wins."""
-    classes = np.unique(y_train)
-    scores = np.zeros((len(y_test), len(classes)))
-    for k, label in enumerate(classes):
-        positive = y_train == label
-        weight = {1: (~positive).sum() / positive.sum(), 0: 1.0}
-        svm = SVC(kernel="precomputed", C=C, class_weight=weight).fit(train_gram, positive.astype(int))
-        scores[:, k] = svm.decision_function(test_gram)
-    return 100.0 * np.mean(classes[scores.argmax(axis=1)] == y_test)
+    """Accuracy % of one-vs-all C-SVMs with KeLP's fairness (``learn.fair_one_vs_all``)."""
+    return 100.0 * np.mean(fair_one_vs_all(train_gram, y_train, test_gram, C=C) == y_test)
 
 
 def load_qc(data: Path):

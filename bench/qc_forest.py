@@ -20,17 +20,15 @@ holds (its derivations, more than k where parses recombine).
 import argparse
 import json
 import math
-import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import spacy
-from sklearn.svm import SVC
 
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import ForestKernel, PartialTreeKernel, SubsetTreeKernel
+from spacy_convkernels.learn import fair_one_vs_all
 from spacy_convkernels.structures import beam_forests, span_to_tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,19 +41,8 @@ SPEED_N = 1000
 
 
 def svm_accuracy(train_gram, y_train, test_gram, y_test, C):
-    """One-vs-all C-SVMs with KeLP's fairness, as ``qc_classification.svm_accuracy``; the
-    classes' SVMs train on threads (libsvm releases the GIL)."""
-    classes = np.unique(y_train)
-
-    def decisions(label):
-        positive = y_train == label
-        weight = {1: (~positive).sum() / positive.sum(), 0: 1.0}
-        svm = SVC(kernel="precomputed", C=C, class_weight=weight).fit(train_gram, positive.astype(int))
-        return svm.decision_function(test_gram)
-
-    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        scores = np.stack(list(pool.map(decisions, classes)), axis=1)
-    return 100.0 * np.mean(classes[scores.argmax(axis=1)] == y_test)
+    """Accuracy % of one-vs-all C-SVMs with KeLP's fairness (``learn.fair_one_vs_all``)."""
+    return 100.0 * np.mean(fair_one_vs_all(train_gram, y_train, test_gram, C=C) == y_test)
 
 
 def questions(path: Path):

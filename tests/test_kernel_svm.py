@@ -9,7 +9,7 @@ from sklearn.svm import SVC
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import InvalidParameterError, StructureTypeError
 from spacy_convkernels.kernels import PartialTreeKernel, SubtreeKernel
-from spacy_convkernels.learn.svm import KernelSVC, out_of_fold_decisions
+from spacy_convkernels.learn.svm import KernelSVC, fair_one_vs_all, out_of_fold_decisions
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 
@@ -94,3 +94,19 @@ def test_bad_input():
         KernelSVC(kernel).fit([], [])
     with pytest.raises(InvalidParameterError, match="n_folds"):
         out_of_fold_decisions(KernelSVC(kernel), [], [], n_folds=1)
+
+
+def test_fair_one_vs_all_weighs_positive_errors_by_the_class_ratio(questions):
+    X, labels = questions
+    kernel = PartialTreeKernel()
+    train, test = kernel.gram(X[:45]), kernel.gram(X[45:], X[:45])
+    y = labels[:45]
+    scores = []
+    for label in np.unique(y):
+        positive = y == label
+        weight = {1: (~positive).sum() / positive.sum(), 0: 1.0}
+        scores.append(
+            SVC(kernel="precomputed", C=10.0, class_weight=weight).fit(train, positive).decision_function(test)
+        )
+    expected = np.unique(y)[np.argmax(scores, axis=0)]
+    assert list(fair_one_vs_all(train, y, test, C=10.0)) == list(expected)

@@ -25,13 +25,12 @@ from pathlib import Path
 
 import numpy as np
 import spacy
-from sklearn.svm import SVC
 from tqdm import tqdm
 
 from ..corpora import read_klp, read_standoff
 from ..errors import ConvKernelsError, CorpusFileError, InvalidParameterError
 from ..kernels import SubsequencePathKernel
-from ..learn import KernelKNeighborsClassifier
+from ..learn import KernelKNeighborsClassifier, fair_one_vs_all
 from ..structures.dependency import REPRESENTATIONS
 from ..structures.relations import GoldRelations, dependency_interactions
 from .structures import add_kernel_arguments, kernel_parameters, make_kernel
@@ -76,24 +75,12 @@ def evaluate_qc(arguments: argparse.Namespace) -> None:
     train_gram = kernel.gram(X, normalize=arguments.normalize, n_jobs=arguments.n_jobs, progress=progress)
     test_gram = kernel.gram(Z, X, normalize=arguments.normalize, n_jobs=arguments.n_jobs, progress=progress)
     seconds = time.perf_counter() - start
-    predicted = one_vs_all_svms(train_gram, y, test_gram, C=arguments.C)
+    predicted = fair_one_vs_all(train_gram, y, test_gram, C=arguments.C)
     print(
         f"qc: {arguments.kernel} on {arguments.representation}, {len(X)} training and {len(Z)} test questions: "
         f"accuracy {100 * np.mean(predicted == y_test):.2f} % ({np.sum(predicted == y_test)}/{len(Z)}); "
         f"Grams in {seconds:.1f} s"
     )
-
-
-def one_vs_all_svms(train_gram: np.ndarray, y: np.ndarray, test_gram: np.ndarray, *, C: float = 10.0) -> np.ndarray:
-    """The predicted classes: one C-SVM per class with KeLP's fairness, the highest decision value wins."""
-    classes = np.unique(y)
-    scores = np.zeros((len(test_gram), len(classes)))
-    for k, label in enumerate(classes):
-        positive = y == label
-        weight = {1: (~positive).sum() / positive.sum(), 0: 1.0}
-        svm = SVC(kernel="precomputed", C=C, class_weight=weight).fit(train_gram, positive.astype(int))
-        scores[:, k] = svm.decision_function(test_gram)
-    return classes[scores.argmax(axis=1)]
 
 
 def _questions(path: Path, representation: str) -> tuple[list, np.ndarray]:

@@ -5,13 +5,14 @@ from .forest import KLSHForestClassifier
 from .knn import KernelKNeighborsClassifier, kernel_knn_graph
 from .metrics import cluster_purity
 from .nonstationary import NonstationaryKernelLearner
-from .svm import KernelSVC, out_of_fold_decisions
+from .svm import KernelSVC, fair_one_vs_all, out_of_fold_decisions
 
 __all__ = [
     "KernelKNeighborsClassifier",
     "kernel_knn_graph",
     "KLSHForestClassifier",
     "KernelSVC",
+    "fair_one_vs_all",
     "NonstationaryKernelLearner",
     "out_of_fold_decisions",
     "cluster_purity",

@@ -14,7 +14,9 @@ decision values of the training structures from SVMs that did not see them (k fo
 one Gram), the inputs of a model stacked on the SVM.
 """
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -198,3 +200,21 @@ def out_of_fold_decisions(
         fold = clone(estimator)._fit_columns(K[np.ix_(fit, fit)], [X[i] for i in fit], columns[fit])
         decisions[held] = K[np.ix_(held, fit[fold.support_])] @ fold.dual_coef_.T + fold.intercept_
     return decisions[:, 0] if estimator._binary else decisions
+
+
+def fair_one_vs_all(train_gram: np.ndarray, y: np.ndarray, test_gram: np.ndarray, *, C: float = 10.0) -> np.ndarray:
+    """The predicted classes of ``test_gram``'s rows: one C-SVM per class on a precomputed
+    Gram with KeLP's fairness (a positive error costs C * negatives / positives, a
+    negative one C), the highest decision value wins. The classes' SVMs train on threads
+    (libsvm releases the GIL)."""
+    classes = np.unique(y)
+
+    def decisions(label) -> np.ndarray:
+        positive = y == label
+        weight = {1: (~positive).sum() / positive.sum(), 0: 1.0}
+        svm = SVC(kernel="precomputed", C=C, class_weight=weight).fit(train_gram, positive.astype(int))
+        return svm.decision_function(test_gram)
+
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        scores = np.stack(list(pool.map(decisions, classes)), axis=1)
+    return classes[scores.argmax(axis=1)]
