@@ -22,15 +22,22 @@ import numpy as np
 import srsly
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Model, deserialize_attr, serialize_attr
+from thinc.api import Model
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
 from ..kernels.base import Kernel
 from ..learn.svm import KernelSVC, out_of_fold_decisions
-from .relation_model import STRUCTURES, candidate_structures, structure_from_state, structure_state
+from .relation_model import (
+    STRUCTURES,
+    candidate_structures,
+    saved_with_the_model,
+    structure_from_state,
+    structure_state,
+)
 
 
+@saved_with_the_model
 class CandidateSVM:
     """Exact-kernel SVM decisions of one structure of the candidates, one per label
     (:class:`~spacy_convkernels.learn.KernelSVC`, one-vs-rest) and one for any label
@@ -104,16 +111,6 @@ class CandidateSVM:
             support_vectors = [structure_from_state(s) for s in state.pop("support_vectors")]
             self.estimator.set_support(support_vectors, **state)
         return self
-
-
-@serialize_attr.register(CandidateSVM)
-def _serialize_svm(_, value: CandidateSVM, name: str, model: Model) -> bytes:
-    return value.to_bytes()
-
-
-@deserialize_attr.register(CandidateSVM)
-def _deserialize_svm(current: CandidateSVM, value: bytes, name: str, model: Model) -> CandidateSVM:
-    return current.from_bytes(value)
 
 
 @registry.architectures("spacy_convkernels.CandidateKernelSVM.v1")

@@ -160,6 +160,15 @@ def relation_init(model: Model, X: list[Doc] | None = None, Y: Floats2d | None =
     model.get_ref("classifier").initialize(X=model.ops.xp.hstack(blocks) if len(blocks) > 1 else blocks[0], Y=Y)
 
 
+def saved_with_the_model(cls):
+    """Class decorator: a model attr of ``cls`` is saved and loaded with its model through
+    the class's ``to_bytes`` / ``from_bytes`` (thinc's attr serializers)."""
+    serialize_attr.register(cls)(lambda _, value, name, model: value.to_bytes())
+    deserialize_attr.register(cls)(lambda current, value, name, model: current.from_bytes(value))
+    return cls
+
+
+@saved_with_the_model
 class CandidateEncoder:
     """Dense features of one structure of the candidates, fitted on the training
     candidates and saved with the model: Nyström vectors (``method="nystroem"``,
@@ -265,16 +274,6 @@ def structure_state(structure) -> dict:
 def structure_from_state(state: dict):
     """The path or tree of :func:`structure_state`."""
     return PathTuples(tuple(t) for t in state["path"]) if "path" in state else Tree.from_string(state["tree"])
-
-
-@serialize_attr.register(CandidateEncoder)
-def _serialize_encoder(_, value: CandidateEncoder, name: str, model: Model) -> bytes:
-    return value.to_bytes()
-
-
-@deserialize_attr.register(CandidateEncoder)
-def _deserialize_encoder(current: CandidateEncoder, value: bytes, name: str, model: Model) -> CandidateEncoder:
-    return current.from_bytes(value)
 
 
 @registry.architectures("spacy_convkernels.CandidateKernelFeatures.v1")
