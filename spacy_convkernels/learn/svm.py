@@ -8,6 +8,12 @@ them:
 
     f_j(x) = sum_i a_ij K(x, s_i) + b_j
 
+A budget ``max_support`` bounds that cost: when the outputs' support vectors together
+exceed it, the SVMs are trained again on the ``max_support`` structures of largest dual
+weight max_j |a_ij| (the structures that carry the decisions), which keeps at most that
+many support vectors. Cutting support vectors without retraining would leave the
+intercepts and the remaining weights out of balance.
+
 The outputs are the second class for binary labels, every class for more, and every
 column for a label-indicator matrix (multilabel). :func:`out_of_fold_decisions` gives the
 decision values of the training structures from SVMs that did not see them (k folds over
@@ -27,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..approx._blocks import check_structures, gram_rows, structure_tags
 from ..errors import InvalidParameterError
-from ..kernels.base import Kernel
+from ..kernels.base import Kernel, n_threads
 
 
 class KernelSVC(ClassifierMixin, BaseEstimator):
@@ -39,10 +45,15 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         A kernel of the package; the SVMs see its normalized values.
     C : float, default=1.0
         The SVMs' regularization.
-    class_weight : dict, "balanced" or None, default=None
-        As scikit-learn's ``SVC``, for every binary SVM (classes 0 and 1).
+    class_weight : dict, "balanced", "fair" or None, default=None
+        As scikit-learn's ``SVC``, for every binary SVM (classes 0 and 1); ``"fair"`` is
+        KeLP's fairness: an error on a positive costs C * negatives / positives, on a
+        negative C.
+    max_support : int >= 1 or None, default=None
+        The budget of support vectors (see the module); None for no bound.
     n_jobs : int or None, default=None
-        Threads of the kernel computations, as :meth:`Kernel.gram`.
+        Threads of the kernel computations, as :meth:`Kernel.gram`, and of the binary SVMs'
+        training (libsvm releases the GIL).
     verbose : bool, default=False
         Show progress bars (tqdm, on stderr).
 
@@ -61,11 +72,19 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(
-        self, kernel: Kernel, *, C: float = 1.0, class_weight=None, n_jobs: int | None = None, verbose: bool = False
+        self,
+        kernel: Kernel,
+        *,
+        C: float = 1.0,
+        class_weight=None,
+        max_support: int | None = None,
+        n_jobs: int | None = None,
+        verbose: bool = False,
     ):
         self.kernel = kernel
         self.C = C
         self.class_weight = class_weight
+        self.max_support = max_support
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -85,6 +104,9 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
             raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got {kind}")
         if not isinstance(self.C, (int, float, np.number)) or not self.C > 0:
             raise InvalidParameterError(f"C must be a positive number, got {self.C!r}")
+        budget = self.max_support
+        if budget is not None and (not isinstance(budget, (int, np.integer)) or isinstance(budget, bool) or budget < 1):
+            raise InvalidParameterError(f"max_support must be an integer >= 1 or None, got {budget!r}")
         X = check_structures(self.kernel, X, owner)
         if y is None:
             raise InvalidParameterError(f"{owner} requires y to be passed, but the target y is None")
@@ -110,7 +132,17 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         return classes, False, y[:, None] == (classes[1:] if len(classes) == 2 else classes)
 
     def _fit_columns(self, K: np.ndarray, X: list, columns: np.ndarray) -> "KernelSVC":
-        machines = [self._binary_svm(K, column) for column in columns.T]
+        machines = self._binary_svms(K, columns)
+        support = np.unique(np.concatenate([support for support, _, _ in machines]))
+        if self.max_support is not None and len(support) > self.max_support:
+            weight = np.zeros(len(X))
+            for rows, coef, _ in machines:
+                np.maximum.at(weight, rows, np.abs(coef))
+            kept = np.sort(np.argsort(-weight, kind="stable")[: self.max_support])
+            machines = [
+                (kept[rows], coef, intercept)
+                for rows, coef, intercept in self._binary_svms(K[np.ix_(kept, kept)], columns[kept])
+            ]
         self.support_ = np.unique(np.concatenate([support for support, _, _ in machines])).astype(np.int64)
         self.support_vectors_ = [X[i] for i in self.support_]
         self.dual_coef_ = np.zeros((len(machines), len(self.support_)))
@@ -120,12 +152,18 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         self._prepared = self.kernel.prepare(self.support_vectors_)
         return self
 
+    def _binary_svms(self, K: np.ndarray, columns: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        """The binary SVM of every column, on threads (libsvm releases the GIL)."""
+        with ThreadPoolExecutor(n_threads(self.n_jobs)) as pool:
+            return list(pool.map(lambda column: self._binary_svm(K, column), columns.T))
+
     def _binary_svm(self, K: np.ndarray, positive: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         """(support rows, a, b) of the SVM separating ``positive``; a constant
         decision of -1 or +1 when one side is empty."""
         if positive.all() or not positive.any():
             return np.zeros(0, dtype=np.int64), np.zeros(0), 1.0 if positive.all() else -1.0
-        svm = SVC(kernel="precomputed", C=self.C, class_weight=self.class_weight).fit(K, positive.astype(int))
+        weight = fair_weights(positive) if self.class_weight == "fair" else self.class_weight
+        svm = SVC(kernel="precomputed", C=self.C, class_weight=weight).fit(K, positive.astype(int))
         return svm.support_, svm.dual_coef_[0], float(svm.intercept_[0])
 
     def set_support(self, support_vectors: Sequence, *, dual_coef, intercept, classes, multilabel: bool) -> "KernelSVC":
@@ -202,6 +240,11 @@ def out_of_fold_decisions(
     return decisions[:, 0] if estimator._binary else decisions
 
 
+def fair_weights(positive: np.ndarray) -> dict[int, float]:
+    """KeLP's fairness as libsvm class weights: a positive error costs negatives / positives times a negative one."""
+    return {1: (~positive).sum() / positive.sum(), 0: 1.0}
+
+
 def fair_one_vs_all(train_gram: np.ndarray, y: np.ndarray, test_gram: np.ndarray, *, C: float = 10.0) -> np.ndarray:
     """The predicted classes of ``test_gram``'s rows: one C-SVM per class on a precomputed
     Gram with KeLP's fairness (a positive error costs C * negatives / positives, a
@@ -211,8 +254,7 @@ def fair_one_vs_all(train_gram: np.ndarray, y: np.ndarray, test_gram: np.ndarray
 
     def decisions(label) -> np.ndarray:
         positive = y == label
-        weight = {1: (~positive).sum() / positive.sum(), 0: 1.0}
-        svm = SVC(kernel="precomputed", C=C, class_weight=weight).fit(train_gram, positive.astype(int))
+        svm = SVC(kernel="precomputed", C=C, class_weight=fair_weights(positive)).fit(train_gram, positive.astype(int))
         return svm.decision_function(test_gram)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
