@@ -30,6 +30,7 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
+from ..ml.kernel_blocks import kernels_of
 from ..ml.relation_model import candidates_of
 from ..structures.relations import GoldRelations, char_offsets, role_key
 from .extensions import INTERACTIONS_KEY, install_extensions
@@ -70,8 +71,8 @@ class RelationExtractor(TrainablePipe):
         self.model = model
         self.name = name
         self.cfg = {"labels": [], "threshold": threshold}
-        if model.has_ref("kernel_features"):
-            bind_pipeline_vectors(model.get_ref("kernel_features").attrs["encoder"].kernel, vocab)
+        for kernel in kernels_of(model):
+            bind_pipeline_vectors(kernel, vocab)
 
     @property
     def labels(self) -> tuple[str, ...]:

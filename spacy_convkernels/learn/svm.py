@@ -97,6 +97,13 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         X, y = self._training_set(X, y)
         return self._fit_gram(self.kernel.gram(X, n_jobs=self.n_jobs, progress=self.verbose), X, y)
 
+    def fit_gram(self, K: np.ndarray, X: Sequence, y) -> "KernelSVC":
+        """Fit on ``K``, a precomputed Gram of ``X``: the kernel's, or its sum with another
+        kernel on the same items (then give :meth:`decision_function_from_rows` the same sum)."""
+        X, y = self._training_set(X, y)
+        K = _check_gram(K, (len(X), len(X)), "K")
+        return self._fit_gram(K, X, y)
+
     def _training_set(self, X: Sequence, y) -> tuple[list, np.ndarray]:
         owner = type(self).__name__
         if not isinstance(self.kernel, Kernel):
@@ -178,16 +185,21 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X: Sequence) -> np.ndarray:
         """f_j(x): shape (n,) for binary labels (positive: the second class), else (n, n_outputs)."""
+        return self.decision_function_from_rows(self.support_rows(X))
+
+    def support_rows(self, X: Sequence) -> np.ndarray:
+        """K(x, s_i) for every x of ``X`` and support vector s_i, by blocks of rows."""
         check_is_fitted(self, "dual_coef_")
         X = check_structures(self.kernel, X, type(self).__name__)
-        if self.support_vectors_:
-            K = gram_rows(self.kernel, X, self._prepared, n_jobs=self.n_jobs, verbose=self.verbose, desc="SVM rows")
-        else:
-            K = np.zeros((len(X), 0))
-        return self._decisions(K)
+        if not self.support_vectors_:
+            return np.zeros((len(X), 0))
+        return gram_rows(self.kernel, X, self._prepared, n_jobs=self.n_jobs, verbose=self.verbose, desc="SVM rows")
 
-    def _decisions(self, K: np.ndarray) -> np.ndarray:
-        """The decision values from kernel rows against the support vectors."""
+    def decision_function_from_rows(self, K: np.ndarray) -> np.ndarray:
+        """The decision values from kernel rows against ``support_vectors_`` (the kernel's,
+        or the sum the SVMs were fitted on by :meth:`fit_gram`)."""
+        check_is_fitted(self, "dual_coef_")
+        K = _check_gram(K, (None, len(self.support_vectors_)), "K")
         decisions = K @ self.dual_coef_.T + self.intercept_
         return decisions[:, 0] if self._binary else decisions
 
@@ -216,18 +228,22 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
 
 
 def out_of_fold_decisions(
-    estimator: KernelSVC, X: Sequence, y, *, n_folds: int = 5, random_state: int | None = 0
+    estimator: KernelSVC, X: Sequence, y, *, n_folds: int = 5, random_state: int | None = 0, gram=None
 ) -> np.ndarray:
     """The decision values of each structure of ``X`` by SVMs fitted on the other folds
     (``n_folds`` folds over one Gram of ``X``, stratified by class, or for multilabel ``y``
     by first label, when every stratum fills the folds); ``estimator`` is then fitted on
-    all of ``X``."""
+    all of ``X``. ``gram``: a precomputed Gram of ``X`` to use instead of the kernel's
+    (as :meth:`KernelSVC.fit_gram`)."""
     if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
         raise InvalidParameterError(f"n_folds must be an integer >= 2, got {n_folds!r}")
     X, y = estimator._training_set(X, y)
     if len(X) < n_folds:
         raise InvalidParameterError(f"out_of_fold_decisions: {n_folds} folds need as many structures, got {len(X)}")
-    K = estimator.kernel.gram(X, n_jobs=estimator.n_jobs, progress=estimator.verbose)
+    if gram is None:
+        K = estimator.kernel.gram(X, n_jobs=estimator.n_jobs, progress=estimator.verbose)
+    else:
+        K = _check_gram(gram, (len(X), len(X)), "gram")
     estimator._fit_gram(K, X, y)
     _, _, columns = estimator._outputs(y)
     strata = y if y.ndim == 1 else np.where(columns.any(axis=1), columns.argmax(axis=1), -1)
@@ -238,6 +254,14 @@ def out_of_fold_decisions(
         fold = clone(estimator)._fit_columns(K[np.ix_(fit, fit)], [X[i] for i in fit], columns[fit])
         decisions[held] = K[np.ix_(held, fit[fold.support_])] @ fold.dual_coef_.T + fold.intercept_
     return decisions[:, 0] if estimator._binary else decisions
+
+
+def _check_gram(K, shape: tuple, name: str) -> np.ndarray:
+    """``K`` as a float64 matrix of ``shape`` (None: any number of rows)."""
+    K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2 or any(want is not None and got != want for got, want in zip(K.shape, shape)):
+        raise InvalidParameterError(f"{name} must be a matrix of shape {shape}, got shape {K.shape}")
+    return K
 
 
 def fair_weights(positive: np.ndarray) -> dict[int, float]:
