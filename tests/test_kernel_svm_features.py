@@ -165,3 +165,16 @@ def test_bad_settings():
         kernel_svm_features(kernel, representation="xyz")
     with pytest.raises(InvalidParameterError, match="max_support"):
         kernel_svm_features(kernel, max_support=2, n_folds=3)
+
+
+def test_a_kernel_with_the_pipelines_vectors_reloads(tmp_path):
+    sptk = {"@misc": "spacy_convkernels.SmoothedPartialTreeKernel.v1", "vectors": "vocab", "shared_rows": "kelp"}
+    nlp, examples = pipeline(dict(SVM, representation="lct", kernel=sptk))
+    rng = np.random.default_rng(0)
+    for lemma in {token.lemma_ for example in examples for token in example.predicted}:
+        nlp.vocab.set_vector(lemma, rng.normal(size=8).astype("float32"))
+    train(nlp, examples, steps=5)
+    nlp.to_disk(tmp_path / "model")
+    loaded = spacy.load(tmp_path / "model")
+    for example in examples[:10]:
+        assert loaded(example.predicted.copy()).cats == pytest.approx(nlp(example.predicted.copy()).cats, abs=1e-6)

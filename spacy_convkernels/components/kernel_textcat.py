@@ -19,7 +19,7 @@ Doc with the parse it gets at runtime: here each example's predicted Doc goes th
 the components before this one (on copies), and the blocks are fitted on those Docs and
 the examples' categories before the model's layers are sized. Everything else
 (prediction, loss, labels, scoring, saving) is spaCy's own component; a kernel with
-``vectors = "vocab"`` gets the pipeline's vectors.
+``vectors = "vocab"`` gets the pipeline's vectors at first use.
 """
 
 from collections.abc import Callable, Iterable
@@ -33,10 +33,9 @@ from thinc.api import Model
 
 from ..errors import MissingAnnotationError
 from ..ml.doc_kernel_features import doc_blocks, fit_doc_blocks
-from ..ml.kernel_blocks import kernels_of
 from .extensions import install_extensions
 from .kernel_trees import PARSE
-from .registered_kernels import bind_pipeline_vectors
+from .registered_kernels import bind_model_vectors
 from .sentences import fitting_docs
 
 DEFAULT_MODEL = {
@@ -56,11 +55,25 @@ class FittedKernelBlocks:
     """What the two components add to spaCy's: fitting the model's kernel blocks in ``initialize``."""
 
     def _prepare_blocks(self) -> None:
-        """Give the blocks' kernels the pipeline's vectors; install the tree extension they read."""
-        for kernel in kernels_of(self.model):
-            bind_pipeline_vectors(kernel, self.vocab)
+        """Install the tree extension the kernel blocks read."""
         if doc_blocks(self.model):
             install_extensions("span._.kernel_trees", "doc._.kernel_trees")
+
+    def predict(self, docs):
+        bind_model_vectors(self.model, self.vocab)
+        return super().predict(docs)
+
+    def update(self, examples, **settings):
+        bind_model_vectors(self.model, self.vocab)
+        return super().update(examples, **settings)
+
+    def from_bytes(self, bytes_data, **settings):
+        bind_model_vectors(self.model, self.vocab)  # the saved support vectors are prepared with the vectors
+        return super().from_bytes(bytes_data, **settings)
+
+    def from_disk(self, path, **settings):
+        bind_model_vectors(self.model, self.vocab)
+        return super().from_disk(path, **settings)
 
     def initialize(
         self,
@@ -72,6 +85,7 @@ class FittedKernelBlocks:
     ) -> None:
         """Fit the kernel blocks on every training Doc (see the module), then initialize as spaCy's textcat."""
         validate_get_examples(get_examples, f"{self.name}.initialize")
+        bind_model_vectors(self.model, self.vocab)
         examples = list(get_examples())
         if doc_blocks(self.model):
             if nlp is None:

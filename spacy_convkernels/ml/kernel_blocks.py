@@ -51,11 +51,6 @@ def blocks_of(model: Model) -> list[Model]:
     return [model.get_ref(f"block{i}") for i in range(len(model.layers))]
 
 
-def kernels_of(model: Model) -> list:
-    """The kernels of the feature blocks inside ``model`` that hold an estimator."""
-    return [node.attrs["encoder"].kernel for node in model.walk() if "encoder" in node.attrs]
-
-
 def blocks_forward(model: Model, inputs, is_train: bool):
     outputs, backprops = zip(*(part(inputs, is_train) for part in model.layers))
     widths = [rows.shape[1] for rows in outputs]
