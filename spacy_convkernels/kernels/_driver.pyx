@@ -154,15 +154,16 @@ cdef bint against_row(Workspace* ws, const Job* job, Py_ssize_t r) noexcept nogi
 cdef class _BlockSimilarities:
     """The per-call state of :func:`gram_against` for SPTK: before each block of rows, the
     dot products of the block's smoothed query labels with the fixed set's vector rows
-    (:meth:`FixedSet.block_similarities`), kept alive for the block."""
+    (:meth:`FixedSet.block_similarities`), kept for the block."""
     cdef Against against
     cdef EngineSettings settings
     cdef FixedSet index
     cdef PackedTrees A
+    cdef int n_threads
     cdef object node_dot, dots
 
-    def __init__(self, EngineSettings settings, PackedTrees A, FixedSet index):
-        self.settings, self.A, self.index = settings, A, index
+    def __init__(self, EngineSettings settings, PackedTrees A, FixedSet index, int n_threads):
+        self.settings, self.A, self.index, self.n_threads = settings, A, index, n_threads
         self.node_dot = np.full(max(int(A.smooth_offset[A.n_structures]), 1), -1, dtype=np.int64)
         self.dots = np.zeros(1)
         self.against.fixed = &index.fixed
@@ -176,7 +177,8 @@ cdef class _BlockSimilarities:
         self.against.dots = &dots[0]
 
     def __call__(self, Py_ssize_t start, Py_ssize_t stop):
-        node_dot, self.dots = self.index.block_similarities(self.settings, self.A, start, stop)
+        node_dot, self.dots = self.index.block_similarities(self.settings, self.A, start, stop,
+                                                            n_threads=self.n_threads)
         lo = int(self.A.smooth_offset[start])
         self.node_dot[lo : lo + len(node_dot)] = node_dot
         self._point()
@@ -192,8 +194,8 @@ def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet 
     (``_one_against_many``); normalized, progress and Ctrl-C as :func:`gram`. The values
     are those of ``gram`` with B's packed structures up to rounding (sums taken in another
     order: about 1e-16 relative). For SPTK the dot products of each block of rows' smoothed
-    labels with B's vector rows come from one BLAS product per similarity group, on the
-    BLAS library's own threads, before the block's rows are spread over ``n_threads``.
+    labels with B's vector rows are computed first, once per distinct pair of rows
+    (:meth:`FixedSet.block_similarities`), on the same ``n_threads``.
     Inconsistent arguments, or tables that no longer hold what B's index read, raise
     :class:`InvalidParameterError`."""
     cdef Job job
@@ -220,7 +222,7 @@ def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet 
     job.out = &K[0, 0]
     job.against = &against
     if len(B.vector_groups):
-        block = _BlockSimilarities(settings, A, B)
+        block = _BlockSimilarities(settings, A, B, n_threads)
         job.against = &block.against
         run(against_row, &job, n_a, n_threads, n_threads, 1, progress, block, SIMILARITY_BLOCK)
     else:

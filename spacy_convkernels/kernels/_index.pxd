@@ -38,7 +38,7 @@ cdef class FixedSet:
     cdef readonly PackedStructures packed
     cdef readonly object labels, child_ptr, child_idx, buckets, bucket_start
     cdef readonly object occurrence_ptr, occurrence_structure, occurrence_count, roots
-    cdef readonly object vector_slot, vector_groups, group_row_start, group_vectors, path_node
+    cdef readonly object vector_slot, vector_groups, panel_start, group_panels, path_node
     cdef object described, description, first_rows  # the label ids and vector rows read when built, what was read
     cdef bint ready
     cdef _index_trees(self, EngineSettings settings)

@@ -26,11 +26,11 @@ class FixedSet:
     roots: np.ndarray
     vector_slot: np.ndarray
     vector_groups: np.ndarray
-    group_row_start: np.ndarray
-    group_vectors: np.ndarray
+    panel_start: np.ndarray
+    group_panels: np.ndarray
     path_node: np.ndarray
     def __init__(self, settings: EngineSettings, packed: PackedStructures) -> None: ...
     def block_similarities(
-        self, settings: EngineSettings, A: PackedTrees, start: int, stop: int
+        self, settings: EngineSettings, A: PackedTrees, start: int, stop: int, *, n_threads: int = 1
     ) -> tuple[np.ndarray, np.ndarray]: ...
     def __len__(self) -> int: ...

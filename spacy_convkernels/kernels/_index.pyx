@@ -21,15 +21,20 @@ a query's tuples are then computed once for all the fixed paths); forests are ke
 packed, the forest kernel looping over them (its hyper-edge pairs are not shared).
 
 For SPTK the index also keeps, per similarity group, the distinct vector rows of the fixed
-set's smoothed labels as one contiguous matrix: :meth:`FixedSet.block_similarities` gets
-the dot products of a block of queries' smoothed labels with them from one BLAS product
-per group (the expensive part of CSPTK, done once per distinct pair of rows).
+set's smoothed labels, transposed in panels of ``PANEL`` rows: :meth:`FixedSet.block_similarities`
+gets the dot products of a block of queries' smoothed labels with them, once per distinct
+pair of rows (the expensive part of CSPTK), from a register-blocked product on the
+engine's threads. Each dot product is summed in coordinate order, as the plain engine's
+(``_tables.row_dot``): the same bits where the compiler contracts neither into fused
+multiply-adds (x86-64 without ``-mfma``), else within rounding.
 
 An index reads the label tables when built (kinds, groups and vector rows of SPTK labels,
 edges and nodes of tuples). Tables only grow, their entries never change, so an index
 stays valid for every later publication of the same table; :func:`~._driver.gram_against`
 checks that the entries it read are still those of the settings' tables.
 """
+from cython.parallel cimport prange
+
 import numpy as np
 
 from ..errors import InvalidParameterError
@@ -44,6 +49,62 @@ _RULES = {SUBTREE_KELP: BY_KEY, SUBTREE_TEXTBOOK: BY_KEY, SUBSET_TREE: BY_KEY, P
 _SMOOTHED = 1 << 32  # buckets from here on are similarity groups (BY_KEY_OR_GROUP)
 
 
+cdef enum:
+    ROWS = 4    # query rows per tile of dot products
+    PANEL = 6   # fixed rows per tile (and per panel of the transposed group vectors)
+    STRIPS = 16  # panels per work item of the block product
+    ITEM = 6    # numbers per work item
+
+
+cdef void dot_tile(const double* q, const double* panel, int dim, double* out, long long ld) noexcept nogil:
+    """out[r * ld + c] = <q_r, f_c> for ``ROWS`` query rows (``q``, dim apart) and the
+    ``PANEL`` fixed rows of ``panel`` (transposed: coordinate t of row c at t * PANEL + c),
+    each summed in coordinate order. A function of its own (not inline) so that the
+    compiler keeps the accumulators in vector registers."""
+    cdef double acc[ROWS][PANEL]
+    cdef const double* p
+    cdef double x
+    cdef int r, c, t
+    for r in range(ROWS):
+        for c in range(PANEL):
+            acc[r][c] = 0.0
+    for t in range(dim):
+        p = panel + t * PANEL
+        for r in range(ROWS):
+            x = q[r * dim + t]
+            for c in range(PANEL):
+                acc[r][c] += x * p[c]
+    for r in range(ROWS):
+        for c in range(PANEL):
+            out[r * ld + c] = acc[r][c]
+
+
+cdef void block_product(const double* queries, const double* panels, int dim, double* dots, const long long* item,
+                        Py_ssize_t n_items, int n_threads) noexcept nogil:
+    """The work items of a block product (:func:`product_item`, ``ITEM`` numbers each),
+    spread over the threads."""
+    cdef Py_ssize_t k
+    if n_threads == 1:
+        for k in range(n_items):
+            product_item(queries, panels, dim, dots, item + ITEM * k)
+    else:
+        for k in prange(n_items, num_threads=n_threads, schedule="dynamic"):
+            product_item(queries, panels, dim, dots, item + ITEM * k)
+
+
+cdef void product_item(const double* queries, const double* panels, int dim, double* dots,
+                       const long long* item) noexcept nogil:
+    """One work item: the dot products of ``item[1]`` query rows (a multiple of ``ROWS``)
+    from row ``item[0]`` of ``queries`` with the fixed rows of ``item[3]`` panels from panel
+    ``item[2]``, written from ``dots[item[4]]`` on in rows of ``item[5]`` values. Panel by
+    panel, so that each panel stays in cache for all the query rows."""
+    cdef long long s, r, ld = item[5]
+    for s in range(item[3]):
+        for r in range(item[1] // ROWS):
+            dot_tile(queries + (item[0] + r * ROWS) * dim, panels + (item[2] + s) * dim * PANEL, dim,
+                     dots + item[4] + r * ROWS * ld + s * PANEL, ld)
+
+
 cdef class FixedSet:
     """The one-against-many index of the structures ``packed`` for the kernel
     ``settings`` (see the module): ``gram_against(settings, A, index)`` then gives
@@ -53,9 +114,10 @@ cdef class FixedSet:
     trees, distinct labels of paths) sorted by bucket; ``buckets`` and ``bucket_start``
     the ranges of the buckets; ``occurrence_ptr``, ``occurrence_structure`` and
     ``occurrence_count`` where each subtree occurs; ``roots`` each fixed tree's root.
-    SPTK: ``vector_groups`` the similarity groups with vectors, ``group_row_start`` their
-    rows in ``group_vectors`` (the fixed set's distinct rows of each group), and
-    ``vector_slot`` each index node's place among its group's rows. Paths: ``path_node``
+    SPTK: ``vector_groups`` the similarity groups with vectors, ``panel_start`` their
+    panels in ``group_panels`` (the fixed set's distinct rows of each group, transposed
+    ``PANEL`` rows at a time), and ``vector_slot`` each index node's place among its
+    group's rows. Paths: ``path_node``
     the index node of each position of the fixed paths."""
 
     def __init__(self, EngineSettings settings not None, PackedStructures packed not None):
@@ -71,11 +133,12 @@ cdef class FixedSet:
         self.fixed.n_structures = <int>packed.n_structures
         empty_int, empty_long = np.zeros(1, np.int32), np.zeros(1, np.int64)
         self.labels = self.child_ptr = self.child_idx = self.bucket_start = self.roots = empty_int
-        self.occurrence_structure = self.vector_slot = self.path_node = self.group_row_start = empty_int
+        self.occurrence_structure = self.vector_slot = self.path_node = empty_int
         self.buckets = self.occurrence_ptr = empty_long
         self.occurrence_count = np.zeros(1)
         self.vector_groups = np.zeros(0, np.int32)
-        self.group_vectors = np.zeros((0, 1))
+        self.panel_start = np.zeros(1, np.int64)
+        self.group_panels = np.zeros(1)
         self.described = self.first_rows = np.zeros(0, np.int32)
         if self.kind == SUBSEQUENCE_PATH:
             self._index_paths(settings)
@@ -171,23 +234,36 @@ cdef class FixedSet:
 
     cdef _group_vectors(self, EngineSettings settings, bucket):
         """SPTK: the distinct vector rows of each similarity group's smoothed index nodes,
-        one contiguous matrix, and the slot of each index node among its group's rows."""
+        transposed in panels of ``PANEL`` rows (the last padded with zeros), and the slot
+        of each index node among its group's rows."""
         table = settings.similarity
+        vectors = np.asarray(table.vectors)
         label = np.asarray(self.labels)[: self.fixed.n_nodes]
         rows = np.asarray(table.rows)[label]
         groups = np.asarray(table.groups)[label].astype(np.int64)
         used = (bucket >= _SMOOTHED) & (rows >= 0)
-        span = len(table.vectors) + 1
+        span = len(vectors) + 1
         distinct, inverse = np.unique(groups[used] * span + rows[used], return_inverse=True)
         vector_groups, first = np.unique(distinct // span, return_index=True)
         slot = np.arange(len(distinct)) - first[np.searchsorted(vector_groups, distinct // span)]
         vector_slot = np.full(len(label), -1, dtype=np.int32)
         vector_slot[used] = slot[inverse]
+        bounds = np.append(first, len(distinct))
+        n_panels = -(-np.diff(bounds) // PANEL)
+        panel_start = np.zeros(len(vector_groups) + 1, dtype=np.int64)
+        np.cumsum(n_panels, out=panel_start[1:])
+        dim = vectors.shape[1]
+        panels = np.zeros((int(panel_start[len(vector_groups)]) * PANEL, dim))
+        for g in range(len(vector_groups)):  # rows of a group, padded, then each panel transposed
+            panels[panel_start[g] * PANEL : panel_start[g] * PANEL + bounds[g + 1] - bounds[g]] = vectors[
+                distinct[bounds[g] : bounds[g + 1]] % span
+            ]
+        panels = panels.reshape(-1, PANEL, dim).transpose(0, 2, 1)
         self.vector_slot = frozen_copy(np.append(vector_slot, 0), np.int32)
         self.vector_groups = frozen_copy(vector_groups, np.int32)
-        self.group_row_start = frozen_copy(np.append(first, len(distinct)), np.int64)
-        self.group_vectors = frozen_copy(np.asarray(table.vectors)[distinct % span], np.float64)
-        self.first_rows = (distinct % span)[first]
+        self.panel_start = frozen_copy(panel_start, np.int64)
+        self.group_panels = frozen_copy(panels.reshape(-1) if panels.size else np.zeros(1), np.float64)
+        self.first_rows = distinct[first] % span
 
     cdef _read_tables(self, EngineSettings settings):
         """What the index depends on in the settings' tables, for the labels it holds: SPTK
@@ -225,13 +301,15 @@ cdef class FixedSet:
                                         "build it against these tables or an earlier publication of them")
 
     def block_similarities(self, EngineSettings settings not None, PackedTrees A not None, Py_ssize_t start,
-                           Py_ssize_t stop):
-        """SPTK: the dot products of the smoothed labels of A's trees start..stop-1 with their
-        group's vector rows in the fixed set, from one BLAS product per group (summed in
-        BLAS's order, which may differ from the plain engine's by rounding, about 1e-16
-        relative). Returns (node_dot, dots): per smoothed node of those trees (A's
-        ``smooth`` entries of the block, in order) the offset in ``dots`` of its row of dot
-        products, or -1 when its label has no vector or its group no fixed rows."""
+                           Py_ssize_t stop, *, int n_threads=1):
+        """SPTK: the dot products of the smoothed labels of A's trees start..stop-1 with the
+        fixed set's vector rows of their groups, once per distinct (query row, fixed row)
+        pair, on ``n_threads`` threads (see the module). Returns (node_dot, dots): per
+        smoothed node of those trees (A's ``smooth`` entries of the block, in order) the
+        offset in ``dots`` of its row of dot products, indexed by ``vector_slot``, or -1
+        when its label has no vector or its group no fixed rows."""
+        if n_threads < 1:
+            raise InvalidParameterError(f"n_threads must be >= 1, got {n_threads}")
         smooth_offset = np.asarray(A.smooth_offset)
         lo, hi = int(smooth_offset[start]), int(smooth_offset[stop])
         node_dot = np.full(hi - lo, -1, dtype=np.int64)
@@ -241,25 +319,43 @@ cdef class FixedSet:
         labels = np.asarray(A.label)[np.asarray(A.node_offset)[trees] + np.asarray(A.smooth)[lo:hi]]
         table = settings.similarity
         vectors = np.asarray(table.vectors)
-        rows = np.asarray(table.rows)[labels]
-        slot = np.searchsorted(self.vector_groups, np.asarray(table.groups)[labels])
-        slot = np.minimum(slot, len(self.vector_groups) - 1)
-        found = (np.asarray(self.vector_groups)[slot] == np.asarray(table.groups)[labels]) & (rows >= 0)
+        rows, groups = np.asarray(table.rows)[labels], np.asarray(table.groups)[labels]
+        slot = np.minimum(np.searchsorted(self.vector_groups, groups), len(self.vector_groups) - 1)
+        found = (np.asarray(self.vector_groups)[slot] == groups) & (rows >= 0)
         span = len(vectors) + 1
         needed, inverse = np.unique(slot[found].astype(np.int64) * span + rows[found], return_inverse=True)
         group_slot, query_rows = needed // span, needed % span
-        starts = np.asarray(self.group_row_start)
-        width = (starts[1:] - starts[:-1])[group_slot]  # the fixed rows of each needed pair's group
-        offset = np.zeros(len(needed) + 1, dtype=np.int64)
-        np.cumsum(width, out=offset[1:])
-        dots = np.empty(max(int(offset[-1]), 1))
-        fixed_vectors = np.asarray(self.group_vectors)
-        bounds = np.flatnonzero(np.diff(group_slot)) + 1
-        for first, last in zip(np.append(0, bounds), np.append(bounds, len(needed))):
-            g = group_slot[first]
-            block = dots[offset[first] : offset[last]].reshape(last - first, width[first])
-            np.matmul(vectors[query_rows[first:last]], fixed_vectors[starts[g] : starts[g + 1]].T, out=block)
-        node_dot[found] = offset[inverse]
+        # per group present: its needed query rows, padded to a multiple of ROWS, then its output block
+        present, first, count = np.unique(group_slot, return_index=True, return_counts=True)
+        padded = -(-count // ROWS) * ROWS
+        query_start = np.zeros(len(present) + 1, dtype=np.int64)
+        np.cumsum(padded, out=query_start[1:])
+        panel_start = np.asarray(self.panel_start)
+        n_panels = panel_start[present + 1] - panel_start[present]
+        width = n_panels * PANEL
+        dot_start = np.zeros(len(present) + 1, dtype=np.int64)
+        np.cumsum(padded * width, out=dot_start[1:])
+        in_group = np.repeat(np.arange(len(present)), count)  # the group of each needed row
+        within = np.arange(len(needed)) - first[in_group]
+        queries = np.zeros((int(query_start[len(present)]), vectors.shape[1]))
+        queries[query_start[in_group] + within] = vectors[query_rows]
+        dots = np.empty(max(int(dot_start[len(present)]), 1))
+        # work items: (first query row, query rows, first panel, panels, output offset, row length)
+        chunks = -(-n_panels // STRIPS)
+        group = np.repeat(np.arange(len(present)), chunks)
+        chunk = np.arange(len(group)) - np.repeat(np.cumsum(chunks) - chunks, chunks)
+        items = np.stack([query_start[group], padded[group], panel_start[present][group] + chunk * STRIPS,
+                          np.minimum(STRIPS, n_panels[group] - chunk * STRIPS),
+                          dot_start[group] + chunk * STRIPS * PANEL, width[group]], axis=1).astype(np.int64)
+        cdef const double[:, ::1] query_view = queries
+        cdef const double[::1] panel_view = self.group_panels
+        cdef double[::1] dot_view = dots
+        cdef const long long[:, ::1] item_view = np.ascontiguousarray(items)
+        cdef int dim = <int>vectors.shape[1]
+        with nogil:
+            block_product(&query_view[0, 0], &panel_view[0], dim, &dot_view[0], &item_view[0, 0],
+                          item_view.shape[0], n_threads)
+        node_dot[found] = (dot_start[in_group] + within * width[in_group])[inverse]
         return node_dot, dots
 
     cdef _point(self):

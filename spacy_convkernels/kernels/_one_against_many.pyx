@@ -17,7 +17,7 @@ the order of the final sums differs (rounding, about 1e-16 relative).
 
 SPTK's similarity of a smoothed query node and a subtree is computed once per run of equal
 labels in the range (the range is sorted by label), from the dot products of the block's
-BLAS product (``Against.dots``) and the post-processing that the plain engine uses
+block product (``Against.dots``) and the post-processing that the plain engine uses
 (``_tables.similarity_from_dot``).
 
 Zelenko's kernel: the same Deltas over the index, then K(a, B_j) = Delta(root of a, root
@@ -101,18 +101,34 @@ cdef double production_delta(const Workspace* ws, const Settings* prm, const Tre
 cdef double child_subsequences(Workspace* ws, const Settings* prm, const TreeView* a, const Fixed* f,
                                int x, int u) noexcept nogil:
     """The child-subsequence sum of PTK and SPTK for the pair (x, u)
-    (``_tree_kernels.partial_delta``), child Deltas looked up in the children's ranges."""
+    (``_tree_kernels.partial_delta``), child Deltas looked up in the children's ranges.
+    Rows before the first child of x with a partner among u's children leave the partial
+    sums at 0: the sum starts there (0 when there is none, the common case)."""
     cdef int pa = a.child_ptr[x], pu = f.child_ptr[u]
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int m = f.child_ptr[u + 1] - pu
+    cdef int i, j, ca, first = n
+    cdef const int* cu = f.child_idx + pu
+    cdef unsigned int start, length
+    for i in range(n):
+        ca = a.child_idx[pa + i]
+        start = <unsigned int>ws.group_start[ca]
+        length = <unsigned int>ws.group_len[ca]
+        for j in range(m):
+            if <unsigned int>cu[j] - start < length:
+                first = i
+                break
+        if first < n:
+            break
+    if first == n:
+        return 0.0
     cdef SubsequenceSum rows
     if not start_sum(ws, &rows, m):
         return 0.0
-    cdef int i, j, ca
-    for i in range(n):
+    for i in range(first, n):
         ca = a.child_idx[pa + i]
         for j in range(m):
-            rows.v[j] = fixed_child_delta(ws, ca, f.child_idx[pu + j])
+            rows.v[j] = fixed_child_delta(ws, ca, cu[j])
         add_row(&rows, prm.lam, 1.0)
     return rows.total
 
