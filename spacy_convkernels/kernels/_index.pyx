@@ -275,7 +275,8 @@ cdef class FixedSet:
             table = settings.similarity
             vectors = np.asarray(table.vectors)
             first = self.first_rows
-            first_vectors = vectors[first] if len(first) == 0 or first.max() < len(vectors) else None
+            # flat: a table without vectors yet publishes one zero coordinate, later ones the true width
+            first_vectors = vectors[first].ravel() if len(first) == 0 or first.max() < len(vectors) else None
             return (np.asarray(table.kinds)[L], np.asarray(table.groups)[L], np.asarray(table.rows)[L], first_vectors)
         if self.fixed.rule == BY_TUPLE:
             tuples = settings.tuples
