@@ -10,6 +10,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -508,3 +509,31 @@ def test_fixed_set_index_is_built_for_its_settings():
     assert len(index) == 3
     assert int(np.asarray(index.occurrence_count)[:-1].sum()) == sum(t.n_nodes for t in trees)
     assert len(np.asarray(index.labels)) - 1 == 3  # three distinct subtrees: the tree, (B##z w) and w
+
+
+def test_python_threads_share_an_indexed_set_while_the_table_grows():
+    """Threads bring words the fixed set never saw (the table is published anew while the
+    others compute against the index): each gets the values of a fresh kernel."""
+    kernel = CompositionalSmoothedPartialTreeKernel(vectors=VECTORS, lexical=True, shared_rows="diluted")
+    rng = np.random.default_rng(13)
+    older = [label for label in SMOOTHED_LABELS if "cat" not in label and "walk" not in label and "big" not in label]
+    fixed = random_trees(rng, older, 30)
+    prepared = kernel.prepare(fixed)
+    batches = [random_trees(np.random.default_rng(seed), SMOOTHED_LABELS, 10) for seed in range(8)]
+    results, errors = {}, []
+
+    def work(k):
+        try:
+            results[k] = kernel.gram(batches[k], prepared, n_jobs=1 + k % 2)
+        except Exception as error:  # reported below, in the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(batches))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    fresh = CompositionalSmoothedPartialTreeKernel(vectors=VECTORS, lexical=True, shared_rows="diluted")
+    for k, batch in enumerate(batches):
+        np.testing.assert_allclose(results[k], fresh.gram(batch, fresh.prepare(fixed, index=False)), atol=1e-12)
