@@ -103,7 +103,9 @@ cdef double child_subsequences(Workspace* ws, const Settings* prm, const TreeVie
     """The child-subsequence sum of PTK and SPTK for the pair (x, u)
     (``_tree_kernels.partial_delta``), child Deltas looked up in the children's ranges.
     Rows before the first child of x with a partner among u's children leave the partial
-    sums at 0: the sum starts there (0 when there is none, the common case)."""
+    sums at 0: the sum starts there (0 when there is none, the common case). With one
+    child on either side only single pairs count, without gaps: the sum of the child
+    Deltas, added in the dynamic programme's order."""
     cdef int pa = a.child_ptr[x], pu = f.child_ptr[u]
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int m = f.child_ptr[u + 1] - pu
@@ -122,6 +124,13 @@ cdef double child_subsequences(Workspace* ws, const Settings* prm, const TreeVie
             break
     if first == n:
         return 0.0
+    cdef double total = 0.0
+    if n == 1 or m == 1:
+        for i in range(first, n):
+            ca = a.child_idx[pa + i]
+            for j in range(m):
+                total += fixed_child_delta(ws, ca, cu[j])
+        return total
     cdef SubsequenceSum rows
     if not start_sum(ws, &rows, m):
         return 0.0
