@@ -391,6 +391,10 @@ def test_the_engine_refuses_an_index_of_another_kernel_or_table():
     other_spec, other_tables = other._configuration()
     with pytest.raises(InvalidParameterError, match="tables differ|packed against other|covers label"):
         _driver.gram_against(_engine_settings(other_spec, other_tables), other.prepare(trees[:2]).packed, index)
+    with pytest.raises(InvalidParameterError, match="tables differ|packed against other|covers label"):
+        index.block_similarities(_engine_settings(other_spec, other_tables), other.prepare(trees[:2]).packed, 0, 2)
+    with pytest.raises(InvalidParameterError, match="not trees of A"):
+        index.block_similarities(_engine_settings(spec, tables), queries, 1, 3)
     ptk = PartialTreeKernel()
     ptk_trees = random_trees(np.random.default_rng(8), ALPHABET, 3)
     ptk_spec, _ = ptk._configuration()

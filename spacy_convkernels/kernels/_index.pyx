@@ -117,8 +117,7 @@ cdef class FixedSet:
     SPTK: ``vector_groups`` the similarity groups with vectors, ``panel_start`` their
     panels in ``group_panels`` (the fixed set's distinct rows of each group, transposed
     ``PANEL`` rows at a time), and ``vector_slot`` each index node's place among its
-    group's rows. Paths: ``path_node``
-    the index node of each position of the fixed paths."""
+    group's rows. Paths: ``path_node`` the index node of each position of the fixed paths."""
 
     def __init__(self, EngineSettings settings not None, PackedStructures packed not None):
         if self.ready:
@@ -311,6 +310,10 @@ cdef class FixedSet:
         when its label has no vector or its group no fixed rows."""
         if n_threads < 1:
             raise InvalidParameterError(f"n_threads must be >= 1, got {n_threads}")
+        if not 0 <= start <= stop <= A.n_structures:
+            raise InvalidParameterError(f"trees {start}..{stop - 1} are not trees of A (0..{A.n_structures - 1})")
+        settings.check_operands(A, self.packed)
+        self.check_settings(settings)  # the same vectors: rows of the same width
         smooth_offset = np.asarray(A.smooth_offset)
         lo, hi = int(smooth_offset[start]), int(smooth_offset[stop])
         node_dot = np.full(hi - lo, -1, dtype=np.int64)
