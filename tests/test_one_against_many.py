@@ -339,13 +339,16 @@ def test_queries_packed_against_a_later_publication():
     fixed = [Tree.from_string("(LEX##run::v (LEX##dog::n (POS##NN)) (SYNT##root))")] + random_trees(rng, older, 8)
     prepared = kernel.prepare(fixed)
     published = kernel._configuration()[1].current
+    cat = LABELS.ids(["LEX##cat::n"])[0]  # described for the queries only (a publication's entries
+    before = (
+        int(published.kinds[cat]) if cat < len(published.kinds) else None
+    )  # of labels it does not cover may fill in)
     queries = [Tree.from_string("(LEX##walk::v (LEX##cat::n (POS##NN)) (SYNT##root))")]
     queries += random_trees(rng, SMOOTHED_LABELS, 8)
     got = kernel.gram(queries, prepared, normalize=False)
     later = kernel._configuration()[1].current
-    cat = LABELS.ids(["LEX##cat::n"])[0]  # described for the queries only
-    assert later.kinds[cat] == SimilarityKind.LEXICAL
-    assert cat >= len(published.kinds) or published.kinds[cat] == SimilarityKind.EXACT
+    assert later is not published and later.kinds[cat] == SimilarityKind.LEXICAL
+    assert before in (None, SimilarityKind.EXACT)
     expected = kernel.gram(queries, kernel.prepare(fixed, index=False), normalize=False)
     np.testing.assert_allclose(got, expected, rtol=1e-12)
     assert got[0, 0] > PartialTreeKernel(0.4, mu=0.4)(queries[0], fixed[0], normalize=False)  # smoothed: walk ~ run
