@@ -339,10 +339,10 @@ def test_queries_packed_against_a_later_publication():
     fixed = [Tree.from_string("(LEX##run::v (LEX##dog::n (POS##NN)) (SYNT##root))")] + random_trees(rng, older, 8)
     prepared = kernel.prepare(fixed)
     published = kernel._configuration()[1].current
-    cat = LABELS.ids(["LEX##cat::n"])[0]  # described for the queries only (a publication's entries
-    before = (
-        int(published.kinds[cat]) if cat < len(published.kinds) else None
-    )  # of labels it does not cover may fill in)
+    # LEX##cat::n is described for the queries only; read its entry now, as a publication's
+    # entries of labels it does not cover may fill in later
+    cat = LABELS.ids(["LEX##cat::n"])[0]
+    before = int(published.kinds[cat]) if cat < len(published.kinds) else None
     queries = [Tree.from_string("(LEX##walk::v (LEX##cat::n (POS##NN)) (SYNT##root))")]
     queries += random_trees(rng, SMOOTHED_LABELS, 8)
     got = kernel.gram(queries, prepared, normalize=False)
