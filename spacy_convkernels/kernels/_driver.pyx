@@ -184,7 +184,7 @@ cdef class _BlockSimilarities:
         self._point()
 
 
-cdef Py_ssize_t SIMILARITY_BLOCK = 256  # SPTK against a fixed set: rows per block of dot products
+cdef Py_ssize_t SIMILARITY_BLOCK = 256  # SPTK against a fixed set: at most this many rows per block of dot products
 
 
 def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet B not None, *, inv_norm_a=None,
