@@ -500,8 +500,14 @@ def write_docs(results: dict, path: Path) -> None:
     lines += [
         f"| {group} | {name} | {r['dev']:.1f} | {r['test']:.1f} | {r['C']} |" for (group, name), r in single.items()
     ]
-    path.write_text("\n".join(lines) + "\n")
+    kept = ""
+    if path.exists():  # the hand-written findings below the tables stay
+        text = path.read_text(encoding="utf-8")
+        kept = text[text.index(FINDINGS) :] if FINDINGS in text else ""
+    path.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""))
 
+
+FINDINGS = "## Findings"
 
 if __name__ == "__main__":
     main()
