@@ -24,6 +24,7 @@ import numpy as np
 from .. import distributed
 from ..approx.nystroem import LANDMARK_INITS, Nystroem
 from ..errors import ConvKernelsError, CorpusFileError
+from ..outputs import replacing
 from ..structures.tree import Tree
 from .cluster import add_cluster_arguments, cluster_client
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
@@ -55,6 +56,12 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     add_cluster_arguments(transform)
 
 
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    if arguments.step == "fit":
+        return {"input": arguments.input, "--vectors": arguments.vectors}, {"model": arguments.model}
+    return {"model": arguments.model, "input": arguments.input}, {"output": arguments.output}
+
+
 def run(arguments: argparse.Namespace) -> None:
     if arguments.step == "fit":
         parameters = kernel_parameters(arguments)
@@ -79,8 +86,8 @@ def run(arguments: argparse.Namespace) -> None:
             vectors = model.transform(X)
         else:
             vectors = distributed.nystroem_transform(model, X, client=client, progress=not arguments.quiet)
-    arguments.output.parent.mkdir(parents=True, exist_ok=True)
-    np.save(arguments.output, vectors.astype(np.float32 if arguments.float32 else np.float64, copy=False))
+    with replacing(arguments.output) as temporary, open(temporary, "wb") as out:  # np.save by name would add .npy
+        np.save(out, vectors.astype(np.float32 if arguments.float32 else np.float64, copy=False))
     print(f"{vectors.shape[0]} x {vectors.shape[1]} vectors to {arguments.output}", file=sys.stderr)
 
 
@@ -93,8 +100,7 @@ def save(model: Nystroem, path, *, kernel: str, parameters: dict, representation
         "normalize": model.normalize,
         "representation": representation,
     }
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as out:  # np.savez would append .npz to another name
+    with replacing(path) as temporary, open(temporary, "wb") as out:  # np.savez by name would add .npz
         np.savez(
             out,
             settings=np.array(json.dumps(settings)),
