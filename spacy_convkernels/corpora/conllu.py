@@ -157,16 +157,30 @@ def _parse_sentence(rows):
     roots = [i for i in range(n) if heads[i] < 0]
     if not roots:
         raise _Malformed("the sentence has no root (head 0)", rows[0][0])
-    for i in range(n):  # every token must reach a root
-        seen, k = 0, i
-        while heads[k] >= 0 and seen <= n:
-            k, seen = heads[k], seen + 1
-        if seen > n:
-            raise _Malformed(f"token {i + 1} is on a cycle of heads", rows[0][0])
+    cycle = _on_a_cycle(heads)
+    if cycle is not None:
+        raise _Malformed(f"token {cycle + 1} is on a cycle of heads", rows[0][0])
     for label in pos:
         if label and label not in _UPOS:
             raise _Malformed(f"unknown UPOS tag {label!r}", rows[0][0])
     return words, spaces, lemmas, tags, pos, morphs, heads, deps
+
+
+def _on_a_cycle(heads: list[int]) -> int | None:
+    """A token whose chain of heads never reaches a root (head < 0), or None: each token
+    is walked up once, so the check is linear in the sentence's length."""
+    state = [0] * len(heads)  # 0: not seen, 1: on the current walk, 2: reaches a root
+    for start in range(len(heads)):
+        walk, k = [], start
+        while k >= 0 and state[k] == 0:
+            state[k] = 1
+            walk.append(k)
+            k = heads[k]
+        if k >= 0 and state[k] == 1:
+            return k
+        for token in walk:
+            state[token] = 2
+    return None
 
 
 _FEATURE = re.compile(r"([^|=,]+)=[^|=,]+(?:,[^|=,]+)*")
