@@ -79,7 +79,9 @@ def convert(input_path, output, *, dev=None, dev_every: int = 10, lang: str = "e
     check_outputs(inputs={"input": Path(input_path)}, outputs={"output": Path(output), "dev": dev})
     if dev is not None and dev_every < 2:
         raise InvalidParameterError(f"--dev-every must be at least 2, got {dev_every}")
-    nlp = spacy.blank(lang)
+    if Path(input_path).is_dir():
+        raise InvalidParameterError(f"{input_path} is a directory: a standoff corpus needs --format standoff")
+    nlp = _blank(lang)
     train, held_out = DocBin(attrs=[], store_user_data=False), DocBin(attrs=[], store_user_data=False)
     for number, (line, example) in enumerate(read_klp_lines(input_path), start=1):
         if TEXT not in example.texts:
@@ -115,11 +117,19 @@ def convert_annotations(
     if dev is not None and dev_every < 2:
         raise InvalidParameterError(f"--dev-every must be at least 2, got {dev_every}")
     train, held_out = DocBin(store_user_data=True), DocBin(store_user_data=True)
-    for number, doc in enumerate(READERS[format](input_path, spacy.blank(lang), skip_errors=skip_errors), start=1):
+    for number, doc in enumerate(READERS[format](input_path, _blank(lang), skip_errors=skip_errors), start=1):
         (held_out if dev is not None and number % dev_every == 0 else train).add(doc)
     if not len(train):
         raise ConvKernelsError(f"{input_path}: no document outside the dev split")
     return _write({output: train} if dev is None else {output: train, dev: held_out})
+
+
+def _blank(lang: str):
+    """A blank pipeline of the language ``lang``, or the package error naming it."""
+    try:
+        return spacy.blank(lang)
+    except ImportError as error:
+        raise InvalidParameterError(f"--lang {lang!r} is not a language code spaCy knows (en, de, fr, ...)") from error
 
 
 def _write(written: dict) -> dict:

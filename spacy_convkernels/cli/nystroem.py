@@ -112,13 +112,20 @@ def save(model: Nystroem, path, *, kernel: str, parameters: dict, representation
 def load(path, *, n_jobs=None, verbose: bool = False) -> tuple[Nystroem, str]:
     """The model saved by :func:`save` and the tree representation it was fitted on."""
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            settings = json.loads(str(stored["settings"]))
-            landmarks, normalization = list(stored["landmarks"]), stored["normalization"]
+        stored = np.load(path, allow_pickle=False)
     except FileNotFoundError as error:
         raise CorpusFileError("no such file", path) from error
+    except (OSError, ValueError, zipfile.BadZipFile) as error:  # numpy's own text would advise allow_pickle
+        raise CorpusFileError("not a model written by nystroem fit (not an .npz archive of arrays)", path) from error
+    if not isinstance(stored, np.lib.npyio.NpzFile):
+        raise CorpusFileError("not a model written by nystroem fit (a .npy array, not its .npz archive)", path)
+    try:
+        with stored:
+            settings = json.loads(str(stored["settings"]))
+            landmarks, normalization = list(stored["landmarks"]), stored["normalization"]
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
-        raise CorpusFileError(f"not a model written by nystroem fit ({type(error).__name__}: {error})", path) from error
+        reason = f"no {error}" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
+        raise CorpusFileError(f"not a model written by nystroem fit ({reason})", path) from error
     if not isinstance(settings, dict) or settings.get("format") != FORMAT:
         raise CorpusFileError(f"not a model written by nystroem fit (no format {FORMAT})", path)
     try:
@@ -128,5 +135,7 @@ def load(path, *, n_jobs=None, verbose: bool = False) -> tuple[Nystroem, str]:
         raise CorpusFileError(f"a damaged model ({type(error).__name__}: {error})", path) from error
     if normalization.shape != (len(trees), len(trees)):
         raise CorpusFileError(f"a damaged model: normalization {normalization.shape} for {len(trees)} landmarks", path)
+    if not np.issubdtype(normalization.dtype, np.floating) or not np.isfinite(normalization).all():
+        raise CorpusFileError("a damaged model: the normalization is not a matrix of finite numbers", path)
     model = Nystroem(kernel, n_components=len(trees), normalize=settings["normalize"], n_jobs=n_jobs, verbose=verbose)
     return model.set_landmarks(trees, normalization), settings["representation"]
