@@ -64,6 +64,8 @@ def test_command_line_arguments_get_one_line(tmp_path, capsys):
         (["convert", "--lang", "zz", str(SAMPLE), str(tmp_path / "x.spacy")], "--lang 'zz' is not a language"),
         (["convert", str(CORPORA / "bionlp-st-2013-ge-sample"), str(tmp_path / "x.spacy")], "--format standoff"),
         (["gram", str(SAMPLE), str(tmp_path)], "is a directory"),
+        (["evaluate", "qc", str(SAMPLE), str(SAMPLE), "--C", "nan"], "--C must be a finite number in (0, inf)"),
+        (["nystroem", "fit", str(SAMPLE), str(tmp_path / "n.npz"), "--random-state", "-1"], "--random-state must be"),
     ]
     for command, message in cases:
         assert main(command) == 1, command

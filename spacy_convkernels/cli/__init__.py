@@ -14,7 +14,11 @@ import warnings
 from ..errors import ConvKernelsError, InvalidParameterError
 from ..kernels.base import n_threads
 from ..outputs import check_outputs
+from ..validation import Interval
 from . import convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, trees
+
+SEED = Interval(0, 2**32 - 1, integer=True)
+POSITIVE = Interval(0, None, closed="neither")
 
 COMMANDS = {
     "demo": demo,
@@ -71,6 +75,10 @@ def _check_common(arguments: argparse.Namespace) -> None:
         value = getattr(arguments, name, 1)
         if value is not None and value < 1:
             raise InvalidParameterError(f"--{name.replace('_', '-')} must be positive, got {value}")
+    for name, accepted in (("random_state", SEED), ("C", POSITIVE)):
+        value = getattr(arguments, name, None)
+        if value is not None and not accepted.accepts(value):
+            raise InvalidParameterError(f"--{name.replace('_', '-')} must be {accepted}, got {value!r}")
 
 
 def _line(message) -> str:
