@@ -3,11 +3,16 @@
 Croce, Filice, Castellucci & Basili, "Kernel-based sentence embeddings" (§3): with M
 landmarks l_1..l_M and W = K(l_i, l_j), a structure x maps to
 
-    phi(x) = K(x, l_1..l_M) U S^(-1/2) V^T,        U S V^T = svd(W),
+    phi(x) = K(x, l_1..l_M) W^(+1/2),        W^(+1/2) = U diag(s_i^(-1/2) or 0) U^T,
+                                             U diag(s) U^T = eigh(W),
 
-so that <phi(x), phi(y)> approximates K(x, y) (Williams & Seeger 2001). As scikit-learn's
-``Nystroem``, the singular values are clipped at 1e-12, and ``normalization_`` is
-U S^(-1/2) V^T: given the same kernel values and landmarks, the two give the same vectors.
+so that <phi(x), phi(y)> = K(x, L) W^+ K(L, y) approximates K(x, y) (Williams & Seeger
+2001). W is symmetric, so its eigendecomposition (``scipy.linalg.eigh``) replaces the SVD:
+eigenvalues at most ``EIGENVALUE_RTOL`` times the largest, and negative ones (rounding, or
+an indefinite kernel), get weight 0 (the pseudo-inverse square root), so duplicated or
+linearly dependent landmarks (a singular W) never fail and the output keeps M columns. On a
+well-conditioned W this is scikit-learn's ``Nystroem`` (U S^(-1/2) V^T of the SVD, singular
+values clipped at 1e-12): given the same kernel values and landmarks, the same vectors.
 """
 
 import warnings
@@ -15,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import DTypeLike
-from scipy.linalg import svd
+from scipy.linalg import LinAlgError, eigh
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -25,16 +30,21 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
-from ..errors import ConvKernelsWarning, InvalidParameterError
+from ..errors import ConvKernelsWarning, InvalidParameterError, KernelOverflowError
 from ..kernels.base import Kernel
 from ._blocks import gram_rows, structure_list, structure_tags, symmetric_gram
 
 LANDMARK_INITS = ("uniform", "kmeans++")
 
+#: Eigenvalues of the landmarks' Gram at most this share of the largest one are taken as 0.
+#: Below it an eigenvalue is mostly rounding (its error is about machine epsilon times the
+#: largest) and 1 / sqrt of it would amplify that rounding into the vectors.
+EIGENVALUE_RTOL = 1e-10
+
 
 class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Map structures to vectors whose dot products approximate ``kernel``: phi(x) =
-    K(x, l_1..l_M) U S^(-1/2) V^T (Croce et al., §3; Williams & Seeger 2001; see the module).
+    K(x, l_1..l_M) W^(+1/2) (Croce et al., §3; Williams & Seeger 2001; see the module).
 
     Parameters
     ----------
@@ -68,7 +78,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     component_indices_ : ndarray of shape (n_components,)
         Their indices in the structures given to ``fit``.
     normalization_ : ndarray of shape (n_components, n_components)
-        U S^(-1/2) V^T of the landmarks' Gram.
+        W^(+1/2) = U diag(s^(-1/2) or 0) U^T of the landmarks' Gram W (module docstring).
     n_features_out_ : int
         Number of output features (landmarks); ``get_feature_names_out`` names them
         ``nystroem0``, ``nystroem1``, ...
@@ -133,7 +143,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                 verbose=self.verbose,
                 desc="Nystroem landmarks",
             )
-            normalization = _normalization(W)
+            normalization = nystroem_normalization(W)
         self.normalization_ = np.asarray(normalization, dtype=np.float64)
         self.n_features_out_ = len(self.components_)
         return self
@@ -200,8 +210,25 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         return np.asarray(chosen)
 
 
-def _normalization(W: np.ndarray) -> np.ndarray:
-    """U S^(-1/2) V^T of the landmark Gram, singular values clipped at 1e-12 (scikit-learn's rule)."""
-    U, S, V = svd(W)
-    S = np.maximum(S, 1e-12)
-    return (U / np.sqrt(S)) @ V
+def nystroem_normalization(W: np.ndarray, *, rtol: float = EIGENVALUE_RTOL) -> np.ndarray:
+    """W^(+1/2) = U diag(s_i^(-1/2) where s_i > rtol * max(s), else 0) U^T, U diag(s) U^T =
+    eigh(W) of the landmarks' Gram (symmetrized): the pseudo-inverse square root, of W's own
+    shape. Tiny and negative eigenvalues (duplicated or dependent landmarks, rounding, an
+    indefinite kernel) get weight 0; a W without a positive eigenvalue gives zeros."""
+    W = np.asarray(W, dtype=np.float64)
+    if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        raise InvalidParameterError(f"the landmarks' Gram must be square, got shape {W.shape}")
+    if not np.all(np.isfinite(W)):
+        raise KernelOverflowError("the landmarks' Gram holds values that are not finite (inf or NaN)")
+    if W.shape[0] == 0:
+        return np.zeros((0, 0))
+    W = (W + W.T) / 2
+    try:
+        eigenvalues, eigenvectors = eigh(W)
+    except LinAlgError:  # the default driver (MRRR, syevr) did not converge: the QR algorithm (syev)
+        eigenvalues, eigenvectors = eigh(W, driver="ev")
+    largest = eigenvalues[-1]
+    kept = eigenvalues > rtol * largest if largest > 0 else np.zeros(len(eigenvalues), dtype=bool)
+    scale = np.zeros_like(eigenvalues)
+    scale[kept] = 1.0 / np.sqrt(eigenvalues[kept])
+    return (eigenvectors * scale) @ eigenvectors.T
