@@ -13,6 +13,7 @@ an indefinite kernel), get weight 0 (the pseudo-inverse square root), so duplica
 linearly dependent landmarks (a singular W) never fail and the output keeps M columns. On a
 well-conditioned W this is scikit-learn's ``Nystroem`` (U S^(-1/2) V^T of the SVD, singular
 values clipped at 1e-12): given the same kernel values and landmarks, the same vectors.
+Landmarks are chosen by one of the methods of :mod:`.landmarks`.
 """
 
 import warnings
@@ -28,13 +29,13 @@ from sklearn.base import (
 )
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from tqdm import tqdm
 
 from ..errors import ConvKernelsWarning, InvalidParameterError, KernelOverflowError
 from ..kernels.base import Kernel
 from ._blocks import gram_rows, structure_list, structure_tags, symmetric_gram
+from .landmarks import LANDMARK_METHODS, StructureColumns, select_landmarks
 
-LANDMARK_INITS = ("uniform", "kmeans++")
+LANDMARK_INITS = tuple(LANDMARK_METHODS)
 
 #: Eigenvalues of the landmarks' Gram at most this share of the largest one are taken as 0.
 #: Below it an eigenvalue is mostly rounding (its error is about machine epsilon times the
@@ -53,23 +54,27 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     n_components : int, default=100
         Number of landmarks, hence of output features (fewer when ``fit`` gets fewer
         structures, with a warning).
-    landmark_init : {"uniform", "kmeans++"}, default="uniform"
+    landmark_init : {"uniform", "kmeans++", "pivoted_cholesky", "ridge_leverage"}, default="uniform"
         ``"uniform"`` samples ``n_components`` structures without replacement (as
         scikit-learn does); ``"kmeans++"`` seeds them as kernel k-means++ (Arthur &
         Vassilvitskii 2007) does, each next landmark drawn with probability proportional
         to its squared feature-space distance 2 - 2 K(x, c) (normalized K) to the nearest
-        chosen one, which spreads them over the data.
+        chosen one, which spreads them over the data; ``"pivoted_cholesky"`` takes, greedily,
+        the structure least well approximated by the landmarks so far (largest
+        diag(K - K~); Fine & Scheinberg 2001); ``"ridge_leverage"`` samples them by ridge
+        leverage scores, estimated recursively (Musco & Musco 2017, "Recursive Sampling for
+        the Nyström Method", NeurIPS). Details and costs in :mod:`.landmarks`.
     normalize : bool, default=True
         Approximate the normalized kernel K(a, b) / sqrt(K(a, a) K(b, b)).
     dtype : {numpy.float64, numpy.float32}, default=numpy.float64
         Type of the output vectors.
     random_state : int, RandomState instance or None, default=None
-        Seeds the choice of landmarks.
+        Seeds the choice of landmarks (for ``"pivoted_cholesky"``, the order that breaks ties).
     n_jobs : int or None, default=None
         Threads of the kernel computations, as :meth:`Kernel.gram`.
     verbose : bool, default=False
-        Show progress bars (tqdm, on stderr) for the landmark Gram, the k-means++ seeding
-        and ``transform``.
+        Show progress bars (tqdm, on stderr) for the landmark choice, the landmark Gram and
+        ``transform``.
 
     Attributes
     ----------
@@ -120,11 +125,14 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                 stacklevel=2,
             )
             n_components = len(X)
-        rng = check_random_state(self.random_state)
-        if self.landmark_init == "uniform":
-            indices = rng.permutation(len(X))[:n_components]
-        else:
-            indices = self._kmeans_plus_plus(X, n_components, rng)
+        source = StructureColumns(self.kernel, X, normalize=self.normalize, n_jobs=self.n_jobs)
+        indices = select_landmarks(
+            source,
+            n_components,
+            self.landmark_init,
+            check_random_state(self.random_state),
+            verbose=self.verbose,
+        )
         self.set_landmarks([X[i] for i in indices])
         self.component_indices_ = np.asarray(indices)
         return self
@@ -189,25 +197,6 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             raise InvalidParameterError(f"dtype must be float32 or float64, got {self.dtype!r}")
         if n_structures == 0:
             raise InvalidParameterError("Nystroem needs at least one structure to fit")
-
-    def _kmeans_plus_plus(self, X: list, n_components: int, rng) -> np.ndarray:
-        """D^2 seeding in the kernel's feature space: n * M kernel values in all."""
-        self_k = self.kernel.diag(X, n_jobs=self.n_jobs) if not self.normalize else np.ones(len(X))
-        everything = self.kernel.prepare(X)
-        chosen = [int(rng.randint(len(X)))]
-        distance = np.full(len(X), np.inf)
-        for _ in tqdm(range(n_components - 1), desc="k-means++ landmarks", disable=not self.verbose):
-            c = chosen[-1]
-            column = self.kernel.gram([X[c]], everything, normalize=self.normalize, n_jobs=self.n_jobs)[0]
-            distance = np.minimum(distance, np.maximum(self_k + self_k[c] - 2 * column, 0.0))
-            distance[chosen] = 0.0
-            total = distance.sum()
-            if total <= 0:  # every structure coincides with a landmark: fill up uniformly
-                rest = np.setdiff1d(np.arange(len(X)), chosen)
-                chosen.extend(rng.permutation(rest)[: n_components - len(chosen)].tolist())
-                break
-            chosen.append(int(rng.choice(len(X), p=distance / total)))
-        return np.asarray(chosen)
 
 
 def nystroem_normalization(W: np.ndarray, *, rtol: float = EIGENVALUE_RTOL) -> np.ndarray:
