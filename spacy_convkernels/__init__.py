@@ -1,4 +1,7 @@
-"""spacy-convkernels: tree, path and graph convolution kernels for spaCy pipelines."""
+"""spacy-convkernels: tree, path and graph convolution kernels for spaCy pipelines.
+
+``Tree`` is imported on first use (module ``__getattr__``), so that importing a light
+part of the package, such as the command line, imports no numpy."""
 
 from .errors import (
     ConvKernelsError,
@@ -24,7 +27,6 @@ from .errors import (
     UnknownRepresentationError,
     VectorsError,
 )
-from .structures import Tree
 
 __version__ = "0.1.0"
 __all__ = [
@@ -52,3 +54,11 @@ __all__ = [
     "KernelUnderflowWarning",
     "CorpusWarning",
 ]
+
+
+def __getattr__(name: str):
+    if name == "Tree":
+        from .structures import Tree
+
+        return Tree
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

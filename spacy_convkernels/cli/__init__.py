@@ -5,14 +5,19 @@ Each command is a module here with ``add_parser``, ``run`` and, when it writes f
 is an input or another output is refused before any work, and every output is written to
 a temporary file renamed into place on success (:mod:`spacy_convkernels.outputs`). A
 package error is printed as one line on stderr with exit status 1.
-``spacy-convkernels COMMAND --help`` describes a command."""
+``spacy-convkernels COMMAND --help`` describes a command.
+
+A command module imports spaCy, scikit-learn and the compiled engine in the functions
+that need them, not at its top: ``--help`` and ``--version`` stay fast
+(``python bench/cli_help.py`` measures them)."""
 
 import argparse
 import sys
 import warnings
+from importlib import metadata
 
+from .. import __version__
 from ..errors import ConvKernelsError, InvalidParameterError
-from ..kernels.base import n_threads
 from ..outputs import check_outputs
 from ..validation import Interval
 from . import convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, trees
@@ -39,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.splitlines()[0],
         epilog="Start with: spacy-convkernels demo. Help on a command: spacy-convkernels COMMAND --help.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     for name, module in COMMANDS.items():
         module.add_parser(commands.add_parser(name, help=module.__doc__.splitlines()[0], description=module.__doc__))
@@ -64,9 +70,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def version() -> str:
+    """The installed distribution's version, else the source tree's."""
+    try:
+        return metadata.version("spacy-convkernels")
+    except metadata.PackageNotFoundError:
+        return __version__
+
+
 def _check_common(arguments: argparse.Namespace) -> None:
     """The options several commands share, checked before any work."""
     if getattr(arguments, "n_jobs", None) is not None:
+        from ..kernels.base import n_threads
+
         n_threads(arguments.n_jobs)
     n_process = getattr(arguments, "n_process", 1)
     if n_process != -1 and n_process < 1:

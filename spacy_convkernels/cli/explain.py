@@ -1,7 +1,8 @@
 """Explain a tree kernel's value for two trees: the node pairs and common fragments that make it, drawn to HTML or SVG.
 
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
     python -m spacy_convkernels explain "(S (NP the cat) (VP sat))" "(S (NP a cat) (VP slept))" -o explain.html
-    python -m spacy_convkernels explain --corpus trees.jsonl 3 17 --kernel sst --top 5 -o explain.svg
+    python -m spacy_convkernels explain --corpus "$QUESTIONS" 3 17 --kernel sst --top 5 -o explain.svg
 
 A and B are trees in bracket form, or with ``--corpus`` the 0-based positions of two
 trees of a corpus file (as for ``gram``: ``.jsonl`` of ``trees --format jsonl``,
@@ -17,9 +18,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConvKernelsError, InvalidParameterError
-from ..kernels.explain import to_html, to_svg
 from ..outputs import replacing
-from ..structures.tree import Tree
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
 
@@ -41,6 +40,8 @@ def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
 def run(arguments: argparse.Namespace) -> None:
     if arguments.output.suffix not in (".html", ".svg"):
         raise InvalidParameterError(f"--output must end in .html or .svg, got {arguments.output}")
+    from ..kernels.explain import to_html, to_svg
+
     kernel = make_kernel(arguments.kernel, kernel_parameters(arguments))
     a, b = _pair(arguments)
     explanation = kernel.explain(a, b, top=arguments.top, normalize=arguments.normalize)
@@ -54,7 +55,10 @@ def run(arguments: argparse.Namespace) -> None:
     print(f"drawn to {arguments.output}", file=sys.stderr)
 
 
-def _pair(arguments: argparse.Namespace) -> tuple[Tree, Tree]:
+def _pair(arguments: argparse.Namespace) -> tuple:
+    """Trees A and B, from the command line or the corpus."""
+    from ..structures.tree import Tree
+
     if arguments.corpus is None:
         trees = []
         for name in ("a", "b"):

@@ -1,16 +1,10 @@
 """Fit a Nyström approximation of a tree kernel to a corpus, save it, and turn trees into vectors with it.
 
-    python -m spacy_convkernels nystroem fit train.klp.gz nystroem.npz --kernel ptk --n-components 500
-    python -m spacy_convkernels nystroem transform nystroem.npz test.klp.gz test_vectors.npy --float32
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
+    python -m spacy_convkernels nystroem fit "$QUESTIONS" nystroem.npz --kernel ptk --n-components 20
+    python -m spacy_convkernels nystroem transform nystroem.npz "$QUESTIONS" vectors.npy --float32
 
-``fit`` picks ``--n-components`` landmarks among the corpus' trees (uniformly or by kernel
-k-means++) and saves the kernel, its options, the landmarks (bracket strings) and the
-normalization matrix in one ``.npz`` file (no pickle). ``transform`` loads it and writes
-the vectors of a corpus' trees (one row per tree, in file order) to a ``.npy`` file; the
-trees are read with the representation the model was fitted on. Corpus files are as for
-``gram`` (see :mod:`spacy_convkernels.cli.structures`). ``transform`` runs on a Dask
-cluster with ``--scheduler ADDRESS`` or ``--local-cluster N`` (the ``dask`` extra), with
-the same vectors.
+``nystroem fit --help`` and ``nystroem transform --help`` describe the two steps.
 """
 
 import argparse
@@ -19,23 +13,39 @@ import sys
 import zipfile
 from pathlib import Path
 
-import numpy as np
-
-from .. import distributed
-from ..approx.nystroem import LANDMARK_INITS, Nystroem
 from ..errors import ConvKernelsError, CorpusFileError
 from ..outputs import replacing
-from ..structures.tree import Tree
 from .cluster import add_cluster_arguments, cluster_client
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
+FIT = """Pick landmarks among a corpus' trees and save the model (.npz).
+
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
+    python -m spacy_convkernels nystroem fit "$QUESTIONS" nystroem.npz --kernel ptk --n-components 20
+
+``--n-components`` landmarks are picked among the corpus' trees (``--landmark-init``), and
+the kernel, its options, the landmarks (bracket strings) and the normalization matrix are
+saved in one ``.npz`` file (no pickle). Corpus files are as for ``gram`` (see
+:mod:`spacy_convkernels.cli.structures`).
+"""
+TRANSFORM = """Write the vectors of a corpus' trees with a saved model (.npy).
+
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
+    python -m spacy_convkernels nystroem transform nystroem.npz "$QUESTIONS" vectors.npy --float32
+
+MODEL is a file of ``nystroem fit``. One row per tree, in file order; the trees are read
+with the representation the model was fitted on. With ``--scheduler ADDRESS`` or
+``--local-cluster N`` the vectors are computed on a Dask cluster (the ``dask`` extra),
+with the same values.
+"""
 FORMAT = "spacy_convkernels.nystroem.v1"
+LANDMARK_INITS = ("uniform", "kmeans++", "pivoted_cholesky", "ridge_leverage")  # approx.nystroem's, not imported
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     steps = parser.add_subparsers(dest="step", required=True)
-    fit = steps.add_parser("fit", help="choose landmarks and save the model (.npz)", description=__doc__)
+    fit = steps.add_parser("fit", help=FIT.splitlines()[0], description=FIT)
     fit.formatter_class = argparse.RawDescriptionHelpFormatter
     fit.add_argument("input", type=Path, help="the corpus: .jsonl (of trees), .klp[.gz] or bracket trees")
     fit.add_argument("model", type=Path, help="the .npz file to write")
@@ -45,7 +55,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     fit.add_argument("--quiet", action="store_true", help="no progress bars")
     add_input_arguments(fit)
     add_kernel_arguments(fit)
-    transform = steps.add_parser("transform", help="vectors of a corpus with a saved model (.npy)", description=__doc__)
+    transform = steps.add_parser("transform", help=TRANSFORM.splitlines()[0], description=TRANSFORM)
     transform.formatter_class = argparse.RawDescriptionHelpFormatter
     transform.add_argument("model", type=Path, help="a model written by nystroem fit")
     transform.add_argument("input", type=Path, help="the corpus (same formats as fit)")
@@ -63,6 +73,11 @@ def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
 
 
 def run(arguments: argparse.Namespace) -> None:
+    import numpy as np
+
+    from .. import distributed
+    from ..approx.nystroem import Nystroem
+
     if arguments.step == "fit":
         parameters = kernel_parameters(arguments)
         model = Nystroem(
@@ -91,8 +106,10 @@ def run(arguments: argparse.Namespace) -> None:
     print(f"{vectors.shape[0]} x {vectors.shape[1]} vectors to {arguments.output}", file=sys.stderr)
 
 
-def save(model: Nystroem, path, *, kernel: str, parameters: dict, representation: str) -> None:
+def save(model, path, *, kernel: str, parameters: dict, representation: str) -> None:
     """Write a fitted model: the kernel's name and options, the landmarks, the normalization."""
+    import numpy as np
+
     settings = {
         "format": FORMAT,
         "kernel": kernel,
@@ -109,8 +126,14 @@ def save(model: Nystroem, path, *, kernel: str, parameters: dict, representation
         )
 
 
-def load(path, *, n_jobs=None, verbose: bool = False) -> tuple[Nystroem, str]:
-    """The model saved by :func:`save` and the tree representation it was fitted on."""
+def load(path, *, n_jobs=None, verbose: bool = False) -> tuple:
+    """The model saved by :func:`save` (a :class:`~spacy_convkernels.approx.Nystroem`) and
+    the tree representation it was fitted on."""
+    import numpy as np
+
+    from ..approx.nystroem import Nystroem
+    from ..structures.tree import Tree
+
     try:
         stored = np.load(path, allow_pickle=False)
     except FileNotFoundError as error:

@@ -1,7 +1,8 @@
 """Write the trees of every sentence: raw text or a DocBin to GRCT, LCT, LOCT, CGRCT and CLCT.
 
+    PARSES=$(python -m spacy_convkernels demo --sample parses)
+    python -m spacy_convkernels trees "$PARSES" --format jsonl -o trees.jsonl
     python -m spacy_convkernels trees questions.txt --model en_core_web_md -o trees.tsv
-    python -m spacy_convkernels trees corpus.spacy --representations grct lct --format jsonl
 
 The input is a text file, one text per line (blank lines skipped), parsed with
 ``--model`` (a spaCy pipeline with a parser, by name or path), or a ``.spacy`` DocBin of
@@ -23,16 +24,14 @@ import json
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-import spacy
-from spacy.tokens import Doc, DocBin
-from tqdm import tqdm
-
-from ..corpora.lines import Unreadable, corpus_error, corpus_lines
 from ..errors import CorpusFormatError, InvalidParameterError, MissingAnnotationError
 from ..outputs import replacing
-from ..structures.dependency import REPRESENTATIONS, span_to_trees
+from .structures import REPRESENTATIONS
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -54,6 +53,8 @@ def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
 
 
 def run(arguments: argparse.Namespace) -> None:
+    from tqdm import tqdm
+
     docs = read_docs(
         arguments.input, model=arguments.model, batch_size=arguments.batch_size, n_process=arguments.n_process
     )
@@ -66,8 +67,11 @@ def run(arguments: argparse.Namespace) -> None:
     print(f"{count} sentences", file=sys.stderr)
 
 
-def read_docs(path: Path, *, model: str | None = None, batch_size: int = 256, n_process: int = 1) -> Iterator[Doc]:
+def read_docs(path: Path, *, model: str | None = None, batch_size: int = 256, n_process: int = 1) -> Iterator["Doc"]:
     """The parsed docs of a DocBin, or of a text file's lines parsed by ``model``."""
+    import spacy
+    from spacy.tokens import DocBin
+
     nlp = spacy.load(model) if model is not None else None
     if path.suffix == ".spacy":
         try:
@@ -82,6 +86,8 @@ def read_docs(path: Path, *, model: str | None = None, batch_size: int = 256, n_
 
 
 def _texts(path: Path) -> Iterator[str]:
+    from ..corpora.lines import Unreadable, corpus_error, corpus_lines
+
     for number, line in corpus_lines(path):
         if isinstance(line, Unreadable):
             raise corpus_error(line.message, path, number, line.cause)
@@ -89,8 +95,10 @@ def _texts(path: Path) -> Iterator[str]:
             yield line.strip()
 
 
-def write_trees(docs: Iterable[Doc], out: TextIO, *, representations: Iterable[str], format: str) -> int:
+def write_trees(docs: Iterable["Doc"], out: TextIO, *, representations: Iterable[str], format: str) -> int:
     """Write one line per sentence (see the module); returns the number of sentences."""
+    from ..structures.dependency import span_to_trees
+
     representations = list(representations)
     count = 0
     for number, doc in enumerate(docs):
