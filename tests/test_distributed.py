@@ -97,8 +97,10 @@ def test_klsh_codes_are_the_local_codes(spread, client, hash_function):
         PartialTreeKernel(), n_references=30, n_bits=50, subset_size=5, hash_function=hash_function, random_state=2
     ).fit(GRCT)
     got = spread.klsh_codes(model, MANY, block_size=1024, client=client)
-    assert got.dtype == np.uint8 and got.shape == (1200, 7)
+    assert got.dtype == np.uint8 and got.shape == (1200, 50)
     np.testing.assert_array_equal(got, model.transform(MANY))
+    model.set_params(packed=True)
+    np.testing.assert_array_equal(spread.klsh_codes(model, MANY, block_size=1024, client=client), np.packbits(got, 1))
 
 
 def test_bad_arguments_are_package_errors_before_any_work(spread, client):

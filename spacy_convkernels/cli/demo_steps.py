@@ -10,7 +10,6 @@ from spacy.tokens import Doc, DocBin
 from tqdm import tqdm
 
 from ..approx import KLSH, Nystroem
-from ..approx.klsh import hamming_distances
 from ..corpora import read_klp, read_standoff
 from ..errors import ConvKernelsError, InvalidParameterError
 from ..kernels import PartialTreeKernel, SubsequencePathKernel
@@ -114,10 +113,10 @@ def _klsh(trees: list, questions: list, n_jobs) -> None:
     kernel = PartialTreeKernel(lam=0.4, mu=0.4)
     codes = KLSH(kernel, n_references=20, n_bits=16, subset_size=5, random_state=0, n_jobs=n_jobs).fit_transform(trees)
     _section(4, f"KLSH codes: {len(codes)} codes of 16 bits from 20 references", time.perf_counter() - start)
-    distances = hamming_distances(codes, codes[0])
+    distances = (codes != codes[0]).sum(axis=1)  # one 0/1 column per bit
     distances[0] = distances.max() + 1
     nearest = int(np.argmin(distances))
-    bits = "".join(f"{byte:08b}" for byte in codes[0])[:16]
+    bits = "".join(str(bit) for bit in codes[0])
     _say(f"   {questions[0][0]!r}: {bits}")
     _say(f"   nearest by Hamming distance ({distances[nearest]} bits): {questions[nearest][0]!r}")
 

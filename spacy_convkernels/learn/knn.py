@@ -110,6 +110,7 @@ class NeighborSearch:
                 n_bits=n_bits,
                 subset_size=subset_size,
                 hash_function=hash_function,
+                packed=True,  # buckets and Hamming distances on packed codes
                 random_state=random_state,
                 n_jobs=n_jobs,
                 verbose=verbose,

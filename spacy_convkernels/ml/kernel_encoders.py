@@ -101,9 +101,7 @@ class KernelEncoder:
         rows = np.zeros((len(structures), self.n_components), dtype=np.float32)
         where, found = present(structures)
         if found:
-            values = self.estimator.transform(found)
-            if self.method == "klsh":
-                values = np.unpackbits(values, axis=1)[:, : self.n_components]
+            values = self.estimator.transform(found)  # KLSH: one 0/1 column per bit
             rows[np.asarray(where), : values.shape[1]] = values
         return rows
 
