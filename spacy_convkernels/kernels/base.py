@@ -295,10 +295,15 @@ class Kernel(BaseEstimator):
     def __getstate__(self):
         return {name: value for name, value in super().__getstate__().items() if name != "_tables_cache"}
 
+    def as_structure(self, x):
+        """``x`` as a structure this kernel compares: as given, but for the kernels that
+        also take another form of it (the tuple kernels: networkx graphs)."""
+        return x
+
     def _check_structures(self, X: Sequence) -> list:
         if isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
             raise StructureTypeError(f"{type(self).__name__} needs a sequence of structures, got {type(X).__name__}")
-        X = list(X)
+        X = [self.as_structure(x) for x in X]
         for k, x in enumerate(X):
             if not isinstance(x, self.structure_type):
                 raise StructureTypeError(
