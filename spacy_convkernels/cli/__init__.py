@@ -14,7 +14,6 @@ that need them, not at its top: ``--help`` and ``--version`` stay fast
 import argparse
 import sys
 import warnings
-from importlib import metadata
 
 from .. import __version__
 from ..errors import ConvKernelsError, InvalidParameterError
@@ -44,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.splitlines()[0],
         epilog="Start with: spacy-convkernels demo. Help on a command: spacy-convkernels COMMAND --help.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action=VersionAction, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
     for name, module in COMMANDS.items():
         module.add_parser(commands.add_parser(name, help=module.__doc__.splitlines()[0], description=module.__doc__))
@@ -70,8 +69,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+class VersionAction(argparse.Action):
+    """``--version``, looked up only when asked (importlib.metadata takes a third of --help's imports)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
 def version() -> str:
     """The installed distribution's version, else the source tree's."""
+    from importlib import metadata
+
     try:
         return metadata.version("spacy-convkernels")
     except metadata.PackageNotFoundError:
