@@ -62,3 +62,7 @@ def __getattr__(name: str):
 
         return Tree
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), "Tree"})

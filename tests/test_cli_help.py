@@ -72,7 +72,7 @@ def test_public_names_still_import_from_the_package_root():
     import spacy_convkernels
     from spacy_convkernels import Tree
 
-    assert Tree is spacy_convkernels.structures.Tree
+    assert Tree is spacy_convkernels.structures.Tree and "Tree" in dir(spacy_convkernels)
     assert all(getattr(spacy_convkernels, name) is not None for name in spacy_convkernels.__all__)
     with pytest.raises(AttributeError, match="no attribute 'Frobnicate'"):
         spacy_convkernels.Frobnicate  # noqa: B018
