@@ -1,0 +1,45 @@
+"""The generated configuration reference in docs/ matches the package's registrations."""
+
+from pathlib import Path
+
+import pytest
+from spacy.language import Language
+
+from spacy_convkernels.config_reference import config_reference, package_factories, package_functions
+
+ROOT = Path(__file__).resolve().parents[1]
+tomllib = pytest.importorskip("tomllib")
+
+
+def entry_points(group: str) -> set[str]:
+    with open(ROOT / "pyproject.toml", "rb") as file:
+        return set(tomllib.load(file)["project"]["entry-points"][group])
+
+
+def test_committed_reference_is_current():
+    committed = (ROOT / "docs" / "config_reference.md").read_text(encoding="utf-8")
+    assert committed == config_reference(), "run: python docs/make_config_reference.py"
+
+
+def test_reference_covers_every_entry_point():
+    config_reference()  # imports the registering modules
+    assert set(package_factories()) == entry_points("spacy_factories")
+    for registry_name in ("architectures", "misc", "readers"):
+        assert set(package_functions(registry_name)) == entry_points(f"spacy_{registry_name}")
+
+
+def test_reference_lists_each_factory_setting_assigns_and_requires():
+    text = config_reference()
+    for name in package_factories():
+        meta = Language.get_factory_meta(name)
+        section = text.split(f"### `{name}`\n")[1].split("\n### ")[0]
+        for setting in meta.default_config:
+            assert f"\n| {setting} | " in section
+        for attribute in [*meta.assigns, *meta.requires]:
+            assert f"`{attribute}`" in section
+
+
+def test_reference_describes_settings_from_docstrings():
+    section = config_reference().split("### `kernel_vectors`\n")[1].split("\n### ")[0]
+    assert "| n_components | `500` | The number of landmark trees, the length of the vectors. |" in section
+    assert '`@misc = "spacy_convkernels.PartialTreeKernel.v1"`' in section
