@@ -20,6 +20,7 @@ codes packed 8 bits to a byte (``numpy.packbits``, first bit most significant);
 (:func:`hamming_distances` compares packed codes).
 """
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -27,7 +28,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..errors import InvalidParameterError
+from ..errors import ConvKernelsWarning, InvalidParameterError
 from ..kernels.base import Kernel
 from ._blocks import gram_rows, structure_list, structure_tags
 
@@ -50,7 +51,7 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     kernel : Kernel
         A kernel of the package; its structures (trees, path tuples) are the input.
     n_references : int, default=100
-        Size M of the reference set (fewer when ``fit`` gets fewer structures).
+        Size M of the reference set (fewer when ``fit`` gets fewer structures, with a warning).
     n_bits : int, default=1000
         Number H of hash functions, hence of bits per code.
     subset_size : int, default=20
@@ -117,6 +118,12 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X = structure_list(X, type(self).__name__)
         self._check_params(len(X))
         rng = check_random_state(self.random_state)
+        if self.n_references > len(X):
+            warnings.warn(
+                f"n_references={self.n_references} > {len(X)} structures: using {len(X)} references",
+                ConvKernelsWarning,
+                stacklevel=2,
+            )
         indices = rng.choice(len(X), size=min(self.n_references, len(X)), replace=False)
         return self._fit_hash_functions([X[i] for i in indices], indices, rng)
 

@@ -12,10 +12,13 @@ each example's predicted doc goes through the pipeline's components before this 
 (parser, ``kernel_trees`` with its settings); with ``"reference"`` the trees come from
 the examples' gold parses (through the ``kernel_trees`` components before this one),
 the choice for a pipeline whose parser is trained with it (at initialize, before
-training, that parser's parses are random).
+training, that parser's parses are random). With fewer sentences than ``n_components``,
+every sentence is a landmark and the vectors have that many values (a warning says so);
+the ``spacy_convkernels.KernelFeatures.v1`` layers of the pipeline's models that read them
+get that width too.
 On a trained pipeline, initialize this component alone as above: ``nlp.initialize()``
 would re-initialize the trained components. Then every sentence gets
-``Span._.kernel_vector`` (float32, ``n_components`` values; None for a sentence left
+``Span._.kernel_vector`` (float32, ``n_components`` values or fewer, see above; None for a sentence left
 without a tree, such as one of punctuation only) and every Doc ``Doc._.kernel_vector``,
 the mean of its sentences' vectors (None when none has one). ``pipe`` computes one
 kernel block per batch against the landmarks. Landmarks and normalization are saved
@@ -40,6 +43,7 @@ from spacy.tokens import Doc
 
 from ..approx.nystroem import LANDMARK_INITS, Nystroem
 from ..errors import InvalidParameterError
+from ..ml.kernel_features import set_feature_widths
 from .kernel_trees import PARSE
 from .sentences import SentenceTreeModel, check_choice, check_count, read_structure
 from .similarity import KernelVectorHooks
@@ -102,7 +106,8 @@ class KernelVectors(SentenceTreeModel):
     kernel : Kernel
         A tree kernel of the package.
     n_components : int >= 1
-        The number of landmark trees, the length of the vectors.
+        The number of landmark trees, the length of the vectors (at most the number of
+        training sentences).
     landmark_init : {"uniform", "kmeans++", "pivoted_cholesky", "ridge_leverage"}, default="uniform"
         How the landmarks are picked (:class:`~spacy_convkernels.approx.Nystroem`,
         :mod:`spacy_convkernels.approx.landmarks`): uniformly; by kernel k-means++ seeding
@@ -163,6 +168,7 @@ class KernelVectors(SentenceTreeModel):
         """Pick the landmarks among the training sentences, or those of ``landmark_corpus``."""
         nlp = nlp or self.nlp
         self._fit(landmark_corpus(nlp) if landmark_corpus is not None else get_examples(), nlp)
+        set_feature_widths(nlp, extension=self.extension, width=self.model.n_features_out_)
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int | None = None) -> Iterator[Doc]:
         for doc in super().pipe(stream, batch_size=batch_size):

@@ -98,7 +98,7 @@ def kernel_svm_features(
         ngram_size=ngram_size,
         random_state=random_state,
     )
-    return _doc_block("kernel_svm_features", encoder, representation, None, layer_norm)
+    return _doc_block("kernel_svm_features", encoder, representation, layer_norm)
 
 
 @registry.architectures("spacy_convkernels.KernelNystroemFeatures.v1")
@@ -119,15 +119,16 @@ def kernel_nystroem_features(
     encoder = KernelEncoder(
         kernel, method="nystroem", n_components=n_components, landmark_init=landmark_init, random_state=random_state
     )
-    return _doc_block("kernel_nystroem_features", encoder, representation, n_components, True)
+    return _doc_block("kernel_nystroem_features", encoder, representation, True)
 
 
-def _doc_block(name: str, encoder, representation: str, width: int | None, layer_norm: bool) -> Model:
+def _doc_block(name: str, encoder, representation: str, layer_norm: bool) -> Model:
+    """A Doc block; its width nO is set by :func:`fit_doc_blocks` (or by loading)."""
     return Model(
         name,
         doc_block_forward,
         init=doc_block_init,
-        dims={"nO": width},
+        dims={"nO": None},
         attrs={"encoder": encoder, "representation": representation, "layer_norm": layer_norm},
     )
 
@@ -144,7 +145,7 @@ def doc_block_forward(model: Model, docs: list[Doc], is_train: bool):
     if isinstance(encoder, StackedSVM):
         rows = encoder.transform([doc.text for doc in docs], trees, is_train, [doc_words(doc) for doc in docs])
     else:
-        rows = encoder.transform(trees)
+        rows = encoder.transform(trees, width=model.get_dim("nO"))
 
     def backprop(d_rows: Floats2d) -> list:
         return []
@@ -172,3 +173,4 @@ def fit_doc_blocks(model: Model, docs: list[Doc], y) -> None:
             block.set_dim("nO", encoder.n_outputs, force=True)
         else:
             encoder.fit(trees)
+            block.set_dim("nO", encoder.width, force=True)

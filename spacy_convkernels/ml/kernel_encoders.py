@@ -53,8 +53,9 @@ def present(structures: Sequence) -> tuple[list[int], list]:
 class KernelEncoder:
     """Nyström vectors (``method="nystroem"``, ``n_components`` landmarks chosen by
     ``landmark_init``) or KLSH bits (``"klsh"``, ``n_components`` bits from
-    ``n_references`` references, ``subset_size`` per random subset) of structures. Fewer
-    landmarks than ``n_components`` leave zero columns: the width stays ``n_components``."""
+    ``n_references`` references, ``subset_size`` per random subset) of structures. Fitted
+    on fewer structures than ``n_components``, Nyström has fewer landmarks, hence fewer
+    columns (:attr:`width`; ``Nystroem`` warns)."""
 
     def __init__(
         self,
@@ -94,11 +95,20 @@ class KernelEncoder:
     def fitted(self) -> bool:
         return hasattr(self.estimator, "normalization_" if self.method == "nystroem" else "references_")
 
+    @property
+    def width(self) -> int:
+        """The number of columns: Nyström's landmarks once fitted, else ``n_components``."""
+        if self.method == "nystroem" and self.fitted:
+            return len(self.estimator.components_)
+        return self.n_components
+
     def fit(self, structures: Sequence) -> None:
         self.estimator.fit(present(structures)[1])
 
-    def transform(self, structures: Sequence) -> np.ndarray:
-        rows = np.zeros((len(structures), self.n_components), dtype=np.float32)
+    def transform(self, structures: Sequence, *, width: int | None = None) -> np.ndarray:
+        """The rows of ``structures`` (zeros for None), ``width`` columns (default :attr:`width`;
+        a wider one is padded with zeros, as models saved before widths followed the data expect)."""
+        rows = np.zeros((len(structures), width or self.width), dtype=np.float32)
         where, found = present(structures)
         if found:
             values = self.estimator.transform(found)  # KLSH: one 0/1 column per bit

@@ -13,11 +13,15 @@ gives a row of zeros. Gradients stop here.
 
 The width ``nO`` is best given in the config: spaCy initializes a textcat model on the
 examples' reference docs, which no component has annotated. Without it, ``initialize``
-reads it from the first annotated Doc of its sample. A Doc the component did not process
-raises :class:`~spacy_convkernels.errors.MissingAnnotationError`.
+reads it from the first annotated Doc of its sample. The ``kernel_vectors`` component,
+initialized before, sets ``nO`` of these layers to the width it produces
+(:func:`set_feature_widths`): with fewer training sentences than ``n_components``, its
+vectors have fewer values. A Doc the component did not process raises
+:class:`~spacy_convkernels.errors.MissingAnnotationError`.
 """
 
 import numpy as np
+from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Model
@@ -37,7 +41,9 @@ def kernel_features(extension: str = "kernel_vector", nO: int | None = None) -> 
         )
     if nO is not None and (not isinstance(nO, int) or isinstance(nO, bool) or nO < 1):
         raise InvalidParameterError(f"KernelFeatures: nO must be an integer >= 1 or null, got {nO!r}")
-    return Model("kernel_features", forward, init=init, dims={"nO": nO}, attrs={"extension": extension})
+    # the width is set at initialization (or by loading), so a saved width that followed the data loads
+    attrs = {"extension": extension, "width": nO}
+    return Model("kernel_features", forward, init=init, dims={"nO": None}, attrs=attrs)
 
 
 def forward(model: Model, docs: list[Doc], is_train: bool):
@@ -61,8 +67,12 @@ def forward(model: Model, docs: list[Doc], is_train: bool):
 
 
 def init(model: Model, X: list[Doc] | None = None, Y=None) -> None:
-    """Take ``nO`` from the first annotated Doc of ``X`` when the config left it out."""
+    """Take ``nO`` from the config, else from the first annotated Doc of ``X`` (unless the
+    component writing the vectors set it, :func:`set_feature_widths`)."""
     if model.has_dim("nO"):
+        return
+    if model.attrs["width"] is not None:
+        model.set_dim("nO", model.attrs["width"])
         return
     extension = model.attrs["extension"]
     for doc in X or []:
@@ -76,6 +86,17 @@ def init(model: Model, X: list[Doc] | None = None, Y=None) -> None:
         f"Doc._.{extension}; set nO in the config (the {EXTENSIONS[extension]} component's "
         f"{'n_components' if extension == 'kernel_vector' else 'n_bits'})"
     )
+
+
+def set_feature_widths(nlp: Language, *, extension: str, width: int) -> None:
+    """Set ``nO`` of every KernelFeatures layer of the pipeline's models that reads
+    ``Doc._.<extension>`` to ``width``, the width its component produces."""
+    for _, component in nlp.components:
+        model = getattr(component, "model", None)
+        if isinstance(model, Model):
+            for node in model.walk():
+                if node.name == "kernel_features" and node.attrs.get("extension") == extension:
+                    node.set_dim("nO", width, force=True)
 
 
 def doc_value(doc: Doc, extension: str) -> np.ndarray | None:

@@ -199,14 +199,14 @@ def candidate_kernel_features(
         "candidate_kernel_features",
         kernel_forward,
         init=kernel_init,
-        dims={"nO": n_components},
+        dims={"nO": None},  # set by kernel_init, after the fit (or by loading)
         attrs={"encoder": encoder, "structure": structure},
     )
 
 
 def kernel_forward(model: Model, inputs, is_train: bool):
     structures = candidate_structures(flat_candidates(inputs[1]), model.attrs["structure"])
-    rows = model.attrs["encoder"].transform(structures)
+    rows = model.attrs["encoder"].transform(structures, width=model.get_dim("nO"))
 
     def backprop(d_rows: Floats2d) -> list:
         return []
@@ -215,9 +215,12 @@ def kernel_forward(model: Model, inputs, is_train: bool):
 
 
 def kernel_init(model: Model, X=None, Y=None) -> None:
-    """Choose the landmarks among the candidates of ``X`` (docs, candidates)."""
+    """Choose the landmarks among the candidates of ``X`` (docs, candidates); the width is then
+    the number of landmarks (fewer than ``n_components`` with fewer candidates)."""
     if X is not None:
-        model.attrs["encoder"].fit(candidate_structures(flat_candidates(X[1]), model.attrs["structure"]))
+        encoder = model.attrs["encoder"]
+        encoder.fit(candidate_structures(flat_candidates(X[1]), model.attrs["structure"]))
+        model.set_dim("nO", encoder.width, force=True)
 
 
 @registry.architectures("spacy_convkernels.CandidateTok2Vec.v1")
