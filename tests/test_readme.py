@@ -9,7 +9,11 @@ import re
 
 import numpy as np
 import pytest
+import spacy
 from data_paths import ROOT, SHARED, need_shared
+
+MD_MODEL = "en_core_web_md"  # the README's model, by its package name
+SHARED_MD_MODEL = "models/en_core_web_md-3.8.0"  # its folder in ../shared, used when the package is absent
 
 
 def _blocks():
@@ -31,8 +35,11 @@ BLOCKS = _blocks()
 def _run_block(index: int, directory: str):
     """Run block ``index`` in a namespace of its own from ``directory`` (not the clone),
     with ``../shared`` standing for wherever the shared data are (the test skips when they
-    are absent); return its output and the names it defined."""
+    are absent) and en_core_web_md, when not installed, for its folder there; return its
+    output and the names it defined."""
     heading, code = BLOCKS[index]
+    if f'spacy.load("{MD_MODEL}"' in code and not spacy.util.is_package(MD_MODEL):
+        code = code.replace(f'spacy.load("{MD_MODEL}"', f'spacy.load("../shared/{SHARED_MD_MODEL}"')
     for relative in re.findall(r'"\.\./shared/([^"]+)"', code):
         need_shared(relative)
     if "import networkx" in code:  # the networkx extra (in dev; .[test] alone skips it)
@@ -77,6 +84,15 @@ def test_every_block_runs_on_its_own(index, run):
     heading, _ = BLOCKS[index]
     nth = [h for h, _ in BLOCKS[:index]].count(heading)
     run(heading, nth)
+
+
+def test_the_readme_names_models_by_package_and_says_how_to_get_them():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    loads = [load for _, code in BLOCKS for load in re.findall(r"spacy\.load\(([^,)]+)", code)]
+    assert loads and set(loads) == {f'"{MD_MODEL}"'}
+    assert "shared/models" not in "".join(code for _, code in BLOCKS)
+    assert f"python -m spacy download {MD_MODEL}" in text
+    assert "SPACY_CONVKERNELS_SHARED" in text and ".ci/run" in text and "-rsx" in text
 
 
 def test_readme_example_prints_what_it_claims(run):
