@@ -1,5 +1,7 @@
 """KLSH codes, hashed k-NN, KLSH forests with reference optimization, sigma learning."""
 
+import pickle
+
 import numpy as np
 import pytest
 import spacy
@@ -107,6 +109,16 @@ def test_klsh_codes_as_a_dataframe(qc):
     frame = klsh.set_output(transform="pandas").fit(trees).transform(trees[:5])
     assert isinstance(frame, pd.DataFrame) and list(frame.columns) == [f"klsh{i}" for i in range(12)]
     assert frame.shape == (5, 12)
+
+
+def test_a_klsh_pickled_before_packed_existed_unpickles_with_the_default(qc):
+    trees, _ = qc
+    klsh = KLSH(PartialTreeKernel(), n_references=20, n_bits=12, subset_size=4, random_state=0).fit(trees[:40])
+    expected = klsh.transform(trees[:5])
+    del klsh.packed  # as the estimator was before the parameter
+    old = pickle.loads(pickle.dumps(klsh))
+    assert old.packed is False and old.get_params()["packed"] is False
+    assert np.array_equal(old.transform(trees[:5]), expected)
 
 
 @pytest.mark.parametrize("hash_function", ["random_knn", "kulis_grauman"])

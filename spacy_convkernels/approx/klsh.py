@@ -234,6 +234,9 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return {name: value for name, value in super().__getstate__().items() if name != "_prepared"}
 
     def __setstate__(self, state):
+        """Rebuild the engine-ready references; a KLSH pickled before ``packed`` existed
+        gets the default, ``packed=False``."""
+        state = {"packed": False, **state}
         super().__setstate__(state)
         if "references_" in state:
             self._prepared = self.kernel.prepare(self.references_)
