@@ -41,5 +41,5 @@ def test_reference_lists_each_factory_setting_assigns_and_requires():
 
 def test_reference_describes_settings_from_docstrings():
     section = config_reference().split("### `kernel_vectors`\n")[1].split("\n### ")[0]
-    assert "| n_components | `500` | The number of landmark trees, the length of the vectors. |" in section
+    assert "| n_components | `500` | The number of landmark trees, the length of the vectors" in section
     assert '`@misc = "spacy_convkernels.PartialTreeKernel.v1"`' in section
