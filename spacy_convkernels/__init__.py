@@ -1,4 +1,7 @@
-"""spacy-convkernels: tree, path and graph convolution kernels for spaCy pipelines."""
+"""spacy-convkernels: tree, path and graph convolution kernels for spaCy pipelines.
+
+``Tree`` is imported on first use (module ``__getattr__``), so that importing a light
+part of the package, such as the command line, imports no numpy."""
 
 from .errors import (
     ConvKernelsError,
@@ -9,12 +12,14 @@ from .errors import (
     ExtensionConflictError,
     ForestParseError,
     InvalidForestError,
+    InvalidGraphError,
     InvalidParameterError,
     InvalidTreeError,
     KernelOverflowError,
     KernelUnderflowWarning,
     MissingAnnotationError,
     MissingDependencyError,
+    ModelFileError,
     NotInitializedError,
     SchedulerError,
     StructureTypeError,
@@ -22,7 +27,6 @@ from .errors import (
     UnknownRepresentationError,
     VectorsError,
 )
-from .structures import Tree
 
 __version__ = "0.1.0"
 __all__ = [
@@ -31,6 +35,7 @@ __all__ = [
     "TreeParseError",
     "InvalidTreeError",
     "InvalidForestError",
+    "InvalidGraphError",
     "ForestParseError",
     "CorpusFormatError",
     "StructureTypeError",
@@ -40,6 +45,7 @@ __all__ = [
     "KernelOverflowError",
     "MissingAnnotationError",
     "MissingDependencyError",
+    "ModelFileError",
     "ExtensionConflictError",
     "UnknownRepresentationError",
     "NotInitializedError",
@@ -48,3 +54,15 @@ __all__ = [
     "KernelUnderflowWarning",
     "CorpusWarning",
 ]
+
+
+def __getattr__(name: str):
+    if name == "Tree":
+        from .structures import Tree
+
+        return Tree
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), "Tree"})

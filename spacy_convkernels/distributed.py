@@ -129,7 +129,7 @@ def nystroem_transform(
 def klsh_codes(
     model, X: Sequence, *, block_size: int = 4 * ROWS, out: np.ndarray | None = None, client=None, progress=False
 ) -> np.ndarray:
-    """``model.transform(X)``, the packed codes of a fitted :class:`~.approx.KLSH`, by
+    """``model.transform(X)``, the codes of a fitted :class:`~.approx.KLSH`, by
     blocks of ``block_size`` rows, a multiple of 512, on a Dask cluster; the estimator and
     its references are shipped once per worker."""
     return _transform(model, X, "references_", block_size=block_size, out=out, client=client, progress=progress)

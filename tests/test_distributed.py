@@ -61,8 +61,12 @@ def test_gram_against_columns_unnormalized_into_a_given_array(spread, client):
     out = np.zeros((60, 13), dtype=np.float32)
     got = spread.gram(kernel, LCT, LCT[:13], normalize=False, block_size=8, out=out, client=client)
     assert got is out
-    np.testing.assert_array_equal(out, kernel.gram(LCT, LCT[:13], normalize=False).astype(np.float32))
-    np.testing.assert_array_equal(spread.gram(kernel, LCT[:9], LCT, client=client), kernel.gram(LCT[:9], LCT))
+    # the workers compute rows against the columns prepared (indexed) once, as kernel.gram does with a prepared set
+    columns = kernel.prepare(LCT[:13])
+    np.testing.assert_array_equal(out, kernel.gram(LCT, columns, normalize=False).astype(np.float32))
+    np.testing.assert_array_equal(
+        spread.gram(kernel, LCT[:9], LCT, client=client), kernel.gram(LCT[:9], kernel.prepare(LCT))
+    )
 
 
 def test_both_workers_compute_blocks(spread, client):
@@ -93,8 +97,10 @@ def test_klsh_codes_are_the_local_codes(spread, client, hash_function):
         PartialTreeKernel(), n_references=30, n_bits=50, subset_size=5, hash_function=hash_function, random_state=2
     ).fit(GRCT)
     got = spread.klsh_codes(model, MANY, block_size=1024, client=client)
-    assert got.dtype == np.uint8 and got.shape == (1200, 7)
+    assert got.dtype == np.uint8 and got.shape == (1200, 50)
     np.testing.assert_array_equal(got, model.transform(MANY))
+    model.set_params(packed=True)
+    np.testing.assert_array_equal(spread.klsh_codes(model, MANY, block_size=1024, client=client), np.packbits(got, 1))
 
 
 def test_bad_arguments_are_package_errors_before_any_work(spread, client):

@@ -84,6 +84,34 @@ def test_out_of_fold_decisions_come_from_svms_that_did_not_see_the_row(questions
     assert estimator.decision_function(X) == pytest.approx(precomputed(kernel, X, y, X))
 
 
+def test_fair_class_weight_is_kelps_fairness(questions):
+    X, labels = questions
+    kernel = PartialTreeKernel()
+    svm = KernelSVC(kernel, C=10.0, class_weight="fair").fit(X[:45], labels[:45])
+    for j, label in enumerate(svm.classes_):
+        positive = labels[:45] == label
+        weight = {1: (~positive).sum() / positive.sum(), 0: 1.0}
+        expected = precomputed(kernel, X[:45], positive, X[45:], C=10.0, class_weight=weight)
+        assert svm.decision_function(X[45:])[:, j] == pytest.approx(expected)
+
+
+def test_a_support_budget_retrains_on_the_largest_dual_weights(questions):
+    X, labels = questions
+    kernel = PartialTreeKernel()
+    full = KernelSVC(kernel, C=10.0).fit(X, labels)
+    budget = len(full.support_) // 2
+    bounded = KernelSVC(kernel, C=10.0, max_support=budget).fit(X, labels)
+    assert len(bounded.support_) <= budget < len(full.support_)
+    weight = np.abs(full.dual_coef_).max(axis=0)
+    kept = np.sort(full.support_[np.argsort(-weight, kind="stable")[:budget]])
+    assert set(bounded.support_) <= set(kept)
+    retrained = KernelSVC(kernel, C=10.0).fit([X[i] for i in kept], labels[kept])
+    assert bounded.decision_function(X) == pytest.approx(retrained.decision_function(X))
+    assert KernelSVC(kernel, max_support=len(full.support_)).fit(X, labels).dual_coef_ == pytest.approx(
+        KernelSVC(kernel).fit(X, labels).dual_coef_
+    )
+
+
 def test_bad_input():
     kernel = PartialTreeKernel()
     with pytest.raises(InvalidParameterError, match="C must be"):
@@ -92,6 +120,8 @@ def test_bad_input():
         KernelSVC(kernel).fit(["not a tree", "x"], [0, 1])
     with pytest.raises(InvalidParameterError, match="agree"):
         KernelSVC(kernel).fit([], [])
+    with pytest.raises(InvalidParameterError, match="max_support"):
+        KernelSVC(kernel, max_support=0).fit([], [])
     with pytest.raises(InvalidParameterError, match="n_folds"):
         out_of_fold_decisions(KernelSVC(kernel), [], [], n_folds=1)
 

@@ -18,6 +18,7 @@ from spacy_convkernels.cli.convert import CLASSES, convert
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import InvalidParameterError, MissingAnnotationError
 from spacy_convkernels.ml import kernel_features, kernel_textcat
+from spacy_convkernels.ml.doc_kernel_features import doc_blocks
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 CONFIG = ROOT / "configs" / "qc_textcat.cfg"
@@ -167,33 +168,39 @@ def sample_corpus(tmp_path):
     }
 
 
+BOW_OVERRIDE = {
+    "components.textcat.model.text_features": {
+        "@architectures": "spacy.TextCatBOW.v3",
+        "exclusive_classes": True,
+        "length": 65536,
+        "ngram_size": 2,
+        "no_output_layer": True,
+        "nO": 32,
+    }
+}
+
+
 def test_config_passes_debug_config(sample_corpus):
     from spacy.cli.debug_config import debug_config
 
-    for part in ("", "text_features", "kernel_features"):
-        overrides = {**sample_corpus, **({f"components.textcat.model.{part}": None} if part else {})}
-        debug_config(CONFIG, overrides=overrides)  # exits on an invalid config
+    for extra in ({}, BOW_OVERRIDE, {"components.textcat.model.kernel_features.text_weight": 0.0}):
+        debug_config(CONFIG, overrides={**sample_corpus, **extra})  # exits on an invalid config
 
 
 def test_trained_in_spacy_train_saved_and_reloaded_predicts_identically(sample_corpus, tmp_path):
     from spacy.training.initialize import init_nlp
     from spacy.training.loop import train as train_loop
 
-    overrides = {
-        **sample_corpus,
-        "components.kernel_vectors.n_components": 20,
-        "training.max_steps": 4,
-        "training.eval_frequency": 2,
-    }
+    overrides = {**sample_corpus, "training.max_steps": 4, "training.eval_frequency": 2}
     nlp = init_nlp(load_config(CONFIG, overrides=overrides, interpolate=False))
-    landmarks = nlp.get_pipe("kernel_vectors").model.components_
+    (block,) = doc_blocks(nlp.get_pipe("textcat").model)
+    support = block.attrs["encoder"].estimator.support_vectors_
     train_texts = [doc.text for doc in DocBin().from_disk(sample_corpus["paths.train"]).get_docs(nlp.vocab)]
-    parsed = {Tree.from_string(s._.kernel_trees["grct"]) for doc in nlp.pipe(train_texts) for s in doc.sents}
-    assert len(landmarks) == 20 and set(landmarks) <= parsed  # picked among the md parser's trees
+    parsed = {Tree.from_string(s._.kernel_trees["clct"]) for doc in nlp.pipe(train_texts) for s in doc.sents}
+    assert support and set(support) <= parsed  # fitted on the md parser's trees
     (tmp_path / "out").mkdir()
     nlp, _ = train_loop(nlp, tmp_path / "out", stdout=io.StringIO())
     questions = ["What is the capital of Peru ?", "Who invented the telephone ?", "How far is the Moon ?"]
     loaded = spacy.load(tmp_path / "out" / "model-last")
     for before, after in zip(nlp.pipe(questions), loaded.pipe(questions)):
         assert after.cats == before.cats and set(after.cats) == set(CLASSES)
-        assert np.array_equal(after._.kernel_vector, before._.kernel_vector)

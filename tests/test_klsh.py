@@ -7,6 +7,7 @@ from data_paths import CORPORA
 from kelp_parses import doc_from_grct
 from scipy.stats import spearmanr
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from spacy.training import Example
 
 from spacy_convkernels import ConvKernelsError
@@ -42,7 +43,9 @@ def qc():
 def test_near_structures_share_more_bits(qc, hash_function):
     trees, _ = qc
     kernel = PartialTreeKernel(terminal_factor=5)
-    klsh = KLSH(kernel, n_references=40, n_bits=512, subset_size=6, hash_function=hash_function, random_state=0)
+    klsh = KLSH(
+        kernel, n_references=40, n_bits=512, subset_size=6, hash_function=hash_function, packed=True, random_state=0
+    )
     codes = klsh.fit(trees).transform(trees)
     assert codes.shape == (len(trees), 64) and codes.dtype == np.uint8
     assert klsh.n_kernel_evaluations_ == (0 if hash_function == "random_knn" else 40 * 39 // 2)  # fit only
@@ -58,13 +61,52 @@ def test_near_structures_share_more_bits(qc, hash_function):
 def test_codes_are_reproducible_and_unpack(qc):
     trees, _ = qc
     kernel = PartialTreeKernel()
-    a = KLSH(kernel, n_references=20, n_bits=70, subset_size=5, random_state=3).fit(trees).transform(trees[:10])
-    b = KLSH(kernel, n_references=20, n_bits=70, subset_size=5, random_state=3).fit(trees).transform(trees[:10])
+    params = dict(n_references=20, n_bits=70, subset_size=5, packed=True, random_state=3)
+    a = KLSH(kernel, **params).fit(trees).transform(trees[:10])
+    b = KLSH(kernel, **params).fit(trees).transform(trees[:10])
     np.testing.assert_array_equal(a, b)
     bits = unpack_codes(a, 70)
     assert bits.shape == (10, 70) and set(np.unique(bits)) <= {0, 1}
     with pytest.raises(InvalidParameterError):
         KLSH(kernel, hash_function="magic").fit(trees)
+    with pytest.raises(InvalidParameterError, match="packed must be True or False"):
+        KLSH(kernel, packed="yes").fit(trees)
+
+
+@pytest.mark.parametrize("hash_function", ["random_knn", "kulis_grauman"])
+def test_transform_gives_one_bit_per_column_and_packed_bytes_on_request(qc, hash_function):
+    trees, _ = qc
+    params = dict(n_references=20, n_bits=70, subset_size=5, hash_function=hash_function, random_state=3)
+    klsh = KLSH(PartialTreeKernel(), **params).fit(trees)
+    bits = klsh.transform(trees[:10])
+    assert bits.shape == (10, 70) and bits.dtype == np.uint8 and set(np.unique(bits)) == {0, 1}
+    assert klsh.get_feature_names_out().tolist() == [f"klsh{i}" for i in range(70)]
+    packed = klsh.set_params(packed=True).transform(trees[:10])
+    assert packed.shape == (10, 9) and packed.dtype == np.uint8
+    np.testing.assert_array_equal(unpack_codes(packed, 70), bits)
+    assert klsh.get_feature_names_out().tolist() == [f"klsh{i}" for i in range(9)]
+    np.testing.assert_array_equal(klsh.codes_from_similarities(klsh.similarities(trees[:10])), packed)
+    np.testing.assert_array_equal(
+        KLSH(PartialTreeKernel(), **params).fit_transform(trees), klsh.set_params(packed=False).transform(trees)
+    )
+
+
+def test_klsh_has_set_output_as_scikit_learn_transformers_do(qc):
+    trees, _ = qc
+    klsh = KLSH(PartialTreeKernel(), n_references=20, n_bits=12, subset_size=5, random_state=0)
+    assert klsh.set_output(transform="default") is klsh
+    with pytest.raises(NotFittedError):
+        klsh.get_feature_names_out()
+    assert klsh.fit(trees).transform(trees[:5]).shape == (5, 12)
+
+
+def test_klsh_codes_as_a_dataframe(qc):
+    pd = pytest.importorskip("pandas")
+    trees, _ = qc
+    klsh = KLSH(PartialTreeKernel(), n_references=20, n_bits=12, subset_size=5, random_state=0)
+    frame = klsh.set_output(transform="pandas").fit(trees).transform(trees[:5])
+    assert isinstance(frame, pd.DataFrame) and list(frame.columns) == [f"klsh{i}" for i in range(12)]
+    assert frame.shape == (5, 12)
 
 
 @pytest.mark.parametrize("hash_function", ["random_knn", "kulis_grauman"])

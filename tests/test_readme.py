@@ -35,6 +35,8 @@ def _run_block(index: int, directory: str):
     heading, code = BLOCKS[index]
     for relative in re.findall(r'"\.\./shared/([^"]+)"', code):
         need_shared(relative)
+    if "import networkx" in code:  # the networkx extra (in dev; .[test] alone skips it)
+        pytest.importorskip("networkx")
     code = code.replace('"../shared/', f'"{SHARED}/')
     printed = io.StringIO()
     names = {}
@@ -65,6 +67,7 @@ def test_the_readme_has_its_blocks():
         "In a spaCy pipeline",
         "In a spaCy pipeline",
         "Sentence similarity",
+        "Interactions in AMR graphs",
         "Interactions in AMR graphs",
     ]
 
@@ -114,6 +117,11 @@ def test_readme_similarity_example(run):
     assert len(list(b.sents)) == 2 and 0 < float(exact_value) < 1
     joined = names["text_similarity"](a, b, kernel=exact, representation="loct")
     assert float(exact_value) == round(joined, 3)
+
+
+def test_readme_networkx_example(run):
+    printed, _ = run("Interactions in AMR graphs", 1)
+    assert printed.splitlines() == ["['a', 'p2'] arg1 {'label': 'protein', 'name': 'RAF'}", "1.0 1.0"]
 
 
 def test_readme_amr_example(run):

@@ -14,6 +14,7 @@ from test_relation_candidates import parsed
 
 from spacy_convkernels.components.relation_extractor import score_relations
 from spacy_convkernels.errors import InvalidParameterError
+from spacy_convkernels.ml.kernel_blocks import blocks_of
 
 TOK2VEC = {
     "@architectures": "spacy_convkernels.CandidateTok2Vec.v1",
@@ -254,7 +255,8 @@ def test_klsh_bits_as_kernel_features_learn_and_round_trip():
     optimizer.learn_rate = 0.01
     for _ in range(80):
         nlp.update(examples, sgd=optimizer)
-    rows = extractor.model.get_ref("kernel_features").predict((None, [extractor.model.attrs["candidates"](parsed())]))
+    (block,) = blocks_of(extractor.model.get_ref("kernel_features"))
+    rows = block.predict((None, [extractor.model.attrs["candidates"](parsed())]))
     assert set(np.unique(rows)) == {0.0, 1.0}  # bits
     assert nlp.evaluate(examples)["rel_micro_f"] == 1.0
     copy = spacy.blank("en")
@@ -284,7 +286,7 @@ def test_exact_svm_decisions_as_kernel_features_learn_and_round_trip():
     for _ in range(80):
         nlp.update(examples, sgd=optimizer)
     assert nlp.evaluate(examples)["rel_micro_f"] == 1.0
-    block = extractor.model.get_ref("kernel_features")
+    (block,) = blocks_of(extractor.model.get_ref("kernel_features"))
     svm = block.attrs["encoder"]
     doc = parsed_in(nlp)
     candidates = [extractor.model.attrs["candidates"](doc)]

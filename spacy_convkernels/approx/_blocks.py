@@ -30,7 +30,8 @@ def structure_list(X, owner: str) -> list:
 
 def check_structures(kernel, X, owner: str) -> list:
     """``X`` as a list, after checking every item is a structure ``kernel`` compares."""
-    X = structure_list(X, owner)
+    convert = getattr(kernel, "as_structure", lambda x: x)  # a networkx graph, for the tuple kernels
+    X = [convert(x) for x in structure_list(X, owner)]
     for k, x in enumerate(X):
         if not isinstance(x, kernel.structure_type):
             raise StructureTypeError(

@@ -13,15 +13,17 @@ similarity vector k(x) = K(x, r_1..r_M) into one bit:
 
 The hash functions are plain functions (:func:`random_knn_subsets` and
 :func:`random_knn_codes`, :func:`kulis_grauman_hyperplanes` and
-:func:`kulis_grauman_codes`) that :class:`KLSH` and the KLSH forest share. Codes are
-packed 8 bits to a byte (``numpy.packbits``, first bit most significant);
-:func:`unpack_codes` gives the bits back as 0/1 features.
+:func:`kulis_grauman_codes`) that :class:`KLSH` and the KLSH forest share. They give
+codes packed 8 bits to a byte (``numpy.packbits``, first bit most significant);
+:func:`unpack_codes` gives the bits back as 0/1 features. ``KLSH.transform`` gives the
+0/1 bits, one column per bit, or with ``packed=True`` the packed bytes
+(:func:`hamming_distances` compares packed codes).
 """
 
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -32,13 +34,15 @@ from ._blocks import gram_rows, structure_list, structure_tags
 HASH_FUNCTIONS = ("random_knn", "kulis_grauman")
 
 
-class KLSH(TransformerMixin, BaseEstimator):
+class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Bit codes of structures from their kernel similarities to a reference set (Garg et
     al. 2019, Algorithm 1; Kulis & Grauman 2009; see the module).
 
     ``fit`` draws the reference set (``n_references`` structures, uniformly) and the hash
     functions; :meth:`fit_references` draws the hash functions for a given reference set,
-    :meth:`restore` takes saved ones. ``transform`` gives packed codes, ``similarities``
+    :meth:`restore` takes saved ones. ``transform`` gives the codes, one 0/1 column per
+    bit (named by ``get_feature_names_out``; ``set_output`` as every scikit-learn
+    transformer), or packed 8 bits to a byte with ``packed=True``; ``similarities`` gives
     the kernel vectors k(x) = K(x, r_1..r_M) they come from (see the module).
 
     Parameters
@@ -54,6 +58,9 @@ class KLSH(TransformerMixin, BaseEstimator):
         (``"kulis_grauman"``).
     hash_function : {"random_knn", "kulis_grauman"}, default="random_knn"
         How a similarity vector becomes bits (see the module).
+    packed : bool, default=False
+        ``transform`` gives packed codes, shape (n, ceil(n_bits / 8)), instead of one
+        column per bit, shape (n, n_bits); uint8 either way.
     random_state : int, RandomState instance or None, default=None
         Seeds the references and the hash functions.
     n_jobs : int or None, default=None
@@ -85,6 +92,7 @@ class KLSH(TransformerMixin, BaseEstimator):
         n_bits: int = 1000,
         subset_size: int = 20,
         hash_function: str = "random_knn",
+        packed: bool = False,
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
         verbose: bool = False,
@@ -94,6 +102,7 @@ class KLSH(TransformerMixin, BaseEstimator):
         self.n_bits = n_bits
         self.subset_size = subset_size
         self.hash_function = hash_function
+        self.packed = packed
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -184,8 +193,15 @@ class KLSH(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "references_")
         return gram_rows(self.kernel, X, self._prepared, n_jobs=self.n_jobs, verbose=self.verbose, desc="KLSH codes")
 
+    @property
+    def _n_features_out(self) -> int:
+        """For ``get_feature_names_out``: a column per bit, or per byte when packed."""
+        check_is_fitted(self, "references_")
+        return -(-self.n_bits // 8) if self.packed else self.n_bits
+
     def transform(self, X: Sequence) -> np.ndarray:
-        """Packed codes, shape (len(X), ceil(H / 8)), dtype uint8."""
+        """The codes, dtype uint8: 0/1 bits, shape (len(X), H), or packed bytes, shape
+        (len(X), ceil(H / 8)), with ``packed=True``."""
         check_is_fitted(self, "references_")
         return gram_rows(
             self.kernel,
@@ -198,11 +214,13 @@ class KLSH(TransformerMixin, BaseEstimator):
         )
 
     def codes_from_similarities(self, K: np.ndarray) -> np.ndarray:
-        """The packed codes of given similarity vectors (rows of K)."""
+        """The codes of given similarity vectors (rows of K), as :meth:`transform` gives them."""
         check_is_fitted(self, "references_")
         if self.hash_function == "random_knn":
-            return random_knn_codes(K, self.subsets_)
-        return kulis_grauman_codes(K, self.hyperplanes_)
+            codes = random_knn_codes(K, self.subsets_)
+        else:
+            codes = kulis_grauman_codes(K, self.hyperplanes_)
+        return codes if self.packed else unpack_codes(codes, self.n_bits)
 
     def __getstate__(self):
         """Pickled without the engine-ready references, which are rebuilt on unpickling."""
@@ -230,6 +248,8 @@ class KLSH(TransformerMixin, BaseEstimator):
             value = getattr(self, name)
             if not isinstance(value, (int, np.integer)) or value < 1:
                 raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}")
+        if not isinstance(self.packed, (bool, np.bool_)):
+            raise InvalidParameterError(f"packed must be True or False, got {self.packed!r}")
         if self.hash_function not in HASH_FUNCTIONS:
             raise InvalidParameterError(f"hash_function must be one of {HASH_FUNCTIONS}, got {self.hash_function!r}")
         if n_structures == 0:

@@ -152,7 +152,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                 desc="Nystroem landmarks",
             )
             normalization = nystroem_normalization(W)
-        self.normalization_ = np.asarray(normalization, dtype=np.float64)
+        self.normalization_ = _checked_normalization(normalization, len(self.components_))
         self.n_features_out_ = len(self.components_)
         return self
 
@@ -221,3 +221,18 @@ def nystroem_normalization(W: np.ndarray, *, rtol: float = EIGENVALUE_RTOL) -> n
     scale = np.zeros_like(eigenvalues)
     scale[kept] = 1.0 / np.sqrt(eigenvalues[kept])
     return (eigenvectors * scale) @ eigenvectors.T
+
+
+def _checked_normalization(normalization, n_landmarks: int) -> np.ndarray:
+    """A given normalization as a finite n_landmarks x n_landmarks float64 matrix, or the package error."""
+    try:
+        matrix = np.asarray(normalization, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise InvalidParameterError(f"the normalization is not a matrix of numbers ({error})") from error
+    if matrix.shape != (n_landmarks, n_landmarks):
+        raise InvalidParameterError(
+            f"the normalization has shape {matrix.shape}; {n_landmarks} landmarks need ({n_landmarks}, {n_landmarks})"
+        )
+    if not np.isfinite(matrix).all():
+        raise InvalidParameterError("the normalization holds values that are not finite")
+    return matrix

@@ -1,16 +1,28 @@
 """spacy-convkernels: convolution kernels for spaCy, from the command line (also python -m spacy_convkernels).
 
-Each command is a module here with ``add_parser`` and ``run``; a package error is
-printed as one line on stderr with exit status 1. ``spacy-convkernels COMMAND --help``
-describes a command."""
+Each command is a module here with ``add_parser``, ``run`` and, when it writes files,
+``files`` (its input and output paths, by the names the user gives them): an output that
+is an input or another output is refused before any work, and every output is written to
+a temporary file renamed into place on success (:mod:`spacy_convkernels.outputs`). A
+package error is printed as one line on stderr with exit status 1.
+``spacy-convkernels COMMAND --help`` describes a command.
+
+A command module imports spaCy, scikit-learn and the compiled engine in the functions
+that need them, not at its top: ``--help`` and ``--version`` stay fast
+(``python bench/cli_help.py`` measures them)."""
 
 import argparse
 import sys
 import warnings
 
+from .. import __version__
 from ..errors import ConvKernelsError, InvalidParameterError
-from ..kernels.base import n_threads
+from ..outputs import check_outputs
+from ..validation import Interval
 from . import convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, trees
+
+SEED = Interval(0, 2**32 - 1, integer=True)
+POSITIVE = Interval(0, None, closed="neither")
 
 COMMANDS = {
     "demo": demo,
@@ -31,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.splitlines()[0],
         epilog="Start with: spacy-convkernels demo. Help on a command: spacy-convkernels COMMAND --help.",
     )
+    parser.add_argument("--version", action=VersionAction, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
     for name, module in COMMANDS.items():
         module.add_parser(commands.add_parser(name, help=module.__doc__.splitlines()[0], description=module.__doc__))
@@ -40,7 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     warnings.formatwarning = lambda message, *_, **__: f"{prefix}: warning: {_line(message)}\n"
     try:
         _check_common(arguments)
-        COMMANDS[arguments.command].run(arguments)
+        module = COMMANDS[arguments.command]
+        if hasattr(module, "files"):
+            inputs, outputs = module.files(arguments)
+            check_outputs(inputs=inputs, outputs=outputs)
+        module.run(arguments)
     except (ConvKernelsError, OSError) as error:
         print(f"{prefix}: error: {_line(error)}", file=sys.stderr)
         return 1
@@ -52,9 +69,32 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+class VersionAction(argparse.Action):
+    """``--version``, looked up only when asked (importlib.metadata takes a third of --help's imports)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
+def version() -> str:
+    """The installed distribution's version, else the source tree's."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("spacy-convkernels")
+    except metadata.PackageNotFoundError:
+        return __version__
+
+
 def _check_common(arguments: argparse.Namespace) -> None:
     """The options several commands share, checked before any work."""
     if getattr(arguments, "n_jobs", None) is not None:
+        from ..kernels.base import n_threads
+
         n_threads(arguments.n_jobs)
     n_process = getattr(arguments, "n_process", 1)
     if n_process != -1 and n_process < 1:
@@ -63,6 +103,10 @@ def _check_common(arguments: argparse.Namespace) -> None:
         value = getattr(arguments, name, 1)
         if value is not None and value < 1:
             raise InvalidParameterError(f"--{name.replace('_', '-')} must be positive, got {value}")
+    for name, accepted in (("random_state", SEED), ("C", POSITIVE)):
+        value = getattr(arguments, name, None)
+        if value is not None and not accepted.accepts(value):
+            raise InvalidParameterError(f"--{name.replace('_', '-')} must be {accepted}, got {value!r}")
 
 
 def _line(message) -> str:

@@ -5,8 +5,6 @@
 import argparse
 from contextlib import nullcontext
 
-from ..distributed import connect
-
 
 def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
@@ -25,4 +23,6 @@ def cluster_client(arguments: argparse.Namespace):
     """A context giving the Dask client the options ask for, or None (no Dask)."""
     if arguments.scheduler is None and arguments.local_cluster is None:
         return nullcontext(None)
+    from ..distributed import connect
+
     return connect(arguments.scheduler, n_workers=arguments.local_cluster)

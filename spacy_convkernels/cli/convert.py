@@ -1,9 +1,13 @@
 """Write spaCy DocBins (.spacy) from TREC/KeLP question files, BioNLP standoff or relations JSONL.
 
-    python -m spacy_convkernels convert train_5500.coarse.klp.gz corpus/train.spacy --dev corpus/dev.spacy
-    python -m spacy_convkernels convert TREC_10.coarse.klp.gz corpus/test.spacy
-    python -m spacy_convkernels convert --format standoff bionlp-st-2013-ge/train corpus/ge-train.spacy
-    python -m spacy_convkernels convert --format relations-jsonl annotations.jsonl corpus/rel.spacy
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
+    BIONLP=$(python -m spacy_convkernels demo --sample bionlp)
+    RELATIONS=$(python -m spacy_convkernels demo --sample relations)
+    python -m spacy_convkernels convert "$QUESTIONS" train.spacy --dev dev.spacy
+    python -m spacy_convkernels convert --format standoff "$BIONLP" ge.spacy
+    python -m spacy_convkernels convert --format relations-jsonl "$RELATIONS" rel.spacy
+
+(the samples installed with the package: ``python -m spacy_convkernels demo --list-samples``)
 
 With ``--format klp`` (the default):
 
@@ -26,17 +30,12 @@ DocBin's user data); ``--dev`` takes every ``--dev-every``-th Doc as for klp, an
 import argparse
 from pathlib import Path
 
-import spacy
-from spacy.tokens import DocBin
-
-from ..corpora.klp import read_klp_lines
-from ..corpora.relations_jsonl import read_relations_jsonl
-from ..corpora.standoff import read_standoff
 from ..errors import ConvKernelsError, CorpusFormatError, InvalidParameterError
+from ..outputs import check_outputs, replacing
 
 CLASSES = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
 TEXT = "quest"
-READERS = {"standoff": read_standoff, "relations-jsonl": read_relations_jsonl}
+READERS = ("standoff", "relations-jsonl")  # the formats besides klp, read by _reader
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -48,6 +47,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default="en", help="language of the tokenizer's vocab (default en)")
     parser.add_argument("--format", choices=["klp", *READERS], default="klp", help="input format (default klp)")
     parser.add_argument("--skip-errors", action="store_true", help="standoff, relations-jsonl: skip malformed lines")
+
+
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    return {"input": arguments.input}, {"output": arguments.output, "--dev": arguments.dev}
 
 
 def run(arguments: argparse.Namespace) -> None:
@@ -71,9 +74,16 @@ def run(arguments: argparse.Namespace) -> None:
 
 def convert(input_path, output, *, dev=None, dev_every: int = 10, lang: str = "en") -> dict:
     """Write the DocBin(s); returns the number of Docs written to each path."""
+    from spacy.tokens import DocBin
+
+    from ..corpora.klp import read_klp_lines
+
+    check_outputs(inputs={"input": Path(input_path)}, outputs={"output": Path(output), "dev": dev})
     if dev is not None and dev_every < 2:
         raise InvalidParameterError(f"--dev-every must be at least 2, got {dev_every}")
-    nlp = spacy.blank(lang)
+    if Path(input_path).is_dir():
+        raise InvalidParameterError(f"{input_path} is a directory: a standoff corpus needs --format standoff")
+    nlp = _blank(lang)
     train, held_out = DocBin(attrs=[], store_user_data=False), DocBin(attrs=[], store_user_data=False)
     for number, (line, example) in enumerate(read_klp_lines(input_path), start=1):
         if TEXT not in example.texts:
@@ -103,20 +113,41 @@ def convert_annotations(
 ) -> dict:
     """Write the DocBin(s) of a standoff directory or a relations JSONL file (``format``
     ``"standoff"`` or ``"relations-jsonl"``); returns the number of Docs written to each path."""
+    from spacy.tokens import DocBin
+
     if format not in READERS:
         raise InvalidParameterError(f"format {format!r} is not one of {', '.join(READERS)}")
+    check_outputs(inputs={"input": Path(input_path)}, outputs={"output": Path(output), "dev": dev})
     if dev is not None and dev_every < 2:
         raise InvalidParameterError(f"--dev-every must be at least 2, got {dev_every}")
     train, held_out = DocBin(store_user_data=True), DocBin(store_user_data=True)
-    for number, doc in enumerate(READERS[format](input_path, spacy.blank(lang), skip_errors=skip_errors), start=1):
+    for number, doc in enumerate(_reader(format)(input_path, _blank(lang), skip_errors=skip_errors), start=1):
         (held_out if dev is not None and number % dev_every == 0 else train).add(doc)
     if not len(train):
         raise ConvKernelsError(f"{input_path}: no document outside the dev split")
     return _write({output: train} if dev is None else {output: train, dev: held_out})
 
 
+def _reader(format: str):
+    """The corpus reader of a format of :data:`READERS`."""
+    from ..corpora.relations_jsonl import read_relations_jsonl
+    from ..corpora.standoff import read_standoff
+
+    return {"standoff": read_standoff, "relations-jsonl": read_relations_jsonl}[format]
+
+
+def _blank(lang: str):
+    """A blank pipeline of the language ``lang``, or the package error naming it."""
+    import spacy
+
+    try:
+        return spacy.blank(lang)
+    except ImportError as error:
+        raise InvalidParameterError(f"--lang {lang!r} is not a language code spaCy knows (en, de, fr, ...)") from error
+
+
 def _write(written: dict) -> dict:
     for path, docs in written.items():
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        docs.to_disk(path)
+        with replacing(path) as temporary:
+            docs.to_disk(temporary)
     return {str(path): len(docs) for path, docs in written.items()}

@@ -1,45 +1,51 @@
 """Evaluate a kernel on the two benchmark tasks: TREC question classification and BioNLP GE interactions.
 
-    python -m spacy_convkernels evaluate qc train_5500.coarse.klp.gz TREC_10.coarse.klp.gz --kernel ptk
-    python -m spacy_convkernels evaluate bionlp ge/train ge/devel --model en_core_web_md
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
+    BIONLP=$(python -m spacy_convkernels demo --sample bionlp)
+    python -m spacy_convkernels evaluate qc "$QUESTIONS" "$QUESTIONS" --kernel ptk
+    python -m spacy_convkernels evaluate bionlp "$BIONLP" "$BIONLP" --model en_core_web_md
 
 These are the library's protocols of the benchmark scripts in the repository's bench/,
-for one kernel at a time (the scripts compare many and write the docs' tables):
-
-- ``qc`` (bench/qc_classification.py): the ``--representation`` trees of KeLP example
-  files, coarse classes; one binary C-SVM per class on the normalized Gram, with KeLP's
-  fairness (a positive error costs C * negatives / positives), the highest decision
-  value wins; prints the test accuracy.
-- ``bionlp`` (bench/bionlp_relations.py, the exact PK k-NN row): BioNLP standoff
-  directories with gold proteins, parsed by ``--model`` (its NER left out); candidates
-  are the interactions of the role sets theme; catalyst, theme; theme, theme2 within 4
-  dependency edges of the gold triggers, positive
-  when a gold interaction has their trigger and participants; a k-NN on the subsequence
-  path kernel (lam 0.5) of their paths, fitted on the training candidates, predicts the
-  devel candidates; prints precision, recall and F1 of the positive class.
+for one kernel at a time (the scripts compare many and write the docs' tables);
+``evaluate qc --help`` and ``evaluate bionlp --help`` describe them. The examples train
+and test on one sample: they show that the command runs, not a score.
 """
 
 import argparse
 import time
 from pathlib import Path
 
-import numpy as np
-import spacy
-from tqdm import tqdm
-
-from ..corpora import read_klp, read_standoff
 from ..errors import ConvKernelsError, CorpusFileError, InvalidParameterError
-from ..kernels import SubsequencePathKernel
-from ..learn import KernelKNeighborsClassifier, fair_one_vs_all
-from ..structures.dependency import REPRESENTATIONS
-from ..structures.relations import GoldRelations, dependency_interactions
-from .structures import add_kernel_arguments, kernel_parameters, make_kernel
+from .structures import REPRESENTATIONS, add_kernel_arguments, kernel_parameters, make_kernel
+
+QC = """TREC question classification: one-vs-all SVMs on a tree kernel (bench/qc_classification.py).
+
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
+    python -m spacy_convkernels evaluate qc "$QUESTIONS" "$QUESTIONS" --kernel ptk
+
+TRAIN and TEST are KeLP example files (the benchmark's: train_5500.coarse.klp.gz and
+TREC_10.coarse.klp.gz); their ``--representation`` trees and coarse classes. One binary
+C-SVM per class on the normalized Gram, with KeLP's fairness (a positive error costs
+C * negatives / positives); the highest decision value wins. Prints the test accuracy.
+"""
+BIONLP = """BioNLP GE interactions: a path-kernel k-NN (bench/bionlp_relations.py, the exact PK k-NN row).
+
+    BIONLP=$(python -m spacy_convkernels demo --sample bionlp)
+    python -m spacy_convkernels evaluate bionlp "$BIONLP" "$BIONLP" --model en_core_web_md
+
+TRAIN and DEVEL are BioNLP standoff directories with gold proteins, parsed by ``--model``
+(its NER left out). Candidates are the interactions of the role sets theme; catalyst,
+theme; theme, theme2 within 4 dependency edges of the gold triggers, positive when a gold
+interaction has their trigger and participants. A k-NN on the subsequence path kernel
+(lam 0.5) of their paths, fitted on the training candidates, predicts the devel
+candidates; prints precision, recall and F1 of the positive class.
+"""
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     tasks = parser.add_subparsers(dest="task", required=True)
-    qc = tasks.add_parser("qc", help="TREC question classification: SVMs on a tree kernel", description=__doc__)
+    qc = tasks.add_parser("qc", help=QC.splitlines()[0], description=QC)
     qc.formatter_class = argparse.RawDescriptionHelpFormatter
     qc.add_argument("train", type=Path, help="KeLP examples to train on (.klp, .klp.gz)")
     qc.add_argument("test", type=Path, help="KeLP examples to test on")
@@ -47,7 +53,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     qc.add_argument("--C", type=float, default=10.0, help="the SVMs' C (default 10, KeLP's)")
     qc.add_argument("--quiet", action="store_true", help="no progress bars")
     add_kernel_arguments(qc)
-    bionlp = tasks.add_parser("bionlp", help="BioNLP GE interactions: path-kernel k-NN", description=__doc__)
+    bionlp = tasks.add_parser("bionlp", help=BIONLP.splitlines()[0], description=BIONLP)
     bionlp.formatter_class = argparse.RawDescriptionHelpFormatter
     bionlp.add_argument("train", type=Path, help="a directory of standoff documents (.txt, .a1, .a2)")
     bionlp.add_argument("devel", type=Path, help="a directory of standoff documents to score")
@@ -66,6 +72,10 @@ def run(arguments: argparse.Namespace) -> None:
 
 
 def evaluate_qc(arguments: argparse.Namespace) -> None:
+    import numpy as np
+
+    from ..learn import fair_one_vs_all
+
     kernel = make_kernel(arguments.kernel, kernel_parameters(arguments))
     (X, y), (Z, y_test) = (_questions(path, arguments.representation) for path in (arguments.train, arguments.test))
     if len(np.unique(y)) < 2:
@@ -83,7 +93,12 @@ def evaluate_qc(arguments: argparse.Namespace) -> None:
     )
 
 
-def _questions(path: Path, representation: str) -> tuple[list, np.ndarray]:
+def _questions(path: Path, representation: str) -> tuple:
+    """The trees of a KeLP file's questions and their coarse labels (an array)."""
+    import numpy as np
+
+    from ..corpora import read_klp
+
     trees, labels = [], []
     for example in read_klp(path):
         if representation not in example.trees or len(example.labels) != 1:
@@ -96,6 +111,12 @@ def _questions(path: Path, representation: str) -> tuple[list, np.ndarray]:
 
 
 def evaluate_bionlp(arguments: argparse.Namespace) -> None:
+    import numpy as np
+    import spacy
+
+    from ..kernels import SubsequencePathKernel
+    from ..learn import KernelKNeighborsClassifier
+
     for folder in (arguments.train, arguments.devel):
         if not folder.is_dir():
             raise CorpusFileError("no such directory", folder)
@@ -125,8 +146,14 @@ def evaluate_bionlp(arguments: argparse.Namespace) -> None:
     )
 
 
-def _candidates(folder: Path, nlp, n_process: int, progress: bool) -> tuple[list, np.ndarray]:
+def _candidates(folder: Path, nlp, n_process: int, progress: bool) -> tuple:
     """The paths of the candidates of a directory's documents, and whether each is positive."""
+    import numpy as np
+    from tqdm import tqdm
+
+    from ..corpora import read_standoff
+    from ..structures.relations import GoldRelations, dependency_interactions
+
     documents = list(read_standoff(folder, nlp))
     if not documents:
         raise CorpusFileError("no standoff document (.txt)", folder)

@@ -1,7 +1,8 @@
 """Explain a tree kernel's value for two trees: the node pairs and common fragments that make it, drawn to HTML or SVG.
 
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
     python -m spacy_convkernels explain "(S (NP the cat) (VP sat))" "(S (NP a cat) (VP slept))" -o explain.html
-    python -m spacy_convkernels explain --corpus trees.jsonl 3 17 --kernel sst --top 5 -o explain.svg
+    python -m spacy_convkernels explain --corpus "$QUESTIONS" 3 17 --kernel sst --top 5 -o explain.svg
 
 A and B are trees in bracket form, or with ``--corpus`` the 0-based positions of two
 trees of a corpus file (as for ``gram``: ``.jsonl`` of ``trees --format jsonl``,
@@ -17,8 +18,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConvKernelsError, InvalidParameterError
-from ..kernels.explain import to_html, to_svg
-from ..structures.tree import Tree
+from ..outputs import replacing
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
 
@@ -33,23 +33,32 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     add_kernel_arguments(parser)
 
 
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    return {"--corpus": arguments.corpus, "--vectors": arguments.vectors}, {"--output": arguments.output}
+
+
 def run(arguments: argparse.Namespace) -> None:
     if arguments.output.suffix not in (".html", ".svg"):
         raise InvalidParameterError(f"--output must end in .html or .svg, got {arguments.output}")
+    from ..kernels.explain import to_html, to_svg
+
     kernel = make_kernel(arguments.kernel, kernel_parameters(arguments))
     a, b = _pair(arguments)
     explanation = kernel.explain(a, b, top=arguments.top, normalize=arguments.normalize)
     title = f"{arguments.kernel.upper()} K(a, b) = {explanation.value:.4g}"
     page = to_svg(explanation, a, b) if arguments.output.suffix == ".svg" else to_html(explanation, a, b, title=title)
-    arguments.output.parent.mkdir(parents=True, exist_ok=True)
-    arguments.output.write_text(page, encoding="utf-8")
+    with replacing(arguments.output) as temporary:
+        temporary.write_text(page, encoding="utf-8")
     print(f"K(a, b) = {explanation.value:.6g} ({explanation.n_pairs} contributing node pairs)")
     for rank, match in enumerate(explanation.matches, start=1):
         print(f"{rank:3d}. {match.value:.6g} ({100 * match.share:.1f} %) {match.fragment}")
     print(f"drawn to {arguments.output}", file=sys.stderr)
 
 
-def _pair(arguments: argparse.Namespace) -> tuple[Tree, Tree]:
+def _pair(arguments: argparse.Namespace) -> tuple:
+    """Trees A and B, from the command line or the corpus."""
+    from ..structures.tree import Tree
+
     if arguments.corpus is None:
         trees = []
         for name in ("a", "b"):

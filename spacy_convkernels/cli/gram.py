@@ -1,7 +1,8 @@
 """Write the Gram matrix of a corpus of trees to a .npy file, a block of rows at a time.
 
-    python -m spacy_convkernels gram trees.jsonl gram.npy --kernel ptk --float32
-    python -m spacy_convkernels gram test.klp.gz test_train.npy --against train.klp.gz --representation lct
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
+    python -m spacy_convkernels gram "$QUESTIONS" gram.npy --kernel ptk --float32
+    python -m spacy_convkernels gram "$QUESTIONS" lct.npy --representation lct --block-size 16
 
 The corpus is a ``.jsonl`` file of ``trees --format jsonl``, a ``.klp``/``.klp.gz`` file
 or a file of bracket trees, one per line (see :mod:`spacy_convkernels.cli.structures`).
@@ -17,12 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-from numpy.lib.format import open_memmap
-from tqdm import tqdm
-
-from .. import distributed
 from ..errors import InvalidParameterError
+from ..outputs import replacing
 from .cluster import add_cluster_arguments, cluster_client
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
@@ -40,6 +37,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     add_cluster_arguments(parser)
 
 
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    inputs = {"input": arguments.input, "--against": arguments.against, "--vectors": arguments.vectors}
+    return inputs, {"output": arguments.output}
+
+
 def run(arguments: argparse.Namespace) -> None:
     kernel = make_kernel(arguments.kernel, kernel_parameters(arguments))
     X = read_trees(arguments.input, representation=arguments.representation)
@@ -50,7 +52,7 @@ def run(arguments: argparse.Namespace) -> None:
             X,
             arguments.output,
             Y=Y,
-            dtype=np.float32 if arguments.float32 else np.float64,
+            dtype="float32" if arguments.float32 else "float64",
             block_size=arguments.block_size,
             normalize=arguments.normalize,
             n_jobs=arguments.n_jobs,
@@ -66,7 +68,7 @@ def write_gram(
     output,
     *,
     Y: list | None = None,
-    dtype=np.float64,
+    dtype="float64",
     block_size: int = 1000,
     normalize: bool = True,
     n_jobs=None,
@@ -75,12 +77,39 @@ def write_gram(
 ) -> tuple[int, int]:
     """Write K(X, Y) (K(X, X) when ``Y`` is None) to the .npy file ``output`` by blocks of
     ``block_size`` rows, on the Dask cluster of ``client`` when given; returns its shape."""
+    from numpy.lib.format import open_memmap
+
     if block_size < 1:
         raise InvalidParameterError(f"--block-size must be positive, got {block_size}")
     symmetric = Y is None
-    Path(output).parent.mkdir(parents=True, exist_ok=True)
-    out = open_memmap(output, mode="w+", dtype=dtype, shape=(len(X), len(X) if symmetric else len(Y)))
+    kernel.prepare([])  # reads what the kernel reads lazily (a vectors file) before the output is opened
+    with replacing(output) as temporary:
+        out = open_memmap(temporary, mode="w+", dtype=dtype, shape=(len(X), len(X) if symmetric else len(Y)))
+        _fill(
+            kernel,
+            X,
+            Y,
+            out,
+            block_size=block_size,
+            normalize=normalize,
+            n_jobs=n_jobs,
+            progress=progress,
+            client=client,
+        )
+        out.flush()
+        shape = out.shape
+        del out
+    return shape
+
+
+def _fill(kernel, X: list, Y: list | None, out, *, block_size, normalize, n_jobs, progress, client) -> None:
+    """Write K(X, Y) (K(X, X) when ``Y`` is None) into ``out`` by blocks of rows."""
+    from tqdm import tqdm
+
+    symmetric = Y is None
     if client is not None:
+        from .. import distributed
+
         distributed.gram(
             kernel,
             X,
@@ -104,7 +133,3 @@ def write_gram(
                 else:
                     out[start:stop] = kernel.gram(X[start:stop], columns, normalize=normalize, n_jobs=n_jobs)
                 bar.update(stop - start)
-    out.flush()
-    shape = out.shape
-    del out
-    return shape

@@ -1,7 +1,8 @@
 """Build a protein gazetteer and a trigger lexicon (span_ruler patterns) from BioNLP standoff training data.
 
-    python -m spacy_convkernels lexicon bionlp-st-2013-ge/train lexicon/
-    python -m spacy_convkernels lexicon TRAIN_DIR OUTPUT_DIR --min-count 2 --min-precision 0.2 --no-shapes
+    BIONLP=$(python -m spacy_convkernels demo --sample bionlp)
+    python -m spacy_convkernels lexicon "$BIONLP" lexicon/
+    python -m spacy_convkernels lexicon "$BIONLP" strict/ --min-count 2 --min-precision 0.2 --no-shapes
 
 TRAIN_DIR holds BioNLP shared-task documents with their annotations (``.txt``, ``.a1``,
 ``.a2``); OUTPUT_DIR receives ``proteins.jsonl`` (label ``Protein``) and ``triggers.jsonl``
@@ -16,11 +17,8 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-import spacy
-
-from ..corpora.lexicon import FILES, build_lexicon, write_lexicon
-from ..corpora.standoff import read_standoff
-from ..errors import CorpusFileError
+from ..errors import CorpusFileError, InvalidParameterError
+from ..outputs import same_file
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +39,22 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--skip-errors", action="store_true", help="skip malformed standoff lines")
 
 
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    """The training directory must not receive the patterns: its two files are checked."""
+    from ..corpora.lexicon import FILES
+
+    outputs = {str(arguments.output / name): arguments.output / name for name in FILES.values()}
+    if same_file(arguments.output, arguments.train):
+        raise InvalidParameterError(f"output {arguments.output} is the training directory {arguments.train}")
+    return {"train": arguments.train}, outputs
+
+
 def run(arguments: argparse.Namespace) -> None:
+    import spacy
+
+    from ..corpora.lexicon import FILES, build_lexicon, write_lexicon
+    from ..corpora.standoff import read_standoff
+
     train = arguments.train
     if not train.is_dir():
         raise CorpusFileError("no such directory", train)

@@ -1,16 +1,10 @@
 """Fit a Nyström approximation of a tree kernel to a corpus, save it, and turn trees into vectors with it.
 
-    python -m spacy_convkernels nystroem fit train.klp.gz nystroem.npz --kernel ptk --n-components 500
-    python -m spacy_convkernels nystroem transform nystroem.npz test.klp.gz test_vectors.npy --float32
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
+    python -m spacy_convkernels nystroem fit "$QUESTIONS" nystroem.npz --kernel ptk --n-components 20
+    python -m spacy_convkernels nystroem transform nystroem.npz "$QUESTIONS" vectors.npy --float32
 
-``fit`` picks ``--n-components`` landmarks among the corpus' trees (uniformly or by kernel
-k-means++) and saves the kernel, its options, the landmarks (bracket strings) and the
-normalization matrix in one ``.npz`` file (no pickle). ``transform`` loads it and writes
-the vectors of a corpus' trees (one row per tree, in file order) to a ``.npy`` file; the
-trees are read with the representation the model was fitted on. Corpus files are as for
-``gram`` (see :mod:`spacy_convkernels.cli.structures`). ``transform`` runs on a Dask
-cluster with ``--scheduler ADDRESS`` or ``--local-cluster N`` (the ``dask`` extra), with
-the same vectors.
+``nystroem fit --help`` and ``nystroem transform --help`` describe the two steps.
 """
 
 import argparse
@@ -19,22 +13,39 @@ import sys
 import zipfile
 from pathlib import Path
 
-import numpy as np
-
-from .. import distributed
-from ..approx.nystroem import LANDMARK_INITS, Nystroem
 from ..errors import ConvKernelsError, CorpusFileError
-from ..structures.tree import Tree
+from ..outputs import replacing
 from .cluster import add_cluster_arguments, cluster_client
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
+FIT = """Pick landmarks among a corpus' trees and save the model (.npz).
+
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
+    python -m spacy_convkernels nystroem fit "$QUESTIONS" nystroem.npz --kernel ptk --n-components 20
+
+``--n-components`` landmarks are picked among the corpus' trees (``--landmark-init``), and
+the kernel, its options, the landmarks (bracket strings) and the normalization matrix are
+saved in one ``.npz`` file (no pickle). Corpus files are as for ``gram`` (see
+:mod:`spacy_convkernels.cli.structures`).
+"""
+TRANSFORM = """Write the vectors of a corpus' trees with a saved model (.npy).
+
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
+    python -m spacy_convkernels nystroem transform nystroem.npz "$QUESTIONS" vectors.npy --float32
+
+MODEL is a file of ``nystroem fit``. One row per tree, in file order; the trees are read
+with the representation the model was fitted on. With ``--scheduler ADDRESS`` or
+``--local-cluster N`` the vectors are computed on a Dask cluster (the ``dask`` extra),
+with the same values.
+"""
 FORMAT = "spacy_convkernels.nystroem.v1"
+LANDMARK_INITS = ("uniform", "kmeans++", "pivoted_cholesky", "ridge_leverage")  # approx.nystroem's, not imported
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     steps = parser.add_subparsers(dest="step", required=True)
-    fit = steps.add_parser("fit", help="choose landmarks and save the model (.npz)", description=__doc__)
+    fit = steps.add_parser("fit", help=FIT.splitlines()[0], description=FIT)
     fit.formatter_class = argparse.RawDescriptionHelpFormatter
     fit.add_argument("input", type=Path, help="the corpus: .jsonl (of trees), .klp[.gz] or bracket trees")
     fit.add_argument("model", type=Path, help="the .npz file to write")
@@ -44,7 +55,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     fit.add_argument("--quiet", action="store_true", help="no progress bars")
     add_input_arguments(fit)
     add_kernel_arguments(fit)
-    transform = steps.add_parser("transform", help="vectors of a corpus with a saved model (.npy)", description=__doc__)
+    transform = steps.add_parser("transform", help=TRANSFORM.splitlines()[0], description=TRANSFORM)
     transform.formatter_class = argparse.RawDescriptionHelpFormatter
     transform.add_argument("model", type=Path, help="a model written by nystroem fit")
     transform.add_argument("input", type=Path, help="the corpus (same formats as fit)")
@@ -55,7 +66,18 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     add_cluster_arguments(transform)
 
 
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    if arguments.step == "fit":
+        return {"input": arguments.input, "--vectors": arguments.vectors}, {"model": arguments.model}
+    return {"model": arguments.model, "input": arguments.input}, {"output": arguments.output}
+
+
 def run(arguments: argparse.Namespace) -> None:
+    import numpy as np
+
+    from .. import distributed
+    from ..approx.nystroem import Nystroem
+
     if arguments.step == "fit":
         parameters = kernel_parameters(arguments)
         model = Nystroem(
@@ -79,13 +101,15 @@ def run(arguments: argparse.Namespace) -> None:
             vectors = model.transform(X)
         else:
             vectors = distributed.nystroem_transform(model, X, client=client, progress=not arguments.quiet)
-    arguments.output.parent.mkdir(parents=True, exist_ok=True)
-    np.save(arguments.output, vectors.astype(np.float32 if arguments.float32 else np.float64, copy=False))
+    with replacing(arguments.output) as temporary, open(temporary, "wb") as out:  # np.save by name would add .npy
+        np.save(out, vectors.astype(np.float32 if arguments.float32 else np.float64, copy=False))
     print(f"{vectors.shape[0]} x {vectors.shape[1]} vectors to {arguments.output}", file=sys.stderr)
 
 
-def save(model: Nystroem, path, *, kernel: str, parameters: dict, representation: str) -> None:
+def save(model, path, *, kernel: str, parameters: dict, representation: str) -> None:
     """Write a fitted model: the kernel's name and options, the landmarks, the normalization."""
+    import numpy as np
+
     settings = {
         "format": FORMAT,
         "kernel": kernel,
@@ -93,8 +117,7 @@ def save(model: Nystroem, path, *, kernel: str, parameters: dict, representation
         "normalize": model.normalize,
         "representation": representation,
     }
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as out:  # np.savez would append .npz to another name
+    with replacing(path) as temporary, open(temporary, "wb") as out:  # np.savez by name would add .npz
         np.savez(
             out,
             settings=np.array(json.dumps(settings)),
@@ -103,16 +126,29 @@ def save(model: Nystroem, path, *, kernel: str, parameters: dict, representation
         )
 
 
-def load(path, *, n_jobs=None, verbose: bool = False) -> tuple[Nystroem, str]:
-    """The model saved by :func:`save` and the tree representation it was fitted on."""
+def load(path, *, n_jobs=None, verbose: bool = False) -> tuple:
+    """The model saved by :func:`save` (a :class:`~spacy_convkernels.approx.Nystroem`) and
+    the tree representation it was fitted on."""
+    import numpy as np
+
+    from ..approx.nystroem import Nystroem
+    from ..structures.tree import Tree
+
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            settings = json.loads(str(stored["settings"]))
-            landmarks, normalization = list(stored["landmarks"]), stored["normalization"]
+        stored = np.load(path, allow_pickle=False)
     except FileNotFoundError as error:
         raise CorpusFileError("no such file", path) from error
+    except (OSError, ValueError, zipfile.BadZipFile) as error:  # numpy's own text would advise allow_pickle
+        raise CorpusFileError("not a model written by nystroem fit (not an .npz archive of arrays)", path) from error
+    if not isinstance(stored, np.lib.npyio.NpzFile):
+        raise CorpusFileError("not a model written by nystroem fit (a .npy array, not its .npz archive)", path)
+    try:
+        with stored:
+            settings = json.loads(str(stored["settings"]))
+            landmarks, normalization = list(stored["landmarks"]), stored["normalization"]
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
-        raise CorpusFileError(f"not a model written by nystroem fit ({type(error).__name__}: {error})", path) from error
+        reason = f"no {error}" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
+        raise CorpusFileError(f"not a model written by nystroem fit ({reason})", path) from error
     if not isinstance(settings, dict) or settings.get("format") != FORMAT:
         raise CorpusFileError(f"not a model written by nystroem fit (no format {FORMAT})", path)
     try:
@@ -122,5 +158,7 @@ def load(path, *, n_jobs=None, verbose: bool = False) -> tuple[Nystroem, str]:
         raise CorpusFileError(f"a damaged model ({type(error).__name__}: {error})", path) from error
     if normalization.shape != (len(trees), len(trees)):
         raise CorpusFileError(f"a damaged model: normalization {normalization.shape} for {len(trees)} landmarks", path)
+    if not np.issubdtype(normalization.dtype, np.floating) or not np.isfinite(normalization).all():
+        raise CorpusFileError("a damaged model: the normalization is not a matrix of finite numbers", path)
     model = Nystroem(kernel, n_components=len(trees), normalize=settings["normalize"], n_jobs=n_jobs, verbose=verbose)
     return model.set_landmarks(trees, normalization), settings["representation"]

@@ -1,7 +1,8 @@
 """Draw the kernel-similarity heatmap of a corpus sample to an image (needs the plot extra, matplotlib).
 
-    python -m spacy_convkernels plot train.klp.gz heatmap.png --sample 200
-    python -m spacy_convkernels plot trees.jsonl heatmap.svg --labels labels.txt --kernel sst
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
+    python -m spacy_convkernels plot "$QUESTIONS" heatmap.png --sample 40
+    python -m spacy_convkernels plot "$QUESTIONS" heatmap.svg --kernel sst --representation lct
 
 The corpus is read as by ``gram`` (``.jsonl`` of ``trees --format jsonl``, ``.klp[.gz]``
 or bracket trees one per line; ``--representation`` picks the tree). ``--sample`` trees
@@ -16,12 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
-from ..corpora.klp import read_klp
-from ..corpora.lines import Unreadable, corpus_error, corpus_lines
 from ..errors import InvalidParameterError
-from ..plots import similarity_heatmap
+from ..outputs import replacing
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
 
@@ -34,6 +31,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--random-state", type=int, default=0, help="seed of the sample (default 0)")
     add_input_arguments(parser)
     add_kernel_arguments(parser)
+
+
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    inputs = {"input": arguments.input, "--labels": arguments.labels, "--vectors": arguments.vectors}
+    return inputs, {"output": arguments.output}
 
 
 def run(arguments: argparse.Namespace) -> None:
@@ -55,15 +57,20 @@ def run(arguments: argparse.Namespace) -> None:
     )
     figure.axes[0].set_title(f"{arguments.kernel.upper()} on {arguments.representation}: {arguments.input.name}")
     figure.tight_layout()
-    arguments.output.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(arguments.output, dpi=110)
+    with replacing(arguments.output) as temporary:
+        figure.savefig(temporary, dpi=110)
     print(f"{min(arguments.sample, len(trees))} trees drawn to {arguments.output}", file=sys.stderr)
 
 
 def heatmap_figure(
     kernel, trees: list, labels: list[str], *, sample: int, random_state: int, normalize: bool = True, n_jobs=None
 ):
-    """The Figure of :func:`similarity_heatmap` on ``sample`` trees drawn at random (in corpus order)."""
+    """The Figure of :func:`~spacy_convkernels.plots.similarity_heatmap` on ``sample`` trees
+    drawn at random (in corpus order)."""
+    import numpy as np
+
+    from ..plots import similarity_heatmap
+
     chosen = np.arange(len(trees))
     if sample < len(trees):
         chosen = np.sort(np.random.default_rng(random_state).choice(len(trees), sample, replace=False))
@@ -76,6 +83,9 @@ def heatmap_figure(
 
 def _labels(corpus: Path, path: Path | None, count: int) -> list[str]:
     """One label per tree: from ``path``, from a KeLP corpus, or one group."""
+    from ..corpora.klp import read_klp
+    from ..corpora.lines import Unreadable, corpus_error, corpus_lines
+
     if path is not None:
         labels = []
         for number, line in corpus_lines(path):

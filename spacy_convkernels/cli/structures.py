@@ -14,27 +14,19 @@ import inspect
 import json
 from pathlib import Path
 
-from ..corpora.klp import read_klp_lines
-from ..corpora.lines import Unreadable, corpus_error, corpus_lines
 from ..errors import ConvKernelsError, CorpusFormatError, InvalidParameterError
-from ..kernels import (
-    CompositionalSmoothedPartialTreeKernel,
-    Kernel,
-    PartialTreeKernel,
-    SmoothedPartialTreeKernel,
-    SubsetTreeKernel,
-    SubtreeKernel,
-)
-from ..structures.dependency import REPRESENTATIONS
-from ..structures.tree import Tree
 from ..validation import validate_parameters
 
+# structures.dependency.REPRESENTATIONS, not imported here: --help imports no numpy (a test keeps them equal)
+REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
+
+# name on the command line: class of spacy_convkernels.kernels (imported by kernel_class)
 KERNELS = {
-    "st": SubtreeKernel,
-    "sst": SubsetTreeKernel,
-    "ptk": PartialTreeKernel,
-    "sptk": SmoothedPartialTreeKernel,
-    "csptk": CompositionalSmoothedPartialTreeKernel,
+    "st": "SubtreeKernel",
+    "sst": "SubsetTreeKernel",
+    "ptk": "PartialTreeKernel",
+    "sptk": "SmoothedPartialTreeKernel",
+    "csptk": "CompositionalSmoothedPartialTreeKernel",
 }
 OPTIONS = ("lam", "mu", "terminal_factor", "vectors")
 
@@ -59,7 +51,7 @@ def add_kernel_arguments(parser: argparse.ArgumentParser) -> None:
 
 def kernel_parameters(arguments: argparse.Namespace) -> dict:
     """The kernel options given on the command line, checked against the kernel's parameters."""
-    accepted = inspect.signature(KERNELS[arguments.kernel]).parameters
+    accepted = inspect.signature(kernel_class(arguments.kernel)).parameters
     given = {name: getattr(arguments, name) for name in OPTIONS if getattr(arguments, name) is not None}
     for name in given:
         if name not in accepted:
@@ -67,16 +59,26 @@ def kernel_parameters(arguments: argparse.Namespace) -> dict:
     return given
 
 
-def make_kernel(name: str, parameters: dict) -> Kernel:
+def kernel_class(name: str) -> type:
+    """The kernel class of a command-line name (the engine is imported here)."""
+    from .. import kernels
+
     if name not in KERNELS:
         raise InvalidParameterError(f"unknown kernel {name!r}; known: {', '.join(KERNELS)}")
-    kernel = KERNELS[name](**parameters)
+    return getattr(kernels, KERNELS[name])
+
+
+def make_kernel(name: str, parameters: dict):
+    """The kernel ``name`` with ``parameters``, checked before any work."""
+    kernel = kernel_class(name)(**parameters)
     validate_parameters(kernel)  # before any work, not at the first block
     return kernel
 
 
-def read_trees(path: Path, *, representation: str = "grct") -> list[Tree]:
-    """The trees of a corpus file (see the module)."""
+def read_trees(path: Path, *, representation: str = "grct") -> list:
+    """The trees (:class:`~spacy_convkernels.Tree`) of a corpus file (see the module)."""
+    from ..corpora.klp import read_klp_lines
+
     name = path.name.lower()
     if name.endswith((".klp", ".klp.gz")):
         trees = []
@@ -92,6 +94,9 @@ def read_trees(path: Path, *, representation: str = "grct") -> list[Tree]:
 
 
 def _tree_lines(path: Path, field: str | None):
+    from ..corpora.lines import Unreadable, corpus_error, corpus_lines
+    from ..structures.tree import Tree
+
     for number, line in corpus_lines(path):
         if isinstance(line, Unreadable):
             raise corpus_error(line.message, path, number, line.cause)

@@ -1,7 +1,8 @@
 """Write the trees of every sentence: raw text or a DocBin to GRCT, LCT, LOCT, CGRCT and CLCT.
 
+    PARSES=$(python -m spacy_convkernels demo --sample parses)
+    python -m spacy_convkernels trees "$PARSES" --format jsonl -o trees.jsonl
     python -m spacy_convkernels trees questions.txt --model en_core_web_md -o trees.tsv
-    python -m spacy_convkernels trees corpus.spacy --representations grct lct --format jsonl
 
 The input is a text file, one text per line (blank lines skipped), parsed with
 ``--model`` (a spaCy pipeline with a parser, by name or path), or a ``.spacy`` DocBin of
@@ -23,15 +24,14 @@ import json
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-import spacy
-from spacy.tokens import Doc, DocBin
-from tqdm import tqdm
-
-from ..corpora.lines import Unreadable, corpus_error, corpus_lines
 from ..errors import CorpusFormatError, InvalidParameterError, MissingAnnotationError
-from ..structures.dependency import REPRESENTATIONS, span_to_trees
+from ..outputs import replacing
+from .structures import REPRESENTATIONS
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +48,13 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar (shown on a terminal)")
 
 
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    return {"input": arguments.input}, {"--output": arguments.output}
+
+
 def run(arguments: argparse.Namespace) -> None:
+    from tqdm import tqdm
+
     docs = read_docs(
         arguments.input, model=arguments.model, batch_size=arguments.batch_size, n_process=arguments.n_process
     )
@@ -56,13 +62,16 @@ def run(arguments: argparse.Namespace) -> None:
     if arguments.output is None:
         count = write_trees(docs, sys.stdout, representations=arguments.representations, format=arguments.format)
     else:
-        with open(arguments.output, "w", encoding="utf-8") as out:
+        with replacing(arguments.output) as temporary, open(temporary, "w", encoding="utf-8") as out:
             count = write_trees(docs, out, representations=arguments.representations, format=arguments.format)
     print(f"{count} sentences", file=sys.stderr)
 
 
-def read_docs(path: Path, *, model: str | None = None, batch_size: int = 256, n_process: int = 1) -> Iterator[Doc]:
+def read_docs(path: Path, *, model: str | None = None, batch_size: int = 256, n_process: int = 1) -> Iterator["Doc"]:
     """The parsed docs of a DocBin, or of a text file's lines parsed by ``model``."""
+    import spacy
+    from spacy.tokens import DocBin
+
     nlp = spacy.load(model) if model is not None else None
     if path.suffix == ".spacy":
         try:
@@ -77,6 +86,8 @@ def read_docs(path: Path, *, model: str | None = None, batch_size: int = 256, n_
 
 
 def _texts(path: Path) -> Iterator[str]:
+    from ..corpora.lines import Unreadable, corpus_error, corpus_lines
+
     for number, line in corpus_lines(path):
         if isinstance(line, Unreadable):
             raise corpus_error(line.message, path, number, line.cause)
@@ -84,8 +95,10 @@ def _texts(path: Path) -> Iterator[str]:
             yield line.strip()
 
 
-def write_trees(docs: Iterable[Doc], out: TextIO, *, representations: Iterable[str], format: str) -> int:
+def write_trees(docs: Iterable["Doc"], out: TextIO, *, representations: Iterable[str], format: str) -> int:
     """Write one line per sentence (see the module); returns the number of sentences."""
+    from ..structures.dependency import span_to_trees
+
     representations = list(representations)
     count = 0
     for number, doc in enumerate(docs):

@@ -137,6 +137,7 @@ class KLSHCodes(SentenceTreeModel):
             n_bits=n_bits,
             subset_size=subset_size,
             hash_function=hash_function,
+            packed=True,  # the stored codes: 8 bits to a byte
             random_state=random_state,
         )
         self.minimum_trees = subset_size + 1  # references are drawn among the trees: more than subset_size

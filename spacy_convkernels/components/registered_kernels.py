@@ -63,3 +63,12 @@ def bind_pipeline_vectors(kernel, vocab):
     if getattr(kernel, "vectors", None) == PIPELINE_VECTORS:
         kernel.set_params(vectors=vocab)
     return kernel
+
+
+def bind_model_vectors(model, vocab) -> None:
+    """``bind_pipeline_vectors`` for the kernel of every feature block of a thinc model; a
+    component calls it at first use, since ``spacy.load`` creates components before it loads
+    the vectors."""
+    for node in model.walk():
+        if "encoder" in node.attrs:
+            bind_pipeline_vectors(node.attrs["encoder"].kernel, vocab)

@@ -33,7 +33,7 @@ from ..errors import InvalidParameterError
 from ..ml.relation_model import candidates_of
 from ..structures.relations import GoldRelations, char_offsets, role_key
 from .extensions import INTERACTIONS_KEY, install_extensions
-from .registered_kernels import bind_pipeline_vectors
+from .registered_kernels import bind_model_vectors
 from .sentences import fitting_docs
 
 
@@ -70,8 +70,6 @@ class RelationExtractor(TrainablePipe):
         self.model = model
         self.name = name
         self.cfg = {"labels": [], "threshold": threshold}
-        if model.has_ref("kernel_features"):
-            bind_pipeline_vectors(model.get_ref("kernel_features").attrs["encoder"].kernel, vocab)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -89,6 +87,7 @@ class RelationExtractor(TrainablePipe):
         return 1
 
     def predict(self, docs: Iterable[Doc]) -> Floats2d:
+        bind_model_vectors(self.model, self.vocab)
         docs = list(docs)
         if not any(len(doc) for doc in docs):
             return self.model.ops.alloc2f(0, len(self.labels))
@@ -123,6 +122,7 @@ class RelationExtractor(TrainablePipe):
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_get_examples(lambda: examples, f"{self.name}.update")
+        bind_model_vectors(self.model, self.vocab)
         docs = [eg.predicted for eg in examples]
         if not any(len(doc) for doc in docs):
             return losses
@@ -163,6 +163,7 @@ class RelationExtractor(TrainablePipe):
         from the training candidates, made as the pipeline makes them (the components
         before this one run on copies of the predicted docs)."""
         validate_get_examples(get_examples, f"{self.name}.initialize")
+        bind_model_vectors(self.model, self.vocab)
         examples = list(get_examples())
         if labels is None:
             labels = sorted({label for eg in examples for label in _gold_labels(eg.reference)})
@@ -172,6 +173,14 @@ class RelationExtractor(TrainablePipe):
         docs = docs or [eg.predicted for eg in examples]
         annotated = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
         self.model.initialize(X=docs, Y=self.model.ops.asarray2f(self.truths(annotated)))
+
+    def from_bytes(self, bytes_data, **settings):
+        bind_model_vectors(self.model, self.vocab)  # saved landmarks and support vectors are prepared with them
+        return super().from_bytes(bytes_data, **settings)
+
+    def from_disk(self, path, **settings):
+        bind_model_vectors(self.model, self.vocab)
+        return super().from_disk(path, **settings)
 
     def score(self, examples: Iterable[Example], **kwargs) -> dict:
         return score_relations(examples, threshold=self.threshold)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..structures.interning import LABELS
+from ..structures.networkx_graphs import is_networkx_graph, path_from_networkx, tree_from_networkx
 from ..structures.paths import PathTuples, split_tuple_label
 from ..structures.tree import Tree
 from ..validation import Interval, Weights
@@ -93,6 +94,11 @@ class SubsequencePathKernel(TupleKernel):
     _kind = KernelKind.SUBSEQUENCE_PATH
     _match_key = None
 
+    def as_structure(self, x):
+        """A ``networkx.DiGraph`` path becomes its :class:`PathTuples`
+        (:func:`~..structures.networkx_graphs.path_from_networkx`); anything else is as given."""
+        return path_from_networkx(x) if is_networkx_graph(x) else x
+
 
 class ZelenkoTreeKernel(TupleKernel):
     """Sparse subtree kernel of Zelenko, Aone & Richardella (2003) between the roots of two
@@ -112,6 +118,11 @@ class ZelenkoTreeKernel(TupleKernel):
 
     structure_type = Tree
     _kind = KernelKind.ZELENKO_TREE
+
+    def as_structure(self, x):
+        """A ``networkx.DiGraph`` rooted tree becomes its subgraph :class:`Tree`
+        (:func:`~..structures.networkx_graphs.tree_from_networkx`); anything else is as given."""
+        return tree_from_networkx(x) if is_networkx_graph(x) else x
 
 
 @dataclass(frozen=True)

@@ -165,14 +165,14 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         else:
             similarities = self.klsh_.similarities(X)
             self.n_kernel_evaluations_ += similarities.size
-        bits = unpack_codes(self.klsh_.codes_from_similarities(similarities), self.n_bits)
+        bits = self.klsh_.codes_from_similarities(similarities)
         self.forest_ = self._grow(bits, y_index, rng.randint(2**31), self.n_estimators, self.n_jobs)
         return self
 
     def predict_proba(self, X: Sequence) -> np.ndarray:
         """The mean of the trees' class probabilities."""
         check_is_fitted(self, "forest_")
-        bits = unpack_codes(self.klsh_.transform(structure_list(X, type(self).__name__)), self.n_bits)
+        bits = self.klsh_.transform(structure_list(X, type(self).__name__))
         return self._forest_proba(self.forest_, bits)
 
     def predict(self, X: Sequence) -> np.ndarray:
@@ -287,7 +287,7 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
     def _short_code_buckets(self, S: np.ndarray) -> list:
         """Training structures grouped by the first ``bucket_bits`` bits of their codes under
         the initial references (``S``: their similarities to them)."""
-        bits = unpack_codes(self.klsh_.codes_from_similarities(S), self.n_bits)[:, : self.bucket_bits]
+        bits = self.klsh_.codes_from_similarities(S)[:, : self.bucket_bits]
         _, bucket = np.unique(bits, axis=0, return_inverse=True)
         bucket = bucket.reshape(-1)
         return [np.flatnonzero(bucket == b) for b in range(bucket.max() + 1)]

@@ -8,6 +8,12 @@ them:
 
     f_j(x) = sum_i a_ij K(x, s_i) + b_j
 
+A budget ``max_support`` bounds that cost: when the outputs' support vectors together
+exceed it, the SVMs are trained again on the ``max_support`` structures of largest dual
+weight max_j |a_ij| (the structures that carry the decisions), which keeps at most that
+many support vectors. Cutting support vectors without retraining would leave the
+intercepts and the remaining weights out of balance.
+
 The outputs are the second class for binary labels, every class for more, and every
 column for a label-indicator matrix (multilabel). :func:`out_of_fold_decisions` gives the
 decision values of the training structures from SVMs that did not see them (k folds over
@@ -27,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..approx._blocks import check_structures, gram_rows, structure_tags
 from ..errors import InvalidParameterError
-from ..kernels.base import Kernel
+from ..kernels.base import Kernel, n_threads
 
 
 class KernelSVC(ClassifierMixin, BaseEstimator):
@@ -39,10 +45,15 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         A kernel of the package; the SVMs see its normalized values.
     C : float, default=1.0
         The SVMs' regularization.
-    class_weight : dict, "balanced" or None, default=None
-        As scikit-learn's ``SVC``, for every binary SVM (classes 0 and 1).
+    class_weight : dict, "balanced", "fair" or None, default=None
+        As scikit-learn's ``SVC``, for every binary SVM (classes 0 and 1); ``"fair"`` is
+        KeLP's fairness: an error on a positive costs C * negatives / positives, on a
+        negative C.
+    max_support : int >= 1 or None, default=None
+        The budget of support vectors (see the module); None for no bound.
     n_jobs : int or None, default=None
-        Threads of the kernel computations, as :meth:`Kernel.gram`.
+        Threads of the kernel computations, as :meth:`Kernel.gram`, and of the binary SVMs'
+        training (libsvm releases the GIL).
     verbose : bool, default=False
         Show progress bars (tqdm, on stderr).
 
@@ -61,11 +72,19 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(
-        self, kernel: Kernel, *, C: float = 1.0, class_weight=None, n_jobs: int | None = None, verbose: bool = False
+        self,
+        kernel: Kernel,
+        *,
+        C: float = 1.0,
+        class_weight=None,
+        max_support: int | None = None,
+        n_jobs: int | None = None,
+        verbose: bool = False,
     ):
         self.kernel = kernel
         self.C = C
         self.class_weight = class_weight
+        self.max_support = max_support
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -78,6 +97,13 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         X, y = self._training_set(X, y)
         return self._fit_gram(self.kernel.gram(X, n_jobs=self.n_jobs, progress=self.verbose), X, y)
 
+    def fit_gram(self, K: np.ndarray, X: Sequence, y) -> "KernelSVC":
+        """Fit on ``K``, a precomputed Gram of ``X``: the kernel's, or its sum with another
+        kernel on the same items (then give :meth:`decision_function_from_rows` the same sum)."""
+        X, y = self._training_set(X, y)
+        K = _check_gram(K, (len(X), len(X)), "K")
+        return self._fit_gram(K, X, y)
+
     def _training_set(self, X: Sequence, y) -> tuple[list, np.ndarray]:
         owner = type(self).__name__
         if not isinstance(self.kernel, Kernel):
@@ -85,6 +111,9 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
             raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got {kind}")
         if not isinstance(self.C, (int, float, np.number)) or not self.C > 0:
             raise InvalidParameterError(f"C must be a positive number, got {self.C!r}")
+        budget = self.max_support
+        if budget is not None and (not isinstance(budget, (int, np.integer)) or isinstance(budget, bool) or budget < 1):
+            raise InvalidParameterError(f"max_support must be an integer >= 1 or None, got {budget!r}")
         X = check_structures(self.kernel, X, owner)
         if y is None:
             raise InvalidParameterError(f"{owner} requires y to be passed, but the target y is None")
@@ -109,23 +138,44 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         classes = unique_labels(y)
         return classes, False, y[:, None] == (classes[1:] if len(classes) == 2 else classes)
 
-    def _fit_columns(self, K: np.ndarray, X: list, columns: np.ndarray) -> "KernelSVC":
-        machines = [self._binary_svm(K, column) for column in columns.T]
+    def _fit_columns(self, K: np.ndarray, X: list, columns: np.ndarray, *, prepare: bool = True) -> "KernelSVC":
+        """Fit one SVM per output column on the Gram ``K`` of ``X`` (within the budget,
+        see the module); ``prepare`` the support vectors (indexed) for
+        :meth:`decision_function`, not needed by the folds of :func:`out_of_fold_decisions`,
+        whose decisions come from the Gram."""
+        machines = self._binary_svms(K, columns)
+        support = np.unique(np.concatenate([support for support, _, _ in machines]))
+        if self.max_support is not None and len(support) > self.max_support:
+            weight = np.zeros(len(X))
+            for rows, coef, _ in machines:
+                np.maximum.at(weight, rows, np.abs(coef))
+            kept = np.sort(np.argsort(-weight, kind="stable")[: self.max_support])
+            machines = [
+                (kept[rows], coef, intercept)
+                for rows, coef, intercept in self._binary_svms(K[np.ix_(kept, kept)], columns[kept])
+            ]
         self.support_ = np.unique(np.concatenate([support for support, _, _ in machines])).astype(np.int64)
         self.support_vectors_ = [X[i] for i in self.support_]
         self.dual_coef_ = np.zeros((len(machines), len(self.support_)))
         for j, (support, coef, _) in enumerate(machines):
             self.dual_coef_[j, np.searchsorted(self.support_, support)] = coef
         self.intercept_ = np.array([intercept for _, _, intercept in machines])
-        self._prepared = self.kernel.prepare(self.support_vectors_)
+        if prepare:
+            self._prepared = self.kernel.prepare(self.support_vectors_)
         return self
+
+    def _binary_svms(self, K: np.ndarray, columns: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        """The binary SVM of every column, on threads (libsvm releases the GIL)."""
+        with ThreadPoolExecutor(n_threads(self.n_jobs)) as pool:
+            return list(pool.map(lambda column: self._binary_svm(K, column), columns.T))
 
     def _binary_svm(self, K: np.ndarray, positive: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         """(support rows, a, b) of the SVM separating ``positive``; a constant
         decision of -1 or +1 when one side is empty."""
         if positive.all() or not positive.any():
             return np.zeros(0, dtype=np.int64), np.zeros(0), 1.0 if positive.all() else -1.0
-        svm = SVC(kernel="precomputed", C=self.C, class_weight=self.class_weight).fit(K, positive.astype(int))
+        weight = fair_weights(positive) if self.class_weight == "fair" else self.class_weight
+        svm = SVC(kernel="precomputed", C=self.C, class_weight=weight).fit(K, positive.astype(int))
         return svm.support_, svm.dual_coef_[0], float(svm.intercept_[0])
 
     def set_support(self, support_vectors: Sequence, *, dual_coef, intercept, classes, multilabel: bool) -> "KernelSVC":
@@ -140,16 +190,21 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X: Sequence) -> np.ndarray:
         """f_j(x): shape (n,) for binary labels (positive: the second class), else (n, n_outputs)."""
+        return self.decision_function_from_rows(self.support_rows(X))
+
+    def support_rows(self, X: Sequence) -> np.ndarray:
+        """K(x, s_i) for every x of ``X`` and support vector s_i, by blocks of rows."""
         check_is_fitted(self, "dual_coef_")
         X = check_structures(self.kernel, X, type(self).__name__)
-        if self.support_vectors_:
-            K = gram_rows(self.kernel, X, self._prepared, n_jobs=self.n_jobs, verbose=self.verbose, desc="SVM rows")
-        else:
-            K = np.zeros((len(X), 0))
-        return self._decisions(K)
+        if not self.support_vectors_:
+            return np.zeros((len(X), 0))
+        return gram_rows(self.kernel, X, self._prepared, n_jobs=self.n_jobs, verbose=self.verbose, desc="SVM rows")
 
-    def _decisions(self, K: np.ndarray) -> np.ndarray:
-        """The decision values from kernel rows against the support vectors."""
+    def decision_function_from_rows(self, K: np.ndarray) -> np.ndarray:
+        """The decision values from kernel rows against ``support_vectors_`` (the kernel's,
+        or the sum the SVMs were fitted on by :meth:`fit_gram`)."""
+        check_is_fitted(self, "dual_coef_")
+        K = _check_gram(K, (None, len(self.support_vectors_)), "K")
         decisions = K @ self.dual_coef_.T + self.intercept_
         return decisions[:, 0] if self._binary else decisions
 
@@ -178,18 +233,22 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
 
 
 def out_of_fold_decisions(
-    estimator: KernelSVC, X: Sequence, y, *, n_folds: int = 5, random_state: int | None = 0
+    estimator: KernelSVC, X: Sequence, y, *, n_folds: int = 5, random_state: int | None = 0, gram=None
 ) -> np.ndarray:
     """The decision values of each structure of ``X`` by SVMs fitted on the other folds
     (``n_folds`` folds over one Gram of ``X``, stratified by class, or for multilabel ``y``
     by first label, when every stratum fills the folds); ``estimator`` is then fitted on
-    all of ``X``."""
+    all of ``X``. ``gram``: a precomputed Gram of ``X`` to use instead of the kernel's
+    (as :meth:`KernelSVC.fit_gram`)."""
     if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
         raise InvalidParameterError(f"n_folds must be an integer >= 2, got {n_folds!r}")
     X, y = estimator._training_set(X, y)
     if len(X) < n_folds:
         raise InvalidParameterError(f"out_of_fold_decisions: {n_folds} folds need as many structures, got {len(X)}")
-    K = estimator.kernel.gram(X, n_jobs=estimator.n_jobs, progress=estimator.verbose)
+    if gram is None:
+        K = estimator.kernel.gram(X, n_jobs=estimator.n_jobs, progress=estimator.verbose)
+    else:
+        K = _check_gram(gram, (len(X), len(X)), "gram")
     estimator._fit_gram(K, X, y)
     _, _, columns = estimator._outputs(y)
     strata = y if y.ndim == 1 else np.where(columns.any(axis=1), columns.argmax(axis=1), -1)
@@ -197,9 +256,22 @@ def out_of_fold_decisions(
     folds = (StratifiedKFold if stratify else KFold)(n_splits=n_folds, shuffle=True, random_state=random_state)
     decisions = np.zeros((len(X), columns.shape[1]))
     for fit, held in folds.split(np.zeros(len(X)), strata):
-        fold = clone(estimator)._fit_columns(K[np.ix_(fit, fit)], [X[i] for i in fit], columns[fit])
+        fold = clone(estimator)._fit_columns(K[np.ix_(fit, fit)], [X[i] for i in fit], columns[fit], prepare=False)
         decisions[held] = K[np.ix_(held, fit[fold.support_])] @ fold.dual_coef_.T + fold.intercept_
     return decisions[:, 0] if estimator._binary else decisions
+
+
+def _check_gram(K, shape: tuple, name: str) -> np.ndarray:
+    """``K`` as a float64 matrix of ``shape`` (None: any number of rows)."""
+    K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2 or any(want is not None and got != want for got, want in zip(K.shape, shape)):
+        raise InvalidParameterError(f"{name} must be a matrix of shape {shape}, got shape {K.shape}")
+    return K
+
+
+def fair_weights(positive: np.ndarray) -> dict[int, float]:
+    """KeLP's fairness as libsvm class weights: a positive error costs negatives / positives times a negative one."""
+    return {1: (~positive).sum() / positive.sum(), 0: 1.0}
 
 
 def fair_one_vs_all(train_gram: np.ndarray, y: np.ndarray, test_gram: np.ndarray, *, C: float = 10.0) -> np.ndarray:
@@ -211,8 +283,7 @@ def fair_one_vs_all(train_gram: np.ndarray, y: np.ndarray, test_gram: np.ndarray
 
     def decisions(label) -> np.ndarray:
         positive = y == label
-        weight = {1: (~positive).sum() / positive.sum(), 0: 1.0}
-        svm = SVC(kernel="precomputed", C=C, class_weight=weight).fit(train_gram, positive.astype(int))
+        svm = SVC(kernel="precomputed", C=C, class_weight=fair_weights(positive)).fit(train_gram, positive.astype(int))
         return svm.decision_function(test_gram)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:

@@ -19,20 +19,22 @@ representation, or both.
     nO = 32
 
 The two feature blocks (any ``Model[List[Doc], Floats2d]``; ``text_features`` may also
-be a mean-pooled ``tok2vec`` listener, see docs/qc_textcat.md), the kernel block through a
-layer norm (chosen on the TREC dev split: it learns faster), are concatenated, go
+be a mean-pooled ``tok2vec`` listener, see docs/qc_textcat.md) are concatenated, go
 through a maxout hidden layer of ``hidden_width`` units (none when null; its dropout is
 ``[training] dropout``), then a softmax (``exclusive_classes``) or logistic output of
-one unit per label. Either block may be null: kernel only, text only or both are
-overrides of one config.
+one unit per label. ``kernel_features`` may be one block or several
+(``spacy_convkernels.KernelBlocks.v1``), each through its own normalization (a layer
+norm for vectors, none for SVM decisions). Either part may be null: kernel only, text
+only or both are overrides of one config.
 """
 
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import LayerNorm, Linear, Logistic, Maxout, Model, Softmax, chain, concatenate, glorot_uniform_init
+from thinc.api import Linear, Logistic, Maxout, Model, Softmax, chain, concatenate, glorot_uniform_init
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
+from .kernel_blocks import as_kernel_blocks
 
 
 @registry.architectures("spacy_convkernels.KernelTextCat.v1")
@@ -44,6 +46,8 @@ def kernel_textcat(
     nO: int | None = None,
 ) -> Model[list[Doc], Floats2d]:
     """The classifier of the module docstring."""
+    if kernel_features is not None:
+        kernel_features = as_kernel_blocks(kernel_features)
     parts = [part for part in (kernel_features, text_features) if part is not None]
     if not parts:
         raise InvalidParameterError("KernelTextCat: kernel_features and text_features are both null; give one")
@@ -51,9 +55,6 @@ def kernel_textcat(
         raise InvalidParameterError(
             f"KernelTextCat: hidden_width must be an integer >= 1 or null, got {hidden_width!r}"
         )
-    if kernel_features is not None:  # unit-norm rows spread over nO values: a layer norm speeds learning
-        norm = LayerNorm()
-        parts[0] = chain(kernel_features, norm)
     layers = [concatenate(*parts) if len(parts) > 1 else parts[0]]
     if hidden_width is not None:
         layers.append(Maxout(nO=hidden_width, nP=3, dropout=0.0))  # the rate is set by training
@@ -68,8 +69,6 @@ def kernel_textcat(
     for name, part in (("kernel_features", kernel_features), ("text_features", text_features)):
         if part is not None:
             model.set_ref(name, part)
-    if kernel_features is not None:
-        model.set_ref("kernel_norm", norm)
     if nO is not None:
         model.set_dim("nO", nO)
     model.attrs["multi_label"] = not exclusive_classes
@@ -85,10 +84,7 @@ def init(model: Model, X: list[Doc] | None = None, Y=None) -> None:
         if model.has_ref(name):
             part = model.get_ref(name)
             part.initialize(X=X)
-            part_width = part.get_dim("nO") if part.has_dim("nO") else part.predict(X).shape[1]
-            if name == "kernel_features":
-                model.get_ref("kernel_norm").initialize(X=model.ops.alloc2f(1, part_width))
-            width += part_width
+            width += part.get_dim("nO") if part.has_dim("nO") else part.predict(X).shape[1]
     inputs = model.ops.alloc2f(1 if Y is None else len(Y), width)
     for layer in model.layers[1:]:
         layer.initialize(X=inputs, Y=Y if layer is model.get_ref("output_layer") else None)

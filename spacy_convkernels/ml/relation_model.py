@@ -37,11 +37,11 @@ batch and given to the two feature blocks, either of which may be null:
 
 ``kernel_features`` can instead be ``spacy_convkernels.CandidateKernelSVM.v1``
 (:mod:`.candidate_svm`): the decision values of exact-kernel SVMs, one per label and one
-for any label.
+for any label; and several kernel blocks at once, through ``spacy_convkernels.KernelBlocks.v1``.
 
 Each block goes through its own layer norm (the SVM decisions, already on the scale of
 the margin, through none: a layer norm over a few decisions near -1 would blow their
-noise up), the blocks are concatenated and go through a maxout hidden layer of
+noise up; see :mod:`.kernel_blocks`), the blocks are concatenated and go through a maxout hidden layer of
 ``hidden_width`` units (none when null) and a linear layer of one unit per label whose
 sigmoid is the score. The backward pass takes the gradient of the loss with respect to
 those logits (binary cross-entropy gives scores - truths), which, unlike the gradient
@@ -53,22 +53,18 @@ early, and training through a logistic layer then stalls.
 from collections.abc import Callable
 from itertools import accumulate
 
-import numpy as np
-import srsly
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import LayerNorm, Linear, Maxout, Model, chain, deserialize_attr, serialize_attr
+from thinc.api import LayerNorm, Linear, Maxout, Model, chain
 from thinc.types import Floats2d
 
-from ..approx.klsh import KLSH
-from ..approx.nystroem import LANDMARK_INITS, Nystroem
+from ..approx.nystroem import LANDMARK_INITS
 from ..errors import InvalidParameterError
 from ..kernels.base import Kernel
-from ..structures.paths import PathTuples
-from ..structures.tree import Tree
+from .kernel_blocks import as_kernel_blocks
+from .kernel_encoders import METHODS, KernelEncoder
 
 STRUCTURES = ("path", "tree")
-METHODS = ("nystroem", "klsh")
 
 
 @registry.architectures("spacy_convkernels.RelationModel.v1")
@@ -80,27 +76,28 @@ def relation_model(
     nO: int | None = None,
 ) -> Model[list[Doc], Floats2d]:
     """The scorer of the module docstring."""
+    if kernel_features is not None:
+        kernel_features = as_kernel_blocks(kernel_features)
+    if tok2vec_features is not None:
+        tok2vec_features.attrs["roles"] = tuple(candidates.roles)
+        tok2vec_features = chain(tok2vec_features, LayerNorm())
     blocks = {"kernel_features": kernel_features, "tok2vec_features": tok2vec_features}
     blocks = {name: part for name, part in blocks.items() if part is not None}
     if not blocks:
         raise InvalidParameterError("RelationModel: kernel_features and tok2vec_features are both null; give one")
     if hidden_width is not None and (not isinstance(hidden_width, int) or hidden_width < 1):
         raise InvalidParameterError(f"RelationModel: hidden_width must be an int >= 1 or null, not {hidden_width!r}")
-    norms = {f"{name}_norm": LayerNorm() for name, block in blocks.items() if block.attrs.get("layer_norm", True)}
     output = Linear(nO=nO)
     classifier = chain(Maxout(nO=hidden_width, nP=3, dropout=0.0), output) if hidden_width else output
-    if tok2vec_features is not None:
-        tok2vec_features.attrs["roles"] = tuple(candidates.roles)
-    model = Model(
+    return Model(
         "relation_model",
         relation_forward,
         init=relation_init,
-        layers=[*blocks.values(), *norms.values(), classifier],
-        refs={**blocks, **norms, "classifier": classifier, "output_layer": output},
+        layers=[*blocks.values(), classifier],
+        refs={**blocks, "classifier": classifier, "output_layer": output},
         dims={"nO": nO},
         attrs={"candidates": candidates},
     )
-    return model
 
 
 def candidates_of(model: Model, docs: list[Doc]) -> list[list]:
@@ -110,15 +107,7 @@ def candidates_of(model: Model, docs: list[Doc]) -> list[list]:
 
 def relation_forward(model: Model, docs: list[Doc], is_train: bool):
     candidates = candidates_of(model, docs)
-    blocks, backprops = [], []
-    for name in ("kernel_features", "tok2vec_features"):
-        if model.has_ref(name):
-            rows, backprop = model.get_ref(name)((docs, candidates), is_train)
-            if model.has_ref(f"{name}_norm"):
-                rows, backprop_norm = model.get_ref(f"{name}_norm")(rows, is_train)
-                backprop = _then(backprop_norm, backprop)
-            blocks.append(rows)
-            backprops.append(backprop)
+    blocks, backprops = zip(*(block((docs, candidates), is_train) for block in model.layers[:-1]))
     X = model.ops.xp.hstack(blocks) if len(blocks) > 1 else blocks[0]
     logits, backprop_logits = model.get_ref("classifier")(X, is_train)
     scores = model.ops.sigmoid(logits)
@@ -134,147 +123,39 @@ def relation_forward(model: Model, docs: list[Doc], is_train: bool):
     return scores, backprop
 
 
-def _then(first: Callable, second: Callable) -> Callable:
-    """The backward pass through ``first``, then ``second``."""
-    return lambda d_rows: second(first(d_rows))
-
-
 def relation_init(model: Model, X: list[Doc] | None = None, Y: Floats2d | None = None) -> None:
-    """Fit the kernel block's landmarks and size the layers on the candidates of ``X``."""
+    """Fit the kernel blocks and size the layers on the candidates of ``X``."""
     if X is None:
         return
-    candidates = candidates_of(model, X)
-    blocks = []
-    for name in ("kernel_features", "tok2vec_features"):
-        if model.has_ref(name):
-            block = model.get_ref(name)
-            block.initialize(X=(X, candidates), Y=Y)
-            rows = block.predict((X, candidates))
-            if model.has_ref(f"{name}_norm"):
-                model.get_ref(f"{name}_norm").initialize(X=rows)
-                rows = model.get_ref(f"{name}_norm").predict(rows)
-            blocks.append(rows)
+    inputs = (X, candidates_of(model, X))
+    width = 0
+    for block in model.layers[:-1]:
+        if block.name == "kernel_blocks":
+            block.initialize(X=inputs, Y=Y)
+            width += block.get_dim("nO")
+        else:  # tok2vec, then its layer norm
+            block.layers[0].initialize(X=inputs, Y=Y)
+            rows = block.layers[0].predict(inputs)
+            block.layers[1].initialize(X=rows)
+            width += rows.shape[1]
     if Y is not None:
         model.set_dim("nO", Y.shape[1])
     if model.has_dim("nO"):
         model.get_ref("output_layer").set_dim("nO", model.get_dim("nO"))
-    model.get_ref("classifier").initialize(X=model.ops.xp.hstack(blocks) if len(blocks) > 1 else blocks[0], Y=Y)
+    rows = model.ops.alloc2f(1 if Y is None else len(Y), width)
+    model.get_ref("classifier").initialize(X=rows, Y=Y)
 
 
-def saved_with_the_model(cls):
-    """Class decorator: a model attr of ``cls`` is saved and loaded with its model through
-    the class's ``to_bytes`` / ``from_bytes`` (thinc's attr serializers)."""
-    serialize_attr.register(cls)(lambda _, value, name, model: value.to_bytes())
-    deserialize_attr.register(cls)(lambda current, value, name, model: current.from_bytes(value))
-    return cls
-
-
-@saved_with_the_model
-class CandidateEncoder:
-    """Dense features of one structure of the candidates, fitted on the training
-    candidates and saved with the model: Nyström vectors (``method="nystroem"``,
-    ``n_components`` landmarks) or KLSH bits (``"klsh"``, ``n_components`` bits from
-    ``n_references`` references; Garg et al. 2019, Algorithm 1). A candidate without the
-    structure gets zeros, and fewer landmarks than ``n_components`` zero columns."""
-
-    def __init__(
-        self,
-        kernel: Kernel,
-        *,
-        structure: str,
-        method: str,
-        n_components: int,
-        n_references: int,
-        subset_size: int,
-        landmark_init: str,
-        random_state: int,
-    ):
-        self.structure = structure
-        self.method = method
-        self.n_components = n_components
-        if method == "nystroem":
-            self.estimator = Nystroem(
-                kernel,
-                n_components=n_components,
-                landmark_init=landmark_init,
-                dtype=np.float32,
-                random_state=random_state,
-            )
-        else:
-            self.estimator = KLSH(
-                kernel,
-                n_references=n_references,
-                n_bits=n_components,
-                subset_size=subset_size,
-                random_state=random_state,
-            )
-
-    @property
-    def kernel(self) -> Kernel:
-        return self.estimator.kernel
-
-    @property
-    def fitted(self) -> bool:
-        return hasattr(self.estimator, "normalization_" if self.method == "nystroem" else "references_")
-
-    def fit(self, candidates: list) -> None:
-        _, structures = candidate_structures(candidates, self.structure)
-        self.estimator.fit(structures)
-
-    def transform(self, candidates: list) -> np.ndarray:
-        rows = np.zeros((len(candidates), self.n_components), dtype=np.float32)
-        where, structures = candidate_structures(candidates, self.structure)
-        if structures:
-            values = self.estimator.transform(structures)
-            if self.method == "klsh":
-                values = np.unpackbits(values, axis=1)[:, : self.n_components]
-            rows[np.asarray(where), : values.shape[1]] = values
-        return rows
-
-    def to_bytes(self) -> bytes:
-        if not self.fitted:
-            return srsly.msgpack_dumps(None)
-        if self.method == "nystroem":
-            landmarks = [structure_state(s) for s in self.estimator.components_]
-            return srsly.msgpack_dumps({"landmarks": landmarks, "normalization": self.estimator.normalization_})
-        state = {"references": [structure_state(s) for s in self.estimator.references_]}
-        for name in ("subsets_", "hyperplanes_"):
-            if hasattr(self.estimator, name):
-                state[name] = getattr(self.estimator, name)
-        return srsly.msgpack_dumps(state)
-
-    def from_bytes(self, data: bytes) -> "CandidateEncoder":
-        state = srsly.msgpack_loads(data)
-        if state is None:
-            return self
-        if self.method == "nystroem":
-            landmarks = [structure_from_state(s) for s in state["landmarks"]]
-            self.estimator.set_landmarks(landmarks, state["normalization"])
-        else:
-            references = [structure_from_state(s) for s in state["references"]]
-            self.estimator.restore(references, subsets=state.get("subsets_"), hyperplanes=state.get("hyperplanes_"))
-        return self
-
-
-def candidate_structures(candidates: list, structure: str) -> tuple[list[int], list]:
-    """(row of each structure, the structures) of the candidates that have one: their
-    dependency ``structure`` (``"path"`` or ``"tree"``), else its AMR counterpart."""
+def candidate_structures(candidates: list, structure: str) -> list:
+    """Each candidate's dependency ``structure`` (``"path"`` or ``"tree"``), else its AMR
+    counterpart, else None."""
     amr = "amr_path" if structure == "path" else "amr_subgraph"
-    found = [(i, getattr(c, structure) or getattr(c, amr)) for i, c in enumerate(candidates)]
-    found = [(i, s) for i, s in found if s is not None]
-    return [i for i, _ in found], [s for _, s in found]
+    return [getattr(c, structure) or getattr(c, amr) for c in candidates]
 
 
-def structure_state(structure) -> dict:
-    """A path or tree as msgpack-ready data."""
-    if isinstance(structure, PathTuples):
-        return {"path": [list(t) for t in structure.tuples]}
-    return {"tree": str(structure)}
-
-
-def structure_from_state(state: dict):
-    """The path or tree of :func:`structure_state`."""
-    return PathTuples(tuple(t) for t in state["path"]) if "path" in state else Tree.from_string(state["tree"])
+def flat_candidates(candidates: list[list]) -> list:
+    """The candidates of a batch, Doc after Doc."""
+    return [c for doc_candidates in candidates for c in doc_candidates]
 
 
 @registry.architectures("spacy_convkernels.CandidateKernelFeatures.v1")
@@ -305,9 +186,8 @@ def candidate_kernel_features(
         raise InvalidParameterError(
             f"CandidateKernelFeatures: landmark_init must be one of {LANDMARK_INITS}, got {landmark_init!r}"
         )
-    encoder = CandidateEncoder(
+    encoder = KernelEncoder(
         kernel,
-        structure=structure,
         method=method,
         n_components=n_components,
         n_references=n_references,
@@ -320,13 +200,13 @@ def candidate_kernel_features(
         kernel_forward,
         init=kernel_init,
         dims={"nO": n_components},
-        attrs={"encoder": encoder},
+        attrs={"encoder": encoder, "structure": structure},
     )
 
 
 def kernel_forward(model: Model, inputs, is_train: bool):
-    _, candidates = inputs
-    rows = model.attrs["encoder"].transform([c for doc_candidates in candidates for c in doc_candidates])
+    structures = candidate_structures(flat_candidates(inputs[1]), model.attrs["structure"])
+    rows = model.attrs["encoder"].transform(structures)
 
     def backprop(d_rows: Floats2d) -> list:
         return []
@@ -337,7 +217,7 @@ def kernel_forward(model: Model, inputs, is_train: bool):
 def kernel_init(model: Model, X=None, Y=None) -> None:
     """Choose the landmarks among the candidates of ``X`` (docs, candidates)."""
     if X is not None:
-        model.attrs["encoder"].fit([c for doc_candidates in X[1] for c in doc_candidates])
+        model.attrs["encoder"].fit(candidate_structures(flat_candidates(X[1]), model.attrs["structure"]))
 
 
 @registry.architectures("spacy_convkernels.CandidateTok2Vec.v1")

@@ -1,5 +1,6 @@
 """Discrete structures built from text: trees from dependency parses, paths of (edge, node)
-tuples, and semantic graphs with their candidate interactions (a path and a subgraph each)."""
+tuples, and semantic graphs with their candidate interactions (a path and a subgraph each);
+the graphs, paths and subgraphs as ``networkx.DiGraph`` and back (the ``networkx`` extra)."""
 
 from ..errors import MissingAnnotationError, UnknownRepresentationError
 from .dependency import (
@@ -21,6 +22,14 @@ from .interactions import (
     amr_candidates,
     dependency_candidates,
     find_candidates,
+)
+from .networkx_graphs import (
+    graph_from_networkx,
+    graph_to_networkx,
+    path_from_networkx,
+    path_to_networkx,
+    tree_from_networkx,
+    tree_to_networkx,
 )
 from .paths import CompiledPath, PathTuples, tuple_label
 from .semantic_graph import SemanticGraph
@@ -51,6 +60,12 @@ __all__ = [
     "find_candidates",
     "amr_candidates",
     "dependency_candidates",
+    "graph_to_networkx",
+    "graph_from_networkx",
+    "path_to_networkx",
+    "path_from_networkx",
+    "tree_to_networkx",
+    "tree_from_networkx",
     "MissingAnnotationError",
     "UnknownRepresentationError",
 ]

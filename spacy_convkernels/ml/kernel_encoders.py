@@ -1,0 +1,290 @@
+"""The estimators inside the kernel feature blocks of the thinc models: they turn
+structures (trees, paths; None for an item without one) into the rows of a feature
+block, are fitted on the training structures and are saved with their model.
+
+- :class:`KernelEncoder`: Nyström vectors (Croce et al. §3) or KLSH bits (Garg et al.
+  2019, Algorithm 1), fitted without labels;
+- :class:`StackedSVM`: the decision values of exact-kernel SVMs, one-vs-rest
+  (:class:`~spacy_convkernels.learn.KernelSVC`), fitted on labels, optionally over the
+  sum of the tree kernel and ``text_weight`` times the cosine of the items' bags of word
+  n-grams (:class:`NgramCosine`: the linear combination of a tree kernel with a
+  bag-of-words kernel that KeLP offers). While the layers above train, an item the
+  SVMs were fitted on gets its out-of-fold decisions (from ``n_folds`` SVMs that did not
+  see it; Wolpert's stacking), looked up by a key the caller gives (a Doc's text, a
+  candidate's spans), so the layers learn how far to trust the SVMs on items they have
+  not seen; at prediction, every item gets the decisions of the SVMs fitted on all of
+  them, whose support vectors are its kernel row.
+
+An item without a structure gets a row of zeros.
+"""
+
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+import srsly
+from sklearn.feature_extraction.text import TfidfVectorizer
+from thinc.api import deserialize_attr, serialize_attr
+
+from ..approx.klsh import KLSH
+from ..approx.nystroem import Nystroem
+from ..kernels.base import Kernel
+from ..learn.svm import KernelSVC, out_of_fold_decisions
+from ..structures.paths import PathTuples
+from ..structures.tree import Tree
+
+METHODS = ("nystroem", "klsh")
+
+
+def saved_with_the_model(cls):
+    """Class decorator: a model attr of ``cls`` is saved and loaded with its model through
+    the class's ``to_bytes`` / ``from_bytes`` (thinc's attr serializers)."""
+    serialize_attr.register(cls)(lambda _, value, name, model: value.to_bytes())
+    deserialize_attr.register(cls)(lambda current, value, name, model: current.from_bytes(value))
+    return cls
+
+
+def present(structures: Sequence) -> tuple[list[int], list]:
+    """(the rows of the items that have a structure, those structures)."""
+    found = [(i, s) for i, s in enumerate(structures) if s is not None]
+    return [i for i, _ in found], [s for _, s in found]
+
+
+@saved_with_the_model
+class KernelEncoder:
+    """Nyström vectors (``method="nystroem"``, ``n_components`` landmarks chosen by
+    ``landmark_init``) or KLSH bits (``"klsh"``, ``n_components`` bits from
+    ``n_references`` references, ``subset_size`` per random subset) of structures. Fewer
+    landmarks than ``n_components`` leave zero columns: the width stays ``n_components``."""
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        *,
+        method: str,
+        n_components: int,
+        n_references: int = 100,
+        subset_size: int = 20,
+        landmark_init: str = "uniform",
+        random_state: int = 0,
+    ):
+        self.method = method
+        self.n_components = n_components
+        if method == "nystroem":
+            self.estimator = Nystroem(
+                kernel,
+                n_components=n_components,
+                landmark_init=landmark_init,
+                dtype=np.float32,
+                random_state=random_state,
+            )
+        else:
+            self.estimator = KLSH(
+                kernel,
+                n_references=n_references,
+                n_bits=n_components,
+                subset_size=subset_size,
+                random_state=random_state,
+            )
+
+    @property
+    def kernel(self) -> Kernel:
+        return self.estimator.kernel
+
+    @property
+    def fitted(self) -> bool:
+        return hasattr(self.estimator, "normalization_" if self.method == "nystroem" else "references_")
+
+    def fit(self, structures: Sequence) -> None:
+        self.estimator.fit(present(structures)[1])
+
+    def transform(self, structures: Sequence) -> np.ndarray:
+        rows = np.zeros((len(structures), self.n_components), dtype=np.float32)
+        where, found = present(structures)
+        if found:
+            values = self.estimator.transform(found)  # KLSH: one 0/1 column per bit
+            rows[np.asarray(where), : values.shape[1]] = values
+        return rows
+
+    def to_bytes(self) -> bytes:
+        if not self.fitted:
+            return srsly.msgpack_dumps(None)
+        if self.method == "nystroem":
+            landmarks = [structure_state(s) for s in self.estimator.components_]
+            return srsly.msgpack_dumps({"landmarks": landmarks, "normalization": self.estimator.normalization_})
+        state = {"references": [structure_state(s) for s in self.estimator.references_]}
+        for name in ("subsets_", "hyperplanes_"):
+            if hasattr(self.estimator, name):
+                state[name] = getattr(self.estimator, name)
+        return srsly.msgpack_dumps(state)
+
+    def from_bytes(self, data: bytes) -> "KernelEncoder":
+        state = srsly.msgpack_loads(data)
+        if state is None:
+            return self
+        if self.method == "nystroem":
+            landmarks = [structure_from_state(s) for s in state["landmarks"]]
+            self.estimator.set_landmarks(landmarks, state["normalization"])
+        else:
+            references = [structure_from_state(s) for s in state["references"]]
+            self.estimator.restore(references, subsets=state.get("subsets_"), hyperplanes=state.get("hyperplanes_"))
+        return self
+
+
+class NgramCosine:
+    """k(a, b) = <t(a), t(b)>, with t(x) the L2-normalized TF-IDF vector of the word
+    n-grams (1 to ``ngram_size``; sublinear tf, 1 + log tf) of a text given as its tokens
+    separated by spaces: scikit-learn's ``TfidfVectorizer`` fitted on the training texts."""
+
+    def __init__(self, ngram_size: int = 2, vocabulary: dict | None = None, idf=None):
+        self.vectorizer = TfidfVectorizer(
+            lowercase=False,
+            token_pattern=None,
+            tokenizer=str.split,
+            ngram_range=(1, ngram_size),
+            sublinear_tf=True,
+            vocabulary=vocabulary,
+        )
+        if idf is not None:
+            self.vectorizer.idf_ = np.asarray(idf, dtype=np.float64)
+
+    def fit(self, texts: Sequence[str]) -> "NgramCosine":
+        self.vectorizer.fit(texts)
+        return self
+
+    def gram(self, texts: Sequence[str], other: Sequence[str] | None = None) -> np.ndarray:
+        a = self.vectorizer.transform(texts)
+        b = a if other is None else self.vectorizer.transform(other)
+        return (a @ b.T).toarray()
+
+    def state(self) -> dict:
+        return {
+            "ngram_size": self.vectorizer.ngram_range[1],
+            "vocabulary": {term: int(i) for term, i in self.vectorizer.vocabulary_.items()},
+            "idf": self.vectorizer.idf_.tolist(),
+        }
+
+
+@saved_with_the_model
+class StackedSVM:
+    """Exact-kernel SVM decisions of structures (see the module): ``KernelSVC(kernel, C=C,
+    class_weight=class_weight, max_support=max_support)`` fitted on at most ``max_train``
+    training structures (drawn at random), with ``n_folds`` out-of-fold decisions for
+    them; with ``text_weight`` > 0, over the kernel plus ``text_weight`` times
+    :class:`NgramCosine` (n-grams up to ``ngram_size``) of the items' texts. Only the
+    support vectors (and their texts) are saved."""
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        *,
+        C: float,
+        class_weight=None,
+        max_support: int | None = None,
+        n_folds: int = 5,
+        max_train: int | None = None,
+        text_weight: float = 0.0,
+        ngram_size: int = 2,
+        random_state: int = 0,
+    ):
+        self.n_folds = n_folds
+        self.max_train = max_train
+        self.text_weight = text_weight
+        self.ngram_size = ngram_size
+        self.random_state = random_state
+        self.estimator = KernelSVC(kernel, C=C, class_weight=class_weight, max_support=max_support)
+        self.text_kernel: NgramCosine | None = None
+        self.support_texts: list[str] = []
+        self.out_of_fold: dict[Hashable, np.ndarray] = {}
+
+    @property
+    def kernel(self) -> Kernel:
+        return self.estimator.kernel
+
+    @property
+    def fitted(self) -> bool:
+        return hasattr(self.estimator, "dual_coef_")
+
+    @property
+    def n_outputs(self) -> int:
+        return self.estimator.dual_coef_.shape[0]
+
+    def fit(self, keys: Sequence[Hashable], structures: Sequence, y, texts: Sequence[str] | None = None) -> None:
+        """Fit on the items with a structure; ``y`` holds their labels (one per item, or a
+        label-indicator matrix) and ``texts`` their texts (needed with a text weight),
+        indexed like ``structures``."""
+        where, found = present(structures)
+        if self.max_train is not None and len(where) > self.max_train:
+            rng = np.random.default_rng(self.random_state)
+            chosen = np.sort(rng.choice(len(where), self.max_train, replace=False))
+            where, found = [where[i] for i in chosen], [found[i] for i in chosen]
+        gram = None
+        if self.text_weight:
+            chosen_texts = [texts[i] for i in where]
+            self.text_kernel = NgramCosine(self.ngram_size).fit(chosen_texts)
+            gram = self.kernel.gram(found) + self.text_weight * self.text_kernel.gram(chosen_texts)
+        decisions = out_of_fold_decisions(
+            self.estimator,
+            found,
+            np.asarray(y)[where],
+            n_folds=self.n_folds,
+            random_state=self.random_state,
+            gram=gram,
+        )
+        if self.text_weight:
+            self.support_texts = [chosen_texts[i] for i in self.estimator.support_]
+        self.out_of_fold = {keys[i]: row for i, row in zip(where, decisions.reshape(len(where), -1))}
+
+    def transform(
+        self, keys: Sequence[Hashable], structures: Sequence, is_train: bool, texts: Sequence[str] | None = None
+    ) -> np.ndarray:
+        rows = np.zeros((len(structures), self.n_outputs), dtype=np.float32)
+        where, found = present(structures)
+        remembered = [is_train and keys[i] in self.out_of_fold for i in where]
+        for i, known in zip(where, remembered):
+            if known:
+                rows[i] = self.out_of_fold[keys[i]]
+        new = [k for k, known in enumerate(remembered) if not known]
+        if new:
+            K = self.estimator.support_rows([found[k] for k in new])
+            if self.text_weight:
+                K += self.text_weight * self.text_kernel.gram([texts[where[k]] for k in new], self.support_texts)
+            rows[[where[k] for k in new]] = self.estimator.decision_function_from_rows(K).reshape(len(new), -1)
+        return rows
+
+    def to_bytes(self) -> bytes:
+        if not self.fitted:
+            return srsly.msgpack_dumps(None)
+        svm = self.estimator
+        state = {
+            "support_vectors": [structure_state(s) for s in svm.support_vectors_],
+            "dual_coef": svm.dual_coef_.tolist(),
+            "intercept": svm.intercept_.tolist(),
+            "classes": svm.classes_.tolist(),
+            "multilabel": bool(svm.multilabel_),
+        }
+        if self.text_weight:
+            state["text"] = {"support_texts": self.support_texts, **self.text_kernel.state()}
+        return srsly.msgpack_dumps(state)
+
+    def from_bytes(self, data: bytes) -> "StackedSVM":
+        state = srsly.msgpack_loads(data)
+        if state is not None:
+            text = state.pop("text", None)
+            support_vectors = [structure_from_state(s) for s in state.pop("support_vectors")]
+            self.estimator.set_support(support_vectors, **state)
+            if text is not None:
+                self.support_texts = text.pop("support_texts")
+                self.text_kernel = NgramCosine(**text)
+        return self
+
+
+def structure_state(structure) -> dict:
+    """A path or tree as msgpack-ready data."""
+    if isinstance(structure, PathTuples):
+        return {"path": [list(t) for t in structure.tuples]}
+    return {"tree": str(structure)}
+
+
+def structure_from_state(state: dict):
+    """The path or tree of :func:`structure_state`."""
+    return PathTuples(tuple(t) for t in state["path"]) if "path" in state else Tree.from_string(state["tree"])
