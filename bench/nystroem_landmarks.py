@@ -488,7 +488,9 @@ def summary(results: dict) -> list[str]:
                     f"M = {size:,}: {top} {means[top]:.{dg}f} (uniform {means['uniform']:.{dg}f}, "
                     f"least {low} {means[low]:.{dg}f})"
                 )
-            counts = ", ".join(f"{m} at {wins.count(m)}" for m in sorted(set(wins), key=lambda m: -wins.count(m)))
+            counts = ", ".join(
+                f"{m} at {wins.count(m)}" for m in sorted(set(wins), key=lambda m: (-wins.count(m), METHODS.index(m)))
+            )
             best = "most" if kind == "held-out mass" else "best"
             lines.append(f"  - {best} {kind}: {counts} of {len(measured)} M. " + "; ".join(parts) + ".")
         short = []
