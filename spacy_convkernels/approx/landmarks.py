@@ -169,6 +169,10 @@ def pivoted_cholesky_landmarks(
     Nyström approximation K_{:,S} K_{S,S}^+ K_{S,:} of the pivots S; d -= f^2.
 
     The diagonal and one kernel column per pick (n * M kernel values), O(n M^2) arithmetic.
+    The rule bounds the largest residual, not their sum: it takes the structures least like
+    any landmark so far (rare ones) first, and keeps less held-out kernel mass than uniform
+    landmarks in every TREC run (M up to 4,000) and on GE candidates up to M = 2,000
+    (docs/nystroem_landmarks.md).
     Ties (exactly equal residuals, as every self-similarity of a normalized kernel at the
     start) go to the structure first in a random order drawn from ``random_state``, so the
     choice is deterministic for a given ``random_state`` and not tied to the order of X.
