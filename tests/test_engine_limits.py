@@ -202,6 +202,81 @@ def test_ctrl_c_stops_a_long_call(mode):
     assert rest.strip() == "usable" and proc.returncode == 0, err[-2000:]
 
 
+PAIR_INTERRUPT_SCRIPT = """
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from random_trees import random_tree
+from spacy_convkernels import Tree
+from spacy_convkernels.kernels import (PartialTreeKernel, SmoothedPartialTreeKernel, SubsequencePathKernel,
+                                       ZelenkoTreeKernel)
+from spacy_convkernels.structures.paths import PathTuples
+
+n = 60_000
+flat = lambda: Tree("S", [Tree(f"w{i}") for i in range(n)])
+star = lambda: Tree("/root", [Tree(f"e/n{i}") for i in range(n)])
+path = lambda: PathTuples([("e", f"n{i}") for i in range(n)])
+rng = np.random.default_rng(3)
+small_trees = [random_tree(rng, 12) for _ in range(4)]
+small_tuples = [Tree("/r", [Tree(f"e/n{i % 3}") for i in range(k)]) for k in range(1, 5)]
+small_paths = [PathTuples([("e", f"n{i % 3}") for i in range(k)]) for k in range(1, 5)]
+CASES = {
+    "ptk": (PartialTreeKernel, flat, small_trees),
+    "sptk": (SmoothedPartialTreeKernel, flat, small_trees),
+    "zelenko": (ZelenkoTreeKernel, star, small_tuples),
+    "path": (SubsequencePathKernel, path, small_paths),
+}
+for name in sys.argv[2:]:
+    kind, indexed = name.split(":")
+    make_kernel, make, small = CASES[kind]
+    kernel, big = make_kernel(), make()
+    against = (lambda X: kernel.prepare(X)) if indexed == "indexed" else (lambda X: X)
+    expected = kernel.gram(small, against(small), n_jobs=1)
+    fixed = against([big])
+    print("started", name, flush=True)
+    try:
+        kernel.gram([big], fixed, normalize=False, n_jobs=1)
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    assert np.array_equal(kernel.gram(small, against(small), n_jobs=1), expected)
+    assert np.array_equal(kernel.gram(small, against(small), n_jobs=2), expected)
+    print("usable", flush=True)
+"""
+PAIR_CASES = [f"{kind}:{path}" for kind in ("ptk", "sptk", "zelenko", "path") for path in ("plain", "indexed")]
+
+
+@pytest.mark.skipif(SANITIZED, reason="minutes under the sanitizers")
+def test_ctrl_c_stops_a_single_huge_pair():
+    """SIGINT a second into K(t, t) of one structure with 60,000 children (a minute of work
+    for its single pair, plain or against an indexed set): KeyboardInterrupt within 0.5 s,
+    for every kernel kind, and the kernel then gives the values it gave before."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PAIR_INTERRUPT_SCRIPT, str(TESTS), *PAIR_CASES],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    delays = {}
+    try:
+        for case in PAIR_CASES:
+            line = proc.stdout.readline().strip()
+            assert line == f"started {case}", proc.stderr.read()[-2000:] if not line else line
+            time.sleep(1.0)
+            proc.send_signal(signal.SIGINT)
+            sent = time.monotonic()
+            line = proc.stdout.readline().strip()
+            delays[case] = time.monotonic() - sent
+            assert line == "interrupted", (case, line)
+            assert proc.stdout.readline().strip() == "usable", case
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0
+    assert max(delays.values()) < 0.5, delays
+
+
 # arguments that do not belong together: refused before the engine runs
 def packed(trees, key="content"):
     return PackedTrees([t.compiled for t in trees], key=key)

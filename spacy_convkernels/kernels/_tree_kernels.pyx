@@ -24,7 +24,7 @@ of ``_workspace.pxd``: O(m) doubles per sum, never the n x m grid.
 from ._packing cimport is_leaf
 from ._settings cimport PARTIAL_TREE, SUBSET_TREE, SUBTREE_TEXTBOOK
 from ._tables cimport EXACT, Similarity, node_similarity
-from ._workspace cimport SubsequenceSum, add_row, reserve, reserve_nodes, start_sum
+from ._workspace cimport SubsequenceSum, add_row, reserve, reserve_nodes, start_sum, tick
 
 
 cdef inline double child_delta(const Workspace* ws, const TreeView* b, int x, int y) noexcept nogil:
@@ -100,6 +100,8 @@ cdef double partial_delta(Workspace* ws, const Settings* prm,
             cb = b.child_idx[pb + j]
             rows.v[j] = child_delta(ws, b, ca, cb) if a.key[ca] == b.key[cb] else 0.0
         add_row(&rows, prm.lam, 1.0)
+        if not tick(ws, m + 1):
+            return 0.0
     return prm.mu * (prm.lam2 + rows.total)
 
 
@@ -163,6 +165,8 @@ cdef double tree_kernel(Workspace* ws, const Settings* prm, const TreeView* a, c
                 d = production_delta(ws, prm, a, b, node, other)
             if w != NULL:  # label weights w(x) w(y)
                 d *= w[a.label[node]] * w[b.label[other]]
+            if ws.failed or not tick(ws, 1):
+                return 0.0
             ws.delta[base + t] = d
             total += d
     return total
@@ -191,6 +195,8 @@ cdef double smoothed_subsequences(Workspace* ws, const Settings* prm,
                 k += 1
             rows.v[j] = ws.delta[k] if k < end and ws.partner[k] == cb else 0.0
         add_row(&rows, prm.lam, 1.0)
+        if not tick(ws, m + 1):
+            return 0.0
     return rows.total
 
 
@@ -245,6 +251,8 @@ cdef double smoothed_kernel(Workspace* ws, const Settings* prm, const TreeView* 
                     ws.pair_sim[k] = sigma
                     k += 1
         ws.group_len[x] = <int>(k - ws.pair_start[x])
+        if not tick(ws, 1 + b.n_smooth * (1 + sim.dim // 4)):
+            return 0.0
     for x in range(na - 1, -1, -1):  # children before parents
         base = ws.pair_start[x]
         for t in range(ws.group_len[x]):
@@ -254,6 +262,8 @@ cdef double smoothed_kernel(Workspace* ws, const Settings* prm, const TreeView* 
                 d = prm.mu * prm.lam2 * prm.terminal_factor * sigma
             else:
                 d = prm.mu * sigma * (prm.lam2 + smoothed_subsequences(ws, prm, a, b, x, y))
+            if ws.failed or not tick(ws, 1):
+                return 0.0
             ws.delta[base + t] = d
             total += d
     return total

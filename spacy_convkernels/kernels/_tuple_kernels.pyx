@@ -4,7 +4,7 @@ subsequence path kernel (Bunescu & Mooney 2005; Garg et al. 2018 §4.1) and Zele
 sparse subtree kernel (Zelenko et al. 2003), both with the tuple similarity of
 ``_tables.pxd``. Zelenko's kernel keeps its values for the matching node pairs only."""
 from ._tables cimport tuple_similarity
-from ._workspace cimport SubsequenceSum, add_row, reserve, reserve_nodes, start_sum, subsequence_rows
+from ._workspace cimport SubsequenceSum, add_row, reserve, reserve_nodes, start_sum, subsequence_rows, tick
 
 
 cdef double path_kernel(Workspace* ws, const Settings* prm, const int* a, int n, const int* b, int m) noexcept nogil:
@@ -21,6 +21,8 @@ cdef double path_kernel(Workspace* ws, const Settings* prm, const int* a, int n,
         for j in range(m):
             rows.v[j] = tuple_similarity(prm.tuples, a[i], b[j])
         add_row(&rows, prm.lam, prm.lam2)
+        if not tick(ws, 2 * (m + 1)):
+            return 0.0
     return rows.total
 
 
@@ -77,6 +79,8 @@ cdef double zelenko_children(Workspace* ws, const Settings* prm, const TreeView*
         swap = prev_b
         prev_b = cur_b
         cur_b = swap
+        if not tick(ws, 2 * (m + 1)):
+            return 0.0
     return total
 
 
@@ -109,6 +113,8 @@ cdef double zelenko_kernel(Workspace* ws, const Settings* prm, const TreeView* a
                 ws.pair_sim[k] = s
                 k += 1
         ws.group_len[x] = <int>(k - ws.pair_start[x])
+        if not tick(ws, 1 + nb):
+            return 0.0
     if k == 0:
         return 0.0
     if not reserve(<void**>&ws.delta, &ws.pair_capacity, k, sizeof(double)):
@@ -119,6 +125,8 @@ cdef double zelenko_kernel(Workspace* ws, const Settings* prm, const TreeView* a
         for t in range(ws.group_len[x]):
             s = ws.pair_sim[base + t]
             ws.delta[base + t] = s * (s + zelenko_children(ws, prm, a, b, x, ws.partner[base + t]))
+            if ws.failed or not tick(ws, 1):
+                return 0.0
     # the roots: the first partner of node 0, if it is node 0
     if ws.group_len[0] and ws.partner[ws.pair_start[0]] == 0:
         return ws.delta[ws.pair_start[0]]

@@ -1,7 +1,18 @@
-"""Per-thread scratch memory of the engine: grow-only buffers, and the rolling rows of the
-child-subsequence sums that PTK, SPTK, the path kernel and Zelenko's kernel share."""
+"""Per-thread scratch memory of the engine: grow-only buffers, the rolling rows of the
+child-subsequence sums that PTK, SPTK, the path kernel and Zelenko's kernel share, and the
+count of work that makes a long pair stop on Ctrl-C (:func:`tick`)."""
+from cpython.ref cimport PyObject
 from libc.stdlib cimport realloc
 from libc.string cimport memset
+
+
+# what the threads of one engine call share to stop early: set ``stop`` and every thread
+# ends its work at its next :func:`poll`
+cdef struct Control:
+    int stop                # the call must end: a signal handler raised (``error``)
+    bint main_thread        # the call came from Python's main thread, where signal handlers run
+    double last_check       # monotonic seconds of the last check for signals
+    PyObject* error         # the exception a signal handler raised (a new reference), or NULL
 
 
 cdef struct Workspace:
@@ -21,7 +32,10 @@ cdef struct Workspace:
     long long row_capacity
     double* fixed_sum       # one against many: per node of the fixed set's index, the sum of its Deltas, kept 0
     long long fixed_capacity
-    bint failed             # an allocation failed: the value being computed is void
+    bint failed             # an allocation failed or the call was stopped: the value being computed is void
+    long long budget        # units of work left before the next :func:`poll`
+    Control* control        # the call's, or NULL (never stopped)
+    bint checker            # this thread is the caller, Python's main thread: it checks for signals
 
 
 cdef struct SubsequenceSum:
@@ -34,6 +48,25 @@ cdef struct SubsequenceSum:
 
 cdef Workspace* workspace_new() noexcept nogil
 cdef void workspace_free(Workspace* ws) noexcept nogil
+cdef bint poll(Workspace* ws) noexcept nogil
+cdef void control_init(Control* control, bint main_thread) noexcept nogil
+cdef void workspace_attach(Workspace* ws, Control* control, bint checker) noexcept nogil
+
+
+cdef enum:
+    POLL_UNITS = 1 << 16  # units of work (node pairs, cells of a subsequence sum) between two polls
+
+
+cdef inline bint tick(Workspace* ws, long long units) noexcept nogil:
+    """Count ``units`` of work (about a nanosecond each: a node pair, a cell of a
+    subsequence sum); every ``POLL_UNITS`` of them :func:`poll`. False when the value being
+    computed must be abandoned (``failed`` set): the caller returns at once, and so do its
+    callers, which check ``failed``. The kernels tick inside every loop whose length
+    depends on the input, so one pair of huge structures stops within a poll of Ctrl-C."""
+    ws.budget -= units
+    if ws.budget > 0:
+        return True
+    return poll(ws)
 
 
 cdef inline long long grown(long long needed, long long capacity) noexcept nogil:
