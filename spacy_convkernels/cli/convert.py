@@ -33,6 +33,7 @@ from ..corpora.klp import read_klp_lines
 from ..corpora.relations_jsonl import read_relations_jsonl
 from ..corpora.standoff import read_standoff
 from ..errors import ConvKernelsError, CorpusFormatError, InvalidParameterError
+from ..outputs import check_outputs, replacing
 
 CLASSES = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
 TEXT = "quest"
@@ -48,6 +49,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default="en", help="language of the tokenizer's vocab (default en)")
     parser.add_argument("--format", choices=["klp", *READERS], default="klp", help="input format (default klp)")
     parser.add_argument("--skip-errors", action="store_true", help="standoff, relations-jsonl: skip malformed lines")
+
+
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    return {"input": arguments.input}, {"output": arguments.output, "--dev": arguments.dev}
 
 
 def run(arguments: argparse.Namespace) -> None:
@@ -71,9 +76,12 @@ def run(arguments: argparse.Namespace) -> None:
 
 def convert(input_path, output, *, dev=None, dev_every: int = 10, lang: str = "en") -> dict:
     """Write the DocBin(s); returns the number of Docs written to each path."""
+    check_outputs(inputs={"input": Path(input_path)}, outputs={"output": Path(output), "dev": dev})
     if dev is not None and dev_every < 2:
         raise InvalidParameterError(f"--dev-every must be at least 2, got {dev_every}")
-    nlp = spacy.blank(lang)
+    if Path(input_path).is_dir():
+        raise InvalidParameterError(f"{input_path} is a directory: a standoff corpus needs --format standoff")
+    nlp = _blank(lang)
     train, held_out = DocBin(attrs=[], store_user_data=False), DocBin(attrs=[], store_user_data=False)
     for number, (line, example) in enumerate(read_klp_lines(input_path), start=1):
         if TEXT not in example.texts:
@@ -105,18 +113,27 @@ def convert_annotations(
     ``"standoff"`` or ``"relations-jsonl"``); returns the number of Docs written to each path."""
     if format not in READERS:
         raise InvalidParameterError(f"format {format!r} is not one of {', '.join(READERS)}")
+    check_outputs(inputs={"input": Path(input_path)}, outputs={"output": Path(output), "dev": dev})
     if dev is not None and dev_every < 2:
         raise InvalidParameterError(f"--dev-every must be at least 2, got {dev_every}")
     train, held_out = DocBin(store_user_data=True), DocBin(store_user_data=True)
-    for number, doc in enumerate(READERS[format](input_path, spacy.blank(lang), skip_errors=skip_errors), start=1):
+    for number, doc in enumerate(READERS[format](input_path, _blank(lang), skip_errors=skip_errors), start=1):
         (held_out if dev is not None and number % dev_every == 0 else train).add(doc)
     if not len(train):
         raise ConvKernelsError(f"{input_path}: no document outside the dev split")
     return _write({output: train} if dev is None else {output: train, dev: held_out})
 
 
+def _blank(lang: str):
+    """A blank pipeline of the language ``lang``, or the package error naming it."""
+    try:
+        return spacy.blank(lang)
+    except ImportError as error:
+        raise InvalidParameterError(f"--lang {lang!r} is not a language code spaCy knows (en, de, fr, ...)") from error
+
+
 def _write(written: dict) -> dict:
     for path, docs in written.items():
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        docs.to_disk(path)
+        with replacing(path) as temporary:
+            docs.to_disk(temporary)
     return {str(path): len(docs) for path, docs in written.items()}
