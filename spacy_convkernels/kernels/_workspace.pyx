@@ -44,6 +44,8 @@ cdef void workspace_free(Workspace* ws) noexcept nogil:
         free(ws.rows)
         free(ws.edge_group)
         free(ws.fixed_sum)
+        free(ws.frames)
+        free(ws.ints)
         free(ws)
 
 
