@@ -1,12 +1,17 @@
 """Peak memory and time of K(t, t) for structures whose root has very many children.
 
-    python bench/wide_trees.py [--sizes 20000 100000] [--kernels ptk sptk csptk path zelenko]
+    python bench/wide_trees.py [--sizes 20000 100000] [--kernels ptk sptk csptk path zelenko st sst]
+                               [--shape leaves|repeated|distinct]
 
-Each figure comes from a fresh process: the structure is built (a root with n leaf
-children of distinct labels; for the path kernel a path of n tuples), its peak resident
-memory read (``ru_maxrss``), then the unnormalized K(t, t) computed on one thread and the
-peak read again. The difference is what the kernel needed: the engine's scratch plus the
-Delta of the matching node pairs (n + 1 here).
+Each figure comes from a fresh process: the structure is built, its peak resident memory
+read (``ru_maxrss``), then the unnormalized K(t, t) computed on one thread and the peak
+read again. The difference is what the kernel needed. Shapes (issue 26, point 5):
+
+- ``leaves``: a root with n leaf children of distinct labels (for the path kernel a path
+  of n tuples);
+- ``repeated``: ``(r (c0 x) (c1 x) ... (c49 x) (c0 x) ...)``, n children whose labels
+  repeat over 50, each with a child ``x`` (n * n pairs of ``x`` leaves match);
+- ``distinct``: ``(r (c0 x) (c1 x) ...)``, n children of distinct labels, each with ``x``.
 """
 
 import argparse
@@ -17,31 +22,40 @@ import sys
 import time
 
 
-def structure_and_kernel(name: str, n: int):
+def structure_and_kernel(name: str, n: int, shape: str = "leaves"):
     from spacy_convkernels import Tree
     from spacy_convkernels.kernels import (
         CompositionalSmoothedPartialTreeKernel,
         PartialTreeKernel,
         SmoothedPartialTreeKernel,
         SubsequencePathKernel,
+        SubsetTreeKernel,
+        SubtreeKernel,
         ZelenkoTreeKernel,
     )
     from spacy_convkernels.structures.paths import PathTuples
 
     if name == "path":
         return PathTuples([("e", f"n{i}") for i in range(n)]), SubsequencePathKernel()
+    labels = [f"n{i % 50 if shape == 'repeated' else i}" for i in range(n)]
     if name == "zelenko":
-        return Tree("/root", [Tree(f"e/n{i}") for i in range(n)]), ZelenkoTreeKernel()
+        if shape == "leaves":
+            return Tree("/root", [Tree(f"e/{label}") for label in labels]), ZelenkoTreeKernel()
+        return Tree("/root", [Tree(f"e/{label}", [Tree("e/x")]) for label in labels]), ZelenkoTreeKernel()
     kernel = {
         "ptk": PartialTreeKernel,
         "sptk": SmoothedPartialTreeKernel,
         "csptk": CompositionalSmoothedPartialTreeKernel,
+        "st": SubtreeKernel,
+        "sst": SubsetTreeKernel,
     }[name]()
-    return Tree("S", [Tree(f"w{i}") for i in range(n)]), kernel
+    if shape == "leaves":
+        return Tree("S", [Tree(label) for label in labels]), kernel
+    return Tree("r", [Tree(label, [Tree("x")]) for label in labels]), kernel
 
 
-def child(name: str, n: int) -> None:
-    structure, kernel = structure_and_kernel(name, n)
+def child(name: str, n: int, shape: str) -> None:
+    structure, kernel = structure_and_kernel(name, n, shape)
     kernel.prepare([structure])  # tables and compiled form built before the first reading
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
@@ -58,20 +72,29 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000])
     parser.add_argument(
-        "--kernels", nargs="+", default=["ptk", "sptk"], choices=["ptk", "sptk", "csptk", "path", "zelenko"]
+        "--kernels",
+        nargs="+",
+        default=["ptk", "sptk"],
+        choices=["ptk", "sptk", "csptk", "path", "zelenko", "st", "sst"],
     )
+    parser.add_argument("--shape", default="leaves", choices=["leaves", "repeated", "distinct"])
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child[0], int(args.child[1]))
+        child(args.child[0], int(args.child[1]), args.shape)
         return
+    print(f"shape: {args.shape}")
     print(
         f"{'kernel':<9}{'children':>10}{'peak before MB':>16}{'peak after MB':>15}{'K(t,t) MB':>11}"
         f"{'seconds':>9}  K(t, t)"
     )
     for n in args.sizes:
         for name in args.kernels:
-            done = subprocess.run([sys.executable, __file__, "--child", name, str(n)], capture_output=True, text=True)
+            done = subprocess.run(
+                [sys.executable, __file__, "--child", name, str(n), "--shape", args.shape],
+                capture_output=True,
+                text=True,
+            )
             if done.returncode != 0:
                 print(f"{name:<9}{n:>10,}  failed: {done.stderr.strip().splitlines()[-1]}")
                 continue

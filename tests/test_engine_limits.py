@@ -15,7 +15,7 @@ import pytest
 import reference_kernels as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from random_trees import random_tree, wide_tree
+from random_trees import random_pairs, random_tree, wide_tree
 
 from spacy_convkernels import Tree
 from spacy_convkernels.errors import ConvKernelsError, InvalidParameterError
@@ -24,12 +24,14 @@ from spacy_convkernels.kernels import (
     SmoothedPartialTreeKernel,
     SubsequencePathKernel,
     SubsetTreeKernel,
+    SubtreeKernel,
     ZelenkoTreeKernel,
 )
 from spacy_convkernels.kernels._driver import gram, pairs
 from spacy_convkernels.kernels._packing import PackedSequences, PackedTrees
 from spacy_convkernels.kernels._settings import EngineSettings, KernelKind
 from spacy_convkernels.kernels._tables import NodeSimilarity, TupleTable
+from spacy_convkernels.kernels._tree_kernels import set_stored_pairs
 from spacy_convkernels.structures.paths import PathTuples
 
 TESTS = Path(__file__).resolve().parent
@@ -145,6 +147,132 @@ def test_wide_structures_fit_in_half_a_gigabyte():
     assert values["zelenko"] == pytest.approx(wide_zelenko(n), rel=1e-9)
 
 
+def nested_tree(n, period=None, zelenko=False):
+    """``(r (c0 x) (c1 x) ...)``: n children, each with a child ``x``, their labels distinct
+    or repeating every ``period`` (issue 26, point 5); Zelenko's labels are edge/node."""
+    e = "e/" if zelenko else ""
+    return Tree(f"{'/' if zelenko else ''}r", [Tree(f"{e}c{i % (period or n)}", [Tree(f"{e}x")]) for i in range(n)])
+
+
+def nested_ptk(n, lam=0.4, mu=0.4):
+    """PTK K(t, t) of ``nested_tree(n)``: n * n pairs of x leaves, the n pairs (c_i, c_i)
+    and the roots, whose child pairs match along the diagonal."""
+    leaf = mu * lam**2
+    child = mu * (lam**2 + leaf)
+    return n * n * leaf + n * child + mu * (lam**2 + diagonal_sum(n, lam, child))
+
+
+def nested_st(n, lam=0.4):
+    """ST (either variant): n * n pairs of leaves, n pairs (c_i, c_i) of Delta lam, the roots lam^(n + 1)."""
+    return lam * n * n + lam * n + lam ** (n + 1)
+
+
+@pytest.mark.parametrize("period", [None, 1, 3, 7])
+def test_wide_nodes_whose_children_have_children_match_the_references(period):
+    trees = [nested_tree(n, period) for n in (11, 14)]
+    index = [(0, 0), (0, 1), (1, 1)]
+    cases = [
+        (PartialTreeKernel(terminal_factor=2), lambda a, b: ref.partial_tree(a, b, terminal_factor=2.0)),
+        (SmoothedPartialTreeKernel(), lambda a, b: ref.partial_tree(a, b)),  # no vectors: exact matching
+        (SubtreeKernel(variant="kelp"), ref.subtree_kelp),
+        (SubtreeKernel(), ref.subtree_textbook),
+        (SubsetTreeKernel(), ref.subset_tree),
+    ]
+    for kernel, reference in cases:
+        values = kernel.pairs(trees, index, normalize=False, n_jobs=1)
+        np.testing.assert_allclose(values, [reference(trees[i], trees[j]) for i, j in index], rtol=1e-12)
+    stars = [nested_tree(n, period, zelenko=True) for n in (5, 6)]
+    k = ref.tuple_kernel()
+    values = ZelenkoTreeKernel().pairs(stars, index, normalize=False, n_jobs=1)
+    np.testing.assert_allclose(values, [ref.zelenko(stars[i], stars[j], k) for i, j in index], rtol=1e-12)
+    if period is None:
+        assert PartialTreeKernel().pairs(trees, [(1, 1)], normalize=False)[0] == pytest.approx(
+            nested_ptk(14), rel=1e-12
+        )
+        assert SubtreeKernel().pairs(trees, [(1, 1)], normalize=False)[0] == pytest.approx(nested_st(14), rel=1e-12)
+
+
+@pytest.fixture
+def top_down():
+    """Every pair of trees evaluated top-down, as pairs with millions of matching node pairs are."""
+    previous = set_stored_pairs(0)
+    yield
+    set_stored_pairs(previous)
+
+
+def test_top_down_evaluation_equals_the_stored_one(top_down):
+    """The two ways of ``_tree_kernels`` (stored Deltas, top-down frames) on random trees,
+    wide, deep and single-node ones among them, for every kind of tree kernel and SPTK's
+    similarities, with and without vectors (the stored way is checked against the
+    references by their own tests; ST, SST and PTK here too)."""
+    from test_smoothed_kernels import CASES, LABELS
+
+    pairs_ = random_pairs(seed=77, n_pairs=60, labels=LABELS)
+    X = [t for pair in pairs_ for t in pair]
+    index = [(2 * k, 2 * k + 1) for k in range(len(pairs_))] + [(k, k) for k in range(0, len(X), 5)]
+    kernels = [
+        PartialTreeKernel(terminal_factor=0.5),
+        SubtreeKernel(),
+        SubtreeKernel(variant="kelp"),
+        SubsetTreeKernel(),
+        SmoothedPartialTreeKernel(),
+    ] + [kernel for kernel, _ in CASES]
+    top = [kernel.pairs(X, index, normalize=False, n_jobs=2) for kernel in kernels]
+    set_stored_pairs(1 << 21)
+    stored = [kernel.pairs(X, index, normalize=False, n_jobs=2) for kernel in kernels]
+    for kernel, t, s in zip(kernels, top, stored):
+        np.testing.assert_allclose(t, s, rtol=1e-12, atol=1e-300, err_msg=repr(kernel))
+    reference = [ref.partial_tree(X[i], X[j], terminal_factor=0.5) for i, j in index]
+    np.testing.assert_allclose(top[0], reference, rtol=1e-12)
+    np.testing.assert_allclose(top[3], [ref.subset_tree(X[i], X[j]) for i, j in index], rtol=1e-12)
+
+
+NESTED_SCRIPT = """
+import json, resource, sys
+sys.path.insert(0, sys.argv[3])
+from test_engine_limits import nested_tree
+from spacy_convkernels.kernels import PartialTreeKernel, SmoothedPartialTreeKernel, SubtreeKernel, ZelenkoTreeKernel
+
+n, period = int(sys.argv[1]), int(sys.argv[2]) or None
+tree, star = nested_tree(n, period), nested_tree(n, period, zelenko=True)
+cases = [("ptk", PartialTreeKernel(), tree), ("sptk", SmoothedPartialTreeKernel(), tree),
+         ("st", SubtreeKernel(), tree), ("zelenko", ZelenkoTreeKernel(), star)]
+small, small_star = nested_tree(3, period), nested_tree(3, period, zelenko=True)
+for _, kernel, x in cases:  # tables warmed up before the limit
+    kernel.pairs([small_star if x is star else small], [(0, 0)], normalize=False, n_jobs=1)
+    kernel.prepare([x])
+size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + (500 << 20), resource.getrlimit(resource.RLIMIT_AS)[1]))
+print(json.dumps({name: float(kernel.pairs([x], [(0, 0)], normalize=False, n_jobs=1)[0]) for name, kernel, x in cases}))
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or SANITIZED,
+    reason="needs /proc and an address-space limit (meaningless under ASan)",
+)
+@pytest.mark.parametrize("period", [0, 50], ids=["distinct", "repeated"])
+def test_wide_nodes_whose_children_have_children_fit_in_half_a_gigabyte(period):
+    """A root with 12,000 children, each with a child x (distinct labels, or repeating every
+    50): 144 million pairs of x leaves match, whose Deltas (1.15 GB) are not kept; K(t, t)
+    under an address-space limit of 500 MB above what the process maps."""
+    n = 12_000
+    done = subprocess.run(
+        [sys.executable, "-c", NESTED_SCRIPT, str(n), str(period), str(TESTS)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    values = json.loads(done.stdout)
+    assert all(np.isfinite(v) and v > 0 for v in values.values())
+    assert values["sptk"] == pytest.approx(values["ptk"], rel=1e-12)
+    if not period:
+        assert values["ptk"] == pytest.approx(nested_ptk(n), rel=1e-9)
+        assert values["st"] == pytest.approx(nested_st(n), rel=1e-12)
+
+
 INTERRUPT_SCRIPT = """
 import sys, time
 import numpy as np
@@ -200,6 +328,81 @@ def test_ctrl_c_stops_a_long_call(mode):
     assert line == "interrupted", err[-2000:]
     assert delay < 3.0
     assert rest.strip() == "usable" and proc.returncode == 0, err[-2000:]
+
+
+PAIR_INTERRUPT_SCRIPT = """
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from random_trees import random_tree
+from spacy_convkernels import Tree
+from spacy_convkernels.kernels import (PartialTreeKernel, SmoothedPartialTreeKernel, SubsequencePathKernel,
+                                       ZelenkoTreeKernel)
+from spacy_convkernels.structures.paths import PathTuples
+
+n = 60_000
+flat = lambda: Tree("S", [Tree(f"w{i}") for i in range(n)])
+star = lambda: Tree("/root", [Tree(f"e/n{i}") for i in range(n)])
+path = lambda: PathTuples([("e", f"n{i}") for i in range(n)])
+rng = np.random.default_rng(3)
+small_trees = [random_tree(rng, 12) for _ in range(4)]
+small_tuples = [Tree("/r", [Tree(f"e/n{i % 3}") for i in range(k)]) for k in range(1, 5)]
+small_paths = [PathTuples([("e", f"n{i % 3}") for i in range(k)]) for k in range(1, 5)]
+CASES = {
+    "ptk": (PartialTreeKernel, flat, small_trees),
+    "sptk": (SmoothedPartialTreeKernel, flat, small_trees),
+    "zelenko": (ZelenkoTreeKernel, star, small_tuples),
+    "path": (SubsequencePathKernel, path, small_paths),
+}
+for name in sys.argv[2:]:
+    kind, indexed = name.split(":")
+    make_kernel, make, small = CASES[kind]
+    kernel, big = make_kernel(), make()
+    against = (lambda X: kernel.prepare(X)) if indexed == "indexed" else (lambda X: X)
+    expected = kernel.gram(small, against(small), n_jobs=1)
+    fixed = against([big])
+    print("started", name, flush=True)
+    try:
+        kernel.gram([big], fixed, normalize=False, n_jobs=1)
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    assert np.array_equal(kernel.gram(small, against(small), n_jobs=1), expected)
+    assert np.array_equal(kernel.gram(small, against(small), n_jobs=2), expected)
+    print("usable", flush=True)
+"""
+PAIR_CASES = [f"{kind}:{path}" for kind in ("ptk", "sptk", "zelenko", "path") for path in ("plain", "indexed")]
+
+
+@pytest.mark.skipif(SANITIZED, reason="minutes under the sanitizers")
+def test_ctrl_c_stops_a_single_huge_pair():
+    """SIGINT a second into K(t, t) of one structure with 60,000 children (a minute of work
+    for its single pair, plain or against an indexed set): KeyboardInterrupt within 0.5 s,
+    for every kernel kind, and the kernel then gives the values it gave before."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PAIR_INTERRUPT_SCRIPT, str(TESTS), *PAIR_CASES],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    delays = {}
+    try:
+        for case in PAIR_CASES:
+            line = proc.stdout.readline().strip()
+            assert line == f"started {case}", proc.stderr.read()[-2000:] if not line else line
+            time.sleep(1.0)
+            proc.send_signal(signal.SIGINT)
+            sent = time.monotonic()
+            line = proc.stdout.readline().strip()
+            delays[case] = time.monotonic() - sent
+            assert line == "interrupted", (case, line)
+            assert proc.stdout.readline().strip() == "usable", case
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0
+    assert max(delays.values()) < 0.5, delays
 
 
 # arguments that do not belong together: refused before the engine runs

@@ -1,12 +1,14 @@
 """Relation candidates (issue 16 point 2): entity pairs and interactions of a parsed Doc,
 their shortest dependency paths, path-enclosed trees and gold labels."""
 
+import time
+
 import pytest
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
 
 from spacy_convkernels.components.relation_candidates import entity_pair_candidates, interaction_candidates
-from spacy_convkernels.errors import InvalidParameterError, MissingAnnotationError
+from spacy_convkernels.errors import ConvKernelsWarning, InvalidParameterError, MissingAnnotationError
 from spacy_convkernels.structures.paths import PathTuples, label_features
 from spacy_convkernels.structures.relations import GoldRelations, dependency_interactions, entity_pairs
 
@@ -155,3 +157,47 @@ def test_a_doc_with_an_amr_graph_gives_its_amr_candidates():
     assert from_amr[0].amr_path is not None and from_amr[0].amr_subgraph is not None
     assert len(interaction_candidates()(doc)) == 24  # use_amr off: the dependency parse
     assert GoldRelations(parsed()).labels(from_amr[0], doc) == set()
+
+
+def many_entities(n: int) -> Doc:
+    """``P0 , P1 , ...``: n entities in one sentence, each a ``conj`` of the first."""
+    words = [w for i in range(n) for w in ([","] if i else []) + [f"P{i}"]]
+    heads = [0 if w != "," else i + 1 for i, w in enumerate(words)]
+    deps = ["ROOT"] + ["punct" if w == "," else "conj" for w in words[1:]]
+    doc = Doc(Vocab(), words=words, heads=heads, deps=deps, lemmas=[w.lower() for w in words])
+    doc.ents = [Span(doc, i, i + 1, "GENE" if i % 4 else "Protein") for i in range(0, len(words), 2)]
+    return doc
+
+
+def test_a_sentence_of_many_entities_keeps_the_nearest_pairs_with_a_warning():
+    doc = many_entities(6)
+    every = [c.key for c in entity_pairs(doc, max_pairs_per_sentence=None)]
+    assert len(every) == 30 and every == [c.key for c in entity_pairs(doc)]  # below the default cap: all
+    with pytest.warns(ConvKernelsWarning, match=r"6 entities .* more than 12 entity pairs.*max_pairs_per_sentence"):
+        nearest = [c.key for c in entity_pairs(doc, max_pairs_per_sentence=12)]
+    # neighbours (gap 1: 10 ordered pairs), then the first two of gap 2, in the order of every pair
+    assert nearest == [
+        k
+        for k in every
+        if k in {(0, 2), (2, 0), (2, 4), (4, 2), (4, 6), (6, 4), (6, 8), (8, 6)} | {(8, 10), (10, 8), (0, 4), (4, 0)}
+    ]
+    # the cap counts the pairs the other options keep
+    with pytest.warns(ConvKernelsWarning, match="more than 3 entity pairs"):
+        kept = [
+            c.key for c in entity_pairs(doc, labels=[("Protein", "GENE")], max_distance=3, max_pairs_per_sentence=3)
+        ]
+    assert kept == [(0, 2), (4, 2), (4, 6)]  # of the 5 neighbours Protein -> GENE
+    for bad in (0, 2.5, "10", True):
+        with pytest.raises(InvalidParameterError, match="max_pairs_per_sentence"):
+            entity_pairs(doc, max_pairs_per_sentence=bad)
+
+
+def test_a_thousand_entities_in_one_sentence_take_under_two_seconds():
+    """999,000 ordered pairs (300 entities took 22 s, 1,000 did not end in 2 minutes)."""
+    doc = many_entities(1000)
+    candidates = entity_pair_candidates()
+    start = time.perf_counter()
+    with pytest.warns(ConvKernelsWarning, match="max_pairs_per_sentence"):
+        found = candidates(doc)
+    assert time.perf_counter() - start < 2.0
+    assert len(found) == 1000 and all(abs(h - c) <= 4 for h, c in (f.key for f in found))

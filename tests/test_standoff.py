@@ -1,11 +1,15 @@
 """BioNLP shared-task standoff reader: Docs, flattened gold interactions, errors, registry, convert."""
 
+import json
+import os
+import subprocess
+import sys
 import warnings
 from collections import Counter
 
 import pytest
 import spacy
-from data_paths import CORPORA, need_shared
+from data_paths import CORPORA, ROOT, need_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spacy.tokens import DocBin
@@ -13,7 +17,13 @@ from thinc.api import Config
 
 from spacy_convkernels.cli import main
 from spacy_convkernels.corpora import read_standoff
-from spacy_convkernels.errors import CorpusFileError, CorpusFormatError, CorpusWarning
+from spacy_convkernels.errors import (
+    ConvKernelsWarning,
+    CorpusFileError,
+    CorpusFormatError,
+    CorpusWarning,
+    InvalidParameterError,
+)
 
 SAMPLE = CORPORA / "bionlp-st-2013-ge-sample"
 TIAB = SAMPLE / "PMC-2626671-00-TIAB.txt"
@@ -258,10 +268,13 @@ def test_convert_stops_at_a_malformed_line_unless_skipping(tmp_path, capsys):
 
 def test_the_shared_ge_devel_set_reads_without_error():
     devel = need_shared("data/bionlp-st-2013-ge/original-data/devel")
-    counts = Counter()
-    for _ in read_standoff(devel, counts=counts):
-        pass
+    counts, most = Counter(), 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvKernelsWarning)  # max_interactions_per_event never bites
+        for doc in read_standoff(devel, counts=counts):
+            most = max([most, *Counter(i["event"] for i in doc._.interactions).values()])
     assert counts["documents"] == len(list(devel.glob("*.txt"))) and counts["interactions"] > counts["events"] / 2
+    assert most == 4  # per event (train: 5), far below the default cap of 1,000
 
 
 def test_events_nested_too_deep_are_malformed_and_shared_arguments_are_resolved_once(tmp_path):
@@ -342,3 +355,102 @@ def test_reader_in_a_training_config():
         20,
         11,
     ]  # 19 events + E16 again on Equiv T18; 11 events
+
+
+def many_proteins(directory, n, a2_events):
+    """A document of ``n`` proteins P0000 ... and the triggers T{n+1} (Binding), T{n+2} (Regulation)."""
+    names = [f"P{i:04d}" for i in range(n)]
+    a1 = [f"T{i + 1}\tProtein {6 * i} {6 * i + 5}\t{name}" for i, name in enumerate(names)]
+    a2 = [f"T{n + 1}\tBinding {6 * n} {6 * n + 5}\tbinds", f"T{n + 2}\tRegulation {6 * n + 6} {6 * n + 15}\tregulates"]
+    return write_doc(directory, " ".join(names) + " binds regulates", a1, a2 + a2_events)
+
+
+def test_an_event_that_expands_beyond_the_cap_is_cut_with_a_warning(tmp_path):
+    # 30 equivalent proteins: one Binding of 2 themes has 30 * 29 variants
+    path = many_proteins(
+        tmp_path, 30, ["E1\tBinding:T31 Theme:T1 Theme2:T2", "*\tEquiv " + " ".join(f"T{i}" for i in range(1, 31))]
+    )
+    (doc,) = read_standoff(path, max_interactions_per_event=None)
+    assert len(doc._.interactions) == 30 * 29
+    with pytest.warns(
+        ConvKernelsWarning, match=r"doc\.a2: event E1 expands to more than 100 interactions.*max_interactions_per_event"
+    ):
+        (doc,) = read_standoff(path, max_interactions_per_event=100)
+    assert len(doc._.interactions) == 100
+    assert doc._.interactions[0]["roles"] == {"theme": "T1", "theme2": "T2"} and not doc._.interactions[0]["equiv"]
+    # a Binding of 30 themes (435 pairs) nested in a Regulation caused by its proteins (30 * 435)
+    path = many_proteins(
+        tmp_path,
+        30,
+        [
+            "E1\tBinding:T31 " + " ".join(f"Theme{i if i > 1 else ''}:T{i}" for i in range(1, 31)),
+            "E2\tRegulation:T32 Theme:E1 Cause:E1",
+        ],
+    )
+    (doc,) = read_standoff(path, max_interactions_per_event=None)
+    assert Counter(i["event"] for i in doc._.interactions) == {
+        "E1": 435,
+        "E2": 30 * 435,  # every catalyst with every pair
+    }
+    with pytest.warns(ConvKernelsWarning) as caught:
+        (doc,) = read_standoff(path, max_interactions_per_event=400)
+    assert Counter(i["event"] for i in doc._.interactions) == {"E1": 400, "E2": 400}
+    assert sorted(str(w.message).split(": event ")[1][:2] for w in caught) == ["E1", "E2"]
+
+
+def test_the_cap_leaves_real_data_alone_and_is_checked():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvKernelsWarning)
+        capped = [flat(doc) for doc in read_standoff(SAMPLE, max_interactions_per_event=5)]
+    assert capped == [flat(doc) for doc in read_standoff(SAMPLE, max_interactions_per_event=None)]
+    for bad in (0, 1.5, "5", True):
+        with pytest.raises(InvalidParameterError, match="max_interactions_per_event"):
+            list(read_standoff(SAMPLE, max_interactions_per_event=bad))
+
+
+EXPANSION_SCRIPT = """
+import json, resource, sys, time, warnings
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+import spacy
+from spacy_convkernels.corpora import read_standoff
+from test_standoff import many_proteins
+
+nlp = spacy.blank("en")
+folder = Path(sys.argv[1])
+equiv = many_proteins(folder / "equiv", 2000, ["E1\\tBinding:T2001 Theme:T1 Theme2:T2",
+                                              "*\\tEquiv " + " ".join(f"T{i}" for i in range(1, 2001))])
+binding = "E1\\tBinding:T101 " + " ".join(f"Theme{i if i > 1 else ''}:T{i}" for i in range(1, 101))
+regulations = [f"E{k}\\tRegulation:T102 Theme:E1 Cause:E1" for k in (2, 3, 4)]
+nested = many_proteins(folder / "nested", 100, [binding] + regulations)
+list(read_standoff(folder / "nested" / "doc.txt", nlp, max_interactions_per_event=1))
+size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + (200 << 20), resource.getrlimit(resource.RLIMIT_AS)[1]))
+found = {}
+warnings.simplefilter("ignore")
+for name, path in (("equiv", equiv), ("nested", nested)):
+    start = time.perf_counter()
+    (doc,) = read_standoff(path, nlp)
+    found[name] = [len(doc._.interactions), time.perf_counter() - start]
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and an address-space limit")
+def test_the_two_documents_of_issue_26_read_in_seconds_and_200_megabytes(tmp_path):
+    """2,000 proteins in one Equiv group with one Binding (68 KB; unbounded: 4 million
+    variants, 5.5 GB), and a Binding of 100 themes nested 3 times (3.7 KB; unbounded: 1.49
+    million interactions, 4 GB), each under 5 s and 200 MB of address space."""
+    for name in ("equiv", "nested"):
+        (tmp_path / name).mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", EXPANSION_SCRIPT, str(tmp_path), str(ROOT / "tests")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout)
+    assert found["equiv"][0] == 1000 and found["nested"][0] == 4000
+    assert found["equiv"][1] < 5 and found["nested"][1] < 5

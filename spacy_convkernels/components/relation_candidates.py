@@ -12,7 +12,13 @@ Each returns a callable Doc -> list of
 
 from spacy.util import registry
 
-from ..structures.relations import DEFAULT_ROLE_SETS, amr_interactions, dependency_interactions, entity_pairs
+from ..structures.relations import (
+    DEFAULT_ROLE_SETS,
+    MAX_PAIRS_PER_SENTENCE,
+    amr_interactions,
+    dependency_interactions,
+    entity_pairs,
+)
 
 
 class EntityPairCandidates:
@@ -20,8 +26,22 @@ class EntityPairCandidates:
 
     roles = ("head", "child")
 
-    def __init__(self, *, max_distance: int | None, labels: list[list[str]] | None, path: str, tree: str):
-        self.options = {"max_distance": max_distance, "labels": labels, "path": path, "tree": tree}
+    def __init__(
+        self,
+        *,
+        max_distance: int | None,
+        labels: list[list[str]] | None,
+        path: str,
+        tree: str,
+        max_pairs_per_sentence: int | None = MAX_PAIRS_PER_SENTENCE,
+    ):
+        self.options = {
+            "max_distance": max_distance,
+            "labels": labels,
+            "path": path,
+            "tree": tree,
+            "max_pairs_per_sentence": max_pairs_per_sentence,
+        }
 
     def __call__(self, doc) -> list:
         return entity_pairs(doc, **self.options)
@@ -62,12 +82,24 @@ class InteractionCandidates:
 
 @registry.misc("spacy_convkernels.EntityPairCandidates.v1")
 def entity_pair_candidates(
-    max_distance: int | None = None, labels: list[list[str]] | None = None, path: str = "tuples", tree: str = "lct"
+    max_distance: int | None = None,
+    labels: list[list[str]] | None = None,
+    path: str = "tuples",
+    tree: str = "lct",
+    max_pairs_per_sentence: int | None = MAX_PAIRS_PER_SENTENCE,
 ) -> EntityPairCandidates:
     """Ordered entity pairs within a sentence, at most ``max_distance`` tokens apart (null:
     any), of the (head label, child label) pairs in ``labels`` (null: any); ``path`` and
-    ``tree`` are the representations of their structures."""
-    return EntityPairCandidates(max_distance=max_distance, labels=labels, path=path, tree=tree)
+    ``tree`` are the representations of their structures. At most
+    ``max_pairs_per_sentence`` pairs per sentence (default 1,000, null: any), the nearest,
+    with a warning when it cuts (a sentence of 1,000 entities has 999,000 pairs)."""
+    return EntityPairCandidates(
+        max_distance=max_distance,
+        labels=labels,
+        path=path,
+        tree=tree,
+        max_pairs_per_sentence=max_pairs_per_sentence,
+    )
 
 
 @registry.misc("spacy_convkernels.InteractionCandidates.v1")

@@ -35,6 +35,12 @@ protein gives no interaction.
 the shared task counts an event on either mention as the same event, so each interaction
 is repeated with every combination of equivalent participants, the added ones with
 ``"equiv": True``. Identical interactions (same event, trigger and roles) are kept once.
+**Bounded expansion**: Binding events with many themes, events nesting them and large
+``Equiv`` groups multiply (2,000 equivalent proteins make 4 million variants of one
+Binding). At most ``max_interactions_per_event`` interactions (default 1,000; GE 2013
+train and devel have at most 5) are kept per event, and as many theme tuples (one more);
+the rest are never made, and a :class:`~spacy_convkernels.errors.ConvKernelsWarning`
+names the document and the event. ``None`` keeps every one.
 **Modifications** (``M1  Negation E3``, ``Speculation``) do not remove anything: they set
 ``negated`` / ``speculated`` on the interactions of that event (not of the events
 nesting it). **Anaphora / Coreference** (``R1  Coreference Subject:T15 Object:T4``):
@@ -48,9 +54,10 @@ document is dropped for it.
 """
 
 import re
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from itertools import combinations, product
+from itertools import chain, combinations, islice, product
 from pathlib import Path
 
 import spacy
@@ -59,7 +66,8 @@ from spacy.training import Example
 from spacy.util import filter_spans, registry
 
 from ..components.extensions import INTERACTIONS_KEY, install_extensions
-from ..errors import CorpusFileError, CorpusFormatError
+from ..errors import ConvKernelsWarning, CorpusFileError, CorpusFormatError
+from ..validation import Interval, check_value
 from .examples import training_example
 from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
@@ -67,6 +75,8 @@ from .skipping import skip_or_raise
 GROUPS = {"Protein": "proteins", "Entity": "entities", "Anaphora": "anaphora"}  # other T types: "triggers"
 MODIFICATIONS = {"Negation": "negated", "Speculation": "speculated"}
 MAX_NESTING = 100  # events nested deeper are malformed (GE 2013 train and devel: at most 6)
+MAX_INTERACTIONS_PER_EVENT = 1000  # GE 2013 train and devel: at most 5
+CAP = Interval(1, None, integer=True)
 
 _THEME = re.compile(r"Theme\d*")
 _TEXTBOUND = re.compile(r"(\S+) (\d+) (\d+)")
@@ -80,6 +90,7 @@ def read_standoff(
     skip_errors: bool = False,
     errors: list[CorpusFormatError] | None = None,
     counts: Counter | None = None,
+    max_interactions_per_event: int | None = MAX_INTERACTIONS_PER_EVENT,
 ) -> Iterator[Doc]:
     """Yield one Doc per document of ``source`` (module docstring), in order of file name.
 
@@ -94,28 +105,36 @@ def read_standoff(
     :class:`~spacy_convkernels.errors.CorpusFileError`; a missing ``.a2`` means no events.
     ``counts``, when given, is incremented with the documents, proteins, triggers,
     events, interactions (also per type, ``"interactions:Binding"``), misaligned mentions
-    and equivalence, modification and coreference lines read.
+    and equivalence, modification and coreference lines read. ``max_interactions_per_event``
+    bounds what one event expands to (module docstring), ``None`` for no bound.
     """
+    check_value("read_standoff", "max_interactions_per_event", max_interactions_per_event, [CAP, None])
     install_extensions("doc._.interactions")
     nlp = nlp or spacy.blank("en")
     counts = counts if counts is not None else Counter()
     for stem in _documents(source):
         problems = []
-        document = _Document(stem, problems)
+        document = _Document(stem, problems, max_interactions_per_event)
         for error in problems:
             skip_or_raise(error, skip_errors, errors, "standoff line")
         yield document.make_doc(nlp, counts)
 
 
 @registry.readers("spacy_convkernels.BioNLPStandoff.v1")
-def create_standoff_reader(path: Path, skip_errors: bool = False, given_entities: bool = True) -> Callable:
+def create_standoff_reader(
+    path: Path,
+    skip_errors: bool = False,
+    given_entities: bool = True,
+    max_interactions_per_event: int | None = MAX_INTERACTIONS_PER_EVENT,
+) -> Callable:
     """spaCy reader for training configs: ``@readers = "spacy_convkernels.BioNLPStandoff.v1"``.
     With ``given_entities``, the predicted Doc of each Example has the proteins
     (``doc.ents`` and ``doc.spans["proteins"]``: the shared task gives the ``.a1``), as
     relation extraction takes them as input; else only the text."""
 
     def read(nlp) -> Iterable[Example]:
-        for doc in read_standoff(path, nlp, skip_errors=skip_errors):
+        docs = read_standoff(path, nlp, skip_errors=skip_errors, max_interactions_per_event=max_interactions_per_event)
+        for doc in docs:
             yield training_example(nlp, doc, given_entities=given_entities, span_groups=("proteins",))
 
     return read
@@ -145,8 +164,9 @@ class _Malformed(Exception):
 class _Document:
     """The annotations of one document, each record kept with its (path, line)."""
 
-    def __init__(self, stem: Path, problems: list):
+    def __init__(self, stem: Path, problems: list, cap: int | None = None):
         self.stem = stem
+        self.cap = cap  # max_interactions_per_event
         self.problems = problems
         self.text = _read_text(_file(stem, ".txt"))
         self.mentions = {}  # id: (type, start, end, where)
@@ -302,20 +322,21 @@ class _Document:
     def _themes(self, ident: str) -> list[tuple[str, ...]]:
         """The theme proteins of an event, as (theme,) or (theme, theme2) tuples."""
         if ident not in self.themes:
-            self.themes[ident] = self._resolve_themes(ident)
+            bound = None if self.cap is None else self.cap + 1  # one more: the cut is seen, and warned of
+            self.themes[ident] = list(islice(self._resolve_themes(ident), bound))
         return self.themes[ident]
 
-    def _resolve_themes(self, ident: str) -> list[tuple[str, ...]]:
+    def _resolve_themes(self, ident: str) -> Iterator[tuple[str, ...]]:
         arguments = [a for role, a in self.events[ident][2] if _THEME.fullmatch(role)]
         resolved = [self._participants(a) for a in arguments]
         if len(resolved) == 1:
-            return resolved[0]
-        return [
+            return iter(resolved[0])
+        return (
             tuple(p for group in pair for p in group)
             for first, second in combinations(resolved, 2)
             for pair in product(first, second)
             if len(pair[0]) + len(pair[1]) == 2 and pair[0] != pair[1]
-        ]
+        )
 
     def _participants(self, argument: str) -> list[tuple[str, ...]]:
         if argument in self.events:
@@ -328,43 +349,59 @@ class _Document:
             merged = set(ids).union(*(classes.get(i, ()) for i in ids))
             for i in merged:
                 classes[i] = merged
-        found, seen = [], set()
+        for merged in {id(c): c for c in classes.values()}.values():
+            members = tuple(sorted(merged))  # sorted once per group
+            classes.update(dict.fromkeys(members, members))
+        found = []
         for ident, (kind, trigger, roles, _) in self.events.items():
-            causes = [a for role, a in roles if role == "Cause"]
-            catalysts = (
-                list(dict.fromkeys(p for t in self._participants(causes[0]) for p in t)) if causes else []
-            ) or [None]
             flags = {flag for flag, _ in self.modified.get(ident, ())}
-            for catalyst, themes in product(catalysts, self._themes(ident)):
-                given = (() if catalyst is None else ("catalyst",)) + ("theme", "theme2")[: len(themes)]
-                original = tuple(p for p in (catalyst, *themes) if p is not None)
-                variants = product(*(sorted(classes.get(p, {p})) for p in original))
-                others = [v for v in variants if v != original and len(set(v)) == len(v)]  # one mention per role
-                for participants in [original] + others:
-                    key = (ident, participants)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    found.append(
-                        {
-                            "event": ident,
-                            "interaction": kind,
-                            "trigger": trigger,
-                            "roles": dict(zip(given, participants)),
-                            "participants": {
-                                r: self.text[slice(*self.mentions[p][1:3])] for r, p in zip(given, participants)
-                            },
-                            "spans": {
-                                role: [spans[i].start, spans[i].end]
-                                for role, i in zip(("trigger",) + given, (trigger,) + participants)
-                            },
-                            "negated": "negated" in flags,
-                            "speculated": "speculated" in flags,
-                            "equiv": participants != original,
-                            "unit": "+".join((ident, *original)),
-                        }
-                    )
+            for given, participants, original in self._expand(ident, roles, classes):
+                found.append(
+                    {
+                        "event": ident,
+                        "interaction": kind,
+                        "trigger": trigger,
+                        "roles": dict(zip(given, participants)),
+                        "participants": {
+                            r: self.text[slice(*self.mentions[p][1:3])] for r, p in zip(given, participants)
+                        },
+                        "spans": {
+                            role: [spans[i].start, spans[i].end]
+                            for role, i in zip(("trigger",) + given, (trigger,) + participants)
+                        },
+                        "negated": "negated" in flags,
+                        "speculated": "speculated" in flags,
+                        "equiv": participants != original,
+                        "unit": "+".join((ident, *original)),
+                    }
+                )
         return found
+
+    def _expand(self, ident: str, roles: list, classes: dict) -> Iterator[tuple]:
+        """(roles given, participants, original participants) of the distinct interactions of
+        an event, its ``Equiv`` variants after each, at most ``cap`` (warning when it cuts)."""
+        causes = [a for role, a in roles if role == "Cause"]
+        catalysts = list(dict.fromkeys(p for t in self._participants(causes[0]) for p in t)) if causes else []
+        seen = set()
+        for catalyst, themes in product(catalysts or [None], self._themes(ident)):
+            given = (() if catalyst is None else ("catalyst",)) + ("theme", "theme2")[: len(themes)]
+            original = tuple(p for p in (catalyst, *themes) if p is not None)
+            variants = product(*(classes.get(p, (p,)) for p in original))
+            others = (v for v in variants if v != original and len(set(v)) == len(v))  # one mention per role
+            for participants in chain([original], others):
+                if participants in seen:
+                    continue
+                if len(seen) == self.cap:
+                    warnings.warn(
+                        f"{_file(self.stem, '.a2')}: event {ident} expands to more than {self.cap} interactions "
+                        f"(themes, causes and Equiv variants): only the first {self.cap} are kept "
+                        "(max_interactions_per_event)",
+                        ConvKernelsWarning,
+                        stacklevel=2,
+                    )
+                    return
+                seen.add(participants)
+                yield given, participants, original
 
 
 def _file(stem: Path, suffix: str) -> Path:

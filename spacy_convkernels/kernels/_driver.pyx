@@ -9,13 +9,18 @@ raise :class:`~spacy_convkernels.errors.InvalidParameterError` before any comput
 packed sets and tables are immutable. Everything below the entry points runs without the
 GIL: the items (Gram rows, pairs) are computed in blocks of about 0.1 s, spread over
 threads with OpenMP, each thread owning one grow-only ``Workspace`` for the whole call;
-between blocks the GIL is taken back to check for signals, so Ctrl-C raises
-KeyboardInterrupt within about a block (a single pair of huge structures is not split).
+between blocks the GIL is taken back to check for signals. Inside a block the kernels
+count their work (``_workspace.tick``) and the caller's thread, when it is Python's main
+thread, takes the GIL about every 0.05 s of work to run the signal handlers: a handler
+that raises (Ctrl-C: KeyboardInterrupt) stops every thread at its next poll, even in the
+middle of one pair of huge structures, and the driver raises it.
 """
 from cpython.exc cimport PyErr_CheckSignals
+from cpython.ref cimport Py_XDECREF
 from cython.parallel cimport parallel, prange, threadid
 from libc.stdlib cimport calloc, free
 
+import threading
 import time
 
 import numpy as np
@@ -29,7 +34,7 @@ from ._settings cimport (EngineSettings, FOREST, Settings, SMOOTHED_PARTIAL_TREE
                          ZELENKO_TREE)
 from ._tree_kernels cimport smoothed_kernel, tree_kernel
 from ._tuple_kernels cimport path_kernel, zelenko_kernel
-from ._workspace cimport Workspace, workspace_free, workspace_new
+from ._workspace cimport Control, Workspace, control_init, workspace_attach, workspace_free, workspace_new
 
 
 cdef struct Job:
@@ -243,7 +248,8 @@ cdef bint pair_value(Workspace* ws, const Job* job, Py_ssize_t k) noexcept nogil
 cdef bint run_block(Task task, const Job* job, Workspace** workspaces, Py_ssize_t start, Py_ssize_t stop,
                     int n_threads, int chunk) noexcept nogil:
     """Items start..stop-1 of a job, handed to the threads ``chunk`` at a time; False if
-    out of memory. One thread runs without OpenMP at all (safe in a forked process)."""
+    out of memory or stopped (``Control``). One thread runs without OpenMP at all (safe in
+    a forked process)."""
     cdef Py_ssize_t i
     cdef Workspace* ws
     cdef int failed_flag = 0
@@ -258,6 +264,8 @@ cdef bint run_block(Task task, const Job* job, Workspace** workspaces, Py_ssize_
         for i in prange(start, stop, schedule="dynamic", chunksize=chunk):
             if not failed[0] and not task(ws, job, i):
                 failed[0] = 1
+                if ws.control != NULL:  # the other threads abandon their items at their next poll
+                    ws.control.stop = 1
     return not failed_flag
 
 
@@ -267,22 +275,27 @@ cdef double BLOCK_SECONDS = 0.1  # the aimed time between two checks for signals
 cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_t first_block, int chunk,
          progress=None, before_block=None, Py_ssize_t max_block=0):
     """Run ``task`` on items 0..n_items-1 in blocks without the GIL, checking for signals
-    (Ctrl-C) between blocks, so a KeyboardInterrupt stops the work within about a block.
-    Block sizes adapt to take about 0.1 s (at most 4 times the previous one, and at most
-    ``max_block`` items when it is positive), which keeps the check's cost negligible.
-    ``before_block(start, stop)``, when given, is called with the GIL before each block
-    (and counts in its time); ``progress``, when given, with the number of items of each
-    block done. The per-thread workspaces live for the whole call and are freed however
-    it ends."""
+    (Ctrl-C) between blocks and, from Python's main thread, inside them (the module), so
+    a KeyboardInterrupt stops the work within a fraction of a second, whatever the size of
+    one item. Block sizes adapt to take about 0.1 s (at most 4 times the previous one, and
+    at most ``max_block`` items when it is positive), which keeps the cost of the checks
+    negligible. ``before_block(start, stop)``, when given, is called with the GIL before
+    each block (and counts in its time); ``progress``, when given, with the number of
+    items of each block done. The per-thread workspaces live for the whole call and are
+    freed however it ends."""
     cdef Workspace** workspaces = <Workspace**>calloc(n_threads, sizeof(Workspace*))
     cdef Py_ssize_t start = 0, stop, size = first_block
     cdef double began, elapsed
     cdef int t
     cdef bint ok = workspaces != NULL
+    cdef Control control
+    control_init(&control, threading.current_thread() is threading.main_thread())
     try:
         for t in range(n_threads if ok else 0):
             workspaces[t] = workspace_new()
             ok = ok and workspaces[t] != NULL
+            if workspaces[t] != NULL:
+                workspace_attach(workspaces[t], &control, t == 0)
         while ok and start < n_items:
             stop = min(start + size, n_items)
             began = time.perf_counter()
@@ -290,6 +303,11 @@ cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_
                 before_block(start, stop)
             with nogil:
                 ok = run_block(task, job, workspaces, start, stop, n_threads, chunk)
+            if control.error != NULL:  # a signal handler raised inside the block
+                error = <object>control.error
+                Py_XDECREF(control.error)
+                control.error = NULL
+                raise error
             PyErr_CheckSignals()
             if progress is not None and ok:
                 progress(stop - start)
@@ -301,6 +319,7 @@ cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_
         if not ok:
             raise MemoryError("the kernel engine could not allocate its scratch buffers")
     finally:
+        Py_XDECREF(control.error)
         if workspaces != NULL:
             for t in range(n_threads):
                 workspace_free(workspaces[t])

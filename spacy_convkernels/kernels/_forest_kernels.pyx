@@ -18,7 +18,7 @@ visits the first forest's hyper-edges in order of their heads, which come after 
 tails: every D a hyper-edge pair needs is complete before. Each matching hyper-edge pair
 is visited once: O(|E1| |E2|) at worst, memory one double per node pair of equal labels.
 """
-from ._workspace cimport reserve, reserve_nodes
+from ._workspace cimport reserve, reserve_nodes, tick
 
 
 cdef inline long long merge_nodes(Workspace* ws, const ForestView* a, const ForestView* b) noexcept nogil:
@@ -119,6 +119,8 @@ cdef double forest_kernel(Workspace* ws, const Settings* prm, const ForestView* 
                         f = f + ws.delta[pair_of(ws, b, c1, c2)]
                     prod *= f
                 ws.delta[pair_of(ws, b, h1, h2)] += prm.lam * a.edge_prob[e1] * b.edge_prob[e2] * prod
+            if not tick(ws, 1 + <long long>ws.edge_group[2 * e1 + 1] * (1 + n_tails)):
+                return 0.0
     for x in range(a.n):
         for t in range(ws.group_len[x]):
             y = b.order[ws.group_start[x] + t]

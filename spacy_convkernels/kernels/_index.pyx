@@ -33,6 +33,7 @@ edges and nodes of tuples). Tables only grow, their entries never change, so an 
 stays valid for every later publication of the same table; :func:`~._driver.gram_against`
 checks that the entries it read are still those of the settings' tables.
 """
+from cpython.exc cimport PyErr_CheckSignals
 from cython.parallel cimport prange
 
 import numpy as np
@@ -47,6 +48,7 @@ _RULES = {SUBTREE_KELP: BY_KEY, SUBTREE_TEXTBOOK: BY_KEY, SUBSET_TREE: BY_KEY, P
           SMOOTHED_PARTIAL_TREE: BY_KEY_OR_GROUP, ZELENKO_TREE: BY_TUPLE, SUBSEQUENCE_PATH: BY_TUPLE,
           FOREST: NO_BUCKETS}
 _SMOOTHED = 1 << 32  # buckets from here on are similarity groups (BY_KEY_OR_GROUP)
+PRODUCT_RUN = 1 << 27  # multiply-adds of the block product between two checks for signals (about 0.05 s)
 
 
 cdef enum:
@@ -356,9 +358,17 @@ cdef class FixedSet:
         cdef double[::1] dot_view = dots
         cdef const long long[:, ::1] item_view = np.ascontiguousarray(items)
         cdef int dim = <int>vectors.shape[1]
-        with nogil:
-            block_product(&query_view[0, 0], &panel_view[0], dim, &dot_view[0], &item_view[0, 0],
-                          item_view.shape[0], n_threads)
+        # the items in runs of about PRODUCT_RUN multiply-adds, signals checked between runs (Ctrl-C)
+        work = np.cumsum(items[:, 1] * items[:, 3] * (PANEL * dim))
+        bounds = np.searchsorted(work, np.arange(PRODUCT_RUN, work[len(work) - 1], PRODUCT_RUN)) if len(items) else []
+        cdef Py_ssize_t run_start = 0, run_stop
+        for run_stop in list(bounds) + [len(items)]:
+            if run_stop > run_start:
+                with nogil:
+                    block_product(&query_view[0, 0], &panel_view[0], dim, &dot_view[0], &item_view[run_start, 0],
+                                  run_stop - run_start, n_threads)
+                PyErr_CheckSignals()
+                run_start = run_stop
         node_dot[found] = (dot_start[in_group] + within * width[in_group])[inverse]
         return node_dot, dots
 

@@ -37,7 +37,7 @@ from ._settings cimport (PARTIAL_TREE, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH, 
 from ._tables cimport (Similarity, row_dot, similarity_from_dot, similarity_without_vectors,
                        tuple_similarity)
 from ._workspace cimport (SubsequenceSum, add_row, reserve, reserve_nodes, reserve_zeroed, start_sum,
-                          subsequence_rows)
+                          subsequence_rows, tick)
 
 
 cdef inline bint fixed_leaf(const Fixed* f, int u) noexcept nogil:
@@ -142,6 +142,8 @@ cdef double child_subsequences(Workspace* ws, const Settings* prm, const TreeVie
                     col[k] = j
                     value[k] = d
                     k += 1
+        if not tick(ws, m + 1):
+            return 0.0
     for c in range(k):  # value[c] becomes E_c
         chains = 0.0
         for b in range(c):
@@ -169,6 +171,8 @@ cdef double dense_subsequences(Workspace* ws, const Settings* prm, const TreeVie
         for j in range(m):
             rows.v[j] = fixed_child_delta(ws, ca, cu[j])
         add_row(&rows, prm.lam, 1.0)
+        if not tick(ws, m + 1):
+            return 0.0
     return rows.total
 
 
@@ -253,7 +257,7 @@ cdef bint tree_deltas(Workspace* ws, const Settings* prm, const TreeView* a, con
                     d = production_delta(ws, prm, a, f, x, u)
                 if w != NULL:  # label weights w(x) w(y)
                     d *= w[la] * w[lb]
-            if ws.failed:
+            if ws.failed or not tick(ws, 1):
                 return False
             ws.delta[base + t] = d
             if prm.kind != ZELENKO_TREE:
@@ -326,6 +330,8 @@ cdef double zelenko_children(Workspace* ws, const Settings* prm, const TreeView*
         swap = prev_b
         prev_b = cur_b
         cur_b = swap
+        if not tick(ws, 2 * (m + 1)):
+            return 0.0
     return total
 
 
@@ -365,6 +371,8 @@ cdef bint path_row(Workspace* ws, const Settings* prm, const int* a, int n, cons
     for i in range(n):
         for u in range(ws.group_len[i]):
             ws.pair_sim[ws.pair_start[i] + u] = tuple_similarity(prm.tuples, a[i], f.label[ws.group_start[i] + u])
+        if not tick(ws, 1 + 2 * <long long>ws.group_len[i]):
+            return False
     for j in range(f.n_structures):
         o = f.path_offset[j]
         m = <int>(f.path_offset[j + 1] - o)
@@ -375,6 +383,8 @@ cdef bint path_row(Workspace* ws, const Settings* prm, const int* a, int n, cons
                 t = <unsigned int>(f.path_node[o + u] - ws.group_start[i])
                 rows.v[u] = ws.pair_sim[ws.pair_start[i] + t] if t < <unsigned int>ws.group_len[i] else 0.0
             add_row(&rows, prm.lam, prm.lam2)
+            if not tick(ws, m + 1):
+                return False
         out[j] += rows.total
     return True
 

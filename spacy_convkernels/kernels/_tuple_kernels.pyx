@@ -2,9 +2,15 @@
 """The kernels over (edge, node) tuples on one pair of packed structures: the
 subsequence path kernel (Bunescu & Mooney 2005; Garg et al. 2018 §4.1) and Zelenko's
 sparse subtree kernel (Zelenko et al. 2003), both with the tuple similarity of
-``_tables.pxd``. Zelenko's kernel keeps its values for the matching node pairs only."""
+``_tables.pxd``. Zelenko's kernel evaluates only the node pairs the roots' value reads,
+top-down."""
 from ._tables cimport tuple_similarity
-from ._workspace cimport SubsequenceSum, add_row, reserve, reserve_nodes, start_sum, subsequence_rows
+from ._packing cimport is_leaf
+from ._workspace cimport Frame, SubsequenceSum, add_row, push_frame, start_sum, tick
+
+
+cdef inline int n_children(const TreeView* t, int node) noexcept nogil:
+    return t.child_ptr[node + 1] - t.child_ptr[node]
 
 
 cdef double path_kernel(Workspace* ws, const Settings* prm, const int* a, int n, const int* b, int m) noexcept nogil:
@@ -21,105 +27,111 @@ cdef double path_kernel(Workspace* ws, const Settings* prm, const int* a, int n,
         for j in range(m):
             rows.v[j] = tuple_similarity(prm.tuples, a[i], b[j])
         add_row(&rows, prm.lam, prm.lam2)
+        if not tick(ws, 2 * (m + 1)):
+            return 0.0
     return rows.total
-
-
-cdef double zelenko_children(Workspace* ws, const Settings* prm, const TreeView* a, const TreeView* b,
-                             int x, int y) noexcept nogil:
-    """The child term of Zelenko's sparse subtree kernel for the pair (x, y): the sum over
-    equal-length child subsequences i, j of lam^(span(i) + span(j)) *
-    (sum_s K(c_x[i_s], c_y[j_s])) * prod_s k(c_x[i_s], c_y[j_s]), in one O(n*m) pass with
-    rolling rows carrying two sums: A of the products, B of the products times the sums.
-    k and K of a child pair come from the first child's partner list (sorted like the
-    second tree's nodes; a child pair not in it has k = 0)."""
-    cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
-    cdef int n = a.child_ptr[x + 1] - pa
-    cdef int m = b.child_ptr[y + 1] - pb
-    cdef double* prev_a = subsequence_rows(ws, 4, m)
-    if prev_a == NULL:
-        return 0.0
-    cdef double* cur_a = prev_a + (m + 1)
-    cdef double* prev_b = prev_a + 2 * (m + 1)
-    cdef double* cur_b = prev_a + 3 * (m + 1)
-    cdef double* swap
-    cdef double total = 0.0, row_a, row_b, e_a, e_b, k, lam = prm.lam
-    cdef int i, j, ca, cb
-    cdef long long p, end
-    for j in range(m + 1):
-        prev_b[j] = 0.0
-    cur_a[0] = 0.0
-    cur_b[0] = 0.0
-    for i in range(n):
-        ca = a.child_idx[pa + i]
-        p = ws.pair_start[ca]
-        end = p + ws.group_len[ca]
-        row_a = 0.0
-        row_b = 0.0
-        for j in range(1, m + 1):
-            cb = b.child_idx[pb + j - 1]
-            while p < end and ws.partner[p] < cb:
-                p += 1
-            if p < end and ws.partner[p] == cb:
-                k = ws.pair_sim[p]
-                e_a = k * prm.lam2 * (1.0 + prev_a[j - 1])
-                e_b = k * prm.lam2 * (ws.delta[p] * (1.0 + prev_a[j - 1]) + prev_b[j - 1])
-            else:
-                e_a = 0.0
-                e_b = 0.0
-            total += e_b
-            row_a = e_a + lam * row_a
-            cur_a[j] = row_a + lam * prev_a[j]
-            row_b = e_b + lam * row_b
-            cur_b[j] = row_b + lam * prev_b[j]
-        swap = prev_a
-        prev_a = cur_a
-        cur_a = swap
-        swap = prev_b
-        prev_b = cur_b
-        cur_b = swap
-    return total
 
 
 cdef double zelenko_kernel(Workspace* ws, const Settings* prm, const TreeView* a, const TreeView* b) noexcept nogil:
     """Zelenko, Aone & Richardella (2003) sparse subtree kernel between the roots, with
     Garg et al.'s tuple similarity k as both matching and similarity:
 
-        K(x, y) = k(x, y) * (k(x, y) + child term of (x, y))
+        K(x, y) = k(x, y) * (k(x, y) + child term of (x, y)),
 
-    K is kept only for the node pairs with k != 0 (partner lists per node of the first
-    tree, in the second tree's order: memory grows with the matching pairs, not with
-    |N1| * |N2|), computed from the last preorder node back, so each child pair is known
-    before its parents need it."""
-    cdef int na = a.n, nb = b.n, x, y, t
-    cdef long long k = 0, base
-    cdef double s
-    if not reserve_nodes(ws, na):
-        ws.failed = True
+    the child term the sum over equal-length child subsequences i, j of lam^(span(i) +
+    span(j)) * (sum_s K(c_x[i_s], c_y[j_s])) * prod_s k(c_x[i_s], c_y[j_s]), in one O(n*m)
+    pass with rolling rows carrying two sums: A of the products, B of the products times
+    the sums. Evaluated top-down from the roots on an explicit stack of frames (any depth):
+    row i of k and K of the child pairs is filled first, a child pair with k != 0 of two
+    inner nodes evaluated on a frame of its own when reached (a leaf's K is k^2), then the
+    row is added. Only the pairs the roots' value reads are evaluated, each once (a pair of
+    nodes has one pair of parents); memory is six rows of m + 1 doubles per level, however
+    many node pairs match (out of memory or stopped: ``failed``)."""
+    cdef double s = tuple_similarity(prm.tuples, a.label[0], b.label[0])
+    cdef double lam = prm.lam, value = 0.0, k, row_a, row_b, e_a, e_b
+    cdef Frame* fr
+    cdef double* rows
+    cdef double* prev_a
+    cdef double* cur_a
+    cdef double* prev_b
+    cdef double* cur_b
+    cdef double* vk
+    cdef double* vK
+    cdef int depth, ca, cb, j, m, pa, pb
+    cdef bint returned = False, pushed
+    if s == 0.0:
         return 0.0
-    for x in range(na):
-        ws.pair_start[x] = k
-        for y in range(nb):
-            s = tuple_similarity(prm.tuples, a.label[x], b.label[y])
-            if s != 0.0:
-                if not (reserve(<void**>&ws.partner, &ws.partner_capacity, k + 1, sizeof(int))
-                        and reserve(<void**>&ws.pair_sim, &ws.sim_capacity, k + 1, sizeof(double))):
-                    ws.failed = True
-                    return 0.0
-                ws.partner[k] = y
-                ws.pair_sim[k] = s
-                k += 1
-        ws.group_len[x] = <int>(k - ws.pair_start[x])
-    if k == 0:
+    if is_leaf(a, 0) or is_leaf(b, 0):
+        return s * (s + 0.0)
+    ws.row_top = 0
+    if push_frame(ws, 0, 0, 0, n_children(a, 0), n_children(b, 0), 6, 2, s) == NULL:
         return 0.0
-    if not reserve(<void**>&ws.delta, &ws.pair_capacity, k, sizeof(double)):
-        ws.failed = True
-        return 0.0
-    for x in range(na - 1, -1, -1):
-        base = ws.pair_start[x]
-        for t in range(ws.group_len[x]):
-            s = ws.pair_sim[base + t]
-            ws.delta[base + t] = s * (s + zelenko_children(ws, prm, a, b, x, ws.partner[base + t]))
-    # the roots: the first partner of node 0, if it is node 0
-    if ws.group_len[0] and ws.partner[ws.pair_start[0]] == 0:
-        return ws.delta[ws.pair_start[0]]
-    return 0.0
+    depth = 1
+    while True:
+        fr = ws.frames + depth - 1
+        m = fr.m
+        rows = ws.rows + fr.rows
+        vk = rows + 4 * (m + 1)
+        vK = rows + 5 * (m + 1)
+        pa = a.child_ptr[fr.x]
+        pb = b.child_ptr[fr.y]
+        if returned:
+            vK[fr.j] = value
+            fr.j += 1
+            returned = False
+        pushed = False
+        while fr.i < fr.n:
+            ca = a.child_idx[pa + fr.i]
+            j = fr.j
+            while j < m:
+                cb = b.child_idx[pb + j]
+                k = tuple_similarity(prm.tuples, a.label[ca], b.label[cb])
+                vk[j] = k
+                if k == 0.0:
+                    vK[j] = 0.0
+                elif is_leaf(a, ca) or is_leaf(b, cb):
+                    vK[j] = k * (k + 0.0)
+                else:
+                    fr.j = j
+                    if push_frame(ws, depth, ca, cb, n_children(a, ca), n_children(b, cb), 6, 2, k) == NULL:
+                        return 0.0
+                    depth += 1
+                    pushed = True
+                    break
+                j += 1
+            if pushed:
+                break
+            prev_a = rows + fr.parity * (m + 1)
+            cur_a = rows + (1 - fr.parity) * (m + 1)
+            prev_b = rows + (2 + fr.parity) * (m + 1)
+            cur_b = rows + (3 - fr.parity) * (m + 1)
+            cur_a[0] = 0.0
+            cur_b[0] = 0.0
+            row_a = 0.0
+            row_b = 0.0
+            for j in range(1, m + 1):
+                k = vk[j - 1]
+                if k != 0.0:
+                    e_a = k * prm.lam2 * (1.0 + prev_a[j - 1])
+                    e_b = k * prm.lam2 * (vK[j - 1] * (1.0 + prev_a[j - 1]) + prev_b[j - 1])
+                else:
+                    e_a = 0.0
+                    e_b = 0.0
+                fr.total += e_b
+                row_a = e_a + lam * row_a
+                cur_a[j] = row_a + lam * prev_a[j]
+                row_b = e_b + lam * row_b
+                cur_b[j] = row_b + lam * prev_b[j]
+            fr.parity = 1 - fr.parity
+            fr.i += 1
+            fr.j = 0
+            if not tick(ws, 2 * (m + 1)):
+                return 0.0
+        if pushed:
+            continue
+        value = fr.factor * (fr.factor + fr.total)
+        ws.row_top = fr.rows
+        depth -= 1
+        if depth == 0:
+            return value
+        returned = True

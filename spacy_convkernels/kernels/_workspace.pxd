@@ -1,7 +1,33 @@
-"""Per-thread scratch memory of the engine: grow-only buffers, and the rolling rows of the
-child-subsequence sums that PTK, SPTK, the path kernel and Zelenko's kernel share."""
+"""Per-thread scratch memory of the engine: grow-only buffers, the rolling rows of the
+child-subsequence sums that PTK, SPTK, the path kernel and Zelenko's kernel share, and the
+count of work that makes a long pair stop on Ctrl-C (:func:`tick`)."""
+from cpython.ref cimport PyObject
 from libc.stdlib cimport realloc
 from libc.string cimport memset
+
+
+# what the threads of one engine call share to stop early: set ``stop`` and every thread
+# ends its work at its next :func:`poll`
+cdef struct Control:
+    int stop                # the call must end: a signal handler raised (``error``)
+    bint main_thread        # the call came from Python's main thread, where signal handlers run
+    double last_check       # monotonic seconds of the last check for signals
+    PyObject* error         # the exception a signal handler raised (a new reference), or NULL
+
+
+# one node pair being evaluated top-down (``_tree_kernels``, ``_tuple_kernels``): the pair
+# (x, y), the next child pair it reads (i, j), its children counts, its rows in ``rows``
+cdef struct Frame:
+    int x
+    int y
+    int i
+    int j
+    int n
+    int m
+    int parity              # which of its rolling rows holds the previous row
+    long long rows          # offset of its rows in the workspace's ``rows``
+    double factor           # the pair's similarity or weight product
+    double total            # its running sum (or product)
 
 
 cdef struct Workspace:
@@ -21,7 +47,15 @@ cdef struct Workspace:
     long long row_capacity
     double* fixed_sum       # one against many: per node of the fixed set's index, the sum of its Deltas, kept 0
     long long fixed_capacity
-    bint failed             # an allocation failed: the value being computed is void
+    Frame* frames           # the stack of pairs evaluated top-down
+    long long frame_capacity
+    long long row_top       # the rows in use by those pairs
+    int* ints               # per-node scratch of one pair of trees (parents, positions, lists, slots)
+    long long int_capacity
+    bint failed             # an allocation failed or the call was stopped: the value being computed is void
+    long long budget        # units of work left before the next :func:`poll`
+    Control* control        # the call's, or NULL (never stopped)
+    bint checker            # this thread is the caller, Python's main thread: it checks for signals
 
 
 cdef struct SubsequenceSum:
@@ -34,6 +68,25 @@ cdef struct SubsequenceSum:
 
 cdef Workspace* workspace_new() noexcept nogil
 cdef void workspace_free(Workspace* ws) noexcept nogil
+cdef bint poll(Workspace* ws) noexcept nogil
+cdef void control_init(Control* control, bint main_thread) noexcept nogil
+cdef void workspace_attach(Workspace* ws, Control* control, bint checker) noexcept nogil
+
+
+cdef enum:
+    POLL_UNITS = 1 << 16  # units of work (node pairs, cells of a subsequence sum) between two polls
+
+
+cdef inline bint tick(Workspace* ws, long long units) noexcept nogil:
+    """Count ``units`` of work (about a nanosecond each: a node pair, a cell of a
+    subsequence sum); every ``POLL_UNITS`` of them :func:`poll`. False when the value being
+    computed must be abandoned (``failed`` set): the caller returns at once, and so do its
+    callers, which check ``failed``. The kernels tick inside every loop whose length
+    depends on the input, so one pair of huge structures stops within a poll of Ctrl-C."""
+    ws.budget -= units
+    if ws.budget > 0:
+        return True
+    return poll(ws)
 
 
 cdef inline long long grown(long long needed, long long capacity) noexcept nogil:
@@ -146,3 +199,41 @@ cdef inline void add_row(SubsequenceSum* rows, double lam, double factor) noexce
     cdef double* swap = rows.prev
     rows.prev = rows.cur
     rows.cur = swap
+
+
+cdef inline Frame* push_frame(Workspace* ws, int depth, int x, int y, int n, int m, int n_rows, int zeroed,
+                              double factor) noexcept nogil:
+    """Frame ``depth`` (the top of the stack) for the pair (x, y) with n and m children:
+    ``n_rows`` rows of m + 1 doubles after the rows in use, the first ``zeroed`` rows (each
+    m + 1 apart, from row 0 and then every other row) set to 0. NULL (``failed``) if out
+    of memory. Frames and rows may move: pointers into them are void after a push."""
+    cdef long long start = ws.row_top, need = ws.row_top + <long long>n_rows * (m + 1)
+    cdef Frame* frame
+    cdef int r
+    if not (reserve(<void**>&ws.rows, &ws.row_capacity, need, sizeof(double))
+            and reserve(<void**>&ws.frames, &ws.frame_capacity, depth + 1, sizeof(Frame))):
+        ws.failed = True
+        return NULL
+    frame = ws.frames + depth
+    frame.x = x
+    frame.y = y
+    frame.i = 0
+    frame.j = 0
+    frame.n = n
+    frame.m = m
+    frame.parity = 0
+    frame.rows = start
+    frame.factor = factor
+    frame.total = 0.0
+    for r in range(zeroed):
+        memset(ws.rows + start + 2 * r * (m + 1), 0, (m + 1) * sizeof(double))
+    ws.row_top = need
+    return frame
+
+
+cdef inline int* scratch_ints(Workspace* ws, long long n) noexcept nogil:
+    """``n`` ints of per-node scratch (contents undefined); NULL (``failed``) if out of memory."""
+    if not reserve(<void**>&ws.ints, &ws.int_capacity, n, sizeof(int)):
+        ws.failed = True
+        return NULL
+    return ws.ints

@@ -37,11 +37,13 @@ Interactions read from an AMR graph (:func:`amr_interactions`) carry ``amr_path`
 their ``spans`` are empty.
 """
 
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
 
-from ..errors import InvalidParameterError, MissingAnnotationError
+from ..errors import ConvKernelsWarning, InvalidParameterError, MissingAnnotationError
+from ..validation import Interval, check_value
 from .dependency import REPRESENTATIONS, DependencyParse, parse_to_trees
 from .interactions import INTERACTIONS, find_candidates
 from .paths import PathTuples, feature_label
@@ -51,6 +53,8 @@ from .tree import Tree
 ROLE_SETS = (("theme",), ("catalyst", "theme"), ("theme", "theme2"), ("catalyst", "theme", "theme2"))
 DEFAULT_ROLE_SETS = ROLE_SETS[:3]  # triples are 10 of 5,109 candidates positive on GE 2013 train
 PATH_REPRESENTATIONS = ("tuples", "features", "separate")
+MAX_PAIRS_PER_SENTENCE = 1000  # GE 2013 train and devel: at most 14 proteins (182 ordered pairs) in a sentence
+PAIRS = Interval(1, None, integer=True)
 
 
 @dataclass(frozen=True)
@@ -108,21 +112,22 @@ def entity_pairs(
     labels: Sequence[tuple[str, str]] | None = None,
     path: str = "tuples",
     tree: str = "lct",
+    max_pairs_per_sentence: int | None = MAX_PAIRS_PER_SENTENCE,
 ) -> list[RelationCandidate]:
     """The ordered pairs of ``doc.ents`` within one sentence, at most ``max_distance``
     tokens apart (from the end of the first to the start of the second; None: any), and
-    of a (head label, child label) in ``labels`` when given."""
+    of a (head label, child label) in ``labels`` when given. A sentence gives at most
+    ``max_pairs_per_sentence`` pairs (None: any), the nearest (fewest entities between
+    them) first, with a :class:`~spacy_convkernels.errors.ConvKernelsWarning` when it cuts;
+    candidates come in order of head, then child."""
     _check(doc, path, tree)
+    check_value("entity_pairs", "max_pairs_per_sentence", max_pairs_per_sentence, [PAIRS, None])
     allowed = None if labels is None else {tuple(pair) for pair in labels}
     candidates = []
     for sentence in doc.sents:
         ents = [e for e in doc.ents if sentence.start <= e.start and e.end <= sentence.end]
         graph = _Graph(sentence)
-        for head, child in permutations(ents, 2):
-            if allowed is not None and (head.label_, child.label_) not in allowed:
-                continue
-            if max_distance is not None and max(head.start, child.start) - min(head.end, child.end) > max_distance:
-                continue
+        for head, child in _nearest_pairs(ents, max_distance, allowed, max_pairs_per_sentence, sentence):
             ends = [
                 _Participant(role, e.root.i, (e.start, e.end), e.label_)
                 for role, e in (("head", head), ("child", child))
@@ -132,6 +137,35 @@ def entity_pairs(
             walk = graph.walk(ends[0].token, ends[1].token)
             candidates.append(graph.candidate(ends, [walk], (head.label_, child.label_), path, tree))
     return candidates
+
+
+def _nearest_pairs(ents: list, max_distance: int | None, allowed: set | None, cap: int | None, sentence) -> list:
+    """The ordered pairs of ``ents`` (sorted, not overlapping) within ``max_distance`` and
+    of labels in ``allowed``: by gap (entities i and i + gap), at most ``cap``, in the order
+    of :func:`itertools.permutations`."""
+    chosen = []
+    for gap in range(1, len(ents)):
+        within = False
+        for i in range(len(ents) - gap):
+            first, second = ents[i], ents[i + gap]
+            if max_distance is not None and second.start - min(first.end, second.end) > max_distance:
+                continue
+            within = True
+            for h, c in ((i, i + gap), (i + gap, i)):
+                if allowed is not None and (ents[h].label_, ents[c].label_) not in allowed:
+                    continue
+                if cap is not None and len(chosen) == cap:
+                    warnings.warn(
+                        f"a sentence of {len(ents)} entities (tokens {sentence.start}-{sentence.end}) has more than "
+                        f"{cap} entity pairs: only the {cap} nearest are kept (max_pairs_per_sentence)",
+                        ConvKernelsWarning,
+                        stacklevel=3,
+                    )
+                    return [(ents[h], ents[c]) for h, c in sorted(chosen)]
+                chosen.append((h, c))
+        if not within:  # the distance grows with the gap
+            break
+    return [(ents[h], ents[c]) for h, c in sorted(chosen)]
 
 
 def dependency_interactions(
