@@ -1,8 +1,6 @@
 """Relation candidates (issue 16 point 2): entity pairs and interactions of a parsed Doc,
 their shortest dependency paths, path-enclosed trees and gold labels."""
 
-import time
-
 import pytest
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
@@ -192,12 +190,11 @@ def test_a_sentence_of_many_entities_keeps_the_nearest_pairs_with_a_warning():
             entity_pairs(doc, max_pairs_per_sentence=bad)
 
 
-def test_a_thousand_entities_in_one_sentence_take_under_two_seconds():
-    """999,000 ordered pairs (300 entities took 22 s, 1,000 did not end in 2 minutes)."""
+def test_a_thousand_entities_in_one_sentence_give_the_capped_nearest_pairs():
+    """999,000 ordered pairs uncapped (300 entities took 22 s, 1,000 did not end in 2
+    minutes); the time with the cap is bench/entity_pairs.py's figure."""
     doc = many_entities(1000)
     candidates = entity_pair_candidates()
-    start = time.perf_counter()
     with pytest.warns(ConvKernelsWarning, match="max_pairs_per_sentence"):
         found = candidates(doc)
-    assert time.perf_counter() - start < 2.0
     assert len(found) == 1000 and all(abs(h - c) <= 4 for h, c in (f.key for f in found))

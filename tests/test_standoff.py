@@ -409,7 +409,7 @@ def test_the_cap_leaves_real_data_alone_and_is_checked():
 
 
 EXPANSION_SCRIPT = """
-import json, resource, sys, time, warnings
+import json, resource, sys, warnings
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
 import spacy
@@ -429,18 +429,18 @@ resource.setrlimit(resource.RLIMIT_AS, (size + (200 << 20), resource.getrlimit(r
 found = {}
 warnings.simplefilter("ignore")
 for name, path in (("equiv", equiv), ("nested", nested)):
-    start = time.perf_counter()
     (doc,) = read_standoff(path, nlp)
-    found[name] = [len(doc._.interactions), time.perf_counter() - start]
+    found[name] = len(doc._.interactions)
 print(json.dumps(found))
 """
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and an address-space limit")
-def test_the_two_documents_of_issue_26_read_in_seconds_and_200_megabytes(tmp_path):
+def test_the_two_documents_of_issue_26_read_in_200_megabytes(tmp_path):
     """2,000 proteins in one Equiv group with one Binding (68 KB; unbounded: 4 million
     variants, 5.5 GB), and a Binding of 100 themes nested 3 times (3.7 KB; unbounded: 1.49
-    million interactions, 4 GB), each under 5 s and 200 MB of address space."""
+    million interactions, 4 GB), each under 200 MB of address space (their seconds:
+    bench/standoff_expansion.py)."""
     for name in ("equiv", "nested"):
         (tmp_path / name).mkdir()
     done = subprocess.run(
@@ -452,5 +452,4 @@ def test_the_two_documents_of_issue_26_read_in_seconds_and_200_megabytes(tmp_pat
     )
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout)
-    assert found["equiv"][0] == 1000 and found["nested"][0] == 4000
-    assert found["equiv"][1] < 5 and found["nested"][1] < 5
+    assert found == {"equiv": 1000, "nested": 4000}
