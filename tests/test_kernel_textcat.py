@@ -183,7 +183,7 @@ BOW_OVERRIDE = {
 def test_config_passes_debug_config(sample_corpus):
     from spacy.cli.debug_config import debug_config
 
-    for extra in ({}, BOW_OVERRIDE, {"components.textcat.model.kernel_features.text_weight": 0.0}):
+    for extra in ({}, BOW_OVERRIDE, {"components.textcat.model.kernel_features.*.csptk.text_weight": 0.0}):
         debug_config(CONFIG, overrides={**sample_corpus, **extra})  # exits on an invalid config
 
 
@@ -193,11 +193,13 @@ def test_trained_in_spacy_train_saved_and_reloaded_predicts_identically(sample_c
 
     overrides = {**sample_corpus, "training.max_steps": 4, "training.eval_frequency": 2}
     nlp = init_nlp(load_config(CONFIG, overrides=overrides, interpolate=False))
-    (block,) = doc_blocks(nlp.get_pipe("textcat").model)
-    support = block.attrs["encoder"].estimator.support_vectors_
     train_texts = [doc.text for doc in DocBin().from_disk(sample_corpus["paths.train"]).get_docs(nlp.vocab)]
-    parsed = {Tree.from_string(s._.kernel_trees["clct"]) for doc in nlp.pipe(train_texts) for s in doc.sents}
-    assert support and set(support) <= parsed  # fitted on the md parser's trees
+    for block, representation in zip(doc_blocks(nlp.get_pipe("textcat").model), ("clct", "lct"), strict=True):
+        support = block.attrs["encoder"].estimator.support_vectors_
+        parsed = {
+            Tree.from_string(s._.kernel_trees[representation]) for doc in nlp.pipe(train_texts) for s in doc.sents
+        }
+        assert support and set(support) <= parsed  # fitted on the md parser's trees
     (tmp_path / "out").mkdir()
     nlp, _ = train_loop(nlp, tmp_path / "out", stdout=io.StringIO())
     questions = ["What is the capital of Peru ?", "Who invented the telephone ?", "How far is the Moon ?"]
