@@ -210,10 +210,18 @@ class StackedSVM:
     def n_outputs(self) -> int:
         return self.estimator.dual_coef_.shape[0]
 
-    def fit(self, keys: Sequence[Hashable], structures: Sequence, y, texts: Sequence[str] | None = None) -> None:
+    def fit(
+        self,
+        keys: Sequence[Hashable],
+        structures: Sequence,
+        y,
+        texts: Sequence[str] | None = None,
+        groups: Sequence[Hashable] | None = None,
+    ) -> None:
         """Fit on the items with a structure; ``y`` holds their labels (one per item, or a
-        label-indicator matrix) and ``texts`` their texts (needed with a text weight),
-        indexed like ``structures``."""
+        label-indicator matrix), ``texts`` their texts (needed with a text weight) and
+        ``groups`` their groups (items of a group share an out-of-fold fold), indexed like
+        ``structures``."""
         where, found = present(structures)
         if self.max_train is not None and len(where) > self.max_train:
             rng = np.random.default_rng(self.random_state)
@@ -231,6 +239,7 @@ class StackedSVM:
             n_folds=self.n_folds,
             random_state=self.random_state,
             gram=gram,
+            groups=None if groups is None else [groups[i] for i in where],
         )
         if self.text_weight:
             self.support_texts = [chosen_texts[i] for i in self.estimator.support_]
@@ -246,11 +255,15 @@ class StackedSVM:
             if known:
                 rows[i] = self.out_of_fold[keys[i]]
         new = [k for k, known in enumerate(remembered) if not known]
-        if new:
+        if new and self.text_weight:
             K = self.estimator.support_rows([found[k] for k in new])
-            if self.text_weight:
-                K += self.text_weight * self.text_kernel.gram([texts[where[k]] for k in new], self.support_texts)
+            K += self.text_weight * self.text_kernel.gram([texts[where[k]] for k in new], self.support_texts)
             rows[[where[k] for k in new]] = self.estimator.decision_function_from_rows(K).reshape(len(new), -1)
+        elif new:  # one kernel row per distinct structure (the candidates of a sentence often share theirs)
+            distinct = list(dict.fromkeys(found[k] for k in new))
+            values = self.estimator.decision_function(distinct).reshape(len(distinct), -1)
+            row_of = {structure: row for structure, row in zip(distinct, values)}
+            rows[[where[k] for k in new]] = [row_of[found[k]] for k in new]
         return rows
 
     def to_bytes(self) -> bytes:
