@@ -13,7 +13,9 @@ variant's representation (``tuples`` or ``separate`` positions).
 
 Protocol. Every choice is made on a split of train, never on devel: the training
 articles (PMC ids; the sections of an article stay together) are shuffled with seed 0
-and held out until they make a fifth of the documents (:func:`split_articles`). The
+and held out until they make a fifth of the documents (``split_articles`` of
+``spacy_convkernels.corpora.standoff``, the split of ``convert --dev-articles 0.2`` and
+of the reader's ``split = "train"`` / ``"dev"``). The
 component is initialized and trained on the rest (``--epochs`` epochs, 2 documents per
 update, Adam 0.002, dropout 0.1); the epoch and the decision threshold are the ones of
 best candidate-level F1 on the held-out articles (thresholds 0.05 to 0.95); a second
@@ -57,6 +59,7 @@ from spacy.util import fix_random_seed, minibatch
 from spacy_convkernels.components.extensions import INTERACTIONS_KEY
 from spacy_convkernels.components.relation_extractor import score_relations
 from spacy_convkernels.corpora.lexicon import read_lexicon
+from spacy_convkernels.corpora.standoff import split_articles
 from spacy_convkernels.ml.kernel_blocks import blocks_of
 from spacy_convkernels.ml.relation_model import candidates_of
 from spacy_convkernels.structures.relations import GoldRelations
@@ -141,22 +144,6 @@ def model_config(variant: str, *, triggers_key: str, n_components: int, max_supp
         "kernel_features": kernel_features,
         "tok2vec_features": TOK2VEC if tok2vec else None,
     }
-
-
-def split_articles(names: list[str], *, share: float = 0.2, seed: int = 0) -> tuple[list[int], list[int]]:
-    """(fitting, held-out) document indices: whole articles (PMC-1310901 of
-    PMC-1310901-00-TIAB), shuffled with ``seed``, held out until they make ``share`` of
-    the documents."""
-    articles = ["-".join(name.split("-")[:2]) for name in names]
-    order = sorted(set(articles))
-    random.Random(seed).shuffle(order)
-    held, count = set(), 0
-    for article in order:
-        if count >= share * len(names):
-            break
-        held.add(article)
-        count += articles.count(article)
-    return [i for i, a in enumerate(articles) if a not in held], [i for i, a in enumerate(articles) if a in held]
 
 
 class Fitted:
@@ -400,7 +387,9 @@ def main():
     texts = [(args.data / "train" / f"{name}.txt").read_text(encoding="utf-8") for name in names]
     if texts != [doc.text for doc in train_docs]:
         raise SystemExit("the cached training documents are not those of --data; delete the cache")
-    fit, held = split_articles(names)
+    kept = {p.name for p in split_articles(args.data / "train")[0]}
+    fit = [i for i, name in enumerate(names) if f"{name}.txt" in kept]
+    held = [i for i, name in enumerate(names) if f"{name}.txt" not in kept]
     if args.limit:
         fit, held, devel_docs = fit[: args.limit], held[: args.limit], devel_docs[: args.limit]
     train = [Example(train_docs[i], train_docs[i]) for i in fit]
