@@ -297,3 +297,40 @@ def test_the_svm_block_needs_labels_and_a_sane_cap():
         candidate_kernel_svm(SubsequencePathKernel()).initialize(X=([parsed()], [entity_pairs(parsed())]))
     with pytest.raises(InvalidParameterError, match="max_train must be"):
         candidate_kernel_svm(SubsequencePathKernel(), max_train=1)
+
+
+PTK_NYSTROEM = {
+    "@architectures": "spacy_convkernels.CandidateKernelFeatures.v1",
+    "structure": "tree",
+    "n_components": 6,
+    "kernel": {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4},
+}
+TWO_BLOCKS = {"@architectures": "spacy_convkernels.KernelBlocks.v1", "*": {"pk_svm": SVM, "ptk_nystroem": PTK_NYSTROEM}}
+
+
+def test_two_kernel_blocks_train_save_and_reload_with_identical_predictions(tmp_path):
+    nlp, extractor, examples, losses = trained_pair_pipeline(steps=40, kernel_features=TWO_BLOCKS)
+    svm, nystroem = blocks_of(extractor.model.get_ref("kernel_features"))
+    assert svm.name == "candidate_kernel_svm" and nystroem.name == "candidate_kernel_features"
+    assert svm.attrs["encoder"].fitted and nystroem.attrs["encoder"].fitted
+    assert extractor.model.get_ref("kernel_features").get_dim("nO") == 3 + 6  # 2 labels + any label, 6 landmarks
+    assert losses[-1] < losses[0] / 2
+    assert nlp.evaluate(examples)["rel_micro_f"] == 1.0
+    expected = extractor(parsed_in(nlp))._.rel
+    copy = spacy.blank("en")
+    copy.add_pipe(
+        "relation_extractor", config={"model": model_config("EntityPairCandidates", kernel_features=TWO_BLOCKS)}
+    )
+    copy.from_bytes(nlp.to_bytes())
+    assert copy.get_pipe("relation_extractor")(parsed_in(copy))._.rel == expected
+    nlp.to_disk(tmp_path / "pipeline")
+    parsed().to_disk(tmp_path / "doc.spacy")
+    code = (
+        "import spacy\n"
+        "from spacy.tokens import Doc\n"
+        f"nlp = spacy.load({str(tmp_path / 'pipeline')!r})\n"
+        f"doc = nlp.get_pipe('relation_extractor')(Doc(nlp.vocab).from_disk({str(tmp_path / 'doc.spacy')!r}))\n"
+        "print(repr(sorted((k, sorted(v.items())) for k, v in doc._.rel.items())))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == repr(sorted((k, sorted(v.items())) for k, v in expected.items()))
