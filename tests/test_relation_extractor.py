@@ -277,6 +277,8 @@ def test_exact_svm_decisions_as_kernel_features_learn_and_round_trip():
     exact = svm.estimator.decision_function([c.path for c in candidates[0]])
     assert exact.shape == (6, 3)  # ACTIVATES, PHOSPHORYLATES, any label
     assert block.predict(([doc], candidates)) == pytest.approx(exact, abs=1e-5)
+    assert set(svm.decisions) == {c.path for c in candidates[0]}  # kept by structure, computed once
+    assert block.predict(([doc], candidates)) == pytest.approx(exact, abs=1e-5)
     out_of_fold = np.array([svm.out_of_fold[(doc.text, c.spans)] for c in candidates[0]])
     training_rows, _ = block(([doc], candidates), is_train=True)
     assert training_rows == pytest.approx(out_of_fold, abs=1e-5)

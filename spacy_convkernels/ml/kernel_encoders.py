@@ -33,6 +33,9 @@ from ..structures.paths import PathTuples
 from ..structures.tree import Tree
 
 METHODS = ("nystroem", "klsh")
+MEMO_SIZE = 100_000
+"""The most structures whose SVM decisions :class:`StackedSVM` keeps (a function of the
+structure: a dev set scored at every evaluation of ``spacy train`` is computed once)."""
 
 
 def saved_with_the_model(cls):
@@ -197,6 +200,7 @@ class StackedSVM:
         self.text_kernel: NgramCosine | None = None
         self.support_texts: list[str] = []
         self.out_of_fold: dict[Hashable, np.ndarray] = {}
+        self.decisions: dict = {}  # structure -> its decisions, at most MEMO_SIZE (not saved)
 
     @property
     def kernel(self) -> Kernel:
@@ -244,6 +248,7 @@ class StackedSVM:
         if self.text_weight:
             self.support_texts = [chosen_texts[i] for i in self.estimator.support_]
         self.out_of_fold = {keys[i]: row for i, row in zip(where, decisions.reshape(len(where), -1))}
+        self.decisions = {}
 
     def transform(
         self, keys: Sequence[Hashable], structures: Sequence, is_train: bool, texts: Sequence[str] | None = None
@@ -259,11 +264,14 @@ class StackedSVM:
             K = self.estimator.support_rows([found[k] for k in new])
             K += self.text_weight * self.text_kernel.gram([texts[where[k]] for k in new], self.support_texts)
             rows[[where[k] for k in new]] = self.estimator.decision_function_from_rows(K).reshape(len(new), -1)
-        elif new:  # one kernel row per distinct structure (the candidates of a sentence often share theirs)
-            distinct = list(dict.fromkeys(found[k] for k in new))
-            values = self.estimator.decision_function(distinct).reshape(len(distinct), -1)
-            row_of = {structure: row for structure, row in zip(distinct, values)}
-            rows[[where[k] for k in new]] = [row_of[found[k]] for k in new]
+        elif new:  # one kernel row per distinct structure not met before (a sentence's candidates often share one)
+            distinct = list(dict.fromkeys(found[k] for k in new if found[k] not in self.decisions))
+            computed = {}
+            if distinct:
+                computed = dict(zip(distinct, self.estimator.decision_function(distinct).reshape(len(distinct), -1)))
+            if len(self.decisions) + len(computed) <= MEMO_SIZE:
+                self.decisions.update(computed)
+            rows[[where[k] for k in new]] = [computed.get(found[k], self.decisions.get(found[k])) for k in new]
         return rows
 
     def to_bytes(self) -> bytes:
@@ -283,6 +291,7 @@ class StackedSVM:
 
     def from_bytes(self, data: bytes) -> "StackedSVM":
         state = srsly.msgpack_loads(data)
+        self.decisions = {}
         if state is not None:
             text = state.pop("text", None)
             support_vectors = [structure_from_state(s) for s in state.pop("support_vectors")]
