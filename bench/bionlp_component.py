@@ -20,7 +20,8 @@ component is initialized and trained on the rest (``--epochs`` epochs, 2 documen
 update, Adam 0.002, dropout 0.1); the epoch and the decision threshold are the ones of
 best candidate-level F1 on the held-out articles (thresholds 0.05 to 0.95); a second
 threshold, of best typed micro F1 there (the component's own score, what ``spacy
-train`` selects on), is kept for the typed scores. Then devel is scored once per seed.
+train`` selects on), is kept for the typed scores, with every label reaching it
+predicted and (``single_label``) only a candidate's best label. Then devel is scored once per seed.
 The kernel blocks' own settings are fixed beforehand: the subsequence path kernel (PK)
 with lam = 0.5, the PTK with lam = mu = 0.4 on the path-enclosed LCT tree; the SVMs' C
 are the ones ``bench/bionlp_relations.py`` chose for these kernels on its split of train
@@ -30,7 +31,8 @@ Seeds (``--seeds``): each seed initializes the layers and orders the updates ane
 kernel blocks do not depend on it (landmarks and SVM folds have their own fixed
 ``random_state``): a block is fitted once per setting and shared by the seeds and the
 variants that use it, and every structure's SVM decisions and Nystroem vector are
-computed once (memoized by structure: the values are a function of it). Rows give the
+computed once (memoized by structure: the values are a function of it), as are the
+candidates of each Doc. Rows give the
 mean and sample standard deviation over the seeds; ``fit s`` is the wall time of the
 first (real) fit of the variant's kernel blocks, ``train s`` that plus the first seed's
 training epochs.
@@ -199,7 +201,7 @@ def _memoize(encoder) -> None:
         if unknown:
             for s, row in zip(unknown, compute(unknown)):
                 memo[s] = row
-        width = next(iter(memo.values())).shape[0] if memo else 0
+        width = encoder.n_outputs if hasattr(encoder, "out_of_fold") else encoder.n_components
         out = np.zeros((len(structures), width), dtype=np.float32)
         for i, s in enumerate(structures):
             if s is not None:
@@ -216,6 +218,24 @@ def _memoize(encoder) -> None:
         encoder.transform = svm_transform
     else:
         encoder.transform = lambda structures: rows_of(structures, transform)
+
+
+class KeptCandidates:
+    """The candidate generator, its candidates of the bench's own Docs made once (they
+    live through the run; a Doc's candidates are a function of it)."""
+
+    def __init__(self, generator, data):
+        self.generator = generator
+        self.roles = generator.roles
+        self.docs = {id(eg.predicted): eg.predicted for examples in data for eg in examples}
+        self.kept = {}
+
+    def __call__(self, doc):
+        if self.docs.get(id(doc)) is not doc:
+            return self.generator(doc)
+        if id(doc) not in self.kept:
+            self.kept[id(doc)] = self.generator(doc)
+        return self.kept[id(doc)]
 
 
 def candidate_truths(extractor, examples) -> tuple[np.ndarray, np.ndarray, list]:
@@ -247,9 +267,9 @@ def annotated(extractor, examples, scores: np.ndarray) -> list[Example]:
     return [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
 
 
-def typed(examples: list[Example], threshold: float) -> dict:
+def typed(examples: list[Example], threshold: float, single_label: bool = False) -> dict:
     """The component's own score (micro P, R, F1) of annotated examples at ``threshold``."""
-    result = score_relations(examples, threshold=threshold)
+    result = score_relations(examples, threshold=threshold, single_label=single_label)
     return {k: result[k] for k in ("rel_micro_p", "rel_micro_r", "rel_micro_f")}
 
 
@@ -291,11 +311,12 @@ def run(nlp, variant, seed, data, *, fitted, triggers_key, epochs, n_components,
     config = model_config(variant, triggers_key=triggers_key, n_components=n_components, max_support=max_support)
     extractor = nlp.add_pipe("relation_extractor", config={"model": config})
     fitted.prepare(extractor.model, variant)
+    extractor.model.attrs["candidates"] = KeptCandidates(extractor.model.attrs["candidates"], data)
     start = time.perf_counter()
     extractor.initialize(lambda: train)
     optimizer = extractor.create_optimizer()
     optimizer.learn_rate = learn_rate
-    best = (-1.0, 0, 0.5, None, 0.5)
+    best = (-1.0, 0, 0.5, None, {})
     order = list(train)
     for epoch in range(1, epochs + 1):
         random.Random(seed * 1000 + epoch).shuffle(order)
@@ -306,32 +327,43 @@ def run(nlp, variant, seed, data, *, fitted, triggers_key, epochs, n_components,
         print(f"  {variant} seed {seed} epoch {epoch}: held-out F1 {f:.3f} at threshold {threshold}", flush=True)
         if f > best[0]:
             annotated_held_out = annotated(extractor, held_out, scores)
-            typed_f, typed_threshold = max((typed(annotated_held_out, t)["rel_micro_f"], t) for t in THRESHOLDS)
-            best = (f, epoch, float(threshold), extractor.model.to_bytes(), float(typed_threshold), typed_f)
+            typed_choices = {
+                single: max((typed(annotated_held_out, t, single)["rel_micro_f"], float(t)) for t in THRESHOLDS)
+                for single in (False, True)
+            }
+            best = (f, epoch, float(threshold), extractor.model.to_bytes(), typed_choices)
     train_seconds = time.perf_counter() - start
     extractor.model.from_bytes(best[3])
     start = time.perf_counter()
     scores, truth, _ = candidate_truths(extractor, devel)
     f, p, r = prf(best_of(scores) >= best[2], truth)
-    gold_typed = typed(annotated(extractor, devel, scores), best[4])
+    devel_annotated = annotated(extractor, devel, scores)
+    gold_typed = typed(devel_annotated, best[4][False][1])
+    gold_single = typed(devel_annotated, best[4][True][1], True)
     devel_seconds = time.perf_counter() - start
     raw_scores, raw_truth, _ = candidate_truths(extractor, raw)
     raw_f, raw_p, raw_r = prf(best_of(raw_scores) >= best[2], raw_truth)
-    raw_typed = typed(annotated(extractor, raw, raw_scores), best[4])
+    raw_annotated = annotated(extractor, raw, raw_scores)
+    raw_typed = typed(raw_annotated, best[4][False][1])
+    raw_single = typed(raw_annotated, best[4][True][1], True)
     return {
         "variant": variant,
         "seed": seed,
         "epoch": best[1],
         "threshold": best[2],
         "held_out_f1": best[0],
-        "typed_threshold": best[4],
-        "held_out_typed_f1": best[5],
+        "typed_threshold": best[4][False][1],
+        "held_out_typed_f1": best[4][False][0],
+        "single_label_threshold": best[4][True][1],
+        "held_out_single_label_f1": best[4][True][0],
         "f1": f,
         "precision": p,
         "recall": r,
         "component": gold_typed,
         "raw_candidates": {"f1": raw_f, "precision": raw_p, "recall": raw_r, "positive": int(raw_truth.sum())},
         "raw": raw_typed,
+        "component_single_label": gold_single,
+        "raw_single_label": raw_single,
         "train_seconds": train_seconds,
         "devel_seconds": devel_seconds,
     }
@@ -356,6 +388,10 @@ def summary(runs: list[dict], fitted: Fitted) -> dict:
         "held_out_f1": stats(r["held_out_f1"] for r in runs),
         "component": {k: stats(r["component"][k] for r in runs) for k in runs[0]["component"]},
         "raw": {k: stats(r["raw"][k] for r in runs) for k in runs[0]["raw"]},
+        "held_out_typed_f1": stats(r["held_out_typed_f1"] for r in runs),
+        "held_out_single_label_f1": stats(r["held_out_single_label_f1"] for r in runs),
+        "component_single_label": {k: stats(r["component_single_label"][k] for r in runs) for k in runs[0]["raw"]},
+        "raw_single_label": {k: stats(r["raw_single_label"][k] for r in runs) for k in runs[0]["raw"]},
         "raw_candidates_f1": stats(r["raw_candidates"]["f1"] for r in runs),
         "fit_seconds": fit_seconds,
         "runs": runs,

@@ -12,7 +12,7 @@ from spacy.training import Example
 from spacy.util import fix_random_seed
 from test_relation_candidates import parsed
 
-from spacy_convkernels.components.relation_extractor import score_relations
+from spacy_convkernels.components.relation_extractor import RelationExtractor, score_relations
 from spacy_convkernels.errors import InvalidParameterError
 from spacy_convkernels.ml.kernel_blocks import blocks_of
 
@@ -183,6 +183,23 @@ def test_score_counts_micro_and_per_label_figures():
     assert scores["rel_f_per_type"]["A"] == {"p": 0.5, "r": 0.5, "f": 0.5}
     assert scores["rel_f_per_type"]["B"] == {"p": 1.0, "r": 1.0, "f": 1.0}
     assert score_relations([example], threshold=0.8)["rel_micro_p"] == 1.0
+
+
+def test_single_label_predicts_only_the_best_label_of_a_candidate():
+    nlp = spacy.blank("en")
+    extractor = nlp.add_pipe(
+        "relation_extractor", config={"model": model_config("EntityPairCandidates"), "single_label": True}
+    )
+    example = pair_example(
+        {(0, 2): {"A": 0.9, "B": 0.2}, (2, 6): {"A": 0.7, "B": 0.6}, (6, 0): {"A": 0.1, "B": 0.1}},
+        {(0, 2): {"A": 1.0}, (2, 6): {"B": 1.0}, (6, 2): {"A": 1.0}},
+    )
+    # predicted: (0,2,A) right, (2,6,A) wrong; (2,6,B) is not the best label of its pair
+    assert extractor.score([example])["rel_micro_p"] == pytest.approx(1 / 2)
+    assert extractor.score([example])["rel_micro_r"] == pytest.approx(1 / 3)
+    assert score_relations([example], threshold=0.5)["rel_micro_p"] == pytest.approx(2 / 3)  # every label
+    with pytest.raises(InvalidParameterError, match="single_label must be true or false"):
+        RelationExtractor(nlp.vocab, extractor.model, single_label="yes")
 
 
 def test_an_equiv_variant_finds_its_interaction_once():
