@@ -410,7 +410,11 @@ def main():
     parser.add_argument("--learn-rate", type=float, default=0.002)
     parser.add_argument("--limit", type=int, help="use only the first documents of each set (a quick check)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "bionlp_component.json")
+    parser.add_argument("--table", action="store_true", help="print the table of --json as markdown, run nothing")
     args = parser.parse_args()
+    if args.table:
+        print("\n".join(markdown_rows(json.loads(args.json.read_text())["results"])))
+        return
     if not args.lexicon:
         parser.error("--lexicon is needed (the triggers of raw text and of the candidates)")
     nlp = load_parser(args.model, args.lexicon)
@@ -465,6 +469,34 @@ def main():
             f"raw typed {row['raw']['rel_micro_f']['mean']:.3f} ± {row['raw']['rel_micro_f']['sd']:.3f}",
             flush=True,
         )
+
+
+def markdown_rows(results: list[dict]) -> list[str]:
+    """One table row per variant: mean ± sample standard deviation over the seeds."""
+
+    def ms(stat: dict) -> str:
+        return f"{stat['mean']:.3f} ± {stat['sd']:.3f}"
+
+    rows = [
+        "| variant | seeds | candidate F1 (P, R) | held-out F1 | typed F1, every label (P, R) "
+        "| typed F1, best label | raw text: typed F1, every label (P, R) | raw text: typed F1, best label "
+        "| raw text: candidate F1 | fit s | train s (seed 0) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        c, raw = r["component"], r["raw"]
+        single = r.get("component_single_label")
+        raw_single = r.get("raw_single_label")
+        rows.append(
+            f"| {r['variant']}{'' if r.get('max_support') is None else ', max_support ' + str(r['max_support'])} "
+            f"| {len(r['seeds'])} | {ms(r['f1'])} ({r['precision']['mean']:.3f}, {r['recall']['mean']:.3f}) "
+            f"| {ms(r['held_out_f1'])} | {ms(c['rel_micro_f'])} ({c['rel_micro_p']['mean']:.3f}, "
+            f"{c['rel_micro_r']['mean']:.3f}) | {ms(single['rel_micro_f']) if single else '-'} "
+            f"| {ms(raw['rel_micro_f'])} ({raw['rel_micro_p']['mean']:.3f}, {raw['rel_micro_r']['mean']:.3f}) "
+            f"| {ms(raw_single['rel_micro_f']) if raw_single else '-'} | {ms(r['raw_candidates_f1'])} "
+            f"| {r['fit_seconds']:.0f} | {r['runs'][0]['train_seconds']:.0f} |"
+        )
+    return rows
 
 
 def _save(path: Path, rows: list, held_articles: list, n_train: int, n_held: int) -> None:
