@@ -32,7 +32,8 @@ kernel blocks do not depend on it (landmarks and SVM folds have their own fixed
 ``random_state``): a block is fitted once per setting and shared by the seeds and the
 variants that use it, and every structure's SVM decisions and Nystroem vector are
 computed once (memoized by structure: the values are a function of it), as are the
-candidates of each Doc. Rows give the
+candidates of each Doc; ``--keep DIR`` keeps the fitted blocks for later runs (their
+``fit s`` is then the first run's). Rows give the
 mean and sample standard deviation over the seeds; ``fit s`` is the wall time of the
 first (real) fit of the variant's kernel blocks, ``train s`` that plus the first seed's
 training epochs.
@@ -48,6 +49,7 @@ and trigger rulers and the trained component, scored against the devel annotatio
 
 import argparse
 import json
+import pickle
 import random
 import statistics
 import time
@@ -152,9 +154,13 @@ class Fitted:
     """The kernel blocks fitted so far, by (block, path representation), shared by the
     seeds and variants; each block's encoder memoizes its rows by structure."""
 
-    def __init__(self):
+    def __init__(self, keep: Path | None = None):
         self.encoders: dict[tuple, object] = {}
         self.seconds: dict[tuple, float] = {}
+        self.keep = keep  # a folder to pickle the fitted encoders to, and read them from
+
+    def kept(self, key: tuple) -> Path | None:
+        return self.keep / f"{key[0]}-{key[1]}.pickle" if self.keep else None
 
     def prepare(self, model, variant: str) -> None:
         """Make each kernel block of ``model`` take its fitted encoder when there is one."""
@@ -163,6 +169,11 @@ class Fitted:
             return
         for name, block in zip(names, blocks_of(model.get_ref("kernel_features"))):
             key = (name, path)
+            if key not in self.encoders and self.kept(key) and self.kept(key).exists():
+                stored = pickle.loads(self.kept(key).read_bytes())
+                self.seconds[key] = stored["seconds"]
+                self.encoders[key] = stored["encoder"]
+                _memoize(self.encoders[key])
             if key in self.encoders:
                 block.init = _installer(self.encoders[key])
             else:
@@ -184,6 +195,9 @@ def _fitter(init, fitted: Fitted, key):
         init(model, X=X, Y=Y)
         fitted.seconds[key] = time.perf_counter() - start
         encoder = model.attrs["encoder"]
+        if fitted.kept(key):
+            fitted.keep.mkdir(parents=True, exist_ok=True)
+            fitted.kept(key).write_bytes(pickle.dumps({"encoder": encoder, "seconds": fitted.seconds[key]}))
         _memoize(encoder)
         fitted.encoders[key] = encoder
         print(f"  fitted {key} in {fitted.seconds[key]:.0f} s", flush=True)
@@ -410,6 +424,7 @@ def main():
     parser.add_argument("--learn-rate", type=float, default=0.002)
     parser.add_argument("--limit", type=int, help="use only the first documents of each set (a quick check)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "bionlp_component.json")
+    parser.add_argument("--keep", type=Path, help="a folder keeping the fitted kernel blocks between runs")
     parser.add_argument("--table", action="store_true", help="print the table of --json as markdown, run nothing")
     args = parser.parse_args()
     if args.table:
@@ -438,7 +453,7 @@ def main():
     raw = [Example(doc, gold) for doc, gold in zip(raw_documents(devel_docs, args.lexicon, nlp), devel_docs)]
     held_articles = sorted({"-".join(names[i].split("-")[:2]) for i in held})
     print(f"train {len(train)} / held-out {len(held_out)} ({', '.join(held_articles)}) / devel {len(devel)} documents")
-    fitted = Fitted()
+    fitted = Fitted(args.keep)
     data = (train, held_out, devel, raw)
     rows = []
     for variant in args.variants.split(","):
