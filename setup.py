@@ -43,6 +43,8 @@ extensions = [
         "_tree_kernels",
         "_tuple_kernels",
         "_forest_kernels",
+        "_index",
+        "_one_against_many",
         "_driver",
         "_openmp",
     )

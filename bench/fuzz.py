@@ -38,7 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KLP_SAMPLE = ROOT / "spacy_convkernels" / "data" / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
-TARGETS = ("tree", "klp", "conllu", "penman", "kernels")
+TARGETS = ("tree", "klp", "conllu", "penman", "kernels", "cli")
 COUNTERS = ("accepted", "refused", "other", "wrong")  # kept by the child in the shared page, after the index
 NOTE_AT, PAGE = 64, 4096  # where in the page the child writes the input it is on (its description)
 TREE_IN_KLP = re.compile(r"\|BT(?::[^|]*)?\|(.*?)\|ET\|")
@@ -554,7 +554,152 @@ def kernels_target():
     return run
 
 
+def cli_target():
+    """Random argument lists of the command line over real sample files, in this process:
+    an exception out of ``main`` is a traceback ("other"); an exit status 0 that changed an
+    input, or a failed run that changed an earlier output or left a new or temporary file,
+    is "wrong"; argparse's refusals (status 2) and the package's (1) are "refused"."""
+    import contextlib
+    import io
+
+    from spacy_convkernels.cli import main
+
+    folder = Path(os.environ["FUZZ_WORKDIR"])
+    data = ROOT / "spacy_convkernels" / "data"
+    inputs = folder / "inputs"
+    if not inputs.exists():
+        inputs.mkdir()
+        shutil.copy(KLP_SAMPLE, inputs / "small.klp.gz")
+        shutil.copytree(data / "bionlp-st-2013-ge-sample", inputs / "standoff")
+        shutil.copy(data / "relations-sample" / "relations.jsonl", inputs / "relations.jsonl")
+        shutil.copy(data / "sample-parses" / "parses.spacy", inputs / "parses.spacy")
+        trees = [tree.strip() for line in _klp_lines()[:12] for tree in TREE_IN_KLP.findall(line.decode())[:1]]
+        (inputs / "trees.txt").write_text("\n".join(trees) + "\n", encoding="utf-8")
+        (inputs / "trees.jsonl").write_text("".join(json.dumps({"grct": t}) + "\n" for t in trees), encoding="utf-8")
+        with contextlib.redirect_stderr(io.StringIO()):
+            main(["nystroem", "fit", str(inputs / "trees.txt"), str(inputs / "model.npz"), "--n-components", "4"])
+        (inputs / "labels.txt").write_text("a\nb\n" * 6, encoding="utf-8")
+        (inputs / "bad.txt").write_text("(S (NP x)\n", encoding="utf-8")
+    originals = {path: path.read_bytes() for path in inputs.rglob("*") if path.is_file()}
+    outputs = folder / "outputs"
+    files = [str(path) for path in originals] + [str(inputs), str(inputs / "standoff"), str(folder / "absent.txt")]
+    klp, txt, jsonl = inputs / "small.klp.gz", inputs / "trees.txt", inputs / "trees.jsonl"
+    corpora = [klp, txt, jsonl]
+    commands = {  # positional arguments ("in": fitting inputs; "out": output suffixes), options
+        "convert": (
+            [("in", [klp, inputs / "standoff", inputs / "relations.jsonl"]), ("out", [".spacy"])],
+            ["--dev", "--dev-every", "--lang", "--format", "--skip-errors"],
+        ),
+        "trees": (
+            [("in", [inputs / "parses.spacy"])],
+            ["-o", "--representations", "--format", "--batch-size", "--quiet"],
+        ),
+        "gram": (
+            [("in", corpora), ("out", [".npy"])],
+            ["--against", "--float32", "--block-size", "--quiet", "--representation", "--kernel", "--lam"],
+        ),
+        "nystroem fit": (
+            [("in", corpora), ("out", [".npz"])],
+            ["--n-components", "--landmark-init", "--random-state", "--quiet", "--kernel", "--mu"],
+        ),
+        "nystroem transform": (
+            [("in", [inputs / "model.npz"]), ("in", corpora), ("out", [".npy", ".bin"])],
+            ["--float32", "--n-jobs", "--quiet"],
+        ),
+        "explain": ([], ["--corpus", "-o", "--top", "--kernel", "--representation", "--terminal-factor"]),
+        "evaluate qc": ([("in", [klp]), ("in", [klp])], ["--representation", "--C", "--quiet", "--kernel"]),
+        "plot": (
+            [("in", corpora), ("out", [".png", ".svg", ".pdf"])],
+            ["--labels", "--sample", "--random-state", "--kernel", "--no-normalize"],
+        ),
+        "lexicon": (
+            [("in", [inputs / "standoff"]), ("out", [""])],
+            ["--min-count", "--min-precision", "--no-shapes", "--skip-errors", "--model"],
+        ),
+    }
+    option_files = {
+        "--dev": ("out", [".spacy"]),
+        "-o": ("out", [".txt", ".jsonl", ".html", ".svg"]),
+        "--against": ("in", corpora),
+        "--corpus": ("in", corpora),
+        "--labels": ("in", [inputs / "labels.txt"]),
+    }
+    flags = {"--float32", "--quiet", "--skip-errors", "--no-shapes", "--no-normalize"}
+    values = {
+        "--format": ["klp", "standoff", "relations-jsonl", "jsonl", "lines", "xml"],
+        "--kernel": ["ptk", "sst", "st", "sptk", "csptk", "zz"],
+        "--representation": ["grct", "lct", "loct", "cgrct", "clct", "xyz"],
+        "--representations": ["grct", "lct xyz"],
+        "--landmark-init": ["uniform", "kmeans++", "pivoted_cholesky", "ridge_leverage", "random"],
+        "--lang": ["en", "de", "zz", ""],
+        "--model": ["en_core_web_zz", str(inputs)],
+    }
+    numbers = ["1", "2", "3", "4", "0.4", "0", "-1", "1e308", "nan", "x"]
+
+    def path(rng, kind, choices, roles):
+        """A file for a positional or an option: mostly one that fits, sometimes any file of
+        the workspace or an earlier output; its role ("in" or "out") is remembered."""
+        if rng.random() < 0.1:
+            chosen = rng.choice(files + [str(outputs / "earlier.npy")])
+        elif kind == "in":
+            chosen = str(rng.choice(choices))
+        else:
+            chosen = str(outputs / (rng.choice(["out", "earlier", "sub/out", "dev"]) + rng.choice(choices)))
+        roles.setdefault(chosen, set()).add(kind)
+        return chosen
+
+    def arguments(rng):
+        command = rng.choice(list(commands))
+        positionals, options = commands[command]
+        argv, roles = command.split(), {}
+        if command == "explain":
+            argv += [rng.choice(["0", "1", "(S (A b))", "99"]), rng.choice(["2", "(S (A c))", "-1"])]
+        argv += [path(rng, kind, choices, roles) for kind, choices in positionals]
+        for option in rng.sample(options, rng.randint(0, min(3, len(options)))):
+            argv.append(option)
+            if option in option_files:
+                argv.append(path(rng, *option_files[option], roles))
+            elif option not in flags:
+                argv += rng.choice(values.get(option, numbers)).split()
+        if rng.random() < 0.03:
+            del argv[rng.randrange(len(argv))]
+        return argv, roles
+
+    def run(rng, index, current):
+        shutil.rmtree(outputs, ignore_errors=True)
+        outputs.mkdir()
+        for suffix in (".npy", ".spacy", ".npz", ".txt", ".png", ".bin", ""):  # earlier outputs to keep or replace
+            (outputs / f"earlier{suffix}").write_bytes(b"an earlier output")
+        argv, roles = arguments(rng)
+        current["input"] = " ".join(argv)
+        before = {path: path.read_bytes() for path in outputs.rglob("*") if path.is_file()}
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            try:
+                status = main(argv)
+            except SystemExit as leaving:
+                status = leaving.code
+        changed = [path for path, content in originals.items() if not path.exists() or path.read_bytes() != content]
+        for path in changed:  # for the next input
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(originals[path])
+        leftovers = [path for path in folder.rglob(".*") if path.is_file()]
+        lost = [path for path in changed if status != 0 or "out" not in roles.get(str(path), ())]
+        if lost:  # a file changed that the run was not asked to write, or a failed run changed one
+            raise Wrong(f"status {status} and the files {[str(p) for p in lost]} changed")
+        if leftovers:
+            raise Wrong(f"status {status} left temporary files {[str(p) for p in leftovers]}")
+        if status == 0:
+            return "accepted"
+        after = {path: path.read_bytes() for path in outputs.rglob("*") if path.is_file()}
+        if after != before:
+            raise Wrong(f"status {status} changed the outputs: {sorted(set(after) ^ set(before))} or their bytes")
+        return "refused"
+
+    return run
+
+
 SETUPS = {
+    "cli": cli_target,
     "tree": tree_target,
     "klp": klp_target,
     "conllu": conllu_target,

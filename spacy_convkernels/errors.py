@@ -28,6 +28,10 @@ class InvalidTreeError(ConvKernelsError, ValueError):
     """A tree was built from an unusable label or child."""
 
 
+class InvalidGraphError(ConvKernelsError, ValueError):
+    """A semantic graph that cannot be read: PENMAN text that does not parse, a node without a concept."""
+
+
 class InvalidForestError(ConvKernelsError, ValueError):
     """A packed forest was built from unusable nodes, hyper-edges, probabilities or trees
     (a cycle, an edge out of order, a probability outside (0, 1])."""
@@ -72,6 +76,12 @@ class CorpusFileError(ConvKernelsError, OSError):
 
     def __reduce__(self):
         return (type(self), (self.reason, self.path))
+
+
+class ModelFileError(ConvKernelsError, ValueError):
+    """A saved model (a component's state, a fitted estimator's arrays) that cannot be read
+    or does not hold together: truncated, not msgpack, wrong shapes, values that are not
+    finite or outside their range. The message names the file (or the component)."""
 
 
 class KernelOverflowError(ConvKernelsError, ArithmeticError):

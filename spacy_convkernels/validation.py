@@ -93,9 +93,14 @@ class Anything:
 def validate_parameters(obj) -> None:
     """Check ``obj``'s parameters against ``type(obj)._parameter_constraints``."""
     for name, constraints in type(obj)._parameter_constraints.items():
-        value = getattr(obj, name)
-        if value is None and None in constraints:
-            continue
-        if not any(c is not None and c.accepts(value) for c in constraints):
-            allowed = " or ".join(str(c) if c is not None else "None" for c in constraints)
-            raise InvalidParameterError(f"{type(obj).__name__}: {name} must be {allowed}, got {value!r}")
+        check_value(type(obj).__name__, name, getattr(obj, name), constraints)
+
+
+def check_value(owner: str, name: str, value, constraints: list) -> None:
+    """Refuse ``value`` unless one of ``constraints`` (None: the value None) accepts it, in
+    the one message form: ``owner: name must be ..., got value``."""
+    if value is None and None in constraints:
+        return
+    if not any(c is not None and c.accepts(value) for c in constraints):
+        allowed = " or ".join(str(c) if c is not None else "None" for c in constraints)
+        raise InvalidParameterError(f"{owner}: {name} must be {allowed}, got {value!r}")

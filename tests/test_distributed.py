@@ -61,8 +61,12 @@ def test_gram_against_columns_unnormalized_into_a_given_array(spread, client):
     out = np.zeros((60, 13), dtype=np.float32)
     got = spread.gram(kernel, LCT, LCT[:13], normalize=False, block_size=8, out=out, client=client)
     assert got is out
-    np.testing.assert_array_equal(out, kernel.gram(LCT, LCT[:13], normalize=False).astype(np.float32))
-    np.testing.assert_array_equal(spread.gram(kernel, LCT[:9], LCT, client=client), kernel.gram(LCT[:9], LCT))
+    # the workers compute rows against the columns prepared (indexed) once, as kernel.gram does with a prepared set
+    columns = kernel.prepare(LCT[:13])
+    np.testing.assert_array_equal(out, kernel.gram(LCT, columns, normalize=False).astype(np.float32))
+    np.testing.assert_array_equal(
+        spread.gram(kernel, LCT[:9], LCT, client=client), kernel.gram(LCT[:9], kernel.prepare(LCT))
+    )
 
 
 def test_both_workers_compute_blocks(spread, client):

@@ -41,7 +41,7 @@ def source_init_parameters(source: str, class_name: str) -> list:
 
 
 def test_every_compiled_module_with_a_python_api_has_a_stub():
-    assert {stub.stem for stub in STUBS} == {"_driver", "_openmp", "_packing", "_settings", "_tables"}
+    assert {stub.stem for stub in STUBS} == {"_driver", "_index", "_openmp", "_packing", "_settings", "_tables"}
 
 
 @pytest.mark.parametrize("stub", STUBS, ids=lambda stub: stub.stem)

@@ -46,6 +46,8 @@ def estimators():
     kernel = PartialTreeKernel()
     return [
         Nystroem(kernel, n_components=10, random_state=0),
+        Nystroem(kernel, n_components=10, landmark_init="pivoted_cholesky", random_state=0),
+        Nystroem(kernel, n_components=10, landmark_init="ridge_leverage", random_state=0),
         KLSH(kernel, n_references=10, n_bits=24, subset_size=3, random_state=0),
         KLSH(kernel, n_references=10, n_bits=24, subset_size=3, hash_function="kulis_grauman", random_state=0),
         KernelKNeighborsClassifier(kernel, n_neighbors=3),

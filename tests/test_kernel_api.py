@@ -233,9 +233,13 @@ def test_precomputed_svm_accepts_the_gram(qc_trees):
 def test_prepared_structures_give_the_same_gram(qc_trees):
     kernel = PartialTreeKernel(terminal_factor=5)
     X, Y = qc_trees[:40], qc_trees[40:70]
-    prepared = kernel.prepare(Y)
+    prepared = kernel.prepare(Y, index=False)
     np.testing.assert_array_equal(kernel.gram(X, prepared), kernel.gram(X, Y))
     np.testing.assert_array_equal(kernel.gram(prepared), kernel.gram(Y))
+    # indexed (the default), rows are computed against all of Y at once: sums in another order
+    indexed = kernel.prepare(Y)
+    np.testing.assert_allclose(kernel.gram(X, indexed), kernel.gram(X, Y), rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(kernel.gram(indexed), kernel.gram(Y))
     # a stale preparation is redone, not misused: with vectors SPTK packs trees by full label
     # and marks the smoothed nodes, so the old packing would give other values
     sptk = SmoothedPartialTreeKernel(terminal_factor=5)

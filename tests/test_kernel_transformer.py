@@ -33,10 +33,12 @@ def test_transform_is_the_normalized_kernel_against_the_training_structures(qc):
     trees, _ = qc
     kernel = PartialTreeKernel(lam=0.3)
     model = KernelTransformer(kernel).fit(trees[:40])
-    np.testing.assert_array_equal(model.transform(trees[40:]), kernel.gram(trees[40:], trees[:40]))
+    training = kernel.prepare(trees[:40])  # indexed, as the transformer's
+    np.testing.assert_array_equal(model.transform(trees[40:]), kernel.gram(trees[40:], training))
+    np.testing.assert_allclose(model.transform(trees[40:]), kernel.gram(trees[40:], trees[:40]), rtol=1e-12)
     np.testing.assert_array_equal(model.self_kernels_, kernel.diag(trees[:40]))
     raw = KernelTransformer(kernel, normalize=False).fit(trees[:40]).transform(trees[40:])
-    np.testing.assert_array_equal(raw, kernel.gram(trees[40:], trees[:40], normalize=False))
+    np.testing.assert_array_equal(raw, kernel.gram(trees[40:], training, normalize=False))
     assert model.get_feature_names_out().tolist() == [f"kerneltransformer{i}" for i in range(40)]
 
 

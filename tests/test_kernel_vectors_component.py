@@ -280,3 +280,18 @@ def test_a_saved_pipeline_with_pipeline_vectors_loads(tmp_path):
         for e in list(read_klp(SAMPLE))[20:25]
     ]
     np.testing.assert_array_equal(np.array(got), np.array(expected))
+
+
+@pytest.mark.parametrize("landmark_init", ["pivoted_cholesky", "ridge_leverage", "kmeans++"])
+def test_every_landmark_method_is_a_setting(landmark_init, tmp_path):
+    nlp = spacy.blank("en")
+    docs = [doc_from_grct(nlp.vocab, e.trees["grct"]) for e in read_klp(SAMPLE)]
+    component = nlp.add_pipe("kernel_vectors", config={**CONFIG, "landmark_init": landmark_init})
+    assert component.model.landmark_init == landmark_init
+    nlp.initialize(lambda: [Example(doc.copy(), doc) for doc in docs[:40]])
+    expected = [nlp(d.copy())._.kernel_vector for d in docs[40:]]
+    assert all(v.shape == (25,) for v in expected)
+    nlp.to_disk(tmp_path / "model")
+    reloaded = spacy.load(tmp_path / "model")
+    assert reloaded.get_pipe("kernel_vectors").model.landmark_init == landmark_init
+    np.testing.assert_array_equal([reloaded(d.copy())._.kernel_vector for d in docs[40:]], expected)

@@ -1,12 +1,18 @@
+import math
+
 import numpy as np
 import pytest
 from data_paths import CORPORA
+from scipy.linalg import LinAlgError
 from sklearn.exceptions import NotFittedError
 from sklearn.kernel_approximation import Nystroem as ScikitNystroem
 
 from spacy_convkernels import ConvKernelsWarning
 from spacy_convkernels.approx import Nystroem
+from spacy_convkernels.approx import nystroem as nystroem_module
+from spacy_convkernels.approx.nystroem import EIGENVALUE_RTOL, nystroem_normalization
 from spacy_convkernels.corpora import read_klp
+from spacy_convkernels.errors import KernelOverflowError
 from spacy_convkernels.kernels import InvalidParameterError, PartialTreeKernel, SmoothedPartialTreeKernel
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample"
@@ -18,7 +24,7 @@ def trees():
 
 
 def test_equals_scikit_learn_on_the_same_kernel(trees):
-    kernel = PartialTreeKernel(terminal_factor=5)
+    kernel = PartialTreeKernel(terminal_factor=1)  # positive definite on these trees (below: an indefinite one)
     G = kernel.gram(trees)
     index = np.arange(len(trees), dtype=float)[:, None]
     ours = Nystroem(kernel, n_components=40, random_state=3).fit(trees)
@@ -36,17 +42,17 @@ def test_all_structures_as_landmarks_reproduce_the_kernel(trees):
 
 
 def test_kmeans_plus_plus_landmarks(trees):
-    kernel = PartialTreeKernel(terminal_factor=5)
+    kernel = PartialTreeKernel(terminal_factor=1)
     G = kernel.gram(trees)
     errors = {}
     for landmarks in ("uniform", "kmeans++"):
-        model = Nystroem(kernel, n_components=30, landmark_init=landmarks, random_state=7).fit(trees)
-        assert len(set(model.component_indices_)) == 30
-        again = Nystroem(kernel, n_components=30, landmark_init=landmarks, random_state=7).fit(trees)
-        np.testing.assert_array_equal(model.component_indices_, again.component_indices_)
-        Z = model.transform(trees)
-        errors[landmarks] = np.linalg.norm(G - Z @ Z.T) / np.linalg.norm(G)
-    assert errors["kmeans++"] < errors["uniform"]
+        errors[landmarks] = []
+        for seed in range(5):
+            model = Nystroem(kernel, n_components=30, landmark_init=landmarks, random_state=seed).fit(trees)
+            assert len(set(model.component_indices_)) == 30
+            Z = model.transform(trees)
+            errors[landmarks].append(np.linalg.norm(G - Z @ Z.T) / np.linalg.norm(G))
+    assert np.mean(errors["kmeans++"]) < np.mean(errors["uniform"])
 
 
 def test_float32_output_and_fit_transform(trees):
@@ -101,3 +107,84 @@ def test_landmark_gram_by_blocks_is_the_gram(trees, monkeypatch):
     blocks = Nystroem(kernel, n_components=30, random_state=1).fit(trees)
     np.testing.assert_array_equal(blocks.normalization_, whole.normalization_)
     np.testing.assert_array_equal(blocks.transform(trees), whole.transform(trees))
+
+
+@pytest.fixture(scope="module")
+def distinct():
+    """The distinct GRCT trees of the sample (59)."""
+    found = {}
+    for example in read_klp(SAMPLE / "TREC_10.coarse.first60.klp.gz"):
+        found.setdefault(str(example.trees["grct"]), example.trees["grct"])
+    return list(found.values())
+
+
+# the eigh normalization -------------------------------------------------------------------------
+
+
+def test_normalization_with_duplicated_landmarks(distinct):
+    kernel, trees = PartialTreeKernel(terminal_factor=5), distinct
+    model = Nystroem(kernel).set_landmarks(trees[:10] + trees[:10])
+    assert model.normalization_.shape == (20, 20) and np.all(np.isfinite(model.normalization_))
+    Z = model.transform(trees[:10])
+    np.testing.assert_allclose(Z @ Z.T, kernel.gram(trees[:10]), atol=1e-9)
+    held_out = model.transform(trees[10:])
+    assert np.all(np.sum(held_out**2, axis=1) <= 1 + 1e-9)  # no more than a unit vector's mass
+
+
+def test_normalization_of_a_rank_one_landmark_set(distinct):
+    kernel, trees = PartialTreeKernel(terminal_factor=5), distinct
+    np.testing.assert_allclose(nystroem_normalization(np.ones((5, 5))), np.ones((5, 5)) / 5**1.5, atol=1e-15)
+    model = Nystroem(kernel).set_landmarks([trees[0]] * 5)
+    Z = model.transform([trees[0], trees[1]])
+    assert Z.shape == (2, 5)
+    assert Z[0] @ Z[0] == pytest.approx(1.0, abs=1e-12)
+    assert Z[0] @ Z[1] == pytest.approx(kernel(trees[0], trees[1]), abs=1e-12)
+
+
+def test_negative_eigenvalues_get_no_weight():
+    W = np.array([[1.0, 2.0], [2.0, 1.0]])  # eigenvalues 3 and -1
+    np.testing.assert_allclose(nystroem_normalization(W), np.ones((2, 2)) / (2 * math.sqrt(3)), atol=1e-15)
+    rng = np.random.RandomState(0)
+    A = rng.normal(size=(30, 30))
+    W = A + A.T  # indefinite
+    N = nystroem_normalization(W)
+    eigenvalues, eigenvectors = np.linalg.eigh(W)
+    positive = eigenvectors[:, eigenvalues > 0]
+    np.testing.assert_allclose(N @ W @ N, positive @ positive.T, atol=1e-10)  # the projector on W's positive part
+
+
+def test_an_indefinite_kernel_fits(trees):
+    """PTK with terminal factor 5 over GRCT and LCT trees together is not positive
+    semidefinite (a LEX node is a leaf in one and not in the other)."""
+    kernel = PartialTreeKernel(terminal_factor=5)
+    W = kernel.gram(trees[:40])
+    assert np.linalg.eigvalsh(W)[0] < -0.1
+    model = Nystroem(kernel, n_components=40, random_state=0).fit(trees[:40])
+    assert np.all(np.isfinite(model.transform(trees)))
+
+
+def test_tiny_eigenvalues_are_cut_relative_to_the_largest():
+    kept = 1e3 * EIGENVALUE_RTOL
+    N = nystroem_normalization(np.diag([4.0, 4 * kept, 4 * EIGENVALUE_RTOL / 2, 0.0, -1e-17]))
+    np.testing.assert_allclose(np.diag(N), [0.5, 1 / math.sqrt(4 * kept), 0, 0, 0])
+    assert not np.any(nystroem_normalization(np.zeros((3, 3))))
+    assert not np.any(nystroem_normalization(-np.eye(3)))
+
+
+def test_the_normalization_never_raises_a_linear_algebra_error(monkeypatch):
+    calls = []
+
+    def failing(W, driver=None):
+        calls.append(driver)
+        if driver is None:
+            raise LinAlgError("did not converge")
+        return np.linalg.eigh(W)
+
+    monkeypatch.setattr(nystroem_module, "eigh", failing)
+    np.testing.assert_allclose(nystroem_normalization(4 * np.eye(3)), np.eye(3) / 2)
+    assert calls == [None, "ev"]
+
+
+def test_a_gram_that_is_not_finite_is_an_error():
+    with pytest.raises(KernelOverflowError):
+        nystroem_normalization(np.array([[1.0, np.inf], [np.inf, 1.0]]))

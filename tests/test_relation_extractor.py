@@ -245,6 +245,22 @@ def test_kernel_features_keep_their_width_with_few_landmarks():
     assert rows.shape == (6, 10) and np.all(rows[:, 6:] == 0) and np.all(rows[:, :6].any(axis=0))
 
 
+@pytest.mark.parametrize("landmark_init", ["pivoted_cholesky", "ridge_leverage"])
+def test_kernel_features_take_every_landmark_method(landmark_init):
+    from spacy_convkernels.kernels import SubsequencePathKernel
+    from spacy_convkernels.ml.relation_model import candidate_kernel_features
+    from spacy_convkernels.structures.relations import entity_pairs
+
+    block = candidate_kernel_features(SubsequencePathKernel(), n_components=4, landmark_init=landmark_init)
+    assert block.attrs["encoder"].estimator.landmark_init == landmark_init
+    candidates = [entity_pairs(parsed())]
+    block.initialize(X=(None, candidates))
+    rows = block.predict((None, candidates))
+    assert rows.shape == (6, 4) and np.all(np.isfinite(rows))
+    with pytest.raises(InvalidParameterError, match="landmark_init"):
+        candidate_kernel_features(SubsequencePathKernel(), landmark_init="leverage")
+
+
 def test_klsh_bits_as_kernel_features_learn_and_round_trip():
     fix_random_seed(0)
     nlp = spacy.blank("en")

@@ -3,11 +3,17 @@
 Croce, Filice, Castellucci & Basili, "Kernel-based sentence embeddings" (§3): with M
 landmarks l_1..l_M and W = K(l_i, l_j), a structure x maps to
 
-    phi(x) = K(x, l_1..l_M) U S^(-1/2) V^T,        U S V^T = svd(W),
+    phi(x) = K(x, l_1..l_M) W^(+1/2),        W^(+1/2) = U diag(s_i^(-1/2) or 0) U^T,
+                                             U diag(s) U^T = eigh(W),
 
-so that <phi(x), phi(y)> approximates K(x, y) (Williams & Seeger 2001). As scikit-learn's
-``Nystroem``, the singular values are clipped at 1e-12, and ``normalization_`` is
-U S^(-1/2) V^T: given the same kernel values and landmarks, the two give the same vectors.
+so that <phi(x), phi(y)> = K(x, L) W^+ K(L, y) approximates K(x, y) (Williams & Seeger
+2001). W is symmetric, so its eigendecomposition (``scipy.linalg.eigh``) replaces the SVD:
+eigenvalues at most ``EIGENVALUE_RTOL`` times the largest, and negative ones (rounding, or
+an indefinite kernel), get weight 0 (the pseudo-inverse square root), so duplicated or
+linearly dependent landmarks (a singular W) never fail and the output keeps M columns. On a
+well-conditioned W this is scikit-learn's ``Nystroem`` (U S^(-1/2) V^T of the SVD, singular
+values clipped at 1e-12): given the same kernel values and landmarks, the same vectors.
+Landmarks are chosen by one of the methods of :mod:`.landmarks`.
 """
 
 import warnings
@@ -15,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import DTypeLike
-from scipy.linalg import svd
+from scipy.linalg import LinAlgError, eigh
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -23,18 +29,23 @@ from sklearn.base import (
 )
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from tqdm import tqdm
 
-from ..errors import ConvKernelsWarning, InvalidParameterError
+from ..errors import ConvKernelsWarning, InvalidParameterError, KernelOverflowError
 from ..kernels.base import Kernel
 from ._blocks import gram_rows, structure_list, structure_tags, symmetric_gram
+from .landmarks import LANDMARK_METHODS, StructureColumns, select_landmarks
 
-LANDMARK_INITS = ("uniform", "kmeans++")
+LANDMARK_INITS = tuple(LANDMARK_METHODS)
+
+#: Eigenvalues of the landmarks' Gram at most this share of the largest one are taken as 0.
+#: Below it an eigenvalue is mostly rounding (its error is about machine epsilon times the
+#: largest) and 1 / sqrt of it would amplify that rounding into the vectors.
+EIGENVALUE_RTOL = 1e-10
 
 
 class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Map structures to vectors whose dot products approximate ``kernel``: phi(x) =
-    K(x, l_1..l_M) U S^(-1/2) V^T (Croce et al., §3; Williams & Seeger 2001; see the module).
+    K(x, l_1..l_M) W^(+1/2) (Croce et al., §3; Williams & Seeger 2001; see the module).
 
     Parameters
     ----------
@@ -43,23 +54,27 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     n_components : int, default=100
         Number of landmarks, hence of output features (fewer when ``fit`` gets fewer
         structures, with a warning).
-    landmark_init : {"uniform", "kmeans++"}, default="uniform"
+    landmark_init : {"uniform", "kmeans++", "pivoted_cholesky", "ridge_leverage"}, default="uniform"
         ``"uniform"`` samples ``n_components`` structures without replacement (as
         scikit-learn does); ``"kmeans++"`` seeds them as kernel k-means++ (Arthur &
         Vassilvitskii 2007) does, each next landmark drawn with probability proportional
         to its squared feature-space distance 2 - 2 K(x, c) (normalized K) to the nearest
-        chosen one, which spreads them over the data.
+        chosen one, which spreads them over the data; ``"pivoted_cholesky"`` takes, greedily,
+        the structure least well approximated by the landmarks so far (largest
+        diag(K - K~); Fine & Scheinberg 2001); ``"ridge_leverage"`` samples them by ridge
+        leverage scores, estimated recursively (Musco & Musco 2017, "Recursive Sampling for
+        the Nyström Method", NeurIPS). Details and costs in :mod:`.landmarks`.
     normalize : bool, default=True
         Approximate the normalized kernel K(a, b) / sqrt(K(a, a) K(b, b)).
     dtype : {numpy.float64, numpy.float32}, default=numpy.float64
         Type of the output vectors.
     random_state : int, RandomState instance or None, default=None
-        Seeds the choice of landmarks.
+        Seeds the choice of landmarks (for ``"pivoted_cholesky"``, the order that breaks ties).
     n_jobs : int or None, default=None
         Threads of the kernel computations, as :meth:`Kernel.gram`.
     verbose : bool, default=False
-        Show progress bars (tqdm, on stderr) for the landmark Gram, the k-means++ seeding
-        and ``transform``.
+        Show progress bars (tqdm, on stderr) for the landmark choice, the landmark Gram and
+        ``transform``.
 
     Attributes
     ----------
@@ -68,7 +83,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     component_indices_ : ndarray of shape (n_components,)
         Their indices in the structures given to ``fit``.
     normalization_ : ndarray of shape (n_components, n_components)
-        U S^(-1/2) V^T of the landmarks' Gram.
+        W^(+1/2) = U diag(s^(-1/2) or 0) U^T of the landmarks' Gram W (module docstring).
     n_features_out_ : int
         Number of output features (landmarks); ``get_feature_names_out`` names them
         ``nystroem0``, ``nystroem1``, ...
@@ -110,11 +125,14 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                 stacklevel=2,
             )
             n_components = len(X)
-        rng = check_random_state(self.random_state)
-        if self.landmark_init == "uniform":
-            indices = rng.permutation(len(X))[:n_components]
-        else:
-            indices = self._kmeans_plus_plus(X, n_components, rng)
+        source = StructureColumns(self.kernel, X, normalize=self.normalize, n_jobs=self.n_jobs)
+        indices = select_landmarks(
+            source,
+            n_components,
+            self.landmark_init,
+            check_random_state(self.random_state),
+            verbose=self.verbose,
+        )
         self.set_landmarks([X[i] for i in indices])
         self.component_indices_ = np.asarray(indices)
         return self
@@ -133,8 +151,8 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                 verbose=self.verbose,
                 desc="Nystroem landmarks",
             )
-            normalization = _normalization(W)
-        self.normalization_ = np.asarray(normalization, dtype=np.float64)
+            normalization = nystroem_normalization(W)
+        self.normalization_ = _checked_normalization(normalization, len(self.components_))
         self.n_features_out_ = len(self.components_)
         return self
 
@@ -180,28 +198,41 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         if n_structures == 0:
             raise InvalidParameterError("Nystroem needs at least one structure to fit")
 
-    def _kmeans_plus_plus(self, X: list, n_components: int, rng) -> np.ndarray:
-        """D^2 seeding in the kernel's feature space: n * M kernel values in all."""
-        self_k = self.kernel.diag(X, n_jobs=self.n_jobs) if not self.normalize else np.ones(len(X))
-        everything = self.kernel.prepare(X)
-        chosen = [int(rng.randint(len(X)))]
-        distance = np.full(len(X), np.inf)
-        for _ in tqdm(range(n_components - 1), desc="k-means++ landmarks", disable=not self.verbose):
-            c = chosen[-1]
-            column = self.kernel.gram([X[c]], everything, normalize=self.normalize, n_jobs=self.n_jobs)[0]
-            distance = np.minimum(distance, np.maximum(self_k + self_k[c] - 2 * column, 0.0))
-            distance[chosen] = 0.0
-            total = distance.sum()
-            if total <= 0:  # every structure coincides with a landmark: fill up uniformly
-                rest = np.setdiff1d(np.arange(len(X)), chosen)
-                chosen.extend(rng.permutation(rest)[: n_components - len(chosen)].tolist())
-                break
-            chosen.append(int(rng.choice(len(X), p=distance / total)))
-        return np.asarray(chosen)
+
+def nystroem_normalization(W: np.ndarray, *, rtol: float = EIGENVALUE_RTOL) -> np.ndarray:
+    """W^(+1/2) = U diag(s_i^(-1/2) where s_i > rtol * max(s), else 0) U^T, U diag(s) U^T =
+    eigh(W) of the landmarks' Gram (symmetrized): the pseudo-inverse square root, of W's own
+    shape. Tiny and negative eigenvalues (duplicated or dependent landmarks, rounding, an
+    indefinite kernel) get weight 0; a W without a positive eigenvalue gives zeros."""
+    W = np.asarray(W, dtype=np.float64)
+    if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        raise InvalidParameterError(f"the landmarks' Gram must be square, got shape {W.shape}")
+    if not np.all(np.isfinite(W)):
+        raise KernelOverflowError("the landmarks' Gram holds values that are not finite (inf or NaN)")
+    if W.shape[0] == 0:
+        return np.zeros((0, 0))
+    W = (W + W.T) / 2
+    try:
+        eigenvalues, eigenvectors = eigh(W)
+    except LinAlgError:  # the default driver (MRRR, syevr) did not converge: the QR algorithm (syev)
+        eigenvalues, eigenvectors = eigh(W, driver="ev")
+    largest = eigenvalues[-1]
+    kept = eigenvalues > rtol * largest if largest > 0 else np.zeros(len(eigenvalues), dtype=bool)
+    scale = np.zeros_like(eigenvalues)
+    scale[kept] = 1.0 / np.sqrt(eigenvalues[kept])
+    return (eigenvectors * scale) @ eigenvectors.T
 
 
-def _normalization(W: np.ndarray) -> np.ndarray:
-    """U S^(-1/2) V^T of the landmark Gram, singular values clipped at 1e-12 (scikit-learn's rule)."""
-    U, S, V = svd(W)
-    S = np.maximum(S, 1e-12)
-    return (U / np.sqrt(S)) @ V
+def _checked_normalization(normalization, n_landmarks: int) -> np.ndarray:
+    """A given normalization as a finite n_landmarks x n_landmarks float64 matrix, or the package error."""
+    try:
+        matrix = np.asarray(normalization, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise InvalidParameterError(f"the normalization is not a matrix of numbers ({error})") from error
+    if matrix.shape != (n_landmarks, n_landmarks):
+        raise InvalidParameterError(
+            f"the normalization has shape {matrix.shape}; {n_landmarks} landmarks need ({n_landmarks}, {n_landmarks})"
+        )
+    if not np.isfinite(matrix).all():
+        raise InvalidParameterError("the normalization holds values that are not finite")
+    return matrix

@@ -1,8 +1,11 @@
 """spacy-convkernels: convolution kernels for spaCy, from the command line (also python -m spacy_convkernels).
 
-Each command is a module here with ``add_parser`` and ``run``; a package error is
-printed as one line on stderr with exit status 1. ``spacy-convkernels COMMAND --help``
-describes a command."""
+Each command is a module here with ``add_parser``, ``run`` and, when it writes files,
+``files`` (its input and output paths, by the names the user gives them): an output that
+is an input or another output is refused before any work, and every output is written to
+a temporary file renamed into place on success (:mod:`spacy_convkernels.outputs`). A
+package error is printed as one line on stderr with exit status 1.
+``spacy-convkernels COMMAND --help`` describes a command."""
 
 import argparse
 import sys
@@ -10,7 +13,12 @@ import warnings
 
 from ..errors import ConvKernelsError, InvalidParameterError
 from ..kernels.base import n_threads
+from ..outputs import check_outputs
+from ..validation import Interval
 from . import convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, trees
+
+SEED = Interval(0, 2**32 - 1, integer=True)
+POSITIVE = Interval(0, None, closed="neither")
 
 COMMANDS = {
     "demo": demo,
@@ -40,7 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     warnings.formatwarning = lambda message, *_, **__: f"{prefix}: warning: {_line(message)}\n"
     try:
         _check_common(arguments)
-        COMMANDS[arguments.command].run(arguments)
+        module = COMMANDS[arguments.command]
+        if hasattr(module, "files"):
+            inputs, outputs = module.files(arguments)
+            check_outputs(inputs=inputs, outputs=outputs)
+        module.run(arguments)
     except (ConvKernelsError, OSError) as error:
         print(f"{prefix}: error: {_line(error)}", file=sys.stderr)
         return 1
@@ -63,6 +75,10 @@ def _check_common(arguments: argparse.Namespace) -> None:
         value = getattr(arguments, name, 1)
         if value is not None and value < 1:
             raise InvalidParameterError(f"--{name.replace('_', '-')} must be positive, got {value}")
+    for name, accepted in (("random_state", SEED), ("C", POSITIVE)):
+        value = getattr(arguments, name, None)
+        if value is not None and not accepted.accepts(value):
+            raise InvalidParameterError(f"--{name.replace('_', '-')} must be {accepted}, got {value!r}")
 
 
 def _line(message) -> str:

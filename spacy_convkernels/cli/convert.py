@@ -37,6 +37,7 @@ from ..corpora.klp import read_klp_lines
 from ..corpora.relations_jsonl import read_relations_jsonl
 from ..corpora.standoff import read_standoff, split_articles
 from ..errors import ConvKernelsError, CorpusFormatError, InvalidParameterError
+from ..outputs import check_outputs, replacing
 
 CLASSES = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
 TEXT = "quest"
@@ -56,6 +57,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "--dev-articles", type=float, default=None, metavar="SHARE", help="standoff: --dev takes whole articles, SHARE"
     )
     parser.add_argument("--seed", type=int, default=0, help="--dev-articles: the seed of the articles' order")
+
+
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    return {"input": arguments.input}, {"output": arguments.output, "--dev": arguments.dev}
 
 
 def run(arguments: argparse.Namespace) -> None:
@@ -85,9 +90,12 @@ def run(arguments: argparse.Namespace) -> None:
 
 def convert(input_path, output, *, dev=None, dev_every: int = 10, lang: str = "en") -> dict:
     """Write the DocBin(s); returns the number of Docs written to each path."""
+    check_outputs(inputs={"input": Path(input_path)}, outputs={"output": Path(output), "dev": dev})
     if dev is not None and dev_every < 2:
         raise InvalidParameterError(f"--dev-every must be at least 2, got {dev_every}")
-    nlp = spacy.blank(lang)
+    if Path(input_path).is_dir():
+        raise InvalidParameterError(f"{input_path} is a directory: a standoff corpus needs --format standoff")
+    nlp = _blank(lang)
     train, held_out = DocBin(attrs=[], store_user_data=False), DocBin(attrs=[], store_user_data=False)
     for number, (line, example) in enumerate(read_klp_lines(input_path), start=1):
         if TEXT not in example.texts:
@@ -123,6 +131,7 @@ def convert_annotations(
     the documents (:func:`~spacy_convkernels.corpora.standoff.split_articles` with ``seed``)."""
     if format not in READERS:
         raise InvalidParameterError(f"format {format!r} is not one of {', '.join(READERS)}")
+    check_outputs(inputs={"input": Path(input_path)}, outputs={"output": Path(output), "dev": dev})
     if dev is not None and dev_every < 2:
         raise InvalidParameterError(f"--dev-every must be at least 2, got {dev_every}")
     train, held_out = DocBin(store_user_data=True), DocBin(store_user_data=True)
@@ -133,7 +142,7 @@ def convert_annotations(
     else:
         kept, held = split_articles(input_path, share=dev_articles, seed=seed)
         parts = [(train, kept), (held_out, held)]
-    nlp = spacy.blank(lang)
+    nlp = _blank(lang)
     for target, source in parts:
         for number, doc in enumerate(READERS[format](source, nlp, skip_errors=skip_errors), start=1):
             if target is not None:
@@ -145,8 +154,16 @@ def convert_annotations(
     return _write({output: train} if dev is None else {output: train, dev: held_out})
 
 
+def _blank(lang: str):
+    """A blank pipeline of the language ``lang``, or the package error naming it."""
+    try:
+        return spacy.blank(lang)
+    except ImportError as error:
+        raise InvalidParameterError(f"--lang {lang!r} is not a language code spaCy knows (en, de, fr, ...)") from error
+
+
 def _write(written: dict) -> dict:
     for path, docs in written.items():
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        docs.to_disk(path)
+        with replacing(path) as temporary:
+            docs.to_disk(temporary)
     return {str(path): len(docs) for path, docs in written.items()}

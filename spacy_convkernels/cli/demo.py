@@ -23,7 +23,7 @@ machine may have none. Then, in order:
 
 import argparse
 import time
-from importlib.resources import files
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +41,7 @@ from ..learn import KernelKNeighborsClassifier
 from ..structures.dependency import REPRESENTATIONS, span_to_trees
 from ..structures.relations import GoldRelations, dependency_interactions
 
-DATA = Path(str(files("spacy_convkernels.data")))
+DATA = Path(str(resources.files("spacy_convkernels.data")))
 QUESTIONS = DATA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 DOCUMENTS = DATA / "bionlp-st-2013-ge-sample"
 PARSES = DATA / "sample-parses" / "parses.spacy"

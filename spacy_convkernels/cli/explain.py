@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..errors import ConvKernelsError, InvalidParameterError
 from ..kernels.explain import to_html, to_svg
+from ..outputs import replacing
 from ..structures.tree import Tree
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
@@ -33,6 +34,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     add_kernel_arguments(parser)
 
 
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    return {"--corpus": arguments.corpus, "--vectors": arguments.vectors}, {"--output": arguments.output}
+
+
 def run(arguments: argparse.Namespace) -> None:
     if arguments.output.suffix not in (".html", ".svg"):
         raise InvalidParameterError(f"--output must end in .html or .svg, got {arguments.output}")
@@ -41,8 +46,8 @@ def run(arguments: argparse.Namespace) -> None:
     explanation = kernel.explain(a, b, top=arguments.top, normalize=arguments.normalize)
     title = f"{arguments.kernel.upper()} K(a, b) = {explanation.value:.4g}"
     page = to_svg(explanation, a, b) if arguments.output.suffix == ".svg" else to_html(explanation, a, b, title=title)
-    arguments.output.parent.mkdir(parents=True, exist_ok=True)
-    arguments.output.write_text(page, encoding="utf-8")
+    with replacing(arguments.output) as temporary:
+        temporary.write_text(page, encoding="utf-8")
     print(f"K(a, b) = {explanation.value:.6g} ({explanation.n_pairs} contributing node pairs)")
     for rank, match in enumerate(explanation.matches, start=1):
         print(f"{rank:3d}. {match.value:.6g} ({100 * match.share:.1f} %) {match.fragment}")

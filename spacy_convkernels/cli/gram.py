@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from .. import distributed
 from ..errors import InvalidParameterError
+from ..outputs import replacing
 from .cluster import add_cluster_arguments, cluster_client
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
@@ -38,6 +39,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
     add_kernel_arguments(parser)
     add_cluster_arguments(parser)
+
+
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    inputs = {"input": arguments.input, "--against": arguments.against, "--vectors": arguments.vectors}
+    return inputs, {"output": arguments.output}
 
 
 def run(arguments: argparse.Namespace) -> None:
@@ -78,8 +84,29 @@ def write_gram(
     if block_size < 1:
         raise InvalidParameterError(f"--block-size must be positive, got {block_size}")
     symmetric = Y is None
-    Path(output).parent.mkdir(parents=True, exist_ok=True)
-    out = open_memmap(output, mode="w+", dtype=dtype, shape=(len(X), len(X) if symmetric else len(Y)))
+    kernel.prepare([])  # reads what the kernel reads lazily (a vectors file) before the output is opened
+    with replacing(output) as temporary:
+        out = open_memmap(temporary, mode="w+", dtype=dtype, shape=(len(X), len(X) if symmetric else len(Y)))
+        _fill(
+            kernel,
+            X,
+            Y,
+            out,
+            block_size=block_size,
+            normalize=normalize,
+            n_jobs=n_jobs,
+            progress=progress,
+            client=client,
+        )
+        out.flush()
+        shape = out.shape
+        del out
+    return shape
+
+
+def _fill(kernel, X: list, Y: list | None, out, *, block_size, normalize, n_jobs, progress, client) -> None:
+    """Write K(X, Y) (K(X, X) when ``Y`` is None) into ``out`` by blocks of rows."""
+    symmetric = Y is None
     if client is not None:
         distributed.gram(
             kernel,
@@ -104,7 +131,3 @@ def write_gram(
                 else:
                     out[start:stop] = kernel.gram(X[start:stop], columns, normalize=normalize, n_jobs=n_jobs)
                 bar.update(stop - start)
-    out.flush()
-    shape = out.shape
-    del out
-    return shape

@@ -20,7 +20,8 @@ import spacy
 
 from ..corpora.lexicon import FILES, build_lexicon, write_lexicon
 from ..corpora.standoff import read_standoff
-from ..errors import CorpusFileError
+from ..errors import CorpusFileError, InvalidParameterError
+from ..outputs import same_file
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +40,14 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "--shapes", action=argparse.BooleanOptionalAction, default=True, help="gene-like token patterns (default on)"
     )
     parser.add_argument("--skip-errors", action="store_true", help="skip malformed standoff lines")
+
+
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    """The training directory must not receive the patterns: its two files are checked."""
+    outputs = {str(arguments.output / name): arguments.output / name for name in FILES.values()}
+    if same_file(arguments.output, arguments.train):
+        raise InvalidParameterError(f"output {arguments.output} is the training directory {arguments.train}")
+    return {"train": arguments.train}, outputs
 
 
 def run(arguments: argparse.Namespace) -> None:

@@ -24,6 +24,7 @@ import numpy as np
 from .. import distributed
 from ..approx.nystroem import LANDMARK_INITS, Nystroem
 from ..errors import ConvKernelsError, CorpusFileError
+from ..outputs import replacing
 from ..structures.tree import Tree
 from .cluster import add_cluster_arguments, cluster_client
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
@@ -55,6 +56,12 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     add_cluster_arguments(transform)
 
 
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    if arguments.step == "fit":
+        return {"input": arguments.input, "--vectors": arguments.vectors}, {"model": arguments.model}
+    return {"model": arguments.model, "input": arguments.input}, {"output": arguments.output}
+
+
 def run(arguments: argparse.Namespace) -> None:
     if arguments.step == "fit":
         parameters = kernel_parameters(arguments)
@@ -79,8 +86,8 @@ def run(arguments: argparse.Namespace) -> None:
             vectors = model.transform(X)
         else:
             vectors = distributed.nystroem_transform(model, X, client=client, progress=not arguments.quiet)
-    arguments.output.parent.mkdir(parents=True, exist_ok=True)
-    np.save(arguments.output, vectors.astype(np.float32 if arguments.float32 else np.float64, copy=False))
+    with replacing(arguments.output) as temporary, open(temporary, "wb") as out:  # np.save by name would add .npy
+        np.save(out, vectors.astype(np.float32 if arguments.float32 else np.float64, copy=False))
     print(f"{vectors.shape[0]} x {vectors.shape[1]} vectors to {arguments.output}", file=sys.stderr)
 
 
@@ -93,8 +100,7 @@ def save(model: Nystroem, path, *, kernel: str, parameters: dict, representation
         "normalize": model.normalize,
         "representation": representation,
     }
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as out:  # np.savez would append .npz to another name
+    with replacing(path) as temporary, open(temporary, "wb") as out:  # np.savez by name would add .npz
         np.savez(
             out,
             settings=np.array(json.dumps(settings)),
@@ -106,13 +112,20 @@ def save(model: Nystroem, path, *, kernel: str, parameters: dict, representation
 def load(path, *, n_jobs=None, verbose: bool = False) -> tuple[Nystroem, str]:
     """The model saved by :func:`save` and the tree representation it was fitted on."""
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            settings = json.loads(str(stored["settings"]))
-            landmarks, normalization = list(stored["landmarks"]), stored["normalization"]
+        stored = np.load(path, allow_pickle=False)
     except FileNotFoundError as error:
         raise CorpusFileError("no such file", path) from error
+    except (OSError, ValueError, zipfile.BadZipFile) as error:  # numpy's own text would advise allow_pickle
+        raise CorpusFileError("not a model written by nystroem fit (not an .npz archive of arrays)", path) from error
+    if not isinstance(stored, np.lib.npyio.NpzFile):
+        raise CorpusFileError("not a model written by nystroem fit (a .npy array, not its .npz archive)", path)
+    try:
+        with stored:
+            settings = json.loads(str(stored["settings"]))
+            landmarks, normalization = list(stored["landmarks"]), stored["normalization"]
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
-        raise CorpusFileError(f"not a model written by nystroem fit ({type(error).__name__}: {error})", path) from error
+        reason = f"no {error}" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
+        raise CorpusFileError(f"not a model written by nystroem fit ({reason})", path) from error
     if not isinstance(settings, dict) or settings.get("format") != FORMAT:
         raise CorpusFileError(f"not a model written by nystroem fit (no format {FORMAT})", path)
     try:
@@ -122,5 +135,7 @@ def load(path, *, n_jobs=None, verbose: bool = False) -> tuple[Nystroem, str]:
         raise CorpusFileError(f"a damaged model ({type(error).__name__}: {error})", path) from error
     if normalization.shape != (len(trees), len(trees)):
         raise CorpusFileError(f"a damaged model: normalization {normalization.shape} for {len(trees)} landmarks", path)
+    if not np.issubdtype(normalization.dtype, np.floating) or not np.isfinite(normalization).all():
+        raise CorpusFileError("a damaged model: the normalization is not a matrix of finite numbers", path)
     model = Nystroem(kernel, n_components=len(trees), normalize=settings["normalize"], n_jobs=n_jobs, verbose=verbose)
     return model.set_landmarks(trees, normalization), settings["representation"]

@@ -21,6 +21,7 @@ import numpy as np
 from ..corpora.klp import read_klp
 from ..corpora.lines import Unreadable, corpus_error, corpus_lines
 from ..errors import InvalidParameterError
+from ..outputs import replacing
 from ..plots import similarity_heatmap
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
@@ -34,6 +35,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--random-state", type=int, default=0, help="seed of the sample (default 0)")
     add_input_arguments(parser)
     add_kernel_arguments(parser)
+
+
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    inputs = {"input": arguments.input, "--labels": arguments.labels, "--vectors": arguments.vectors}
+    return inputs, {"output": arguments.output}
 
 
 def run(arguments: argparse.Namespace) -> None:
@@ -55,8 +61,8 @@ def run(arguments: argparse.Namespace) -> None:
     )
     figure.axes[0].set_title(f"{arguments.kernel.upper()} on {arguments.representation}: {arguments.input.name}")
     figure.tight_layout()
-    arguments.output.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(arguments.output, dpi=110)
+    with replacing(arguments.output) as temporary:
+        figure.savefig(temporary, dpi=110)
     print(f"{min(arguments.sample, len(trees))} trees drawn to {arguments.output}", file=sys.stderr)
 
 

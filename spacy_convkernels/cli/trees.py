@@ -31,6 +31,7 @@ from tqdm import tqdm
 
 from ..corpora.lines import Unreadable, corpus_error, corpus_lines
 from ..errors import CorpusFormatError, InvalidParameterError, MissingAnnotationError
+from ..outputs import replacing
 from ..structures.dependency import REPRESENTATIONS, span_to_trees
 
 
@@ -48,6 +49,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar (shown on a terminal)")
 
 
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    return {"input": arguments.input}, {"--output": arguments.output}
+
+
 def run(arguments: argparse.Namespace) -> None:
     docs = read_docs(
         arguments.input, model=arguments.model, batch_size=arguments.batch_size, n_process=arguments.n_process
@@ -56,7 +61,7 @@ def run(arguments: argparse.Namespace) -> None:
     if arguments.output is None:
         count = write_trees(docs, sys.stdout, representations=arguments.representations, format=arguments.format)
     else:
-        with open(arguments.output, "w", encoding="utf-8") as out:
+        with replacing(arguments.output) as temporary, open(temporary, "w", encoding="utf-8") as out:
             count = write_trees(docs, out, representations=arguments.representations, format=arguments.format)
     print(f"{count} sentences", file=sys.stderr)
 

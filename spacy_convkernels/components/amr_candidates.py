@@ -23,7 +23,7 @@ declares no ``requires``: ``Doc._.amr`` comes from the reader, not from a compon
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..errors import MissingAnnotationError
+from ..errors import InvalidGraphError, MissingAnnotationError
 from ..structures.interactions import INTERACTIONS, PARTICIPANTS, find_candidates
 from ..structures.semantic_graph import SemanticGraph
 from .extensions import INTERACTIONS_KEY, install_extensions
@@ -119,7 +119,10 @@ class AmrCandidates:
                     f"{self.name}: the Doc has no AMR graph in Doc._.amr; "
                     "read the corpus with spacy_convkernels.corpora.read_penman"
                 )
-            graph = SemanticGraph.from_penman(doc._.amr)
+            try:
+                graph = SemanticGraph.from_penman(doc._.amr)
+            except InvalidGraphError as error:
+                raise InvalidGraphError(f"{self.name}: Doc._.amr of {doc.text[:40]!r}: {error}") from error
             records = [c.to_dict(graph) for c in find_candidates(graph, **self.options)]
         elif len(doc):
             if not doc.has_annotation("DEP"):

@@ -103,8 +103,12 @@ class KernelVectors(SentenceTreeModel):
         A tree kernel of the package.
     n_components : int >= 1
         The number of landmark trees, the length of the vectors.
-    landmark_init : {"uniform", "kmeans++"}, default="uniform"
-        How the landmarks are picked (:class:`~spacy_convkernels.approx.Nystroem`).
+    landmark_init : {"uniform", "kmeans++", "pivoted_cholesky", "ridge_leverage"}, default="uniform"
+        How the landmarks are picked (:class:`~spacy_convkernels.approx.Nystroem`,
+        :mod:`spacy_convkernels.approx.landmarks`): uniformly; by kernel k-means++ seeding
+        (Arthur & Vassilvitskii 2007); greedily by largest residual diag(K - K~), pivoted
+        Cholesky (Fine & Scheinberg 2001); or by recursive ridge-leverage-score sampling
+        (Musco & Musco 2017, "Recursive Sampling for the Nyström Method", NeurIPS).
     landmark_source : {"predicted", "reference"}, default="predicted"
         Trees of the examples' predicted docs, run through the pipeline, or of their gold parses.
     random_state : int, default=0

@@ -13,6 +13,7 @@ from ..errors import (
     ConvKernelsError,
     InvalidParameterError,
     MissingAnnotationError,
+    ModelFileError,
     NotInitializedError,
     UnknownRepresentationError,
 )
@@ -215,11 +216,23 @@ class SentenceTreeModel:
     def to_bytes(self, *, exclude=tuple()) -> bytes:
         return srsly.msgpack_dumps(self._state() if hasattr(self.model, self.fitted_attribute) else {})
 
-    def from_bytes(self, data: bytes, *, exclude=tuple()):
-        state = srsly.msgpack_loads(data)
+    def from_bytes(self, data: bytes, *, exclude=tuple(), source: str = "its bytes"):
+        """The state of :meth:`to_bytes`; a damaged one raises :class:`ModelFileError` naming ``source``."""
+        try:
+            state = srsly.msgpack_loads(data)
+        except (ValueError, TypeError) as error:  # msgpack's "Unpack failed", truncated data
+            raise ModelFileError(
+                f"{self.name}: {source} is not a saved {type(self).__name__} state ({error})"
+            ) from error
         if state:
             self._bind_vectors()
-            self._set_state(state)
+            try:
+                self._set_state(state)
+            except (ConvKernelsError, KeyError, TypeError, ValueError) as error:
+                problem = f"no {error}" if isinstance(error, KeyError) else str(error)
+                raise ModelFileError(
+                    f"{self.name}: {source} is a damaged {type(self).__name__} state ({problem})"
+                ) from error
         return self
 
     def to_disk(self, path, *, exclude=tuple()) -> None:
@@ -230,5 +243,5 @@ class SentenceTreeModel:
     def from_disk(self, path, *, exclude=tuple()):
         path = ensure_path(path)
         if (path / "model.msgpack").exists():
-            self.from_bytes((path / "model.msgpack").read_bytes())
+            self.from_bytes((path / "model.msgpack").read_bytes(), source=str(path / "model.msgpack"))
         return self

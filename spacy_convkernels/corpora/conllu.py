@@ -16,9 +16,12 @@ from spacy.training import Example
 from spacy.util import registry
 from spacy.vocab import Vocab
 
-from ..errors import ConvKernelsError, CorpusFormatError
+from ..errors import CorpusFormatError
+from ..validation import Interval, check_value
 from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
+
+SENTENCES = Interval(1, None, integer=True)
 
 
 def read_conllu(
@@ -40,9 +43,11 @@ def read_conllu(
     goes on. A file that cannot be opened raises
     :class:`~spacy_convkernels.errors.CorpusFileError`. ``progress`` shows a progress bar.
     """
-    if n_sents < 1:
-        raise ConvKernelsError(f"n_sents must be >= 1, got {n_sents}")
-    vocab = vocab if vocab is not None else Vocab()
+    check_value("read_conllu", "n_sents", n_sents, [SENTENCES])
+    return _read(Path(path), vocab if vocab is not None else Vocab(), n_sents, skip_errors, errors, progress)
+
+
+def _read(path: Path, vocab: Vocab, n_sents: int, skip_errors: bool, errors, progress: bool) -> Iterator[Doc]:
     path = Path(path)
     batch = []
     for first_line, rows in _sentences(path, progress):
@@ -68,6 +73,7 @@ def read_conllu(
 @registry.readers("spacy_convkernels.ConllU.v1")
 def create_conllu_reader(path: Path, n_sents: int = 1, skip_errors: bool = False) -> Callable:
     """spaCy reader for training configs: ``[corpora.train] @readers = "spacy_convkernels.ConllU.v1"``."""
+    check_value("spacy_convkernels.ConllU.v1", "n_sents", n_sents, [SENTENCES])
 
     def read(nlp) -> Iterable[Example]:
         for doc in read_conllu(path, nlp.vocab, n_sents=n_sents, skip_errors=skip_errors):
@@ -157,16 +163,30 @@ def _parse_sentence(rows):
     roots = [i for i in range(n) if heads[i] < 0]
     if not roots:
         raise _Malformed("the sentence has no root (head 0)", rows[0][0])
-    for i in range(n):  # every token must reach a root
-        seen, k = 0, i
-        while heads[k] >= 0 and seen <= n:
-            k, seen = heads[k], seen + 1
-        if seen > n:
-            raise _Malformed(f"token {i + 1} is on a cycle of heads", rows[0][0])
+    cycle = _on_a_cycle(heads)
+    if cycle is not None:
+        raise _Malformed(f"token {cycle + 1} is on a cycle of heads", rows[0][0])
     for label in pos:
         if label and label not in _UPOS:
             raise _Malformed(f"unknown UPOS tag {label!r}", rows[0][0])
     return words, spaces, lemmas, tags, pos, morphs, heads, deps
+
+
+def _on_a_cycle(heads: list[int]) -> int | None:
+    """A token whose chain of heads never reaches a root (head < 0), or None: each token
+    is walked up once, so the check is linear in the sentence's length."""
+    state = [0] * len(heads)  # 0: not seen, 1: on the current walk, 2: reaches a root
+    for start in range(len(heads)):
+        walk, k = [], start
+        while k >= 0 and state[k] == 0:
+            state[k] = 1
+            walk.append(k)
+            k = heads[k]
+        if k >= 0 and state[k] == 1:
+            return k
+        for token in walk:
+            state[token] = 2
+    return None
 
 
 _FEATURE = re.compile(r"([^|=,]+)=[^|=,]+(?:,[^|=,]+)*")

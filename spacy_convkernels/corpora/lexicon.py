@@ -78,6 +78,7 @@ from spacy.tokens import Doc
 from spacy.util import registry
 
 from ..errors import CorpusFileError, CorpusFormatError, InvalidParameterError
+from ..outputs import replacing
 from .lines import Unreadable, corpus_error, corpus_lines
 
 PROTEIN = "Protein"
@@ -206,9 +207,8 @@ def write_lexicon(lexicon: dict[str, list[dict]], directory) -> dict[str, int]:
     """Write ``proteins.jsonl`` and ``triggers.jsonl`` (one pattern a line) in ``directory``,
     made if needed; returns the number of patterns written to each."""
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     for key in KEYS:
-        with open(directory / FILES[key], "w", encoding="utf-8") as out:
+        with replacing(directory / FILES[key]) as temporary, open(temporary, "w", encoding="utf-8") as out:
             out.writelines(json.dumps(pattern, ensure_ascii=False) + "\n" for pattern in lexicon[key])
     return {FILES[key]: len(lexicon[key]) for key in KEYS}
 

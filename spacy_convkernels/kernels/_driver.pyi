@@ -3,6 +3,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._index import FixedSet
 from ._packing import PackedStructures
 from ._settings import EngineSettings
 
@@ -22,6 +23,16 @@ def pairs(
     A: PackedStructures,
     B: PackedStructures,
     index: ArrayLike,
+    *,
+    inv_norm_a: ArrayLike | None = None,
+    inv_norm_b: ArrayLike | None = None,
+    n_threads: int = 1,
+    progress: Callable[[int], object] | None = None,
+) -> np.ndarray: ...
+def gram_against(
+    settings: EngineSettings,
+    A: PackedStructures,
+    B: FixedSet,
     *,
     inv_norm_a: ArrayLike | None = None,
     inv_norm_b: ArrayLike | None = None,

@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The threaded driver of the engine: Gram blocks and lists of pairs, computed with any
-kernel of ``_tree_kernels``, ``_tuple_kernels`` and ``_forest_kernels``.
+kernel of ``_tree_kernels``, ``_tuple_kernels`` and ``_forest_kernels``, and Gram blocks
+against an indexed fixed set (``_index``, ``_one_against_many``).
 
 The entry points check every argument (the settings against the packed kinds and match
 keys, tables covering every label id, index pairs and norms against the packed sets) and
@@ -21,7 +22,9 @@ import numpy as np
 
 from ..errors import InvalidParameterError, KernelOverflowError
 from ._forest_kernels cimport forest_kernel
-from ._packing cimport ForestView, Packed, PackedStructures, TreeView, forest_view, tree_view
+from ._index cimport FixedSet
+from ._one_against_many cimport Against, one_against_many
+from ._packing cimport ForestView, Packed, PackedStructures, PackedTrees, TreeView, forest_view, tree_view
 from ._settings cimport (EngineSettings, FOREST, Settings, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH,
                          ZELENKO_TREE)
 from ._tree_kernels cimport smoothed_kernel, tree_kernel
@@ -39,6 +42,7 @@ cdef struct Job:
     const double* inv_b
     const long long* index  # pairs: the (row, column) of each value
     double* out             # gram: n_a x n_b, row-major; pairs: one value per index row
+    const Against* against  # gram_against: the indexed fixed set B
 
 
 ctypedef bint (*Task)(Workspace* ws, const Job* job, Py_ssize_t item) noexcept nogil
@@ -130,6 +134,103 @@ cdef bint gram_row(Workspace* ws, const Job* job, Py_ssize_t r) noexcept nogil:
     return True
 
 
+cdef bint against_row(Workspace* ws, const Job* job, Py_ssize_t r) noexcept nogil:
+    """Row r of a Gram block against an indexed fixed set, normalized as :func:`gram_row`
+    does; False if out of memory."""
+    cdef Py_ssize_t c
+    cdef double* K = job.out + r * job.n_b
+    for c in range(job.n_b):
+        K[c] = 0.0
+    if job.inv_a != NULL and job.inv_a[r] == 0:
+        return True
+    if not one_against_many(ws, &job.prm, job.A, r, job.against, K):
+        return False
+    if job.inv_a != NULL:
+        for c in range(job.n_b):
+            K[c] = 0.0 if job.inv_a[r] * job.inv_b[c] == 0 else K[c] * job.inv_a[r] * job.inv_b[c]
+    return True
+
+
+cdef class _BlockSimilarities:
+    """The per-call state of :func:`gram_against` for SPTK: before each block of rows, the
+    dot products of the block's smoothed query labels with the fixed set's vector rows
+    (:meth:`FixedSet.block_similarities`), kept for the block."""
+    cdef Against against
+    cdef EngineSettings settings
+    cdef FixedSet index
+    cdef PackedTrees A
+    cdef int n_threads
+    cdef object node_dot, dots
+
+    def __init__(self, EngineSettings settings, PackedTrees A, FixedSet index, int n_threads):
+        self.settings, self.A, self.index, self.n_threads = settings, A, index, n_threads
+        self.node_dot = np.full(max(int(A.smooth_offset[A.n_structures]), 1), -1, dtype=np.int64)
+        self.dots = np.zeros(1)
+        self.against.fixed = &index.fixed
+        self.against.forests = NULL
+        self._point()
+
+    cdef _point(self):
+        cdef long long[::1] node_dot = self.node_dot
+        cdef const double[::1] dots = self.dots
+        self.against.node_dot = &node_dot[0]
+        self.against.dots = &dots[0]
+
+    def __call__(self, Py_ssize_t start, Py_ssize_t stop):
+        node_dot, self.dots = self.index.block_similarities(self.settings, self.A, start, stop,
+                                                            n_threads=self.n_threads)
+        lo = int(self.A.smooth_offset[start])
+        self.node_dot[lo : lo + len(node_dot)] = node_dot
+        self._point()
+
+
+cdef Py_ssize_t SIMILARITY_BLOCK = 256  # SPTK against a fixed set: at most this many rows per block of dot products
+
+
+def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet B not None, *, inv_norm_a=None,
+                 inv_norm_b=None, int n_threads=1, progress=None):
+    """Gram block K[r, c] = K(A[r], B[c]) of the kernel ``settings`` against the indexed
+    fixed set B (:class:`~._index.FixedSet`), one row per query against all of B at once
+    (``_one_against_many``); normalized, progress and Ctrl-C as :func:`gram`. The values
+    are those of ``gram`` with B's packed structures up to rounding (sums taken in another
+    order: about 1e-16 relative). For SPTK the dot products of each block of rows' smoothed
+    labels with B's vector rows are computed first, once per distinct pair of rows
+    (:meth:`FixedSet.block_similarities`), on the same ``n_threads``.
+    Inconsistent arguments, or tables that no longer hold what B's index read, raise
+    :class:`InvalidParameterError`."""
+    cdef Job job
+    cdef list keep = []
+    cdef Against against
+    cdef _BlockSimilarities block = None
+    job.prm = checked_settings(settings, A, B.packed, n_threads)
+    B.check_settings(settings)
+    inverse_norms(&job, inv_norm_a, inv_norm_b, A, B.packed, keep)
+    cdef Py_ssize_t n_a = A.n_structures, n_b = B.n_structures
+    out = np.zeros((n_a, n_b), dtype=np.float64)
+    if n_a == 0 or n_b == 0:
+        return out
+    cdef double[:, ::1] K = out
+    against.fixed = &B.fixed
+    against.forests = &B.packed.packed
+    against.dots = NULL
+    against.node_dot = NULL
+    job.A = &A.packed
+    job.B = &B.packed.packed
+    job.n_b = n_b
+    job.symmetric = False
+    job.index = NULL
+    job.out = &K[0, 0]
+    job.against = &against
+    if len(B.vector_groups):
+        block = _BlockSimilarities(settings, A, B, n_threads)
+        job.against = &block.against
+        run(against_row, &job, n_a, n_threads, n_threads, 1, progress, block, SIMILARITY_BLOCK)
+    else:
+        run(against_row, &job, n_a, n_threads, n_threads, 1, progress)
+    _raise_on_failure(out)
+    return out
+
+
 cdef bint pair_value(Workspace* ws, const Job* job, Py_ssize_t k) noexcept nogil:
     cdef Py_ssize_t r = job.index[2 * k], c = job.index[2 * k + 1]
     cdef double value = evaluate(ws, &job.prm, job.A, r, job.B, c)
@@ -164,13 +265,15 @@ cdef double BLOCK_SECONDS = 0.1  # the aimed time between two checks for signals
 
 
 cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_t first_block, int chunk,
-         progress=None):
+         progress=None, before_block=None, Py_ssize_t max_block=0):
     """Run ``task`` on items 0..n_items-1 in blocks without the GIL, checking for signals
     (Ctrl-C) between blocks, so a KeyboardInterrupt stops the work within about a block.
-    Block sizes adapt to take about 0.1 s (at most 4 times the previous one), which keeps
-    the check's cost negligible. ``progress``, when given, is called with the number of
-    items of each block done. The per-thread workspaces live for the whole call and are
-    freed however it ends."""
+    Block sizes adapt to take about 0.1 s (at most 4 times the previous one, and at most
+    ``max_block`` items when it is positive), which keeps the check's cost negligible.
+    ``before_block(start, stop)``, when given, is called with the GIL before each block
+    (and counts in its time); ``progress``, when given, with the number of items of each
+    block done. The per-thread workspaces live for the whole call and are freed however
+    it ends."""
     cdef Workspace** workspaces = <Workspace**>calloc(n_threads, sizeof(Workspace*))
     cdef Py_ssize_t start = 0, stop, size = first_block
     cdef double began, elapsed
@@ -183,6 +286,8 @@ cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_
         while ok and start < n_items:
             stop = min(start + size, n_items)
             began = time.perf_counter()
+            if before_block is not None:
+                before_block(start, stop)
             with nogil:
                 ok = run_block(task, job, workspaces, start, stop, n_threads, chunk)
             PyErr_CheckSignals()
@@ -190,6 +295,8 @@ cdef run(Task task, const Job* job, Py_ssize_t n_items, int n_threads, Py_ssize_
                 progress(stop - start)
             elapsed = time.perf_counter() - began
             size = max(1, min(4 * size, <Py_ssize_t>(size * BLOCK_SECONDS / max(elapsed, 1e-6))))
+            if max_block > 0:
+                size = min(size, max_block)
             start = stop
         if not ok:
             raise MemoryError("the kernel engine could not allocate its scratch buffers")
@@ -226,6 +333,7 @@ def gram(EngineSettings settings not None, PackedStructures A, PackedStructures 
     job.symmetric = symmetric
     job.index = NULL
     job.out = &K[0, 0]
+    job.against = NULL
     run(gram_row, &job, n_a, n_threads, n_threads, 1, progress)
     if symmetric:
         with nogil:
@@ -285,6 +393,7 @@ def pairs(EngineSettings settings not None, PackedStructures A, PackedStructures
     job.symmetric = False
     job.index = &pairs_index[0, 0]
     job.out = &values[0]
+    job.against = NULL
     run(pair_value, &job, n, n_threads, 64 * n_threads, 64, progress)
     _raise_on_failure(out)
     return out

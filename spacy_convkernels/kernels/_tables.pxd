@@ -75,38 +75,69 @@ cdef inline double shared_features(const Similarity* s, int a, int b) noexcept n
     return shared
 
 
-cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept nogil:
-    """sigma(a, b) for two label ids of the table: for two SHARED_FEATURES labels the number
-    of features they share (|F| for a label with itself); else 1 for the same label; for
-    two labels of the same non-exact kind and group with vectors, w_a * w_b * <u_a, u_b>
-    with u the unit vectors, private coordinates included (1 for one row), and w the
-    weights, a lexical one kept only when positive; else 0."""
+cdef inline bint similarity_without_vectors(const Similarity* s, int a, int b, double* value) noexcept nogil:
+    """Whether sigma(a, b) of two label ids is known without the dot product of their
+    vector rows, and then its value in ``value[0]``: for two SHARED_FEATURES labels the
+    number of features they share (|F| for a label with itself); else 1 for the same
+    label; 0 for labels of different or exact kinds or groups, or without a vector or
+    weight; w_a * w_b for two labels on one vector row. Otherwise sigma comes from the
+    dot product of their rows (:func:`similarity_from_dot`)."""
     cdef int kind = s.kind[a]
     if a == b:
-        return shared_features(s, a, a) if kind == SHARED_FEATURES else 1.0
+        value[0] = shared_features(s, a, a) if kind == SHARED_FEATURES else 1.0
+        return True
     if kind == EXACT or kind != s.kind[b] or s.group[a] != s.group[b]:
-        return 0.0
+        value[0] = 0.0
+        return True
     if kind == SHARED_FEATURES:
-        return shared_features(s, a, b)
+        value[0] = shared_features(s, a, b)
+        return True
     cdef int ra = s.row[a], rb = s.row[b]
     cdef double scale = s.weight[a] * s.weight[b]
     if ra < 0 or rb < 0 or scale == 0.0:
-        return 0.0
+        value[0] = 0.0
+        return True
     if ra == rb:
-        return scale
+        value[0] = scale
+        return True
+    return False
+
+
+cdef inline double similarity_from_dot(const Similarity* s, int a, int b, double dot) noexcept nogil:
+    """sigma(a, b) of two labels of the same non-exact kind and group on different vector
+    rows, from ``dot`` = <r_a, r_b>, the dot product of the rows' shared coordinates:
+    w_a * w_b * c with c = dot plus the rows' private coordinates, a lexical c kept only
+    when positive, an exponential one turned into exp(c - 1) * ((c - gamma) / (1 - gamma))+.
+    The plain and the one-against-many engines share it, whoever summed ``dot``."""
+    cdef int kind = s.kind[a]
+    if s.own_word != NULL:
+        dot += own_overlap(s, s.row[a], s.row[b])
+    if kind == LEXICAL and dot <= 0.0:
+        return 0.0
+    if kind == EXPONENTIAL:
+        dot = exp(dot - 1.0) * (dot - s.gamma) / (1.0 - s.gamma) if dot > s.gamma else 0.0
+    return s.weight[a] * s.weight[b] * dot
+
+
+cdef inline double row_dot(const Similarity* s, int ra, int rb) noexcept nogil:
+    """<r_a, r_b>: the dot product of two vector rows, summed in coordinate order."""
     cdef const double* u = s.vectors + <long long>ra * s.dim
     cdef const double* v = s.vectors + <long long>rb * s.dim
     cdef double dot = 0.0
     cdef int t
     for t in range(s.dim):
         dot += u[t] * v[t]
-    if s.own_word != NULL:
-        dot += own_overlap(s, ra, rb)
-    if kind == LEXICAL and dot <= 0.0:
-        return 0.0
-    if kind == EXPONENTIAL:
-        dot = exp(dot - 1.0) * (dot - s.gamma) / (1.0 - s.gamma) if dot > s.gamma else 0.0
-    return scale * dot
+    return dot
+
+
+cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept nogil:
+    """sigma(a, b) for two label ids of the table: :func:`similarity_without_vectors` when
+    it decides, else w_a * w_b * <u_a, u_b> with u the unit vectors, private coordinates
+    included (:func:`similarity_from_dot`)."""
+    cdef double value
+    if similarity_without_vectors(s, a, b, &value):
+        return value
+    return similarity_from_dot(s, a, b, row_dot(s, s.row[a], s.row[b]))
 
 
 cdef inline double tuple_similarity(const TupleSimilarity* t, int a, int b) noexcept nogil:

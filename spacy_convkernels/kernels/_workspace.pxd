@@ -1,6 +1,7 @@
 """Per-thread scratch memory of the engine: grow-only buffers, and the rolling rows of the
 child-subsequence sums that PTK, SPTK, the path kernel and Zelenko's kernel share."""
 from libc.stdlib cimport realloc
+from libc.string cimport memset
 
 
 cdef struct Workspace:
@@ -18,6 +19,8 @@ cdef struct Workspace:
     long long edge_capacity
     double* rows            # the rolling rows of one subsequence sum, O(children of the second node)
     long long row_capacity
+    double* fixed_sum       # one against many: per node of the fixed set's index, the sum of its Deltas, kept 0
+    long long fixed_capacity
     bint failed             # an allocation failed: the value being computed is void
 
 
@@ -70,6 +73,17 @@ cdef inline bint reserve(void** buffer, long long* capacity, long long n, size_t
         return False
     buffer[0] = a
     capacity[0] = c
+    return True
+
+
+cdef inline bint reserve_zeroed(double** buffer, long long* capacity, long long n) noexcept nogil:
+    """Grow ``*buffer`` to hold at least ``n`` doubles, the new ones 0 (contents kept);
+    False if out of memory."""
+    cdef long long old = capacity[0]
+    if not reserve(<void**>buffer, capacity, n, sizeof(double)):
+        return False
+    if capacity[0] > old:
+        memset(buffer[0] + old, 0, (capacity[0] - old) * sizeof(double))
     return True
 
 

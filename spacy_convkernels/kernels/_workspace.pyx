@@ -18,4 +18,5 @@ cdef void workspace_free(Workspace* ws) noexcept nogil:
         free(ws.pair_sim)
         free(ws.rows)
         free(ws.edge_group)
+        free(ws.fixed_sum)
         free(ws)

@@ -28,6 +28,7 @@ from tqdm.auto import tqdm
 from ..errors import InvalidParameterError, KernelUnderflowWarning, StructureTypeError
 from ..validation import validate_parameters
 from . import _driver
+from ._index import FixedSet
 from ._openmp import max_threads
 from ._packing import PackedSequences, PackedTrees
 from ._settings import EngineSettings
@@ -92,14 +93,16 @@ class Prepared:
     """Structures packed for the engine under one kernel configuration and one label
     table (:meth:`Kernel.prepare`); ``gram`` and ``pairs`` take it wherever they take
     structures and skip the packing, which pays when the same structures (landmarks, a
-    reference set) meet many others. Immutable: ``structures`` is a tuple, and a kernel
-    uses the packed form only when it was packed for its own configuration against its
-    own table (by identity); any other kernel packs ``structures`` anew."""
+    reference set) meet many others. With an ``index`` (a :class:`~._index.FixedSet`),
+    ``kernel.gram(X, prepared)`` computes each row of X against all of them at once.
+    Immutable: ``structures`` is a tuple, and a kernel uses the packed form and the index
+    only when they were made for its own configuration against its own table (by
+    identity); any other kernel packs ``structures`` anew."""
 
-    __slots__ = ("spec", "tables", "structures", "packed")
+    __slots__ = ("spec", "tables", "structures", "packed", "index")
 
-    def __init__(self, spec: EngineSpec, tables, structures: tuple, packed):
-        for name, value in zip(self.__slots__, (spec, tables, tuple(structures), packed)):
+    def __init__(self, spec: EngineSpec, tables, structures: tuple, packed, index: FixedSet | None = None):
+        for name, value in zip(self.__slots__, (spec, tables, tuple(structures), packed, index)):
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name, value):
@@ -143,18 +146,32 @@ class Kernel(BaseEstimator):
     ) -> np.ndarray:
         """The Gram matrix K[i, j] = K(X[i], Y[j]) (Y = X when None), float64.
 
-        With ``Y=None`` only the upper triangle is computed. ``progress`` shows a tqdm bar
-        of the rows done.
+        With ``Y=None`` only the upper triangle is computed. When ``Y`` was prepared with
+        an index (:meth:`prepare`), each row of X is computed against all of Y at once
+        (the one-against-many engine: the same values, up to rounding in the last bits).
+        ``progress`` shows a tqdm bar of the rows done.
         """
         threads = n_threads(n_jobs)
         spec, tables = self._configuration()
         X, A = self._resolve(X, spec, tables)
+        given = Y
         Y, B = (X, A) if Y is None else self._resolve(Y, spec, tables)
         inv_a = inv_b = None
         if normalize:
             inv_a = self._inverse_norms(X, A, spec, tables, threads)
             inv_b = inv_a if B is A else self._inverse_norms(Y, B, spec, tables, threads)
+        index = given.index if isinstance(given, Prepared) and B is given.packed and B is not A else None
         with tqdm(total=len(X), desc=f"{type(self).__name__} Gram", unit=" rows", disable=not progress) as bar:
+            if index is not None:
+                return _driver.gram_against(
+                    _engine_settings(spec, tables),
+                    A,
+                    index,
+                    inv_norm_a=inv_a,
+                    inv_norm_b=inv_b,
+                    n_threads=threads,
+                    progress=bar.update if progress else None,
+                )
             return _driver.gram(
                 _engine_settings(spec, tables),
                 A,
@@ -189,11 +206,19 @@ class Kernel(BaseEstimator):
         X, A = self._resolve(X, spec, tables)
         return self._self_kernels(X, A, spec, tables, n_threads(n_jobs))
 
-    def prepare(self, X: Sequence) -> Prepared:
-        """``X`` packed for the engine once, for repeated ``gram`` and ``pairs`` calls."""
+    def prepare(self, X: Sequence, *, index: bool = True) -> Prepared:
+        """``X`` packed for the engine once, for repeated ``gram`` and ``pairs`` calls.
+
+        With ``index`` (the default) it is also indexed as a fixed set (distinct subtrees
+        with their occurrences, see ``_index.pyx``), and ``gram(rows, prepared)`` computes
+        each row against all of ``X`` at once: what Nystroem, KLSH and SVM decisions do
+        with their landmarks, references and support vectors. ``index=False`` gives the
+        plain engine, one pair at a time."""
         spec, tables = self._configuration()
         X = self._check_structures(X)
-        return Prepared(spec, tables, X, self._pack(X, spec, tables))
+        packed = self._pack(X, spec, tables)
+        fixed = FixedSet(_engine_settings(spec, tables), packed) if index else None
+        return Prepared(spec, tables, X, packed, fixed)
 
     def _configuration(self):
         """(engine spec, label tables or None) of the current parameters, after validating them.

@@ -69,6 +69,7 @@ class KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             raise InvalidParameterError("KernelTransformer needs at least one structure to fit")
         self.self_kernels_ = self.kernel.diag(X, n_jobs=self.n_jobs)
         self.X_fit_ = X
+        self._prepared = self.kernel.prepare(X)  # indexed once: transform computes rows against all of X_fit_
         return self
 
     def transform(self, X: Sequence) -> np.ndarray:
@@ -77,7 +78,7 @@ class KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         return gram_rows(
             self.kernel,
             X,
-            self.kernel.prepare(self.X_fit_),
+            self._prepared,
             normalize=self.normalize,
             n_jobs=self.n_jobs,
             verbose=self.verbose,
@@ -95,6 +96,15 @@ class KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             verbose=self.verbose,
             desc="kernel rows",
         )
+
+    def __getstate__(self):
+        """Pickled without the engine-ready training structures, which are rebuilt on unpickling."""
+        return {name: value for name, value in super().__getstate__().items() if name != "_prepared"}
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "X_fit_" in state:
+            self._prepared = self.kernel.prepare(self.X_fit_)
 
     @property
     def _n_features_out(self) -> int:

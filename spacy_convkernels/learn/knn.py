@@ -101,6 +101,7 @@ class NeighborSearch:
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.klsh = None
+        self._prepared = None  # the structures indexed for exact searches, by the first of them
         self.n_kernel_evaluations = 0
         if method == "klsh":
             self.klsh = KLSH(
@@ -121,15 +122,20 @@ class NeighborSearch:
             self.bucket_of = self.bucket_of.reshape(-1)
             self.members = [np.flatnonzero(self.bucket_of == b) for b in range(len(self.bucket_codes))]
 
+    def __getstate__(self):
+        """Pickled without the engine-ready structures, which the next exact search rebuilds."""
+        return {**self.__dict__, "_prepared": None}
+
     def kneighbors(self, queries: list, n_neighbors: int) -> tuple[np.ndarray, np.ndarray, int]:
         """(similarities, indices, kernel evaluations); similarities and indices are
         (len(queries), n_neighbors), best first; missing neighbours are -1 (similarity -inf)."""
         if self.klsh is None:
             k = min(n_neighbors, len(self.structures))
             similarities, indices = np.empty((len(queries), k)), np.empty((len(queries), k), dtype=np.int64)
-            prepared = self.kernel.prepare(self.structures)
+            if self._prepared is None:
+                self._prepared = self.kernel.prepare(self.structures)
             for start, stop in row_blocks(len(queries), self.verbose, "k-NN search"):
-                K = self.kernel.gram(queries[start:stop], prepared, n_jobs=self.n_jobs)
+                K = self.kernel.gram(queries[start:stop], self._prepared, n_jobs=self.n_jobs)
                 similarities[start:stop], indices[start:stop] = _top(K, k)
             return similarities, indices, len(queries) * len(self.structures)
         codes = self.klsh.transform(queries)

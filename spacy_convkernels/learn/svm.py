@@ -138,7 +138,11 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         classes = unique_labels(y)
         return classes, False, y[:, None] == (classes[1:] if len(classes) == 2 else classes)
 
-    def _fit_columns(self, K: np.ndarray, X: list, columns: np.ndarray) -> "KernelSVC":
+    def _fit_columns(self, K: np.ndarray, X: list, columns: np.ndarray, *, prepare: bool = True) -> "KernelSVC":
+        """Fit one SVM per output column on the Gram ``K`` of ``X`` (within the budget,
+        see the module); ``prepare`` the support vectors (indexed) for
+        :meth:`decision_function`, not needed by the folds of :func:`out_of_fold_decisions`,
+        whose decisions come from the Gram."""
         machines = self._binary_svms(K, columns)
         support = np.unique(np.concatenate([support for support, _, _ in machines]))
         if self.max_support is not None and len(support) > self.max_support:
@@ -156,7 +160,8 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         for j, (support, coef, _) in enumerate(machines):
             self.dual_coef_[j, np.searchsorted(self.support_, support)] = coef
         self.intercept_ = np.array([intercept for _, _, intercept in machines])
-        self._prepared = self.kernel.prepare(self.support_vectors_)
+        if prepare:
+            self._prepared = self.kernel.prepare(self.support_vectors_)
         return self
 
     def _binary_svms(self, K: np.ndarray, columns: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
@@ -268,7 +273,7 @@ def out_of_fold_decisions(
         splits = folds.split(np.zeros(len(X)), strata)
     decisions = np.zeros((len(X), columns.shape[1]))
     for fit, held in splits:
-        fold = clone(estimator)._fit_columns(K[np.ix_(fit, fit)], [X[i] for i in fit], columns[fit])
+        fold = clone(estimator)._fit_columns(K[np.ix_(fit, fit)], [X[i] for i in fit], columns[fit], prepare=False)
         decisions[held] = K[np.ix_(held, fit[fold.support_])] @ fold.dual_coef_.T + fold.intercept_
     return decisions[:, 0] if estimator._binary else decisions
 

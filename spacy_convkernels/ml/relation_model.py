@@ -29,7 +29,8 @@ batch and given to the two feature blocks, either of which may be null:
 - ``kernel_features``: the Nyström vector (Croce et al. §3) of each candidate's
   structure (its path or its path-enclosed tree) under a kernel of the package, the
   landmarks chosen among the training candidates at initialization (kernel k-means++ by
-  default) and saved with the model, or its KLSH bits (``method = "klsh"``); no gradient;
+  default; also uniform, pivoted Cholesky, ridge leverage scores) and saved with the
+  model, or its KLSH bits (``method = "klsh"``); no gradient;
 - ``tok2vec_features``: the tok2vec rows of each role's span, mean-pooled per span and
   concatenated in the order of the generator's ``roles`` (zeros for a role the
   candidate lacks), as in explosion's ``rel_component`` tutorial.
@@ -170,9 +171,13 @@ def candidate_kernel_features(
 ) -> Model:
     """Features of each candidate's ``structure`` (``"path"`` or ``"tree"``) under
     ``kernel``: Nyström vectors of ``n_components`` landmarks chosen by ``landmark_init``
-    (see :class:`~spacy_convkernels.approx.Nystroem`) among the training candidates, or
-    (``method = "klsh"``) ``n_components`` KLSH bits from ``n_references`` training
-    candidates, ``subset_size`` references per random subset (alpha)."""
+    among the training candidates, or (``method = "klsh"``) ``n_components`` KLSH bits from
+    ``n_references`` training candidates, ``subset_size`` references per random subset
+    (alpha). ``landmark_init`` (:mod:`spacy_convkernels.approx.landmarks`): ``"uniform"``;
+    ``"kmeans++"``, kernel k-means++ seeding (Arthur & Vassilvitskii 2007);
+    ``"pivoted_cholesky"``, greedy by largest residual diag(K - K~) (Fine & Scheinberg
+    2001); ``"ridge_leverage"``, recursive ridge-leverage-score sampling (Musco & Musco
+    2017, "Recursive Sampling for the Nyström Method", NeurIPS)."""
     if structure not in STRUCTURES:
         raise InvalidParameterError(f"CandidateKernelFeatures: structure must be in {STRUCTURES}, not {structure!r}")
     if method not in METHODS:

@@ -38,6 +38,9 @@ _ROOT = re.compile(r"(\d+):(\S+)")
 _SHAPES = {"grct": (True, 0), "cgrct": (True, 0), "lct": (False, 2), "loct": (False, 0), "clct": (False, 3)}
 
 
+SMALLEST_TOTAL = 1e-150  # Z of two forests multiplied stays a normal float64
+
+
 class Forest:
     """An immutable packed forest of labelled nodes with spans and weighted hyper-edges.
 
@@ -117,6 +120,12 @@ class Forest:
         total = math.fsum(w * inside[r] for r, w in self._roots)
         if not total > 0 or not math.isfinite(total):
             raise InvalidForestError(f"the inside probability of the roots is {total!r}; it must be positive")
+        if total < SMALLEST_TOTAL:
+            raise InvalidForestError(
+                f"the inside probability of the roots is {total:.3g}, below {SMALLEST_TOTAL:g}: the forest kernel "
+                "divides by the product of two forests' Z, which would underflow; scale the root weights up "
+                "(the fractional counts do not change when every root weight is multiplied by one factor)"
+            )
         inside.flags.writeable = False
         outside.flags.writeable = False
         object.__setattr__(self, "_inside", inside)

@@ -6,6 +6,7 @@ from functools import cached_property
 
 import penman
 
+from ..errors import InvalidGraphError
 from .labels import clean_label
 
 
@@ -37,7 +38,16 @@ class SemanticGraph:
         (``bind-01`` -> ``bind``), constants and ``:name`` subgraphs are left out as nodes
         (the names are kept in ``names``)."""
         if isinstance(graph, str):
-            graph = penman.decode(graph)
+            try:
+                graph = penman.decode(graph)
+            except penman.DecodeError as error:
+                reason = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
+                raise InvalidGraphError(f"not an AMR graph in PENMAN notation ({reason})") from error
+        if not isinstance(graph, penman.Graph):
+            raise InvalidGraphError(f"an AMR graph is a penman.Graph or PENMAN text, got {type(graph).__name__}")
+        for instance in graph.instances():
+            if not isinstance(instance.target, str) or not instance.target:
+                raise InvalidGraphError(f"node {instance.source!r} has no concept")
         name_nodes = {e.target: e.source for e in graph.edges() if e.role == ":name"}
         labels = {i.source: _concept(i.target) for i in graph.instances() if i.source not in name_nodes}
         names = {}

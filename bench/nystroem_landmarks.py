@@ -1,0 +1,640 @@
+"""Landmark selection for Nyström: kernel mass kept on held-out rows, linear-SVM accuracy, time.
+
+    python bench/nystroem_landmarks.py [--parts qc ge] [--data ../shared/data]
+        [--model ../shared/models/en_core_web_md-3.8.0] [--cache /tmp/spacy_convkernels_landmarks]
+        [--lexicon DIR] [--sizes 250 500 1000 2000 4000] [--seeds 3]
+        [--json bench/nystroem_landmarks.json] [--docs docs] [--from-json]
+
+For each landmark method of ``spacy_convkernels.approx.landmarks`` (uniform, kmeans++,
+pivoted_cholesky, ridge_leverage), M landmarks among the training structures and
+random_state 0, 1, 2 (pivoted Cholesky's only randomness is its tie-breaking order), it
+measures
+
+- the kernel mass kept on held-out rows, 1 - trace(K - K~) / trace(K), K~ = K(x, L) W^+ K(L, x)
+  the Nyström approximation; the kernels are normalized, so this is the mean squared norm
+  of the held-out rows' Nyström vectors (those with a zero self-kernel left out); the same
+  on the training rows (where pivoted Cholesky is greedy);
+- a linear SVM (scikit-learn's LinearSVC, one-vs-rest, squared hinge) on the Nyström
+  vectors, its C chosen on held-out data of the training side;
+- the seconds to select the landmarks: from the structures with the kernel
+  (``select_landmarks(StructureColumns(kernel, X), ...)``, random_state 0, kernel values
+  included), and for QC also from the precomputed Gram (arithmetic alone, every seed).
+  The landmarks' own Gram and normalization (the same M^2 / 2 kernel values for every
+  method) come on top.
+
+QC (TREC coarse question classification): the questions of KeLP's files are parsed by
+en_core_web_md (NER and senter left out) and the package's ``kernel_trees`` component, as
+bench/qc_textcat.py does: train = 4,907 (train_5500 without every 10th question), dev =
+every 10th (545), test = TREC_10 (500); a question the parser splits is its first
+sentence's tree. Kernels (normalized): PTK on GRCT (lam = mu = 0.4, terminal factor 5),
+SPTK on LCT (0.4, 0.4, terminal factor 0.2, threshold 0.01, the md vectors of the
+pipeline's vocab, shared_rows "diluted") and CSPTK on CLCT (0.4, 0.4, terminal factor 1,
+threshold 0.01, shared_rows "kelp"). The Gram of all 5,952 trees is computed once per
+kernel (cached under ``--cache``) and sliced: the selection runs on ``GramColumns`` of
+the training rows, the same code the estimator drives with the kernel. Held-out rows for
+the mass: dev. C of the LinearSVC in ``C_GRID``, chosen by dev accuracy; test accuracy at
+that C (trained on train), reported once. References: every training question as a
+landmark (M = 4,907, the most mass any landmarks from train can keep) and kernel PCA, the
+top M eigenvectors of the training Gram (the best rank-M subspace for the training rows).
+
+GE (BioNLP-ST 2013 GE, candidate interactions as bench/bionlp_relations.py builds them:
+gold proteins, triggers from the lexicon made by ``python -m spacy_convkernels lexicon
+TRAIN LEXICON --model en_core_web_md``, ``--lexicon``): the subsequence path kernel
+(lam = 0.5, normalized) on the candidates' path tuples; no full Gram (17k x 17k): the
+landmarks are chosen with the kernel (``StructureColumns``) and the Nyström vectors come
+from ``Nystroem.transform``. Held-out rows for the mass: the devel candidates. The
+LinearSVC's C and decision threshold are chosen by F1 on the held-out articles of
+bench/bionlp_relations.py's split of train (the landmarks are chosen among all training
+candidates; no label is used to choose them), then it is refitted on all of train and
+scored on devel (F1 of the positive class).
+
+Results go to ``--json`` as they come (a run can be resumed: keys already there are not
+computed again), then docs/nystroem_landmarks.md and .png are drawn from it;
+``--from-json`` only redraws them.
+"""
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from spacy_convkernels.approx import GramColumns, Nystroem, StructureColumns, select_landmarks
+from spacy_convkernels.approx.landmarks import LANDMARK_METHODS
+from spacy_convkernels.approx.nystroem import nystroem_normalization
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+METHODS = tuple(LANDMARK_METHODS)
+SIZES = (250, 500, 1000, 2000, 4000)
+C_GRID = (0.1, 1.0, 10.0)
+QC_KERNELS = {
+    "PTK-GRCT": (
+        "grct",
+        {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 5.0},
+    ),
+    "SPTK-LCT": (
+        "lct",
+        {
+            "@misc": "spacy_convkernels.SmoothedPartialTreeKernel.v1",
+            "lam": 0.4,
+            "mu": 0.4,
+            "terminal_factor": 0.2,
+            "threshold": 0.01,
+            "shared_rows": "diluted",
+        },
+    ),
+    "CSPTK-CLCT": (
+        "clct",
+        {
+            "@misc": "spacy_convkernels.CompositionalSmoothedPartialTreeKernel.v1",
+            "lam": 0.4,
+            "mu": 0.4,
+            "terminal_factor": 1.0,
+            "threshold": 0.01,
+            "shared_rows": "kelp",
+        },
+    ),
+}
+
+
+class Results:
+    """The results file: a dict of keys to figures, written after every new key."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.data
+
+    def record(self, key: str, **values):
+        self.data[key] = values
+        self.path.write_text(json.dumps(self.data, indent=1) + "\n", encoding="utf-8")
+        shown = {k: round(v, 4) if isinstance(v, float) else v for k, v in values.items() if not isinstance(v, list)}
+        print(key, shown, flush=True)
+
+
+def held_out_mass(Z: np.ndarray, self_kernels: np.ndarray) -> float:
+    """1 - trace(K - K~) / trace(K) of normalized rows: the mean squared norm of the rows
+    whose self-kernel is not 0 (a zero self-kernel gives a zero row of K and of Z)."""
+    rows = self_kernels > 0
+    return float(np.sum(Z[rows] ** 2) / np.sum(self_kernels[rows]))
+
+
+# QC ---------------------------------------------------------------------------------------
+
+
+def qc_trees(data: Path, model: Path, cache: Path) -> dict:
+    """split -> (labels, representation -> bracket strings), parsed once and cached."""
+    path = cache / "qc_trees.json"
+    if path.exists():
+        return json.loads(path.read_text(encoding="utf-8"))
+    import spacy
+
+    from spacy_convkernels.components.sentences import sentence_trees
+    from spacy_convkernels.corpora import read_klp
+
+    def questions(file):
+        return [(e.texts["quest"], e.labels[0].split(":")[0]) for e in read_klp(data / file)]
+
+    train = questions("train_5500.coarse.klp.gz")
+    split = {
+        "train": [q for i, q in enumerate(train, 1) if i % 10],
+        "dev": [q for i, q in enumerate(train, 1) if not i % 10],
+        "test": questions("TREC_10.coarse.klp.gz"),
+    }
+    nlp = spacy.load(model, exclude=["ner", "senter"])
+    nlp.add_pipe("kernel_trees", config={"representations": ["grct", "lct", "clct"]})
+    start = time.perf_counter()
+    found = {}
+    for name, rows in split.items():
+        docs = list(nlp.pipe([text for text, _ in rows], batch_size=256))
+        found[name] = {
+            "labels": [label for _, label in rows],
+            "trees": {
+                representation: [
+                    str(next(t for t in sentence_trees(doc, representation) if t is not None)) for doc in docs
+                ]
+                for representation in ("grct", "lct", "clct")
+            },
+        }
+    print(f"parsed {sum(len(r) for r in split.values())} questions in {time.perf_counter() - start:.0f} s")
+    cache.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(found), encoding="utf-8")
+    return found
+
+
+def qc_kernel(name: str, vocab):
+    from spacy.util import registry
+
+    from spacy_convkernels.components.registered_kernels import bind_pipeline_vectors
+
+    return bind_pipeline_vectors(registry.resolve({"k": QC_KERNELS[name][1]})["k"], vocab)
+
+
+def qc_gram(name: str, kernel, trees: list, cache: Path) -> np.ndarray:
+    path = cache / f"qc_gram_{name}.npy"
+    if path.exists():
+        return np.load(path)
+    start = time.perf_counter()
+    G = kernel.gram(trees, progress=True)
+    print(f"{name}: Gram of {len(trees)} trees in {time.perf_counter() - start:.0f} s", flush=True)
+    np.save(path, G)
+    return G
+
+
+def linear_svm(Z_train, y_train, Z_dev, y_dev, Z_test, y_test) -> dict:
+    """LinearSVC with C chosen by dev accuracy; the test accuracy at that C."""
+    from sklearn.svm import LinearSVC
+
+    dev, models = {}, {}
+    for C in C_GRID:
+        models[C] = LinearSVC(C=C, max_iter=5000).fit(Z_train, y_train)
+        dev[C] = float(np.mean(models[C].predict(Z_dev) == y_dev))
+    best = max(C_GRID, key=lambda C: (dev[C], -C))
+    return {
+        "C": best,
+        "svm_iterations": int(np.max(models[best].n_iter_)),
+        "dev_accuracy": dev[best],
+        "test_accuracy": float(np.mean(models[best].predict(Z_test) == y_test)),
+    }
+
+
+def qc_evaluate(Z: np.ndarray, diag: np.ndarray, rows: dict, labels: dict) -> dict:
+    """Mass kept on each split's rows, the largest squared norm (at most 1 for a normalized
+    kernel, up to rounding) and the LinearSVC's accuracies."""
+    found = {f"{split}_mass": held_out_mass(Z[rows[split]], diag[rows[split]]) for split in ("train", "dev", "test")}
+    found["max_squared_norm"] = float(np.max(np.sum(Z**2, axis=1)))
+    return found | linear_svm(*(x for split in ("train", "dev", "test") for x in (Z[rows[split]], labels[split])))
+
+
+def run_qc(args, results: Results):
+    import spacy
+
+    from spacy_convkernels import Tree
+
+    parsed = qc_trees(args.data / "trec-qc-kelp", args.model, args.cache)
+    labels = {name: np.array(parsed[name]["labels"]) for name in ("train", "dev", "test")}
+    n_train, n_dev = len(labels["train"]), len(labels["dev"])
+    rows = {"train": slice(0, n_train), "dev": slice(n_train, n_train + n_dev), "test": slice(n_train + n_dev, None)}
+    vocab = spacy.load(args.model, exclude=["ner", "senter", "parser", "tagger", "lemmatizer"]).vocab
+    for name, (representation, _) in QC_KERNELS.items():
+        trees = [
+            Tree.from_string(s) for split in ("train", "dev", "test") for s in parsed[split]["trees"][representation]
+        ]
+        kernel = qc_kernel(name, vocab)
+        G = qc_gram(name, kernel, trees, args.cache)
+        diag = np.diag(G).copy()
+        train = GramColumns(G[rows["train"], rows["train"]])
+
+        key = f"qc/{name}/all training questions"
+        if key not in results:
+            landmarks = np.arange(n_train)
+            Z = G[:, landmarks] @ nystroem_normalization(G[np.ix_(landmarks, landmarks)])
+            results.record(key, M=n_train, **qc_evaluate(Z, diag, rows, labels))
+        spectrum = None
+        for size in args.sizes:
+            key = f"qc/{name}/kernel PCA/M={size}"
+            if key not in results:
+                if spectrum is None:
+                    spectrum = np.linalg.eigh(G[rows["train"], rows["train"]])
+                eigenvalues, eigenvectors = spectrum
+                top = np.argsort(eigenvalues)[::-1][:size]
+                top = top[eigenvalues[top] > 1e-10 * eigenvalues.max()]
+                Z = G[:, rows["train"]] @ eigenvectors[:, top] / np.sqrt(eigenvalues[top])
+                results.record(key, M=size, **qc_evaluate(Z, diag, rows, labels))
+            for method in METHODS:
+                for seed in range(args.seeds):
+                    key = f"qc/{name}/{method}/M={size}/seed={seed}"
+                    if key in results:
+                        continue
+                    start = time.perf_counter()
+                    landmarks = select_landmarks(train, size, method, seed)
+                    seconds = time.perf_counter() - start
+                    Z = G[:, landmarks] @ nystroem_normalization(G[np.ix_(landmarks, landmarks)])
+                    results.record(
+                        key,
+                        M=size,
+                        seed=seed,
+                        gram_selection_seconds=seconds,
+                        landmarks=landmarks.tolist(),
+                        **qc_evaluate(Z, diag, rows, labels),
+                    )
+                key = f"qc/{name}/{method}/M={size}/kernel"
+                if key not in results:
+                    X = trees[rows["train"]]
+                    start = time.perf_counter()
+                    landmarks = select_landmarks(StructureColumns(kernel, X, n_jobs=args.n_jobs), size, method, 0)
+                    seconds = time.perf_counter() - start
+                    same = landmarks.tolist() == results.data[f"qc/{name}/{method}/M={size}/seed=0"]["landmarks"]
+                    results.record(key, M=size, kernel_selection_seconds=seconds, same_landmarks_as_gram=same)
+
+
+# GE ---------------------------------------------------------------------------------------
+
+
+def ge_candidates(args) -> tuple:
+    """(training paths, their labels, devel paths, their labels, fitting rows, held-out rows)
+    of bench/bionlp_relations.py with the lexicon's triggers."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bionlp_relations import add_lexicon_triggers, cached_documents, candidates, split_train
+
+    if args.lexicon is None:
+        raise SystemExit("GE needs --lexicon (python -m spacy_convkernels lexicon TRAIN LEXICON --model MD)")
+    docs = cached_documents(args.data / "bionlp-st-2013-ge" / "original-data", args.model, args.cache / "bionlp")
+    for split in docs:
+        add_lexicon_triggers(docs[split][0], args.lexicon)
+    X_train, y_train, articles = candidates(*docs["train"], "lexicon_triggers")
+    X_devel, y_devel, _ = candidates(*docs["devel"], "lexicon_triggers")
+    fit, held = split_train(articles)
+    return [c.path for c in X_train], y_train, [c.path for c in X_devel], y_devel, fit, held
+
+
+def f1_threshold(y: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
+    """(best F1 of the positive class over the rules score >= t, that t)."""
+    order = np.argsort(-scores)
+    tp = np.cumsum(y[order])
+    f1 = 2 * tp / (np.arange(1, len(y) + 1) + y.sum())
+    last = np.r_[scores[order][1:] != scores[order][:-1], True]  # a threshold takes every tie
+    best = int(np.argmax(np.where(last, f1, -1)))
+    return float(f1[best]), float(scores[order][best])
+
+
+def f1(y: np.ndarray, predicted: np.ndarray) -> float:
+    tp = np.sum(y & predicted)
+    return float(2 * tp / (y.sum() + predicted.sum())) if y.sum() + predicted.sum() else 0.0
+
+
+def ge_svm(Z_train, y_train, Z_devel, y_devel, fit, held) -> dict:
+    """LinearSVC with C and threshold chosen by F1 on the held-out articles, refitted on train."""
+    from sklearn.svm import LinearSVC
+
+    chosen = {}
+    for C in C_GRID:
+        model = LinearSVC(C=C, max_iter=5000).fit(Z_train[fit], y_train[fit])
+        chosen[C] = f1_threshold(y_train[held], model.decision_function(Z_train[held]))
+    best = max(C_GRID, key=lambda C: (chosen[C][0], -C))
+    model = LinearSVC(C=best, max_iter=5000).fit(Z_train, y_train)
+    scores = model.decision_function(Z_devel)
+    return {
+        "C": best,
+        "svm_iterations": int(np.max(model.n_iter_)),
+        "held_out_f1": chosen[best][0],
+        "threshold": chosen[best][1],
+        "devel_f1": f1(y_devel, scores >= chosen[best][1]),
+        "devel_f1_default": f1(y_devel, scores > 0),
+    }
+
+
+def run_ge(args, results: Results):
+    from spacy_convkernels.kernels import SubsequencePathKernel
+
+    X_train, y_train, X_devel, y_devel, fit, held = ge_candidates(args)
+    kernel = SubsequencePathKernel(0.5)
+    self_train, self_devel = kernel.diag(X_train), kernel.diag(X_devel)
+    print(
+        f"GE: {len(X_train)} training candidates ({len(set(map(str, X_train)))} distinct paths), {len(X_devel)} devel",
+        flush=True,
+    )
+    for size in args.sizes:
+        for method in METHODS:
+            for seed in range(args.seeds):
+                key = f"ge/PK/{method}/M={size}/seed={seed}"
+                if key in results:
+                    continue
+                start = time.perf_counter()
+                source = StructureColumns(kernel, X_train, n_jobs=args.n_jobs)
+                landmarks = select_landmarks(source, size, method, seed)
+                seconds = time.perf_counter() - start
+                model = Nystroem(kernel, n_components=size, n_jobs=args.n_jobs)
+                model.set_landmarks([X_train[i] for i in landmarks])
+                start = time.perf_counter()
+                Z_train, Z_devel = model.transform(X_train), model.transform(X_devel)
+                transform_seconds = time.perf_counter() - start
+                results.record(
+                    key,
+                    M=size,
+                    seed=seed,
+                    kernel_selection_seconds=seconds,
+                    transform_seconds=transform_seconds,
+                    train_mass=held_out_mass(Z_train, (self_train > 0).astype(float)),
+                    devel_mass=held_out_mass(Z_devel, (self_devel > 0).astype(float)),
+                    max_squared_norm=float(max(np.max(np.sum(Z**2, axis=1)) for Z in (Z_train, Z_devel))),
+                    **ge_svm(Z_train, y_train, Z_devel, y_devel, fit, held),
+                )
+
+
+# Report ---------------------------------------------------------------------------------
+
+
+def runs(results: dict, prefix: str, method: str, size: int) -> list[dict]:
+    """The per-seed results of one method at one M."""
+    found = []
+    for seed in range(100):
+        key = f"{prefix}/{method}/M={size}/seed={seed}"
+        if key not in results:
+            break
+        found.append(results[key])
+    return found
+
+
+def spread(values: list[float], scale: float = 1.0, digits: int = 3) -> str:
+    """mean ± standard deviation (the mean alone for one value), times ``scale``."""
+    values = np.asarray(values, dtype=float) * scale
+    if len(values) == 0:
+        return ""
+    text = f"{values.mean():.{digits}f}"
+    return text + (f" ± {values.std():.{digits}f}" if len(values) > 1 else "")
+
+
+def prefixes(results: dict) -> list[tuple[str, str, str]]:
+    """(prefix, title, held-out split) of every kernel with results, QC first."""
+    found = []
+    for name in QC_KERNELS:
+        if any(k.startswith(f"qc/{name}/") for k in results):
+            found.append((f"qc/{name}", f"QC {name}", "dev"))
+    if any(k.startswith("ge/PK/") for k in results):
+        found.append(("ge/PK", "GE PK", "devel"))
+    return found
+
+
+def sizes_of(results: dict, prefix: str) -> list[int]:
+    return sorted({v["M"] for k, v in results.items() if k.startswith(prefix + "/") and "/seed=" in k})
+
+
+def mean_of(results: dict, prefix: str, method: str, size: int, field: str) -> float | None:
+    found = [r[field] for r in runs(results, prefix, method, size)]
+    return float(np.mean(found)) if found else None
+
+
+def findings(results: dict) -> list[str]:
+    """Bullets comparing each method with uniform landmarks, from the figures."""
+    lines = []
+    for prefix, title, split in prefixes(results):
+        field = "test_accuracy" if prefix.startswith("qc/") else "devel_f1"
+        scale, unit = (100, " points") if prefix.startswith("qc/") else (1, "")
+        parts = []
+        for size in sizes_of(results, prefix):
+            base = {f: mean_of(results, prefix, "uniform", size, f) for f in (f"{split}_mass", "train_mass", field)}
+            if None in base.values():
+                continue
+            cells = []
+            for method in METHODS[1:]:
+                other = {f: mean_of(results, prefix, method, size, f) for f in base}
+                if None in other.values():
+                    continue
+                cells.append(
+                    f"{method} {other[f'{split}_mass'] - base[f'{split}_mass']:+.3f} held-out / "
+                    f"{other['train_mass'] - base['train_mass']:+.3f} training mass, "
+                    f"{(other[field] - base[field]) * scale:+.{1 if scale == 100 else 3}f}{unit}"
+                )
+            if cells:
+                parts.append(f"M = {size:,}: " + "; ".join(cells))
+        if parts:
+            what = "test accuracy" if prefix.startswith("qc/") else "devel F1"
+            lines.append(f"- {title}, against uniform (mass kept, {what}): " + ". ".join(parts) + ".")
+    return lines
+
+
+def report(results: dict) -> str:
+    """docs/nystroem_landmarks.md from the figures."""
+    lines = [
+        "# Landmark selection for Nyström: kernel mass kept and accuracy",
+        "",
+        "Made by `python bench/nystroem_landmarks.py --lexicon LEXICON` (its docstring has the protocol; LEXICON",
+        "made by `python -m spacy_convkernels lexicon ../shared/data/bionlp-st-2013-ge/original-data/train LEXICON",
+        "--model ../shared/models/en_core_web_md-3.8.0`); raw figures in bench/nystroem_landmarks.json.",
+        "Methods (`Nystroem(landmark_init=...)`, `spacy_convkernels.approx.landmarks`): uniform; kernel",
+        "k-means++ seeding; pivoted Cholesky (greedy: largest residual diag(K - K~), ties broken in a",
+        "random_state order); recursive ridge-leverage-score sampling (Musco & Musco 2017, Algorithm 3).",
+        "Every figure is the mean ± standard deviation over random_state 0, 1, 2 (pivoted Cholesky's only",
+        "randomness is its tie-breaking order). Landmarks are chosen among the training structures only.",
+        "",
+        "QC: TREC coarse classes, md parser's trees (train 4,907 / dev 545 / test 500); PTK-GRCT (lam = mu = 0.4,",
+        "terminal factor 5), SPTK-LCT (terminal factor 0.2, threshold 0.01, md vectors, shared rows diluted),",
+        "CSPTK-CLCT (terminal factor 1, threshold 0.01, shared rows kelp), normalized. GE: BioNLP-ST 2013 GE",
+        "candidate interactions (lexicon triggers, gold proteins; train 16,980 / devel 16,717 candidates),",
+        "subsequence path kernel lam = 0.5, normalized.",
+        "",
+        "## Kernel mass kept on held-out rows",
+        "",
+        "1 - trace(K - K~) / trace(K) over the held-out rows (QC: dev questions; GE: devel candidates), K~ the",
+        "Nyström approximation: for these normalized kernels, the mean squared norm of the held-out rows'",
+        "Nyström vectors. *All training* uses every training structure as a landmark: no choice of landmarks",
+        "among the training structures keeps more. *Kernel PCA*: the top M eigenvectors of the training Gram",
+        "(the best rank-M subspace for the training rows), not a landmark method.",
+        "",
+    ]
+    for prefix, title, split in prefixes(results):
+        sizes = sizes_of(results, prefix)
+        ceiling = results.get(f"{prefix}/all training questions", {}).get(f"{split}_mass")
+        head = ["kernel", "M", *METHODS, "kernel PCA", "all training"]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for size in sizes:
+            cells = [title, f"{size:,}"]
+            cells += [spread([r[f"{split}_mass"] for r in runs(results, prefix, m, size)]) for m in METHODS]
+            pca = results.get(f"{prefix}/kernel PCA/M={size}")
+            cells += [f"{pca[f'{split}_mass']:.3f}" if pca else "-", f"{ceiling:.3f}" if ceiling else "-"]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    lines += [
+        "The same on the training rows (where the landmarks are chosen; pivoted Cholesky maximizes it greedily):",
+        "",
+    ]
+    head = ["kernel", "M", *METHODS]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for prefix, title, _ in prefixes(results):
+        for size in sizes_of(results, prefix):
+            cells = [title, f"{size:,}"]
+            cells += [spread([r["train_mass"] for r in runs(results, prefix, m, size)]) for m in METHODS]
+            lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "## Each method against uniform landmarks", "", *findings(results)]
+    lines += [
+        "",
+        "## Accuracy",
+        "",
+        "A linear SVM (scikit-learn's LinearSVC, squared hinge, one-vs-rest) on the Nyström vectors, C in",
+        f"{{{', '.join(f'{c:g}' for c in C_GRID)}}}. QC: C chosen by dev accuracy, the SVM trained on train, test",
+        "accuracy (%) reported once per run. GE: C and the decision threshold chosen by F1 on the held-out",
+        "articles of bench/bionlp_relations.py's split of train, the SVM refitted on all of train, F1 of the",
+        "positive class on devel.",
+        "",
+    ]
+    head = ["kernel", "M", *METHODS, "kernel PCA", "all training"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for prefix, title, _ in prefixes(results):
+        qc = prefix.startswith("qc/")
+        field, scale, digits = ("test_accuracy", 100, 1) if qc else ("devel_f1", 1, 3)
+        ceiling = results.get(f"{prefix}/all training questions")
+        for size in sizes_of(results, prefix):
+            cells = [title + (" test %" if qc else " devel F1"), f"{size:,}"]
+            cells += [spread([r[field] for r in runs(results, prefix, m, size)], scale, digits) for m in METHODS]
+            pca = results.get(f"{prefix}/kernel PCA/M={size}")
+            cells += [
+                f"{pca[field] * scale:.{digits}f}" if pca else "-",
+                f"{ceiling[field] * scale:.{digits}f}" if ceiling else "-",
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "## Seconds to select the landmarks",
+        "",
+        "With the kernel: `select_landmarks(StructureColumns(kernel, X), M, method, 0)` on the training",
+        "structures, kernel values included, one engine thread (on this machine, 2 cores shared with other",
+        "jobs, the engine's threads cost more than they save on the one-column blocks of k-means++ and",
+        "pivoted Cholesky); QC also from the precomputed Gram (arithmetic alone, mean over seeds). The landmarks'",
+        "own Gram (M^2 / 2 kernel values) and its eigendecomposition come on top for every method alike.",
+        "",
+    ]
+    head = ["kernel", "M", *(f"{m} (kernel)" for m in METHODS), *(f"{m} (Gram)" for m in METHODS)]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for prefix, title, _ in prefixes(results):
+        for size in sizes_of(results, prefix):
+            cells = [title, f"{size:,}"]
+            for m in METHODS:
+                kernel = results.get(f"{prefix}/{m}/M={size}/kernel")
+                if kernel is None and prefix.startswith("ge/"):
+                    kernel = (runs(results, prefix, m, size) or [None])[0]
+                cells.append(f"{kernel['kernel_selection_seconds']:.1f}" if kernel else "-")
+            for m in METHODS:
+                found = [
+                    r["gram_selection_seconds"] for r in runs(results, prefix, m, size) if "gram_selection_seconds" in r
+                ]
+                cells.append(f"{np.mean(found):.2f}" if found else "-")
+            lines.append("| " + " | ".join(cells) + " |")
+    same = [v["same_landmarks_as_gram"] for k, v in results.items() if k.endswith("/kernel")]
+    if same:
+        lines += [
+            "",
+            f"With the kernel and from the precomputed Gram the selection chose the same landmarks in {sum(same)} "
+            f"of {len(same)} QC runs (seed 0): one code, two sources of kernel columns.",
+        ]
+    big = [v["max_squared_norm"] for k, v in results.items() if "max_squared_norm" in v]
+    if big:
+        lines += [
+            f"Largest squared norm of any Nyström vector in any run: {max(big):.6f} (at most 1 for a normalized "
+            "kernel, up to rounding: the eigenvalue cutoff keeps rounding from being amplified).",
+        ]
+    return "\n".join(lines) + "\n\n![held-out mass and accuracy against M](nystroem_landmarks.png)\n"
+
+
+def plot(results: dict, path: Path):
+    """Held-out mass (top) and accuracy (bottom) against M, one column per kernel."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    kernels = prefixes(results)
+    figure = Figure(figsize=(4.2 * len(kernels), 7.5))
+    axes = figure.subplots(2, len(kernels), squeeze=False)
+    for column, (prefix, title, split) in enumerate(kernels):
+        sizes = sizes_of(results, prefix)
+        qc = prefix.startswith("qc/")
+        field, scale = ("test_accuracy", 100) if qc else ("devel_f1", 1)
+        for row, (what, ylabel) in enumerate(
+            [(f"{split}_mass", f"mass kept on {split}"), (field, "test accuracy %" if qc else "devel F1")]
+        ):
+            ax = axes[row, column]
+            for method in METHODS:
+                values = [[r[what] * (scale if row else 1) for r in runs(results, prefix, method, m)] for m in sizes]
+                shown = [(m, v) for m, v in zip(sizes, values) if v]
+                ax.errorbar(
+                    [m for m, _ in shown],
+                    [np.mean(v) for _, v in shown],
+                    yerr=[np.std(v) for _, v in shown],
+                    marker="o",
+                    capsize=3,
+                    label=method,
+                )
+            pca = [results.get(f"{prefix}/kernel PCA/M={m}") for m in sizes]
+            if all(pca):
+                ax.plot(sizes, [p[what] * (scale if row else 1) for p in pca], "k:", marker="x", label="kernel PCA")
+            ceiling = results.get(f"{prefix}/all training questions")
+            if ceiling:
+                ax.axhline(ceiling[what] * (scale if row else 1), color="k", linestyle="--", label="all training")
+            ax.set(xscale="log", xticks=sizes, xlabel="landmarks M", ylabel=ylabel)
+            ax.xaxis.set_major_formatter(ScalarFormatter())
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.grid(alpha=0.3)
+            if row == 0:
+                ax.set_title(title)
+        axes[0, column].legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--parts", nargs="+", default=["qc", "ge"], choices=["qc", "ge"])
+    parser.add_argument("--data", type=Path, default=SHARED / "data")
+    parser.add_argument("--model", type=Path, default=SHARED / "models" / "en_core_web_md-3.8.0")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/spacy_convkernels_landmarks"))
+    parser.add_argument(
+        "--lexicon", type=Path, help="GE: the folder of triggers.jsonl (python -m spacy_convkernels lexicon)"
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--n-jobs", type=int, default=1, help="threads of the kernel computations (default 1)")
+    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "nystroem_landmarks.json")
+    parser.add_argument("--docs", type=Path, default=ROOT / "docs")
+    parser.add_argument("--from-json", action="store_true", help="only redraw the table and plot")
+    args = parser.parse_args()
+    results = Results(args.json)
+    warnings.filterwarnings("ignore", category=ConvergenceWarning)  # LinearSVC at max_iter: counted below
+    if not args.from_json:
+        args.cache.mkdir(parents=True, exist_ok=True)
+        if "qc" in args.parts:
+            run_qc(args, results)
+        if "ge" in args.parts:
+            run_ge(args, results)
+    args.docs.mkdir(exist_ok=True)
+    (args.docs / "nystroem_landmarks.md").write_text(report(results.data), encoding="utf-8")
+    plot(results.data, args.docs / "nystroem_landmarks.png")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
