@@ -33,7 +33,8 @@ kernel blocks do not depend on it (landmarks and SVM folds have their own fixed
 variants that use it, and every structure's SVM decisions and Nystroem vector are
 computed once (memoized by structure: the values are a function of it), as are the
 candidates of each Doc; ``--keep DIR`` keeps the fitted blocks for later runs (their
-``fit s`` is then the first run's). Rows give the
+``fit s`` is then the first run's). The runs go seed by seed through the variants, and
+the JSON is written after each (an interrupted run keeps the seeds it finished). Rows give the
 mean and sample standard deviation over the seeds; ``fit s`` is the wall time of the
 first (real) fit of the variant's kernel blocks, ``train s`` that plus the first seed's
 training epochs.
@@ -455,10 +456,10 @@ def main():
     print(f"train {len(train)} / held-out {len(held_out)} ({', '.join(held_articles)}) / devel {len(devel)} documents")
     fitted = Fitted(args.keep)
     data = (train, held_out, devel, raw)
-    rows = []
-    for variant in args.variants.split(","):
-        runs = []
-        for seed in range(args.seeds):
+    variants = args.variants.split(",")
+    runs = {variant: [] for variant in variants}
+    for seed in range(args.seeds):  # seed by seed, every variant: an interrupted run keeps whole seeds
+        for variant in variants:
             result = run(
                 nlp,
                 variant,
@@ -472,18 +473,22 @@ def main():
                 batch_size=args.batch_size,
                 learn_rate=args.learn_rate,
             )
-            runs.append(result)
+            runs[variant].append(result)
             print(json.dumps(result), flush=True)
-        row = summary(runs, fitted)
-        row["max_support"] = args.max_support
-        rows.append(row)
-        _save(args.json, rows, held_articles, len(train), len(held_out))
-        print(
-            f"{variant}: F1 {row['f1']['mean']:.3f} ± {row['f1']['sd']:.3f}, "
-            f"typed {row['component']['rel_micro_f']['mean']:.3f}, "
-            f"raw typed {row['raw']['rel_micro_f']['mean']:.3f} ± {row['raw']['rel_micro_f']['sd']:.3f}",
-            flush=True,
-        )
+            rows = []
+            for name in variants:
+                if runs[name]:
+                    row = summary(runs[name], fitted)
+                    row["max_support"] = args.max_support
+                    rows.append(row)
+            _save(args.json, rows, held_articles, len(train), len(held_out))
+            row = rows[[r["variant"] for r in rows].index(variant)]
+            print(
+                f"{variant} after {len(runs[variant])} seed(s): F1 {row['f1']['mean']:.3f} ± {row['f1']['sd']:.3f}, "
+                f"typed {row['component']['rel_micro_f']['mean']:.3f}, "
+                f"raw typed {row['raw']['rel_micro_f']['mean']:.3f} ± {row['raw']['rel_micro_f']['sd']:.3f}",
+                flush=True,
+            )
 
 
 def markdown_rows(results: list[dict]) -> list[str]:
