@@ -44,7 +44,7 @@ def test_relations_config_trains_well_and_evaluates(tmp_path):
     nlp = spacy.load(tmp_path / "out" / "model-best")
     assert set(nlp.get_pipe("relation_extractor").labels) == {"ACTIVATES", "BINDS", "INHIBITS", "PHOSPHORYLATES"}
     kinds = [block.name for block in blocks_of(nlp.get_pipe("relation_extractor").model.get_ref("kernel_features"))]
-    assert kinds == ["candidate_kernel_svm", "candidate_kernel_svm"]  # the SVM decisions of the GE config
+    assert kinds == ["candidate_kernel_svm"]  # the SVM decisions of the GE config (PK, separate positions)
     # the sample's relations learned: model-best's score on the dev corpus (the sample, entities given)
     assert json.loads((tmp_path / "out" / "model-best" / "meta.json").read_text())["performance"]["rel_micro_f"] >= 0.8
     convert(sample, tmp_path / "sample.spacy", "relations-jsonl")
