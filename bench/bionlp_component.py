@@ -1,37 +1,58 @@
-"""The relation_extractor component on BioNLP-ST 2013 GE: kernel features only, tok2vec only,
-both; exact-kernel SVM decisions alone and with tok2vec.
+"""The relation_extractor component on BioNLP-ST 2013 GE: its model variants (Nystroem or
+exact-SVM kernel blocks, tok2vec, several blocks), with the gold proteins and from raw text.
 
-    python bench/bionlp_component.py [--data ../shared/data/bionlp-st-2013-ge/original-data]
-        [--model ../shared/models/en_core_web_md-3.8.0] [--lexicon DIR] [--epochs 12]
-        [--n-components 300] [--svm-c 10] [--variants both,kernel,tok2vec,svm,svm+tok2vec]
-        [--json bench/bionlp_component.json]
+    python bench/bionlp_component.py --lexicon DIR [--cache DIR] [--seeds 3] [--epochs 10]
+        [--variants both,sep-svm+tok2vec,...] [--data ../shared/data/bionlp-st-2013-ge/original-data]
+        [--model ../shared/models/en_core_web_md-3.8.0] [--json bench/bionlp_component.json]
 
 Documents as bench/bionlp_candidates.py reads them: gold proteins given, parsed by the md
-model; triggers from the lexicon's trigger patterns (``--lexicon``, built from train by
-``python -m spacy_convkernels lexicon``), else the gold trigger spans. The component
-(``InteractionCandidates.v1`` with its default role sets and distance, paths in the
-``--path`` representation; kernel features: Nystroem vectors of the subsequence path
-kernel, lam = 0.5, ``--n-components``
-landmarks by kernel k-means++ among the training candidates, or, in the ``svm``
-variants, the decisions of one SVM per label over the same kernel, C = ``--svm-c`` (10:
-the C that ``bench/bionlp_relations.py`` chose for this kernel on its split of train),
-out-of-fold (5 folds) on the training candidates; tok2vec features: the
-pooled rows of its own ``spacy.Tok2Vec.v2`` with the md vectors) is trained on 80 % of
-the train documents; the epoch and the decision threshold are the ones of best
-candidate-level F1 on the other 20 % (a split of train); then it is evaluated on devel.
+model (its NER left out); triggers from the lexicon's trigger patterns (``--lexicon``,
+built from train by ``python -m spacy_convkernels lexicon``). Candidates:
+``InteractionCandidates.v1`` with its default role sets and distance, paths in the
+variant's representation (``tuples`` or ``separate`` positions).
 
-Per variant: the positive class at candidate level (a candidate is positive when a gold
-interaction has its trigger and participants; predicted positive when its best label
-scores at least the threshold), F1 (precision, recall), the component's own ``score``
-(typed interactions, ``Equiv`` variants once, gold interactions no candidate reaches
-counted as missed), training and evaluation wall times; with ``--lexicon``, the speed
-from raw devel text to scored interactions (the md parser, the lexicon's protein and
-trigger rulers, the trained component: ``nlp.pipe``, documents per second).
-"""
+Protocol. Every choice is made on a split of train, never on devel: the training
+articles (PMC ids; the sections of an article stay together) are shuffled with seed 0
+and held out until they make a fifth of the documents (``split_articles`` of
+``spacy_convkernels.corpora.standoff``, the split of ``convert --dev-articles 0.2`` and
+of the reader's ``split = "train"`` / ``"dev"``). The
+component is initialized and trained on the rest (``--epochs`` epochs, 2 documents per
+update, Adam 0.002, dropout 0.1); the epoch and the decision threshold are the ones of
+best candidate-level F1 on the held-out articles (thresholds 0.05 to 0.95); a second
+threshold, of best typed micro F1 there (the component's own score, what ``spacy
+train`` selects on), is kept for the typed scores, with every label reaching it
+predicted and (``single_label``) only a candidate's best label. Then devel is scored once per seed.
+The kernel blocks' own settings are fixed beforehand: the subsequence path kernel (PK)
+with lam = 0.5, the PTK with lam = mu = 0.4 on the path-enclosed LCT tree; the SVMs' C
+are the ones ``bench/bionlp_relations.py`` chose for these kernels on its split of train
+(PK tuples 10, PK separate positions 1, PTK 0.1).
+
+Seeds (``--seeds``): each seed initializes the layers and orders the updates anew. The
+kernel blocks do not depend on it (landmarks and SVM folds have their own fixed
+``random_state``): a block is fitted once per setting and shared by the seeds and the
+variants that use it, and every structure's SVM decisions and Nystroem vector are
+computed once (memoized by structure: the values are a function of it), as are the
+candidates of each Doc; ``--keep DIR`` keeps the fitted blocks for later runs (their
+``fit s`` is then the first run's). The runs go seed by seed through the variants, and
+the JSON is written after each (an interrupted run keeps the seeds it finished). Rows give the
+mean and sample standard deviation over the seeds; ``fit s`` is the wall time of the
+first (real) fit of the variant's kernel blocks, ``train s`` that plus the first seed's
+training epochs.
+
+Per variant: the positive class at candidate level on devel with the gold proteins (a
+candidate is positive when a gold interaction has its trigger and participants;
+predicted positive when its best label reaches the threshold), F1 (precision, recall);
+the component's own ``score`` (typed interactions, ``Equiv`` variants once, gold
+interactions that no candidate reaches counted as missed) with the gold proteins and
+from raw text (``raw``): the devel texts through the md parser, the lexicon's protein
+and trigger rulers and the trained component, scored against the devel annotations as
+``spacy evaluate`` scores a converted devel."""
 
 import argparse
 import json
+import pickle
 import random
+import statistics
 import time
 from pathlib import Path
 
@@ -40,39 +61,83 @@ from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, load_parse
 from spacy.training import Example
 from spacy.util import fix_random_seed, minibatch
 
-from spacy_convkernels.corpora.lexicon import add_lexicon
+from spacy_convkernels.components.extensions import INTERACTIONS_KEY
+from spacy_convkernels.components.relation_extractor import score_relations
+from spacy_convkernels.corpora.lexicon import read_lexicon
+from spacy_convkernels.corpora.standoff import split_articles
+from spacy_convkernels.ml.kernel_blocks import blocks_of
+from spacy_convkernels.ml.relation_model import candidates_of
 from spacy_convkernels.structures.relations import GoldRelations
 
 ROOT = Path(__file__).resolve().parent.parent
-THRESHOLDS = np.round(np.arange(0.1, 0.91, 0.05), 2)
-VARIANTS = {  # name: (kernel features, tok2vec features)
-    "both": ("nystroem", True),
-    "kernel": ("nystroem", False),
-    "tok2vec": (None, True),
-    "svm": ("svm", False),
-    "svm+tok2vec": ("svm", True),
+THRESHOLDS = np.round(np.arange(0.05, 0.951, 0.05), 2)
+PK = {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "lam": 0.5, "vectors": None}
+PTK = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4}
+SVM_C = {"tuples": 10.0, "separate": 1.0, "tree": 0.1}  # chosen by bench/bionlp_relations.py on its train split
+VARIANTS = {  # name: (path representation, kernel blocks, tok2vec)
+    "both": ("tuples", ("pk-nystroem",), True),
+    "kernel": ("tuples", ("pk-nystroem",), False),
+    "tok2vec": ("tuples", (), True),
+    "svm+tok2vec": ("tuples", ("pk-svm",), True),
+    "sep-svm": ("separate", ("pk-svm",), False),
+    "sep-svm+tok2vec": ("separate", ("pk-svm",), True),
+    "sep-svm+ptk-svm": ("separate", ("pk-svm", "ptk-svm"), False),
+    "sep-svm+ptk-svm+tok2vec": ("separate", ("pk-svm", "ptk-svm"), True),
+    "sep-svm+ptk-nystroem+tok2vec": ("separate", ("pk-svm", "ptk-nystroem"), True),
 }
 
 
-def kernel_block(kernel: str | None, *, n_components: int, svm_c: float) -> dict | None:
-    """The config of the kernel features: Nystroem vectors, SVM decisions or none."""
-    path_kernel = {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "lam": 0.5, "vectors": None}
-    if kernel == "nystroem":
+def block_config(name: str, *, path: str, n_components: int, max_support: int | None) -> dict:
+    """The config of one kernel block (see the module docstring for its settings)."""
+    kind, method = name.split("-")
+    structure, kernel = ("path", PK) if kind == "pk" else ("tree", PTK)
+    if method == "nystroem":
         return {
             "@architectures": "spacy_convkernels.CandidateKernelFeatures.v1",
-            "structure": "path",
+            "structure": structure,
             "n_components": n_components,
             "landmark_init": "kmeans++",
-            "kernel": path_kernel,
+            "kernel": kernel,
         }
-    if kernel == "svm":
-        return {"@architectures": "spacy_convkernels.CandidateKernelSVM.v1", "C": svm_c, "kernel": path_kernel}
-    return None
+    return {
+        "@architectures": "spacy_convkernels.CandidateKernelSVM.v1",
+        "structure": structure,
+        "C": SVM_C[path if structure == "path" else "tree"],
+        "max_support": max_support,
+        "kernel": kernel,
+    }
 
 
-def model_config(
-    triggers_key: str, *, path: str, kernel: str | None, tok2vec: bool, n_components: int, svm_c: float
-) -> dict:
+TOK2VEC = {
+    "@architectures": "spacy_convkernels.CandidateTok2Vec.v1",
+    "tok2vec": {
+        "@architectures": "spacy.Tok2Vec.v2",
+        "embed": {
+            "@architectures": "spacy.MultiHashEmbed.v2",
+            "width": 96,
+            "attrs": ["NORM", "PREFIX", "SUFFIX", "SHAPE"],
+            "rows": [5000, 1000, 2500, 2500],
+            "include_static_vectors": True,
+        },
+        "encode": {
+            "@architectures": "spacy.MaxoutWindowEncoder.v2",
+            "width": 96,
+            "depth": 2,
+            "window_size": 1,
+            "maxout_pieces": 3,
+        },
+    },
+}
+
+
+def model_config(variant: str, *, triggers_key: str, n_components: int, max_support: int | None) -> dict:
+    path, blocks, tok2vec = VARIANTS[variant]
+    configs = {b: block_config(b, path=path, n_components=n_components, max_support=max_support) for b in blocks}
+    kernel_features = None
+    if len(configs) == 1:
+        kernel_features = next(iter(configs.values()))
+    elif configs:
+        kernel_features = {"@architectures": "spacy_convkernels.KernelBlocks.v1", "*": configs}
     return {
         "@architectures": "spacy_convkernels.RelationModel.v1",
         "hidden_width": 64,
@@ -81,42 +146,126 @@ def model_config(
             "triggers_key": triggers_key,
             "path": path,
         },
-        "kernel_features": kernel_block(kernel, n_components=n_components, svm_c=svm_c),
-        "tok2vec_features": {
-            "@architectures": "spacy_convkernels.CandidateTok2Vec.v1",
-            "tok2vec": {
-                "@architectures": "spacy.Tok2Vec.v2",
-                "embed": {
-                    "@architectures": "spacy.MultiHashEmbed.v2",
-                    "width": 96,
-                    "attrs": ["NORM", "PREFIX", "SUFFIX", "SHAPE"],
-                    "rows": [5000, 1000, 2500, 2500],
-                    "include_static_vectors": True,
-                },
-                "encode": {
-                    "@architectures": "spacy.MaxoutWindowEncoder.v2",
-                    "width": 96,
-                    "depth": 2,
-                    "window_size": 1,
-                    "maxout_pieces": 3,
-                },
-            },
-        }
-        if tok2vec
-        else None,
+        "kernel_features": kernel_features,
+        "tok2vec_features": TOK2VEC if tok2vec else None,
     }
 
 
-def candidate_truths(extractor, examples) -> tuple[np.ndarray, np.ndarray]:
-    """(best label score, whether positive) of every candidate of the examples."""
+class Fitted:
+    """The kernel blocks fitted so far, by (block, path representation), shared by the
+    seeds and variants; each block's encoder memoizes its rows by structure."""
+
+    def __init__(self, keep: Path | None = None):
+        self.encoders: dict[tuple, object] = {}
+        self.seconds: dict[tuple, float] = {}
+        self.keep = keep  # a folder to pickle the fitted encoders to, and read them from
+
+    def kept(self, key: tuple) -> Path | None:
+        return self.keep / f"{key[0]}-{key[1]}.pickle" if self.keep else None
+
+    def prepare(self, model, variant: str) -> None:
+        """Make each kernel block of ``model`` take its fitted encoder when there is one."""
+        path, names, _ = VARIANTS[variant]
+        if not names:
+            return
+        for name, block in zip(names, blocks_of(model.get_ref("kernel_features"))):
+            key = (name, path)
+            if key not in self.encoders and self.kept(key) and self.kept(key).exists():
+                stored = pickle.loads(self.kept(key).read_bytes())
+                self.seconds[key] = stored["seconds"]
+                self.encoders[key] = stored["encoder"]
+                _memoize(self.encoders[key])
+            if key in self.encoders:
+                block.init = _installer(self.encoders[key])
+            else:
+                block.init = _fitter(block.init, self, key)
+
+
+def _installer(encoder):
+    def init(model, X=None, Y=None):
+        model.attrs["encoder"] = encoder
+        if model.name == "candidate_kernel_svm":
+            model.set_dim("nO", encoder.n_outputs, force=True)
+
+    return init
+
+
+def _fitter(init, fitted: Fitted, key):
+    def fit(model, X=None, Y=None):
+        start = time.perf_counter()
+        init(model, X=X, Y=Y)
+        fitted.seconds[key] = time.perf_counter() - start
+        encoder = model.attrs["encoder"]
+        if fitted.kept(key):
+            fitted.keep.mkdir(parents=True, exist_ok=True)
+            fitted.kept(key).write_bytes(pickle.dumps({"encoder": encoder, "seconds": fitted.seconds[key]}))
+        _memoize(encoder)
+        fitted.encoders[key] = encoder
+        print(f"  fitted {key} in {fitted.seconds[key]:.0f} s", flush=True)
+
+    return fit
+
+
+def _memoize(encoder) -> None:
+    """Rows of the encoder's predictions computed once per distinct structure."""
+    transform = encoder.transform
+    memo = {}
+
+    def rows_of(structures, compute):
+        unknown = list(dict.fromkeys(s for s in structures if s is not None and s not in memo))
+        if unknown:
+            for s, row in zip(unknown, compute(unknown)):
+                memo[s] = row
+        width = encoder.n_outputs if hasattr(encoder, "out_of_fold") else encoder.n_components
+        out = np.zeros((len(structures), width), dtype=np.float32)
+        for i, s in enumerate(structures):
+            if s is not None:
+                out[i] = memo[s]
+        return out
+
+    if hasattr(encoder, "out_of_fold"):  # StackedSVM: training rows stay out-of-fold
+
+        def svm_transform(keys, structures, is_train, texts=None):
+            if is_train:
+                return transform(keys, structures, is_train, texts)
+            return rows_of(structures, lambda found: transform([None] * len(found), found, False))
+
+        encoder.transform = svm_transform
+    else:
+        encoder.transform = lambda structures: rows_of(structures, transform)
+
+
+class KeptCandidates:
+    """The candidate generator, its candidates of the bench's own Docs made once (they
+    live through the run; a Doc's candidates are a function of it)."""
+
+    def __init__(self, generator, data):
+        self.generator = generator
+        self.roles = generator.roles
+        self.docs = {id(eg.predicted): eg.predicted for examples in data for eg in examples}
+        self.kept = {}
+
+    def __call__(self, doc):
+        if self.docs.get(id(doc)) is not doc:
+            return self.generator(doc)
+        if id(doc) not in self.kept:
+            self.kept[id(doc)] = self.generator(doc)
+        return self.kept[id(doc)]
+
+
+def candidate_truths(extractor, examples) -> tuple[np.ndarray, np.ndarray, list]:
+    """(label scores, whether positive, candidates) of every candidate of the examples."""
     docs = [eg.predicted for eg in examples]
     scores = extractor.model.ops.to_numpy(extractor.predict(docs))
-    truth = []
-    for eg, candidates in zip(examples, (extractor.model.attrs["candidates"](d) for d in docs)):
+    truth, candidates = [], candidates_of(extractor.model, docs)
+    for eg, doc_candidates in zip(examples, candidates):
         gold = GoldRelations(eg.reference)
-        truth += [bool(gold.labels(c, eg.predicted)) for c in candidates]
-    best = scores.max(axis=1) if scores.shape[1] else np.zeros(len(scores))
-    return best, np.asarray(truth, dtype=bool)
+        truth += [bool(gold.labels(c, eg.predicted)) for c in doc_candidates]
+    return scores, np.asarray(truth, dtype=bool), candidates
+
+
+def best_of(scores: np.ndarray) -> np.ndarray:
+    return scores.max(axis=1) if scores.shape[1] else np.zeros(len(scores))
 
 
 def prf(predicted: np.ndarray, truth: np.ndarray) -> tuple[float, float, float]:
@@ -126,144 +275,261 @@ def prf(predicted: np.ndarray, truth: np.ndarray) -> tuple[float, float, float]:
     return (2 * p * r / (p + r) if p + r else 0.0), p, r
 
 
-def run(
-    nlp_base,
-    name,
-    train,
-    held_out,
-    devel,
-    *,
-    triggers_key,
-    lexicon,
-    path,
-    epochs,
-    n_components,
-    svm_c,
-    batch_size,
-    learn_rate,
-    **blocks,
-) -> dict:
-    fix_random_seed(0)
-    nlp = nlp_base
+def annotated(extractor, examples, scores: np.ndarray) -> list[Example]:
+    """Examples of copies of the predicted Docs annotated with these label scores."""
+    docs = [eg.predicted.copy() for eg in examples]
+    extractor.set_annotations(docs, scores)
+    return [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
+
+
+def typed(examples: list[Example], threshold: float, single_label: bool = False) -> dict:
+    """The component's own score (micro P, R, F1) of annotated examples at ``threshold``."""
+    result = score_relations(examples, threshold=threshold, single_label=single_label)
+    return {k: result[k] for k in ("rel_micro_p", "rel_micro_r", "rel_micro_f")}
+
+
+def raw_documents(docs: list, lexicon: Path, vocab_nlp) -> list:
+    """The parsed devel Docs as raw text makes them: no given proteins or triggers, the
+    lexicon's protein ruler (longest matches, also ``doc.ents``) and trigger ruler."""
+    import spacy
+
+    nlp = spacy.blank("en", vocab=vocab_nlp.vocab)
+    patterns = read_lexicon(lexicon)
+    proteins = nlp.add_pipe(
+        "span_ruler",
+        name="protein_ruler",
+        config={
+            "spans_key": "proteins",
+            "spans_filter": {"@misc": "spacy.first_longest_spans_filter.v1"},
+            "annotate_ents": True,
+            "overwrite": True,
+        },
+    )
+    proteins.add_patterns(patterns["proteins"])
+    triggers = nlp.add_pipe("span_ruler", name="trigger_ruler", config={"spans_key": LEXICON_TRIGGERS})
+    triggers.add_patterns(patterns["triggers"])
+    raw = []
+    for doc in docs:
+        copy = doc.copy()
+        copy.spans.clear()
+        copy.ents = []
+        copy.user_data.pop(INTERACTIONS_KEY, None)
+        raw.append(triggers(proteins(copy)))
+    return raw
+
+
+def run(nlp, variant, seed, data, *, fitted, triggers_key, epochs, n_components, max_support, batch_size, learn_rate):
+    train, held_out, devel, raw = data
+    fix_random_seed(seed)
     if "relation_extractor" in nlp.pipe_names:
         nlp.remove_pipe("relation_extractor")
-    config = {"model": model_config(triggers_key, path=path, n_components=n_components, svm_c=svm_c, **blocks)}
-    extractor = nlp.add_pipe("relation_extractor", config=config)
+    config = model_config(variant, triggers_key=triggers_key, n_components=n_components, max_support=max_support)
+    extractor = nlp.add_pipe("relation_extractor", config={"model": config})
+    fitted.prepare(extractor.model, variant)
+    extractor.model.attrs["candidates"] = KeptCandidates(extractor.model.attrs["candidates"], data)
     start = time.perf_counter()
     extractor.initialize(lambda: train)
     optimizer = extractor.create_optimizer()
     optimizer.learn_rate = learn_rate
-    best = (-1.0, 0, 0.5, None)
+    best = (-1.0, 0, 0.5, None, {})
+    order = list(train)
     for epoch in range(1, epochs + 1):
-        random.Random(epoch).shuffle(train)
-        for batch in minibatch(train, size=batch_size):
+        random.Random(seed * 1000 + epoch).shuffle(order)
+        for batch in minibatch(order, size=batch_size):
             extractor.update(batch, sgd=optimizer, drop=0.1)
-        scores, truth = candidate_truths(extractor, held_out)
-        f, threshold = max((prf(scores >= t, truth)[0], t) for t in THRESHOLDS)
-        print(f"  {name} epoch {epoch}: held-out F1 {f:.3f} at threshold {threshold}", flush=True)
+        scores, truth, candidates = candidate_truths(extractor, held_out)
+        f, threshold = max((prf(best_of(scores) >= t, truth)[0], t) for t in THRESHOLDS)
+        print(f"  {variant} seed {seed} epoch {epoch}: held-out F1 {f:.3f} at threshold {threshold}", flush=True)
         if f > best[0]:
-            best = (f, epoch, float(threshold), extractor.model.to_bytes())
+            annotated_held_out = annotated(extractor, held_out, scores)
+            typed_choices = {
+                single: max((typed(annotated_held_out, t, single)["rel_micro_f"], float(t)) for t in THRESHOLDS)
+                for single in (False, True)
+            }
+            best = (f, epoch, float(threshold), extractor.model.to_bytes(), typed_choices)
     train_seconds = time.perf_counter() - start
     extractor.model.from_bytes(best[3])
-    extractor.cfg["threshold"] = best[2]
     start = time.perf_counter()
-    scores, truth = candidate_truths(extractor, devel)
-    f, p, r = prf(scores >= best[2], truth)
-    docs = list(extractor.pipe(eg.predicted.copy() for eg in devel))
-    component = extractor.score([Example(doc, eg.reference) for doc, eg in zip(docs, devel)])
+    scores, truth, _ = candidate_truths(extractor, devel)
+    f, p, r = prf(best_of(scores) >= best[2], truth)
+    devel_annotated = annotated(extractor, devel, scores)
+    gold_typed = typed(devel_annotated, best[4][False][1])
+    gold_single = typed(devel_annotated, best[4][True][1], True)
     devel_seconds = time.perf_counter() - start
-    raw = raw_text_speed(nlp, lexicon, [eg.reference.text for eg in devel]) if lexicon else None
+    raw_scores, raw_truth, _ = candidate_truths(extractor, raw)
+    raw_f, raw_p, raw_r = prf(best_of(raw_scores) >= best[2], raw_truth)
+    raw_annotated = annotated(extractor, raw, raw_scores)
+    raw_typed = typed(raw_annotated, best[4][False][1])
+    raw_single = typed(raw_annotated, best[4][True][1], True)
     return {
-        "variant": name,
-        "path": path,
+        "variant": variant,
+        "seed": seed,
         "epoch": best[1],
         "threshold": best[2],
         "held_out_f1": best[0],
+        "typed_threshold": best[4][False][1],
+        "held_out_typed_f1": best[4][False][0],
+        "single_label_threshold": best[4][True][1],
+        "held_out_single_label_f1": best[4][True][0],
         "f1": f,
         "precision": p,
         "recall": r,
-        "component": {k: component[k] for k in ("rel_micro_p", "rel_micro_r", "rel_micro_f")},
+        "component": gold_typed,
+        "raw_candidates": {"f1": raw_f, "precision": raw_p, "recall": raw_r, "positive": int(raw_truth.sum())},
+        "raw": raw_typed,
+        "component_single_label": gold_single,
+        "raw_single_label": raw_single,
         "train_seconds": train_seconds,
         "devel_seconds": devel_seconds,
-        "raw_text_documents_per_second": raw,
     }
 
 
-def raw_text_speed(nlp, lexicon: Path, texts: list[str]) -> float:
-    """Documents per second from raw text to scored interactions: the pipeline with the
-    lexicon's protein and trigger rulers before the trained component."""
-    add_lexicon(nlp, lexicon, before="relation_extractor")
-    try:
-        start = time.perf_counter()
-        for _ in nlp.pipe(texts, batch_size=16):
-            pass
-        return len(texts) / (time.perf_counter() - start)
-    finally:
-        nlp.remove_pipe("protein_ruler")
-        nlp.remove_pipe("trigger_ruler")
+def summary(runs: list[dict], fitted: Fitted) -> dict:
+    """Mean and sample standard deviation over the seeds of every figure."""
+
+    def stats(values):
+        values = list(values)
+        return {"mean": statistics.fmean(values), "sd": statistics.stdev(values) if len(values) > 1 else 0.0}
+
+    path, blocks, _ = VARIANTS[runs[0]["variant"]]
+    fit_seconds = sum(fitted.seconds.get((b, path), 0.0) for b in blocks)
+    return {
+        "variant": runs[0]["variant"],
+        "path": path,
+        "seeds": [r["seed"] for r in runs],
+        "f1": stats(r["f1"] for r in runs),
+        "precision": stats(r["precision"] for r in runs),
+        "recall": stats(r["recall"] for r in runs),
+        "held_out_f1": stats(r["held_out_f1"] for r in runs),
+        "component": {k: stats(r["component"][k] for r in runs) for k in runs[0]["component"]},
+        "raw": {k: stats(r["raw"][k] for r in runs) for k in runs[0]["raw"]},
+        "held_out_typed_f1": stats(r["held_out_typed_f1"] for r in runs),
+        "held_out_single_label_f1": stats(r["held_out_single_label_f1"] for r in runs),
+        "component_single_label": {k: stats(r["component_single_label"][k] for r in runs) for k in runs[0]["raw"]},
+        "raw_single_label": {k: stats(r["raw_single_label"][k] for r in runs) for k in runs[0]["raw"]},
+        "raw_candidates_f1": stats(r["raw_candidates"]["f1"] for r in runs),
+        "fit_seconds": fit_seconds,
+        "runs": runs,
+    }
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_corpus_arguments(parser)
-    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--n-components", type=int, default=300)
-    parser.add_argument("--variants", default=",".join(VARIANTS))
-    parser.add_argument("--svm-c", type=float, default=10.0, help="C of the SVM variants")
-    parser.add_argument("--path", default="tuples", help="the path representation: tuples, features or separate")
+    parser.add_argument("--max-support", type=int, default=None, help="the SVM blocks' budget of support vectors")
+    parser.add_argument("--variants", default="both,sep-svm+tok2vec,sep-svm+ptk-svm+tok2vec")
     parser.add_argument("--batch-size", type=int, default=2, help="documents per update")
     parser.add_argument("--learn-rate", type=float, default=0.002)
     parser.add_argument("--limit", type=int, help="use only the first documents of each set (a quick check)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "bionlp_component.json")
+    parser.add_argument("--keep", type=Path, help="a folder keeping the fitted kernel blocks between runs")
+    parser.add_argument("--table", action="store_true", help="print the table of --json as markdown, run nothing")
     args = parser.parse_args()
+    if args.table:
+        print("\n".join(markdown_rows(json.loads(args.json.read_text())["results"])))
+        return
+    if not args.lexicon:
+        parser.error("--lexicon is needed (the triggers of raw text and of the candidates)")
     nlp = load_parser(args.model, args.lexicon)
-    triggers_key = LEXICON_TRIGGERS if args.lexicon else "triggers"
-    train_docs = parsed_documents(args.data / "train", nlp, args.cache)[: args.limit]
-    devel_docs = parsed_documents(args.data / "devel", nlp, args.cache)[: args.limit]
-    if args.lexicon:  # cached documents may have been parsed without it
-        ruler = nlp.get_pipe("trigger_ruler")
-        train_docs, devel_docs = list(ruler.pipe(train_docs)), list(ruler.pipe(devel_docs))
-        nlp.remove_pipe("trigger_ruler")
-    order = random.Random(0).sample(range(len(train_docs)), len(train_docs))
-    cut = int(0.8 * len(order))
-    train = [Example(train_docs[i], train_docs[i]) for i in order[:cut]]
-    held_out = [Example(train_docs[i], train_docs[i]) for i in order[cut:]]
+    names = [p.name for p in sorted(p.with_suffix("") for p in (args.data / "train").glob("*.txt"))]
+    train_docs = parsed_documents(args.data / "train", nlp, args.cache)
+    devel_docs = parsed_documents(args.data / "devel", nlp, args.cache)
+    ruler = nlp.get_pipe("trigger_ruler")  # cached documents may have been parsed without it
+    train_docs, devel_docs = list(ruler.pipe(train_docs)), list(ruler.pipe(devel_docs))
+    nlp.remove_pipe("trigger_ruler")
+    texts = [(args.data / "train" / f"{name}.txt").read_text(encoding="utf-8") for name in names]
+    if texts != [doc.text for doc in train_docs]:
+        raise SystemExit("the cached training documents are not those of --data; delete the cache")
+    kept = {p.name for p in split_articles(args.data / "train")[0]}
+    fit = [i for i, name in enumerate(names) if f"{name}.txt" in kept]
+    held = [i for i, name in enumerate(names) if f"{name}.txt" not in kept]
+    if args.limit:
+        fit, held, devel_docs = fit[: args.limit], held[: args.limit], devel_docs[: args.limit]
+    train = [Example(train_docs[i], train_docs[i]) for i in fit]
+    held_out = [Example(train_docs[i], train_docs[i]) for i in held]
     devel = [Example(doc, doc) for doc in devel_docs]
-    print(f"train {len(train)} / held-out {len(held_out)} / devel {len(devel)} documents; triggers: {triggers_key}")
-    results = []
-    for name in args.variants.split(","):
-        kernel, tok2vec = VARIANTS[name]
-        result = run(
-            nlp,
-            name,
-            train,
-            held_out,
-            devel,
-            triggers_key=triggers_key,
-            lexicon=args.lexicon,
-            path=args.path,
-            epochs=args.epochs,
-            n_components=args.n_components,
-            svm_c=args.svm_c,
-            batch_size=args.batch_size,
-            learn_rate=args.learn_rate,
-            kernel=kernel,
-            tok2vec=tok2vec,
-        )
-        results.append(result)
-        print(json.dumps(result), flush=True)
-    runs = {(r["variant"], r["path"]): r for r in results}
-    if args.json.exists() and json.loads(args.json.read_text())["triggers"] == triggers_key:
-        kept = [r for r in json.loads(args.json.read_text())["results"] if (r["variant"], r["path"]) not in runs]
-        results = kept + results
-    args.json.write_text(json.dumps({"triggers": triggers_key, "results": results}, indent=1) + "\n")
-    print(f"{'variant':>8}  {'F1 (P, R) candidates':>26}  {'component micro F1 (P, R)':>28}  train s")
+    raw = [Example(doc, gold) for doc, gold in zip(raw_documents(devel_docs, args.lexicon, nlp), devel_docs)]
+    held_articles = sorted({"-".join(names[i].split("-")[:2]) for i in held})
+    print(f"train {len(train)} / held-out {len(held_out)} ({', '.join(held_articles)}) / devel {len(devel)} documents")
+    fitted = Fitted(args.keep)
+    data = (train, held_out, devel, raw)
+    variants = args.variants.split(",")
+    runs = {variant: [] for variant in variants}
+    for seed in range(args.seeds):  # seed by seed, every variant: an interrupted run keeps whole seeds
+        for variant in variants:
+            result = run(
+                nlp,
+                variant,
+                seed,
+                data,
+                fitted=fitted,
+                triggers_key=LEXICON_TRIGGERS,
+                epochs=args.epochs,
+                n_components=args.n_components,
+                max_support=args.max_support,
+                batch_size=args.batch_size,
+                learn_rate=args.learn_rate,
+            )
+            runs[variant].append(result)
+            print(json.dumps(result), flush=True)
+            rows = []
+            for name in variants:
+                if runs[name]:
+                    row = summary(runs[name], fitted)
+                    row["max_support"] = args.max_support
+                    rows.append(row)
+            _save(args.json, rows, held_articles, len(train), len(held_out))
+            row = rows[[r["variant"] for r in rows].index(variant)]
+            print(
+                f"{variant} after {len(runs[variant])} seed(s): F1 {row['f1']['mean']:.3f} ± {row['f1']['sd']:.3f}, "
+                f"typed {row['component']['rel_micro_f']['mean']:.3f}, "
+                f"raw typed {row['raw']['rel_micro_f']['mean']:.3f} ± {row['raw']['rel_micro_f']['sd']:.3f}",
+                flush=True,
+            )
+
+
+def markdown_rows(results: list[dict]) -> list[str]:
+    """One table row per variant: mean ± sample standard deviation over the seeds."""
+
+    def ms(stat: dict) -> str:
+        return f"{stat['mean']:.3f} ± {stat['sd']:.3f}"
+
+    rows = [
+        "| variant | seeds | candidate F1 (P, R) | held-out F1 | typed F1, every label (P, R) "
+        "| typed F1, best label | raw text: typed F1, every label (P, R) | raw text: typed F1, best label "
+        "| raw text: candidate F1 | fit s | train s (seed 0) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
-        c = r["component"]
-        print(
-            f"{r['variant']:>8}  {r['f1']:.3f} ({r['precision']:.3f}, {r['recall']:.3f})  "
-            f"{c['rel_micro_f']:.3f} ({c['rel_micro_p']:.3f}, {c['rel_micro_r']:.3f})  {r['train_seconds']:.0f}"
+        c, raw = r["component"], r["raw"]
+        single = r.get("component_single_label")
+        raw_single = r.get("raw_single_label")
+        rows.append(
+            f"| {r['variant']}{'' if r.get('max_support') is None else ', max_support ' + str(r['max_support'])} "
+            f"| {len(r['seeds'])} | {ms(r['f1'])} ({r['precision']['mean']:.3f}, {r['recall']['mean']:.3f}) "
+            f"| {ms(r['held_out_f1'])} | {ms(c['rel_micro_f'])} ({c['rel_micro_p']['mean']:.3f}, "
+            f"{c['rel_micro_r']['mean']:.3f}) | {ms(single['rel_micro_f']) if single else '-'} "
+            f"| {ms(raw['rel_micro_f'])} ({raw['rel_micro_p']['mean']:.3f}, {raw['rel_micro_r']['mean']:.3f}) "
+            f"| {ms(raw_single['rel_micro_f']) if raw_single else '-'} | {ms(r['raw_candidates_f1'])} "
+            f"| {r['fit_seconds']:.0f} | {r['runs'][0]['train_seconds']:.0f} |"
         )
+    return rows
+
+
+def _save(path: Path, rows: list, held_articles: list, n_train: int, n_held: int) -> None:
+    """Keep the rows of other variants already in ``path``, replace those run now."""
+    found = json.loads(path.read_text()) if path.exists() else {}
+    kept = [
+        r
+        for r in found.get("results", [])
+        if "seeds" in r
+        and (r["variant"], r.get("max_support")) not in {(row["variant"], row.get("max_support")) for row in rows}
+    ]
+    split = {"fitting documents": n_train, "held-out documents": n_held, "held-out articles": held_articles}
+    path.write_text(json.dumps({"triggers": LEXICON_TRIGGERS, "split": split, "results": kept + rows}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -429,14 +429,19 @@ def component_rows(key: str) -> list[str]:
             "| relation_extractor: kernel features, tok2vec, both "
             "| *to be measured by `bench/bionlp_component.py`* |||||||||"
         ]
-    return [
-        f"| relation_extractor, {r['variant']}{'' if r['path'] == 'tuples' else ', ' + r['path'] + ' positions'} "
-        f"(`bench/bionlp_component.json`) | {r['f1']:.3f} | {r['precision']:.3f} "
-        f"| {r['recall']:.3f} | - | - | {r['train_seconds'] + r['devel_seconds']:.1f} | - "
-        f"| epoch {r['epoch']}, threshold {r['threshold']}; held-out F1 {r['held_out_f1']:.3f} "
-        "| bench/bionlp_component.py, the same lexicon and candidates; see the relation_extractor section |"
-        for r in found["results"]
-    ]
+    rows = []
+    for r in found["results"]:
+        if "seeds" not in r:  # a row of the single-seed format before issue 25
+            continue
+        rows.append(
+            f"| relation_extractor, {r['variant']} (`bench/bionlp_component.json`) "
+            f"| {r['f1']['mean']:.3f} ± {r['f1']['sd']:.3f} | {r['precision']['mean']:.3f} "
+            f"| {r['recall']['mean']:.3f} | - | - | - | - "
+            f"| epoch and threshold per seed on the held-out articles; held-out F1 {r['held_out_f1']['mean']:.3f} "
+            f"| bench/bionlp_component.py, {len(r['seeds'])} seeds, the same lexicon and candidates, trained on "
+            "80 % of the train articles; see the relation_extractor section |"
+        )
+    return rows
 
 
 def render(results: dict) -> str:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from data_paths import CORPORA
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
 from sklearn.svm import SVC
 
 from spacy_convkernels.corpora import read_klp
@@ -82,6 +82,23 @@ def test_out_of_fold_decisions_come_from_svms_that_did_not_see_the_row(questions
         expected = precomputed(kernel, Xf, y[fit], [X[i] for i in held])
         assert decisions[held] == pytest.approx(expected)
     assert estimator.decision_function(X) == pytest.approx(precomputed(kernel, X, y, X))
+
+
+def test_out_of_fold_groups_stay_in_one_fold(questions):
+    X, labels = questions
+    y = (labels == labels[0]).astype(int)
+    groups = [i // 4 for i in range(len(X))]  # 4 structures a group, as the candidates of one document
+    kernel = PartialTreeKernel()
+    decisions = out_of_fold_decisions(KernelSVC(kernel), X, y, n_folds=3, random_state=1, groups=groups)
+    folds = StratifiedGroupKFold(n_splits=3, shuffle=True, random_state=1).split(X, y, groups=groups)
+    for fit, held in folds:
+        assert not {groups[i] for i in fit} & {groups[i] for i in held}
+        expected = precomputed(kernel, [X[i] for i in fit], y[fit], [X[i] for i in held])
+        assert decisions[held] == pytest.approx(expected)
+    ungrouped = out_of_fold_decisions(KernelSVC(kernel), X, y, n_folds=3, random_state=1)
+    assert not np.allclose(decisions, ungrouped)
+    with pytest.raises(InvalidParameterError, match="one group per structure"):
+        out_of_fold_decisions(KernelSVC(kernel), X, y, n_folds=3, groups=groups[:-1])
 
 
 def test_fair_class_weight_is_kelps_fairness(questions):

@@ -9,6 +9,7 @@ import spacy
 from data_paths import CORPORA, ROOT, need_shared
 
 from spacy_convkernels.cli import main
+from spacy_convkernels.ml.kernel_blocks import blocks_of
 
 STEPS = ["--training.max_steps", "4", "--training.eval_frequency", "2"]
 
@@ -36,11 +37,16 @@ def convert(source, target, kind: str) -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_relations_config_trains_and_evaluates(tmp_path):
+def test_relations_config_trains_well_and_evaluates(tmp_path):
     sample = CORPORA / "relations-sample" / "relations.jsonl"
-    train("relations.cfg", tmp_path / "out", "--paths.train", str(sample), "--paths.dev", str(sample))
+    steps = ["--training.max_steps", "40", "--training.eval_frequency", "10"]
+    train("relations.cfg", tmp_path / "out", "--paths.train", str(sample), "--paths.dev", str(sample), *steps)
     nlp = spacy.load(tmp_path / "out" / "model-best")
-    assert nlp.get_pipe("relation_extractor").labels  # learned from the sample's relations
+    assert set(nlp.get_pipe("relation_extractor").labels) == {"ACTIVATES", "BINDS", "INHIBITS", "PHOSPHORYLATES"}
+    kinds = [block.name for block in blocks_of(nlp.get_pipe("relation_extractor").model.get_ref("kernel_features"))]
+    assert kinds == ["candidate_kernel_svm"]  # the SVM decisions of the GE config (PK, separate positions)
+    # the sample's relations learned: model-best's score on the dev corpus (the sample, entities given)
+    assert json.loads((tmp_path / "out" / "model-best" / "meta.json").read_text())["performance"]["rel_micro_f"] >= 0.8
     convert(sample, tmp_path / "sample.spacy", "relations-jsonl")
     assert "rel_micro_f" in evaluate(tmp_path / "out" / "model-best", tmp_path / "sample.spacy")
 
@@ -49,7 +55,8 @@ def test_bionlp_config_trains_on_the_sample_and_scores_raw_text(tmp_path):
     sample = CORPORA / "bionlp-st-2013-ge-sample"
     training_set = need_shared("data/bionlp-st-2013-ge/original-data/train")
     assert main(["lexicon", str(training_set), str(tmp_path / "lexicon")]) == 0  # the sample has no "activates"
-    overrides = ["--paths.train", str(sample), "--paths.dev", str(sample), "--paths.lexicon", str(tmp_path / "lexicon")]
+    overrides = ["--paths.train", str(sample), "--paths.lexicon", str(tmp_path / "lexicon")]
+    overrides += ["--corpora.train.split", "all", "--corpora.dev.split", "all"]  # the sample is one article
     train("bionlp_relations.cfg", tmp_path / "out", *overrides)
     nlp = spacy.load(tmp_path / "out" / "model-best")
     assert {"Gene_expression", "Positive_regulation"} <= set(nlp.get_pipe("relation_extractor").labels)

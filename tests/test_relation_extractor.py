@@ -12,7 +12,7 @@ from spacy.training import Example
 from spacy.util import fix_random_seed
 from test_relation_candidates import parsed
 
-from spacy_convkernels.components.relation_extractor import score_relations
+from spacy_convkernels.components.relation_extractor import RelationExtractor, score_relations
 from spacy_convkernels.errors import InvalidParameterError
 from spacy_convkernels.ml.kernel_blocks import blocks_of
 
@@ -185,6 +185,23 @@ def test_score_counts_micro_and_per_label_figures():
     assert score_relations([example], threshold=0.8)["rel_micro_p"] == 1.0
 
 
+def test_single_label_predicts_only_the_best_label_of_a_candidate():
+    nlp = spacy.blank("en")
+    extractor = nlp.add_pipe(
+        "relation_extractor", config={"model": model_config("EntityPairCandidates"), "single_label": True}
+    )
+    example = pair_example(
+        {(0, 2): {"A": 0.9, "B": 0.2}, (2, 6): {"A": 0.7, "B": 0.6}, (6, 0): {"A": 0.1, "B": 0.1}},
+        {(0, 2): {"A": 1.0}, (2, 6): {"B": 1.0}, (6, 2): {"A": 1.0}},
+    )
+    # predicted: (0,2,A) right, (2,6,A) wrong; (2,6,B) is not the best label of its pair
+    assert extractor.score([example])["rel_micro_p"] == pytest.approx(1 / 2)
+    assert extractor.score([example])["rel_micro_r"] == pytest.approx(1 / 3)
+    assert score_relations([example], threshold=0.5)["rel_micro_p"] == pytest.approx(2 / 3)  # every label
+    with pytest.raises(InvalidParameterError, match="single_label must be true or false"):
+        RelationExtractor(nlp.vocab, extractor.model, single_label="yes")
+
+
 def test_an_equiv_variant_finds_its_interaction_once():
     predicted, reference = parsed(), parsed()
     predicted.user_data[("spacy_convkernels", "interactions")] = [
@@ -293,10 +310,13 @@ def test_exact_svm_decisions_as_kernel_features_learn_and_round_trip():
     exact = svm.estimator.decision_function([c.path for c in candidates[0]])
     assert exact.shape == (6, 3)  # ACTIVATES, PHOSPHORYLATES, any label
     assert block.predict(([doc], candidates)) == pytest.approx(exact, abs=1e-5)
+    assert set(svm.decisions) == {c.path for c in candidates[0]}  # kept by structure, computed once
+    assert block.predict(([doc], candidates)) == pytest.approx(exact, abs=1e-5)
     out_of_fold = np.array([svm.out_of_fold[(doc.text, c.spans)] for c in candidates[0]])
     training_rows, _ = block(([doc], candidates), is_train=True)
     assert training_rows == pytest.approx(out_of_fold, abs=1e-5)
-    assert not np.allclose(out_of_fold, exact)  # the training rows come from SVMs that did not see them
+    # the four training documents are copies: each one's fold was fitted on the other three
+    assert out_of_fold == pytest.approx(exact, abs=1e-5)
     copy = spacy.blank("en")
     copy.add_pipe("relation_extractor", config={"model": config})
     copy.from_bytes(nlp.to_bytes())
@@ -312,3 +332,40 @@ def test_the_svm_block_needs_labels_and_a_sane_cap():
         candidate_kernel_svm(SubsequencePathKernel()).initialize(X=([parsed()], [entity_pairs(parsed())]))
     with pytest.raises(InvalidParameterError, match="max_train must be"):
         candidate_kernel_svm(SubsequencePathKernel(), max_train=1)
+
+
+PTK_NYSTROEM = {
+    "@architectures": "spacy_convkernels.CandidateKernelFeatures.v1",
+    "structure": "tree",
+    "n_components": 6,
+    "kernel": {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4},
+}
+TWO_BLOCKS = {"@architectures": "spacy_convkernels.KernelBlocks.v1", "*": {"pk_svm": SVM, "ptk_nystroem": PTK_NYSTROEM}}
+
+
+def test_two_kernel_blocks_train_save_and_reload_with_identical_predictions(tmp_path):
+    nlp, extractor, examples, losses = trained_pair_pipeline(steps=40, kernel_features=TWO_BLOCKS)
+    svm, nystroem = blocks_of(extractor.model.get_ref("kernel_features"))
+    assert svm.name == "candidate_kernel_svm" and nystroem.name == "candidate_kernel_features"
+    assert svm.attrs["encoder"].fitted and nystroem.attrs["encoder"].fitted
+    assert extractor.model.get_ref("kernel_features").get_dim("nO") == 3 + 6  # 2 labels + any label, 6 landmarks
+    assert losses[-1] < losses[0] / 2
+    assert nlp.evaluate(examples)["rel_micro_f"] == 1.0
+    expected = extractor(parsed_in(nlp))._.rel
+    copy = spacy.blank("en")
+    copy.add_pipe(
+        "relation_extractor", config={"model": model_config("EntityPairCandidates", kernel_features=TWO_BLOCKS)}
+    )
+    copy.from_bytes(nlp.to_bytes())
+    assert copy.get_pipe("relation_extractor")(parsed_in(copy))._.rel == expected
+    nlp.to_disk(tmp_path / "pipeline")
+    parsed().to_disk(tmp_path / "doc.spacy")
+    code = (
+        "import spacy\n"
+        "from spacy.tokens import Doc\n"
+        f"nlp = spacy.load({str(tmp_path / 'pipeline')!r})\n"
+        f"doc = nlp.get_pipe('relation_extractor')(Doc(nlp.vocab).from_disk({str(tmp_path / 'doc.spacy')!r}))\n"
+        "print(repr(sorted((k, sorted(v.items())) for k, v in doc._.rel.items())))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == repr(sorted((k, sorted(v.items())) for k, v in expected.items()))

@@ -17,7 +17,9 @@ from thinc.api import Config
 
 from spacy_convkernels.cli import main
 from spacy_convkernels.corpora import read_standoff
+from spacy_convkernels.corpora.standoff import article_of, split_articles
 from spacy_convkernels.errors import (
+    ConvKernelsError,
     ConvKernelsWarning,
     CorpusFileError,
     CorpusFormatError,
@@ -453,3 +455,66 @@ def test_the_two_documents_of_issue_26_read_in_200_megabytes(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout)
     assert found == {"equiv": 1000, "nested": 4000}
+
+
+def articles_corpus(directory, articles: dict[str, int]):
+    """Documents ARTICLE-00-S0 ... of each article, each with the example's text and annotations."""
+    directory.mkdir(exist_ok=True)
+    for article, sections in articles.items():
+        for section in range(sections):
+            write_doc(directory, TEXT, A1, A2, name=f"{article}-0{section}-S{section}")
+    return directory
+
+
+def test_split_articles_keeps_the_sections_of_an_article_together(tmp_path):
+    articles_corpus(tmp_path, {"PMC-1": 3, "PMC-2": 1, "PMC-3": 2, "PMC-4": 4})
+    kept, held = split_articles(tmp_path, share=0.2, seed=0)
+    assert sorted(kept + held) == sorted(tmp_path.glob("*.txt")) and not set(kept) & set(held)
+    held_articles = {article_of(f) for f in held}
+    assert held_articles and not held_articles & {article_of(f) for f in kept}
+    assert len(held) >= 0.2 * 10
+    assert split_articles(tmp_path, share=0.2, seed=0) == (kept, held)  # fixed by the seed
+    assert article_of(tmp_path / "PMC-2817507-01-1._Introduction.txt") == "PMC-2817507"
+
+
+def test_the_reader_gives_the_train_and_dev_sides_of_the_split(tmp_path):
+    articles_corpus(tmp_path, {"PMC-1": 3, "PMC-2": 1, "PMC-3": 2, "PMC-4": 4})
+    kept, held = split_articles(tmp_path, share=0.3, seed=1)
+    make = spacy.registry.readers.get("spacy_convkernels.BioNLPStandoff.v1")
+    nlp = spacy.blank("en")
+    sides = {
+        split: len(list(make(path=tmp_path, split=split, dev_share=0.3, split_seed=1)(nlp)))
+        for split in ("all", "train", "dev")
+    }
+    assert sides == {"all": 10, "train": len(kept), "dev": len(held)}
+
+
+def test_convert_dev_articles_writes_the_held_out_articles(tmp_path, capsys):
+    corpus = articles_corpus(tmp_path / "corpus", {"PMC-1": 3, "PMC-2": 1, "PMC-3": 2, "PMC-4": 4})
+    command = ["convert", "--format", "standoff", str(corpus), str(tmp_path / "fit.spacy")]
+    assert main(command + ["--dev", str(tmp_path / "held.spacy"), "--dev-articles", "0.2"]) == 0
+    kept, held = split_articles(corpus, share=0.2)
+    assert len(DocBin().from_disk(tmp_path / "fit.spacy")) == len(kept)
+    assert len(DocBin().from_disk(tmp_path / "held.spacy")) == len(held)
+
+
+def test_a_split_by_article_refuses_bad_input(tmp_path, capsys):
+    corpus = articles_corpus(tmp_path / "corpus", {"PMC-1": 1, "PMC-2": 1})
+    write_doc(corpus, TEXT, A1, A2, name="notes")
+    with pytest.raises(CorpusFileError, match=r"notes\.txt: the document name holds no article id"):
+        split_articles(corpus)
+    (corpus / "notes.txt").unlink()
+    with pytest.raises(InvalidParameterError, match=r"share must be in \(0, 1\), got 1\.5"):
+        split_articles(corpus, share=1.5)
+    single = articles_corpus(tmp_path / "single", {"PMC-1": 3})
+    with pytest.raises(ConvKernelsError, match="3 document\\(s\\) of 1 article\\(s\\)"):
+        split_articles(single)
+    with pytest.raises(InvalidParameterError, match="split must be one of all, train, dev"):
+        spacy.registry.readers.get("spacy_convkernels.BioNLPStandoff.v1")(path=corpus, split="test")
+    write_doc(corpus, TEXT, A1, A2, name="notes")
+    command = ["convert", "--format", "standoff", str(corpus), str(tmp_path / "o.spacy")]
+    assert main(command + ["--dev", str(tmp_path / "d.spacy"), "--dev-articles", "0.2"]) == 1
+    assert "notes.txt: the document name holds no article id" in capsys.readouterr().err
+    assert main(command + ["--dev-articles", "0.2"]) == 1
+    assert "--dev-articles splits standoff documents" in capsys.readouterr().err
+    assert not (tmp_path / "o.spacy").exists()

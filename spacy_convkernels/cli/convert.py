@@ -23,8 +23,10 @@ With ``--format standoff`` the input is a directory of BioNLP shared-task docume
 ``--format relations-jsonl`` a Prodigy relations ``.jsonl`` file (see
 :mod:`spacy_convkernels.corpora.relations_jsonl`): one Doc per document or record, with
 its entities, span groups and ``Doc._.interactions`` or ``Doc._.rel`` (kept in the
-DocBin's user data); ``--dev`` takes every ``--dev-every``-th Doc as for klp, and
-``--skip-errors`` skips malformed lines with a warning instead of stopping.
+DocBin's user data); ``--dev`` takes every ``--dev-every``-th Doc as for klp, or, for
+standoff with ``--dev-articles SHARE``, whole articles (the sections of one stay
+together) until they make SHARE of the documents (``split_articles``: articles shuffled
+with ``--seed``), and ``--skip-errors`` skips malformed lines with a warning instead of stopping.
 """
 
 import argparse
@@ -47,6 +49,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default="en", help="language of the tokenizer's vocab (default en)")
     parser.add_argument("--format", choices=["klp", *READERS], default="klp", help="input format (default klp)")
     parser.add_argument("--skip-errors", action="store_true", help="standoff, relations-jsonl: skip malformed lines")
+    parser.add_argument(
+        "--dev-articles", type=float, default=None, metavar="SHARE", help="standoff: --dev takes whole articles, SHARE"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="--dev-articles: the seed of the articles' order")
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
@@ -54,6 +60,10 @@ def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
 
 
 def run(arguments: argparse.Namespace) -> None:
+    if arguments.dev_articles is not None and (arguments.format != "standoff" or arguments.dev is None):
+        raise InvalidParameterError(
+            "--dev-articles splits standoff documents: give it with --format standoff and --dev"
+        )
     if arguments.format != "klp":
         counts = convert_annotations(
             arguments.input,
@@ -61,6 +71,8 @@ def run(arguments: argparse.Namespace) -> None:
             format=arguments.format,
             dev=arguments.dev,
             dev_every=arguments.dev_every,
+            dev_articles=arguments.dev_articles,
+            seed=arguments.seed,
             lang=arguments.lang,
             skip_errors=arguments.skip_errors,
         )
@@ -108,12 +120,18 @@ def convert_annotations(
     format: str,
     dev=None,
     dev_every: int = 10,
+    dev_articles: float | None = None,
+    seed: int = 0,
     lang: str = "en",
     skip_errors: bool = False,
 ) -> dict:
     """Write the DocBin(s) of a standoff directory or a relations JSONL file (``format``
-    ``"standoff"`` or ``"relations-jsonl"``); returns the number of Docs written to each path."""
+    ``"standoff"`` or ``"relations-jsonl"``); returns the number of Docs written to each
+    path. ``dev_articles`` (standoff): the dev DocBin takes whole articles, that share of
+    the documents (:func:`~spacy_convkernels.corpora.standoff.split_articles` with ``seed``)."""
     from spacy.tokens import DocBin
+
+    from ..corpora.standoff import split_articles
 
     if format not in READERS:
         raise InvalidParameterError(f"format {format!r} is not one of {', '.join(READERS)}")
@@ -121,8 +139,20 @@ def convert_annotations(
     if dev is not None and dev_every < 2:
         raise InvalidParameterError(f"--dev-every must be at least 2, got {dev_every}")
     train, held_out = DocBin(store_user_data=True), DocBin(store_user_data=True)
-    for number, doc in enumerate(_reader(format)(input_path, _blank(lang), skip_errors=skip_errors), start=1):
-        (held_out if dev is not None and number % dev_every == 0 else train).add(doc)
+    if dev_articles is None:
+        parts = [(None, input_path)]
+    elif format != "standoff" or dev is None:
+        raise InvalidParameterError("dev_articles splits standoff documents: give it with format standoff and dev")
+    else:
+        kept, held = split_articles(input_path, share=dev_articles, seed=seed)
+        parts = [(train, kept), (held_out, held)]
+    nlp = _blank(lang)
+    for target, source in parts:
+        for number, doc in enumerate(_reader(format)(source, nlp, skip_errors=skip_errors), start=1):
+            if target is not None:
+                target.add(doc)
+            else:
+                (held_out if dev is not None and number % dev_every == 0 else train).add(doc)
     if not len(train):
         raise ConvKernelsError(f"{input_path}: no document outside the dev split")
     return _write({output: train} if dev is None else {output: train, dev: held_out})

@@ -12,7 +12,10 @@ its generator and gives each one sigmoid score per label; the component writes t
   (the trigger text) and ``spans`` (role -> [start, end] tokens), as the standoff
   reader writes the gold ones.
 
-A label is predicted when its score reaches ``threshold`` (in ``cfg``). Training labels
+A label is predicted when its score reaches ``threshold`` (in ``cfg``); with
+``single_label``, only a candidate's best label can be (an interaction candidate is one
+event, of one type: on GE 2013 train, none of the 2,826 gold trigger-participant groups
+has two). Training labels
 each candidate with the gold relations of the example's reference Doc
 (:class:`~spacy_convkernels.structures.relations.GoldRelations`); ``score`` reports micro
 precision, recall and F1 and per-label figures (:func:`score_relations`).
@@ -40,11 +43,13 @@ from .sentences import fitting_docs
 @Language.factory(
     "relation_extractor",
     assigns=["doc._.rel", "doc._.interactions"],
-    default_config={"threshold": 0.5},
+    default_config={"threshold": 0.5, "single_label": False},
     default_score_weights={"rel_micro_f": 1.0, "rel_micro_p": 0.0, "rel_micro_r": 0.0},
 )
-def make_relation_extractor(nlp: Language, name: str, model: Model, threshold: float) -> "RelationExtractor":
-    return RelationExtractor(nlp.vocab, model, name, threshold=threshold)
+def make_relation_extractor(
+    nlp: Language, name: str, model: Model, threshold: float, single_label: bool
+) -> "RelationExtractor":
+    return RelationExtractor(nlp.vocab, model, name, threshold=threshold, single_label=single_label)
 
 
 class RelationExtractor(TrainablePipe):
@@ -60,16 +65,28 @@ class RelationExtractor(TrainablePipe):
         The component's name.
     threshold : float in [0, 1], default=0.5
         The score from which a label is predicted.
+    single_label : bool, default=False
+        Predict at most one label per candidate, its best.
     """
 
-    def __init__(self, vocab: Vocab, model: Model, name: str = "relation_extractor", *, threshold: float = 0.5):
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model,
+        name: str = "relation_extractor",
+        *,
+        threshold: float = 0.5,
+        single_label: bool = False,
+    ):
         if not 0.0 <= threshold <= 1.0:
             raise InvalidParameterError(f"{name}: threshold must be in [0, 1], got {threshold!r}")
+        if not isinstance(single_label, bool):
+            raise InvalidParameterError(f"{name}: single_label must be true or false, got {single_label!r}")
         install_extensions("doc._.rel", "doc._.interactions")
         self.vocab = vocab
         self.model = model
         self.name = name
-        self.cfg = {"labels": [], "threshold": threshold}
+        self.cfg = {"labels": [], "threshold": threshold, "single_label": single_label}
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -183,7 +200,7 @@ class RelationExtractor(TrainablePipe):
         return super().from_disk(path, **settings)
 
     def score(self, examples: Iterable[Example], **kwargs) -> dict:
-        return score_relations(examples, threshold=self.threshold)
+        return score_relations(examples, threshold=self.threshold, single_label=self.cfg.get("single_label", False))
 
 
 def _interaction_record(doc: Doc, candidate, scores: dict[str, float]) -> dict:
@@ -207,11 +224,12 @@ def _gold_labels(reference: Doc) -> set[str]:
     return {label for labels in gold.pairs.values() for label in labels} | {label for _, label in gold.units()}
 
 
-def score_relations(examples: Iterable[Example], *, threshold: float = 0.5) -> dict:
+def score_relations(examples: Iterable[Example], *, threshold: float = 0.5, single_label: bool = False) -> dict:
     """Micro precision, recall and F1 of the predicted relations against the gold ones,
     and per label (``rel_micro_p``, ``rel_micro_r``, ``rel_micro_f``, ``rel_f_per_type``).
 
-    A predicted pair (score >= ``threshold``) is right when the reference has it with that
+    A label is predicted when its score reaches ``threshold`` (with ``single_label``, only
+    the best label of a candidate). A predicted pair is right when the reference has it with that
     label. A predicted interaction is right when a gold interaction of that label has its
     participants and an overlapping trigger; a gold interaction is found when it or an
     ``Equiv`` variant of it (same event, same roles) is predicted. Gold relations no
@@ -225,7 +243,7 @@ def score_relations(examples: Iterable[Example], *, threshold: float = 0.5) -> d
         predicted, reference = example.predicted, example.reference
         gold = GoldRelations(reference)
         predicted_pairs = {  # (head start char, child start char) -> the labels predicted
-            (predicted[head].idx, predicted[child].idx): {label for label, s in scores.items() if s >= threshold}
+            (predicted[head].idx, predicted[child].idx): _predicted_labels(scores, threshold, single_label)
             for (head, child), scores in (predicted._.rel or {}).items()
         }
         for key, labels in predicted_pairs.items():
@@ -236,23 +254,30 @@ def score_relations(examples: Iterable[Example], *, threshold: float = 0.5) -> d
             for label in labels:
                 add(label, 3, 1)
                 add(label, 2, label in predicted_pairs.get(key, ()))
-        _score_interactions(predicted, gold, threshold, add)
+        _score_interactions(predicted, gold, threshold, single_label, add)
     return _summary(counts)
 
 
-def _score_interactions(predicted: Doc, gold: GoldRelations, threshold: float, add) -> None:
+def _predicted_labels(scores: dict[str, float], threshold: float, single_label: bool) -> set[str]:
+    """The labels of ``scores`` that reach ``threshold`` (only the best with ``single_label``)."""
+    if single_label:
+        best = max(scores, key=scores.get, default=None)
+        return {best} if best is not None and scores[best] >= threshold else set()
+    return {label for label, score in scores.items() if score >= threshold}
+
+
+def _score_interactions(predicted: Doc, gold: GoldRelations, threshold: float, single_label: bool, add) -> None:
     found = set()
     for record in predicted._.interactions or []:
         if "scores" not in record:
             continue
         chars = {role: char_offsets(predicted, *span) for role, span in record["spans"].items()}
         matches = gold.matches(chars.pop("trigger"), role_key(chars))
-        for label, score in record["scores"].items():
-            if score >= threshold:
-                right = {(unit, lab) for unit, lab in matches if lab == label}
-                add(label, 1, 1)
-                add(label, 0, bool(right))
-                found |= right
+        for label in _predicted_labels(record["scores"], threshold, single_label):
+            right = {(unit, lab) for unit, lab in matches if lab == label}
+            add(label, 1, 1)
+            add(label, 0, bool(right))
+            found |= right
     for unit, label in gold.units():
         add(label, 3, 1)
         add(label, 2, (unit, label) in found)

@@ -47,12 +47,19 @@ nesting it). **Anaphora / Coreference** (``R1  Coreference Subject:T15 Object:T4
 anaphora mentions go to ``doc.spans["anaphora"]``; coreference links are checked and
 counted but not used (GE event arguments name proteins directly).
 
+**Splits by article**: the documents of GE are sections of articles
+(``PMC-1310901-00-TIAB``, ``PMC-1310901-01-INTRODUCTION``, ...); a held-out split of a
+training set keeps the sections of an article together (:func:`split_articles`, the
+reader's ``split``, ``convert --dev-articles``), as sections of one article share their
+proteins and phrasing.
+
 Offsets are characters of the ``.txt``. A mention whose boundaries fall inside a token
 (``CD8`` in ``CD8+`` with some tokenizers) is widened to whole tokens
 (``alignment_mode="expand"``) and counted under ``"misaligned"`` in ``counts``; no
 document is dropped for it.
 """
 
+import random
 import re
 import warnings
 from collections import Counter
@@ -66,7 +73,7 @@ from spacy.training import Example
 from spacy.util import filter_spans, registry
 
 from ..components.extensions import INTERACTIONS_KEY, install_extensions
-from ..errors import ConvKernelsWarning, CorpusFileError, CorpusFormatError
+from ..errors import ConvKernelsError, ConvKernelsWarning, CorpusFileError, CorpusFormatError, InvalidParameterError
 from ..validation import Interval, check_value
 from .examples import training_example
 from .lines import Unreadable, corpus_error, corpus_lines
@@ -78,6 +85,8 @@ MAX_NESTING = 100  # events nested deeper are malformed (GE 2013 train and devel
 MAX_INTERACTIONS_PER_EVENT = 1000  # GE 2013 train and devel: at most 5
 CAP = Interval(1, None, integer=True)
 
+SPLITS = ("all", "train", "dev")
+_ARTICLE = re.compile(r"[^-.]+-[^-.]+(?=-.)")  # PMC-1310901 of PMC-1310901-00-TIAB.txt
 _THEME = re.compile(r"Theme\d*")
 _TEXTBOUND = re.compile(r"(\S+) (\d+) (\d+)")
 _ARGUMENT = re.compile(r"([A-Za-z][A-Za-z0-9_]*):([TE]\d+)")
@@ -126,18 +135,75 @@ def create_standoff_reader(
     skip_errors: bool = False,
     given_entities: bool = True,
     max_interactions_per_event: int | None = MAX_INTERACTIONS_PER_EVENT,
+    split: str = "all",
+    dev_share: float = 0.2,
+    split_seed: int = 0,
 ) -> Callable:
     """spaCy reader for training configs: ``@readers = "spacy_convkernels.BioNLPStandoff.v1"``.
     With ``given_entities``, the predicted Doc of each Example has the proteins
     (``doc.ents`` and ``doc.spans["proteins"]``: the shared task gives the ``.a1``), as
-    relation extraction takes them as input; else only the text."""
+    relation extraction takes them as input; else only the text. ``split``: ``"all"``
+    the documents of ``path``, ``"dev"`` the whole articles :func:`split_articles` holds
+    out (``dev_share`` of the documents, articles shuffled with ``split_seed``),
+    ``"train"`` the others: a dev corpus for ``spacy train`` taken from the training set."""
+    if split not in SPLITS:
+        raise InvalidParameterError(f"BioNLPStandoff: split must be one of {', '.join(SPLITS)}, got {split!r}")
+    documents = None
+    if split != "all":
+        train, dev = split_articles(path, share=dev_share, seed=split_seed)
+        documents = train if split == "train" else dev
 
     def read(nlp) -> Iterable[Example]:
-        docs = read_standoff(path, nlp, skip_errors=skip_errors, max_interactions_per_event=max_interactions_per_event)
+        docs = read_standoff(
+            path if documents is None else documents,
+            nlp,
+            skip_errors=skip_errors,
+            max_interactions_per_event=max_interactions_per_event,
+        )
         for doc in docs:
             yield training_example(nlp, doc, given_entities=given_entities, span_groups=("proteins",))
 
     return read
+
+
+def article_of(document: Path) -> str:
+    """The article of a document file, its name up to the second hyphen (``PMC-1310901`` of
+    ``PMC-1310901-00-TIAB.txt``); a name without one raises
+    :class:`~spacy_convkernels.errors.CorpusFileError` naming the ``.txt``."""
+    document = Path(document)
+    found = _ARTICLE.match(document.name)
+    if found is None:
+        raise CorpusFileError(
+            "the document name holds no article id (ARTICLE-ID-SECTION, as PMC-1310901-00-TIAB), "
+            "so its article cannot be kept on one side of a split",
+            document,
+        )
+    return found.group(0)
+
+
+def split_articles(source, *, share: float = 0.2, seed: int = 0) -> tuple[list[Path], list[Path]]:
+    """(kept, held out): the ``.txt`` files of the documents of ``source`` (as
+    :func:`read_standoff` takes it) split by whole articles (:func:`article_of`), the
+    articles shuffled with ``seed`` and held out until they make at least ``share`` of the
+    documents (one article at least is kept). Both sides keep the documents' order."""
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 < share < 1.0:
+        raise InvalidParameterError(f"the held-out share must be in (0, 1), got {share!r}")
+    stems = _documents(source)
+    articles = [article_of(_file(stem, ".txt")) for stem in stems]
+    order = sorted(set(articles))
+    if len(order) < 2:
+        raise ConvKernelsError(
+            f"{source}: {len(stems)} document(s) of {len(order)} article(s); a split by article needs 2 or more"
+        )
+    random.Random(seed).shuffle(order)
+    held, count = set(), 0
+    for article in order[:-1]:
+        if count >= share * len(stems):
+            break
+        held.add(article)
+        count += articles.count(article)
+    files = [_file(stem, ".txt") for stem in stems]
+    return [f for f, a in zip(files, articles) if a not in held], [f for f, a in zip(files, articles) if a in held]
 
 
 def _documents(source) -> list[Path]:

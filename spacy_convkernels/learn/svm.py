@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.model_selection import KFold, StratifiedGroupKFold, StratifiedKFold
 from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted
@@ -233,13 +233,23 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
 
 
 def out_of_fold_decisions(
-    estimator: KernelSVC, X: Sequence, y, *, n_folds: int = 5, random_state: int | None = 0, gram=None
+    estimator: KernelSVC,
+    X: Sequence,
+    y,
+    *,
+    n_folds: int = 5,
+    random_state: int | None = 0,
+    gram=None,
+    groups: Sequence | None = None,
 ) -> np.ndarray:
     """The decision values of each structure of ``X`` by SVMs fitted on the other folds
     (``n_folds`` folds over one Gram of ``X``, stratified by class, or for multilabel ``y``
     by first label, when every stratum fills the folds); ``estimator`` is then fitted on
     all of ``X``. ``gram``: a precomputed Gram of ``X`` to use instead of the kernel's
-    (as :meth:`KernelSVC.fit_gram`)."""
+    (as :meth:`KernelSVC.fit_gram`). ``groups``: one group per structure (the document it
+    comes from); the structures of a group then share a fold, so that no decision comes
+    from an SVM that saw a near copy of its structure (the other candidates of its
+    sentence), when there are at least ``n_folds`` groups."""
     if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
         raise InvalidParameterError(f"n_folds must be an integer >= 2, got {n_folds!r}")
     X, y = estimator._training_set(X, y)
@@ -253,9 +263,16 @@ def out_of_fold_decisions(
     _, _, columns = estimator._outputs(y)
     strata = y if y.ndim == 1 else np.where(columns.any(axis=1), columns.argmax(axis=1), -1)
     stratify = np.unique(strata, return_counts=True)[1].min() >= n_folds
-    folds = (StratifiedKFold if stratify else KFold)(n_splits=n_folds, shuffle=True, random_state=random_state)
+    if groups is not None and len(groups) != len(X):
+        raise InvalidParameterError(f"groups must give one group per structure, got {len(groups)} for {len(X)}")
+    if groups is not None and len(set(groups)) >= n_folds:
+        splits = StratifiedGroupKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
+        splits = splits.split(np.zeros(len(X)), strata, groups=np.unique(np.asarray(groups), return_inverse=True)[1])
+    else:
+        folds = (StratifiedKFold if stratify else KFold)(n_splits=n_folds, shuffle=True, random_state=random_state)
+        splits = folds.split(np.zeros(len(X)), strata)
     decisions = np.zeros((len(X), columns.shape[1]))
-    for fit, held in folds.split(np.zeros(len(X)), strata):
+    for fit, held in splits:
         fold = clone(estimator)._fit_columns(K[np.ix_(fit, fit)], [X[i] for i in fit], columns[fit], prepare=False)
         decisions[held] = K[np.ix_(held, fit[fold.support_])] @ fold.dual_coef_.T + fold.intercept_
     return decisions[:, 0] if estimator._binary else decisions

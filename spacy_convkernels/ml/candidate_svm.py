@@ -15,8 +15,9 @@ all, a task with all the positives and a far sharper decision than the rarer lab
 alone), are fitted on the training candidates' structures
 (:class:`~.kernel_encoders.StackedSVM`). Each candidate's features are the SVMs'
 decision values; the layers above learn on out-of-fold decisions of the training
-candidates, looked up by the Doc's text and the candidate's spans, so they learn how far
-to trust the SVMs on candidates they have not seen, and the exact kernel, which Nyström
+candidates (the candidates of a Doc in one fold, as they are near copies of each other),
+looked up by the Doc's text and the candidate's spans, so they learn how far to trust the
+SVMs on candidates they have not seen, and the exact kernel, which Nyström
 vectors only approximate, reaches the component.
 """
 
@@ -95,5 +96,6 @@ def svm_init(model: Model, X=None, Y=None) -> None:
     docs, candidates = X
     structures = candidate_structures(flat_candidates(candidates), model.attrs["structure"])
     encoder = model.attrs["encoder"]
-    encoder.fit(candidate_keys(docs, candidates), structures, with_any_label(model.ops.to_numpy(Y)))
+    groups = [d for d, doc_candidates in enumerate(candidates) for _ in doc_candidates]  # a Doc's share a fold
+    encoder.fit(candidate_keys(docs, candidates), structures, with_any_label(model.ops.to_numpy(Y)), groups=groups)
     model.set_dim("nO", encoder.n_outputs, force=True)

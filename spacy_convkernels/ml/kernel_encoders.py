@@ -18,6 +18,8 @@ block, are fitted on the training structures and are saved with their model.
 An item without a structure gets a row of zeros.
 """
 
+import threading
+from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 
 import numpy as np
@@ -27,12 +29,71 @@ from thinc.api import deserialize_attr, serialize_attr
 
 from ..approx.klsh import KLSH
 from ..approx.nystroem import Nystroem
+from ..errors import InvalidParameterError
 from ..kernels.base import Kernel
 from ..learn.svm import KernelSVC, out_of_fold_decisions
 from ..structures.paths import PathTuples
 from ..structures.tree import Tree
 
 METHODS = ("nystroem", "klsh")
+MEMO_SIZE = 20_000
+"""The most structures whose SVM decisions a :class:`StackedSVM` keeps by default: the
+ones scored most recently (least recently used out first, :class:`DecisionCache`). The
+decisions are a function of the structure, so a dev set scored at every evaluation of
+``spacy train`` is computed once, while a long-running process that scores ever new
+structures holds at most this many, with the structures they key. ``StackedSVM(memo_size=0)``
+keeps none."""
+
+
+class DecisionCache:
+    """The rows of at most ``size`` structures, the most recently used kept (an LRU
+    cache; thread-safe; ``size`` 0 keeps nothing). Not pickled or saved: a copy starts
+    empty."""
+
+    def __init__(self, size: int = MEMO_SIZE):
+        if size < 0:
+            raise InvalidParameterError(f"a cache size is at least 0, got {size}")
+        self.size = size
+        self._rows: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, structure) -> bool:
+        return structure in self._rows
+
+    def __iter__(self):
+        with self._lock:
+            return iter(list(self._rows))
+
+    def get(self, structure):
+        """The row of ``structure`` (now the most recently used), or None."""
+        with self._lock:
+            row = self._rows.get(structure)
+            if row is not None:
+                self._rows.move_to_end(structure)
+            return row
+
+    def put(self, structure, row) -> None:
+        """Keep ``row`` for ``structure``, the least recently used out beyond ``size``."""
+        if not self.size:
+            return
+        with self._lock:
+            self._rows[structure] = row
+            self._rows.move_to_end(structure)
+            while len(self._rows) > self.size:
+                self._rows.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rows.clear()
+
+    def __getstate__(self) -> dict:
+        return {"size": self.size}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["size"])
 
 
 def saved_with_the_model(cls):
@@ -181,7 +242,9 @@ class StackedSVM:
     training structures (drawn at random), with ``n_folds`` out-of-fold decisions for
     them; with ``text_weight`` > 0, over the kernel plus ``text_weight`` times
     :class:`NgramCosine` (n-grams up to ``ngram_size``) of the items' texts. Only the
-    support vectors (and their texts) are saved."""
+    support vectors (and their texts) are saved. The decisions of the last ``memo_size``
+    structures scored are kept (:data:`MEMO_SIZE`, :class:`DecisionCache`; not with a
+    text weight, whose rows depend on the texts too)."""
 
     def __init__(
         self,
@@ -195,6 +258,7 @@ class StackedSVM:
         text_weight: float = 0.0,
         ngram_size: int = 2,
         random_state: int = 0,
+        memo_size: int = MEMO_SIZE,
     ):
         self.n_folds = n_folds
         self.max_train = max_train
@@ -205,6 +269,7 @@ class StackedSVM:
         self.text_kernel: NgramCosine | None = None
         self.support_texts: list[str] = []
         self.out_of_fold: dict[Hashable, np.ndarray] = {}
+        self.decisions = DecisionCache(memo_size)  # structure -> its decisions (not saved)
 
     @property
     def kernel(self) -> Kernel:
@@ -214,14 +279,27 @@ class StackedSVM:
     def fitted(self) -> bool:
         return hasattr(self.estimator, "dual_coef_")
 
+    def __setstate__(self, state: dict) -> None:
+        if not isinstance(state.get("decisions"), DecisionCache):  # pickled before the cache was bounded
+            state["decisions"] = DecisionCache()
+        self.__dict__.update(state)
+
     @property
     def n_outputs(self) -> int:
         return self.estimator.dual_coef_.shape[0]
 
-    def fit(self, keys: Sequence[Hashable], structures: Sequence, y, texts: Sequence[str] | None = None) -> None:
+    def fit(
+        self,
+        keys: Sequence[Hashable],
+        structures: Sequence,
+        y,
+        texts: Sequence[str] | None = None,
+        groups: Sequence[Hashable] | None = None,
+    ) -> None:
         """Fit on the items with a structure; ``y`` holds their labels (one per item, or a
-        label-indicator matrix) and ``texts`` their texts (needed with a text weight),
-        indexed like ``structures``."""
+        label-indicator matrix), ``texts`` their texts (needed with a text weight) and
+        ``groups`` their groups (items of a group share an out-of-fold fold), indexed like
+        ``structures``."""
         where, found = present(structures)
         if self.max_train is not None and len(where) > self.max_train:
             rng = np.random.default_rng(self.random_state)
@@ -239,10 +317,12 @@ class StackedSVM:
             n_folds=self.n_folds,
             random_state=self.random_state,
             gram=gram,
+            groups=None if groups is None else [groups[i] for i in where],
         )
         if self.text_weight:
             self.support_texts = [chosen_texts[i] for i in self.estimator.support_]
         self.out_of_fold = {keys[i]: row for i, row in zip(where, decisions.reshape(len(where), -1))}
+        self.decisions.clear()
 
     def transform(
         self, keys: Sequence[Hashable], structures: Sequence, is_train: bool, texts: Sequence[str] | None = None
@@ -254,11 +334,19 @@ class StackedSVM:
             if known:
                 rows[i] = self.out_of_fold[keys[i]]
         new = [k for k, known in enumerate(remembered) if not known]
-        if new:
+        if new and self.text_weight:
             K = self.estimator.support_rows([found[k] for k in new])
-            if self.text_weight:
-                K += self.text_weight * self.text_kernel.gram([texts[where[k]] for k in new], self.support_texts)
+            K += self.text_weight * self.text_kernel.gram([texts[where[k]] for k in new], self.support_texts)
             rows[[where[k] for k in new]] = self.estimator.decision_function_from_rows(K).reshape(len(new), -1)
+        elif new:  # one kernel row per distinct structure not met before (a sentence's candidates often share one)
+            kept = {structure: self.decisions.get(structure) for structure in dict.fromkeys(found[k] for k in new)}
+            distinct = [structure for structure, row in kept.items() if row is None]
+            if distinct:
+                computed = self.estimator.decision_function(distinct).reshape(len(distinct), -1)
+                for structure, row in zip(distinct, computed):
+                    kept[structure] = row
+                    self.decisions.put(structure, row)
+            rows[[where[k] for k in new]] = [kept[found[k]] for k in new]
         return rows
 
     def to_bytes(self) -> bytes:
@@ -278,6 +366,7 @@ class StackedSVM:
 
     def from_bytes(self, data: bytes) -> "StackedSVM":
         state = srsly.msgpack_loads(data)
+        self.decisions.clear()
         if state is not None:
             text = state.pop("text", None)
             support_vectors = [structure_from_state(s) for s in state.pop("support_vectors")]
