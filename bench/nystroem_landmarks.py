@@ -65,6 +65,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from qc_textcat import KERNELS as QC_KERNELS  # the kernels of the QC benchmarks, one definition
 from sklearn.exceptions import ConvergenceWarning
 
 from spacy_convkernels.approx import GramColumns, Nystroem, StructureColumns, select_landmarks
@@ -76,34 +77,6 @@ SHARED = ROOT.parent / "shared"
 METHODS = tuple(LANDMARK_METHODS)
 SIZES = (250, 500, 1000, 2000, 4000)
 C_GRID = (0.1, 1.0, 10.0)
-QC_KERNELS = {
-    "PTK-GRCT": (
-        "grct",
-        {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 5.0},
-    ),
-    "SPTK-LCT": (
-        "lct",
-        {
-            "@misc": "spacy_convkernels.SmoothedPartialTreeKernel.v1",
-            "lam": 0.4,
-            "mu": 0.4,
-            "terminal_factor": 0.2,
-            "threshold": 0.01,
-            "shared_rows": "diluted",
-        },
-    ),
-    "CSPTK-CLCT": (
-        "clct",
-        {
-            "@misc": "spacy_convkernels.CompositionalSmoothedPartialTreeKernel.v1",
-            "lam": 0.4,
-            "mu": 0.4,
-            "terminal_factor": 1.0,
-            "threshold": 0.01,
-            "shared_rows": "kelp",
-        },
-    ),
-}
 
 
 class Results:
