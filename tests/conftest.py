@@ -1,6 +1,6 @@
-import os
 from pathlib import Path
 
+import data_paths
 import pytest
 from data_paths import need_shared
 from hypothesis import settings
@@ -8,10 +8,38 @@ from hypothesis import settings
 # CI draws the same examples on every run (hypothesis' derandomize), so a red CI is
 # reproducible; local runs keep exploring new examples.
 settings.register_profile("ci", derandomize=True)
-if os.environ.get("CI", "").lower() == "true":
+if data_paths.in_ci():
     settings.load_profile("ci")
+
+
+# the fixtures that read ../shared: a test that uses one, even through another fixture, is
+# marked ``shared`` here; a test that calls need_shared itself carries the marker in its file
+SHARED_FIXTURES = ("qc_dir", "md_model")
 
 
 @pytest.fixture
 def qc_dir() -> Path:
     return need_shared("data/trec-qc-kelp")
+
+
+@pytest.fixture(scope="session")
+def md_model() -> Path:
+    """The folder of en_core_web_md 3.8.0 in ../shared."""
+    return need_shared("models/en_core_web_md-3.8.0")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if any(name in getattr(item, "fixturenames", ()) for name in SHARED_FIXTURES):
+            item.add_marker(pytest.mark.shared)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before the test's fixtures: tell need_shared which test asks (it checks the marker)."""
+    data_paths.current_test = item
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item):
+    data_paths.current_test = None

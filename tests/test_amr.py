@@ -84,6 +84,7 @@ def test_registered_reader(penman_file):
     assert len(examples) == 2 and examples[0].reference._.amr.startswith("#")
 
 
+@pytest.mark.shared
 def test_reads_all_of_bio_amr():
     folder = need_shared("data/bio-amr")
     sizes = {f.name: len(list(read_penman(f))) for f in sorted(folder.glob("*.txt"))}
@@ -160,6 +161,7 @@ def test_candidates_of_a_dependency_parse():
     assert first.path == PathTuples([("nsubj", "sos"), ("", "bind"), ("", "bind"), ("dobj", "ras"), ("conj", "rap")])
 
 
+@pytest.mark.shared
 def test_candidates_over_bio_amr():
     folder = need_shared("data/bio-amr")
     docs = list(read_penman(folder / "amr-release-dev-bio.txt"))
@@ -229,6 +231,7 @@ def test_graphs_with_tokens_instead_of_a_sentence(tmp_path):
     assert second.text.startswith("GEFs such as Sos")
 
 
+@pytest.mark.shared
 def test_bio_amr_with_tokens_instead_of_sentences(tmp_path):
     source = need_shared("data/bio-amr") / "amr-release-dev-bio.txt"
     path = tmp_path / "dev-tok.txt"

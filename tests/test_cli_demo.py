@@ -38,6 +38,7 @@ def test_demo_summarizes_every_step_on_the_bundled_samples(capsys):
     assert re.search(r"\d+ candidate interactions \(\d+ gold\) of 3 GE documents", out)
 
 
+@pytest.mark.shared
 def test_stored_parses_are_the_md_models(capsys):
     """With the md model parsing live, every figure is the same as with the stored parses."""
     model = need_shared("models/en_core_web_md-3.8.0")

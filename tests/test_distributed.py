@@ -2,23 +2,17 @@
 local computation bit for bit (spacy_convkernels.distributed, and gram / nystroem transform
 with --scheduler and --local-cluster)."""
 
-import os
 import sys
 
 import numpy as np
 import pytest
-from data_paths import CORPORA
+from data_paths import CORPORA, require_extra
 
 from spacy_convkernels import InvalidParameterError, MissingDependencyError, SchedulerError, StructureTypeError
 from spacy_convkernels.approx import KLSH, Nystroem
 from spacy_convkernels.cli import main
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel
-
-try:
-    import distributed
-except ImportError:
-    distributed = None
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 EXAMPLES = list(read_klp(SAMPLE))
@@ -29,11 +23,7 @@ MANY = [tree for _ in range(20) for tree in GRCT]  # 1200 rows: two full blocks 
 
 @pytest.fixture(scope="module")
 def client():
-    if distributed is None:
-        message = "dask.distributed is not installed (the dask extra)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message + "; CI=true installs it with the dev extra")
-        pytest.skip(message)
+    distributed = require_extra("distributed", "dask")
     with (
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, memory_limit="1GiB", dashboard_address=":0"

@@ -19,7 +19,7 @@ import joblib
 import numpy as np
 import pytest
 import sklearn
-from data_paths import CORPORA
+from data_paths import CORPORA, skip_unless_ci
 from sklearn.base import clone, is_classifier
 from sklearn.exceptions import NotFittedError, SkipTestWarning
 from sklearn.neighbors import KNeighborsClassifier
@@ -37,7 +37,11 @@ from spacy_convkernels.learn import (
 )
 
 if tuple(int(p) for p in sklearn.__version__.split(".")[:2]) < (1, 8):
-    pytest.skip("the checks' expected-failure lists need scikit-learn >= 1.8", allow_module_level=True)
+    skip_unless_ci(
+        f"the checks' expected-failure lists need scikit-learn >= 1.8, not {sklearn.__version__}",
+        "CI=true installs the newest scikit-learn",
+        module_level=True,
+    )
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 

@@ -427,11 +427,10 @@ def test_packing_refuses_inconsistent_compiled_forests():
 
 
 @pytest.fixture(scope="module")
-def md():
+def md(md_model):
     import spacy
-    from data_paths import need_shared
 
-    return spacy.load(need_shared("models/en_core_web_md-3.8.0"))
+    return spacy.load(md_model)
 
 
 SENTENCES = [

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import spacy
 import tomllib
-from data_paths import CORPORA, ROOT, need_shared
+from data_paths import CORPORA, ROOT
 from kelp_parses import doc_from_grct
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
@@ -159,12 +159,12 @@ def test_registered_and_published_by_entry_points():
 
 
 @pytest.fixture
-def sample_corpus(tmp_path):
+def sample_corpus(tmp_path, md_model):
     convert(SAMPLE, tmp_path / "train.spacy", dev=tmp_path / "dev.spacy")
     return {
         "paths.train": str(tmp_path / "train.spacy"),
         "paths.dev": str(tmp_path / "dev.spacy"),
-        "paths.md_model": str(need_shared("models/en_core_web_md-3.8.0")),
+        "paths.md_model": str(md_model),
     }
 
 

@@ -107,6 +107,7 @@ def test_bad_docs(nlp):
     assert empty._.kernel_trees == []
 
 
+@pytest.mark.shared
 def test_real_pipeline_on_100_questions(qc_dir):
     model = need_shared("models/en_core_web_md-3.8.0")
     nlp = spacy.load(model)

@@ -5,7 +5,7 @@ import pickle
 import numpy as np
 import pytest
 import spacy
-from data_paths import CORPORA
+from data_paths import CORPORA, require_extra
 from kelp_parses import doc_from_grct
 from scipy.stats import spearmanr
 from sklearn.base import clone
@@ -103,7 +103,7 @@ def test_klsh_has_set_output_as_scikit_learn_transformers_do(qc):
 
 
 def test_klsh_codes_as_a_dataframe(qc):
-    pd = pytest.importorskip("pandas")
+    pd = require_extra("pandas", None)
     trees, _ = qc
     klsh = KLSH(PartialTreeKernel(), n_references=20, n_bits=12, subset_size=5, random_state=0)
     frame = klsh.set_output(transform="pandas").fit(trees).transform(trees[:5])

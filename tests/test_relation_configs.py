@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 import spacy
 from data_paths import CORPORA, ROOT, need_shared
 
@@ -36,6 +37,7 @@ def convert(source, target, kind: str) -> None:
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.shared
 def test_relations_config_trains_and_evaluates(tmp_path):
     sample = CORPORA / "relations-sample" / "relations.jsonl"
     train("relations.cfg", tmp_path / "out", "--paths.train", str(sample), "--paths.dev", str(sample))
@@ -45,6 +47,7 @@ def test_relations_config_trains_and_evaluates(tmp_path):
     assert "rel_micro_f" in evaluate(tmp_path / "out" / "model-best", tmp_path / "sample.spacy")
 
 
+@pytest.mark.shared
 def test_bionlp_config_trains_on_the_sample_and_scores_raw_text(tmp_path):
     sample = CORPORA / "bionlp-st-2013-ge-sample"
     training_set = need_shared("data/bionlp-st-2013-ge/original-data/train")

@@ -256,6 +256,7 @@ def test_convert_stops_at_a_malformed_line_unless_skipping(tmp_path, capsys):
     assert len(DocBin().from_disk(tmp_path / "o.spacy")) == 1
 
 
+@pytest.mark.shared
 def test_the_shared_ge_devel_set_reads_without_error():
     devel = need_shared("data/bionlp-st-2013-ge/original-data/devel")
     counts = Counter()

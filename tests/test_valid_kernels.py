@@ -68,6 +68,7 @@ def test_default_tree_kernels_give_positive_semidefinite_grams(kernel_class, tre
 
 
 @pytest.mark.parametrize("kernel_class", TREE_KERNELS, ids=lambda c: c.__name__)
+@pytest.mark.shared
 def test_default_tree_kernels_are_psd_on_300_trec_training_trees(kernel_class):
     path = need_shared("data/trec-qc-kelp/train_5500.coarse.klp.gz")
     questions = [q for _, q in zip(range(300), read_klp(path))]
