@@ -10,6 +10,7 @@ import pytest
 import spacy
 from broken_files import gzip_then_broken
 from data_paths import need_shared
+from relation_samples import SOS
 from spacy.tokens import DocBin
 from spacy.util import registry
 from spacy.vocab import Vocab
@@ -24,18 +25,6 @@ from spacy_convkernels.structures.interactions import (
 )
 from spacy_convkernels.structures.paths import PathTuples
 from spacy_convkernels.structures.semantic_graph import SemanticGraph
-
-# the graph of Fig. 1 of Garg et al. (2018), simplified: Sos has sites for Ras binding
-SOS = """# ::id fig1 ::date 2018
-# ::snt GEFs such as Sos have allosteric sites for Ras binding .
-(h / have-03
-   :ARG0 (p / protein-family :name (n / name :op1 "GEF")
-         :example (p2 / protein :name (n2 / name :op1 "Sos")))
-   :ARG1 (s / site
-         :mod (a / allosteric)
-         :purpose (b / bind-01
-               :ARG1 (e / enzyme :name (n3 / name :op1 "Ras")))))
-"""
 
 
 @pytest.fixture

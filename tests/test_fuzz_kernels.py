@@ -11,13 +11,13 @@ import pytest
 import reference_kernels as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from path_data import EDGES, NODES, exponential
+from path_data import LABELS as TUPLE_LABELS
+from path_data import VECTORS as PATH_VECTORS
 from random_trees import ALPHABET
-from test_path_kernels import EDGES, NODES, exponential
-from test_path_kernels import LABELS as TUPLE_LABELS
-from test_path_kernels import VECTORS as PATH_VECTORS
-from test_smoothed_kernels import LABELS as SMOOTH_LABELS
-from test_smoothed_kernels import VECTORS as SMOOTH_VECTORS
-from test_smoothed_kernels import reference_sigma
+from smoothed_data import LABELS as SMOOTH_LABELS
+from smoothed_data import VECTORS as SMOOTH_VECTORS
+from smoothed_data import reference_sigma
 
 from spacy_convkernels import ConvKernelsError, Tree
 from spacy_convkernels.kernels import (

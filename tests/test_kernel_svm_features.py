@@ -5,13 +5,11 @@ import numpy as np
 import pytest
 import spacy
 from data_paths import CORPORA
-from kelp_parses import doc_from_grct
-from spacy.training import Example
+from kelp_parses import questions
 from spacy.util import fix_random_seed
 from thinc.api import Adam
 
 from spacy_convkernels.cli.convert import CLASSES
-from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import InvalidParameterError, NotInitializedError
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel
 from spacy_convkernels.learn import KernelSVC
@@ -35,16 +33,6 @@ BOW = {
     "no_output_layer": True,
     "nO": 16,
 }
-
-
-def questions(vocab):
-    """The sample's 60 questions as parsed Docs (KeLP's parses) with their categories."""
-    examples = []
-    for example in read_klp(SAMPLE):
-        doc = doc_from_grct(vocab, example.trees["grct"])
-        doc.cats = {name: float(name == example.labels[0]) for name in CLASSES}
-        examples.append(Example(doc.copy(), doc))
-    return examples
 
 
 def pipeline(kernel_features, text_features=None, factory="kernel_textcat"):

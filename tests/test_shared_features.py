@@ -6,10 +6,11 @@ import functools
 import numpy as np
 import pytest
 import reference_kernels as ref
-import test_thread_safety as threads
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from random_trees import random_tree
+from thread_checks import VECTORS as THREAD_VECTORS
+from thread_checks import check_shared_by_threads
 
 from spacy_convkernels import Tree
 from spacy_convkernels.errors import InvalidParameterError, InvalidTreeError
@@ -233,8 +234,8 @@ def feature_tree(rng, vocabulary):
 
 @pytest.mark.parametrize(
     "kernel, make",
-    [(SubsequencePathKernel(), feature_path), (ZelenkoTreeKernel(vectors=threads.VECTORS), feature_tree)],
+    [(SubsequencePathKernel(), feature_path), (ZelenkoTreeKernel(vectors=THREAD_VECTORS), feature_tree)],
     ids=["path", "zelenko"],
 )
 def test_a_kernel_of_feature_structures_shared_by_threads(kernel, make):
-    threads.test_a_kernel_shared_by_threads_gives_single_threaded_values(kernel, make)
+    check_shared_by_threads(kernel, make)
