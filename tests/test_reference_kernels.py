@@ -117,6 +117,21 @@ def test_label_weights_change_the_kernel(kernel):
     )
 
 
+def test_references_skip_only_node_pairs_that_add_nothing(monkeypatch):
+    """The references sum over the node pairs with equal productions (ST, SST) or contents
+    (PTK) only; over every node pair they give the same values."""
+    small = [(a, b) for a, b in PAIRS[:120] if a.n_nodes + b.n_nodes < 120]
+    assert len(small) >= 60 and any(a.n_nodes > 30 for a, _ in small)
+    pairs = small + [(a, a) for a, _ in small]  # and the self-pairs, where every production matches
+    matched = [[reference(x, y, **params) for x, y in pairs] for _, reference, params in CASES]
+    convolution = ref.convolution
+    monkeypatch.setattr(ref, "convolution", lambda delta, a, b, match=None: convolution(delta, a, b))
+    for (_, reference, params), values in zip(CASES, matched):
+        every_pair = [reference(x, y, **params) for x, y in pairs]
+        assert values == pytest.approx(every_pair, rel=1e-12, abs=1e-300)
+        assert sum(v > 0 for v in values) > len(small) // 2
+
+
 def test_reference_subsequence_sum_equals_enumeration():
     rng = np.random.default_rng(3)
     for _ in range(60):
