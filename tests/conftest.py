@@ -15,6 +15,8 @@ if data_paths.in_ci():
 # the fixtures that read ../shared: a test that uses one, even through another fixture, is
 # marked ``shared`` here; a test that calls need_shared itself carries the marker in its file
 SHARED_FIXTURES = ("qc_dir", "md_model")
+# the fixtures that make a test slow: a test that uses one is marked ``slow`` here
+SLOW_FIXTURES = ("dask_client",)  # a two-worker Dask LocalCluster (test_distributed.py)
 
 
 @pytest.fixture
@@ -30,8 +32,11 @@ def md_model() -> Path:
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        if any(name in getattr(item, "fixturenames", ()) for name in SHARED_FIXTURES):
+        fixtures = getattr(item, "fixturenames", ())
+        if any(name in fixtures for name in SHARED_FIXTURES):
             item.add_marker(pytest.mark.shared)
+        if any(name in fixtures for name in SLOW_FIXTURES):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -286,6 +286,7 @@ def test_a_file_that_cannot_be_opened(tmp_path):
         list(read_penman(tmp_path / "missing.txt"))
 
 
+@pytest.mark.slow
 def test_amr_candidates_on_plain_text_is_a_missing_annotation():
     """In a fresh process, with nothing read by read_penman: the component itself installs
     Doc._.amr, so plain text gets the package's error, not spaCy's E046."""

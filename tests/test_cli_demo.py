@@ -62,6 +62,7 @@ def test_the_readme_starts_with_install_demo_and_tests():
     assert re.search(r'^\[project\.scripts\]\nspacy-convkernels = "spacy_convkernels\.cli:main"$', pyproject, re.M)
 
 
+@pytest.mark.slow
 def test_the_readme_demo_command_runs():
     """The README's demo line, run as the installed script where there is one (CI installs
     it), else as the module the script calls; either way on this source tree."""

@@ -143,6 +143,7 @@ def test_scikit_learn_sees_the_structure_input_tag(estimator):
     checks[0](estimator)
 
 
+@pytest.mark.slow
 @parametrize_with_checks(
     [
         claiming_arrays(e)
@@ -223,6 +224,7 @@ def test_structure_unfitted(estimator, data):
             model.score(data[0][:5], data[1][:5])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("estimator", estimators(), ids=lambda e: type(e).__name__)
 @pytest.mark.parametrize("unpickled", [False, True], ids=["fitted", "unpickled"])
 def test_structure_methods_change_nothing(estimator, data, unpickled):
@@ -252,6 +254,7 @@ def test_structure_params_kept(estimator, data):
     assert added and all(name.endswith("_") or name.startswith("_") for name in added)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("estimator", estimators(), ids=lambda e: type(e).__name__)
 def test_structure_fit_idempotent(estimator, data):
     once = fitted(estimator, data)

@@ -295,6 +295,7 @@ def calls(draw, family, structures):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::spacy_convkernels.errors.KernelUnderflowWarning")  # tiny lam: warned, as it should
 @pytest.mark.parametrize("family", FAMILIES)
 @_settings(40)
@@ -360,6 +361,7 @@ def reference(kernel):
     return lambda a, b: ref.zelenko(a, b, k, p["lam"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 @_settings(25)
 @given(data=st.data())
@@ -400,6 +402,7 @@ def test_a_prepared_set_extended_after_packing_is_refused_or_used_whole(family, 
         _run(kernel, "gram", prepared, Y, None, data.draw(st.booleans()), data.draw(N_JOBS))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 @_settings(20)
 @given(data=st.data())

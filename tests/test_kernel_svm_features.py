@@ -79,6 +79,7 @@ def test_the_svm_is_fitted_on_every_training_doc_and_gives_out_of_fold_rows_in_t
     assert block.get_dim("nO") == len(set(labels))
 
 
+@pytest.mark.slow
 def test_it_learns_and_a_saved_pipeline_predicts_the_same(tmp_path):
     nlp, examples = pipeline(dict(SVM, text_weight=0.5), BOW)
     train(nlp, examples, steps=30)
@@ -107,6 +108,7 @@ def test_the_text_term_adds_the_ngram_cosine_to_the_tree_kernel():
     )
 
 
+@pytest.mark.slow
 def test_several_blocks_train_save_and_reload_with_identical_predictions(tmp_path):
     blocks = {"@architectures": "spacy_convkernels.KernelBlocks.v1", "*": {"svm": SVM, "nystroem": NYSTROEM}}
     nlp, examples = pipeline(blocks, BOW)
@@ -155,6 +157,7 @@ def test_bad_settings():
         kernel_svm_features(kernel, max_support=2, n_folds=3)
 
 
+@pytest.mark.slow
 def test_a_kernel_with_the_pipelines_vectors_reloads(tmp_path):
     sptk = {"@misc": "spacy_convkernels.SmoothedPartialTreeKernel.v1", "vectors": "vocab", "shared_rows": "kelp"}
     nlp, examples = pipeline(dict(SVM, representation="lct", kernel=sptk))

@@ -74,6 +74,7 @@ def train(nlp, examples, steps: int) -> list:
     return losses
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kernel,text", [(FEATURES, BOW), (FEATURES, None), (None, BOW)], ids=["both", "kernel only", "text only"]
 )

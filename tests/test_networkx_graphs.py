@@ -164,6 +164,7 @@ def test_without_networkx_the_conversion_names_the_extra(monkeypatch):
         graph_to_networkx(SemanticGraph.from_penman(AMR))
 
 
+@pytest.mark.slow
 def test_networkx_stays_off_the_kernels_path():
     """Importing the package's structures and kernels, and computing, imports no networkx."""
     script = (

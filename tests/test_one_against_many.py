@@ -183,6 +183,7 @@ def assert_same_values(kernel, queries, fixed, n_jobs: int) -> np.ndarray:
     return expected
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::spacy_convkernels.errors.KernelUnderflowWarning")
 @pytest.mark.parametrize("family, kernel", CASES, ids=[f"{f}-{k!r}" for f, k in CASES])
 @settings(max_examples=12, deadline=None)
@@ -480,6 +481,7 @@ print("usable", flush=True)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_ctrl_c_stops_a_long_call(threads):
     """SIGINT a second into a long call against an indexed set: KeyboardInterrupt within

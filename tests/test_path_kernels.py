@@ -23,6 +23,7 @@ def _check(kernel, reference, X, pairs_):
     np.testing.assert_allclose(kernel.pairs(X, index), [ref.normalize(*row) for row in values], rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("params, k", CONFIGS, ids=["exact", "vectors-weights"])
 def test_path_kernel_equals_reference(params, k):
     pairs_ = path_pairs(1, 200, long=True)
@@ -36,6 +37,7 @@ def test_path_kernel_equals_reference(params, k):
     assert sum(len(a) >= 30 for a, _ in pairs_) >= 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("params, k", CONFIGS, ids=["exact", "vectors-weights"])
 def test_zelenko_equals_reference(params, k):
     pairs_ = rooted_pairs(8, 150)

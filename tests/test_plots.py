@@ -134,6 +134,7 @@ def test_without_matplotlib_each_plot_names_the_extra_to_install(call, monkeypat
     assert isinstance(error.value, ImportError) and isinstance(error.value.__cause__, ImportError)
 
 
+@pytest.mark.slow
 def test_importing_the_package_and_its_plots_does_not_import_matplotlib():
     code = "import sys, spacy_convkernels.plots, spacy_convkernels.learn; print('matplotlib' in sys.modules)"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

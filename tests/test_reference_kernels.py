@@ -75,6 +75,7 @@ def _depth(tree):
     return max(depth)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel, reference, params", CASES, ids=IDS)
 def test_compiled_equals_reference(kernel, reference, params):
     X = [t for pair in PAIRS for t in pair]
@@ -117,6 +118,7 @@ def test_label_weights_change_the_kernel(kernel):
     )
 
 
+@pytest.mark.slow
 def test_references_skip_only_node_pairs_that_add_nothing(monkeypatch):
     """The references sum over the node pairs with equal productions (ST, SST) or contents
     (PTK) only; over every node pair they give the same values."""
@@ -143,6 +145,7 @@ def test_reference_subsequence_sum_equals_enumeration():
             assert by_length == pytest.approx(brute, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_reference_textbook_subtree_equals_counting_identical_subtrees():
     for a, b in PAIRS[:150]:
         assert ref.subtree_textbook(a, b, lam=0.7) == pytest.approx(

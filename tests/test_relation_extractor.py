@@ -38,6 +38,7 @@ def trained_pair_pipeline(*, kernel=True, tok2vec=True, steps=30, kernel_feature
     return nlp, extractor, examples, losses
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel,tok2vec", [(True, True), (True, False), (False, True)])
 def test_it_learns_the_pairs_with_either_block_or_both(kernel, tok2vec):
     nlp, extractor, examples, losses = trained_pair_pipeline(kernel=kernel, tok2vec=tok2vec)
@@ -63,6 +64,7 @@ def test_bytes_round_trip_gives_identical_scores():
         assert after[key] == before[key]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel_features", ["nystroem", "svm"])
 def test_a_saved_pipeline_loads_without_an_import(tmp_path, kernel_features):
     nlp, extractor, _, _ = trained_pair_pipeline(
@@ -82,6 +84,7 @@ def test_a_saved_pipeline_loads_without_an_import(tmp_path, kernel_features):
     assert result.stdout.strip() == repr(sorted((k, sorted(v.items())) for k, v in expected.items()))
 
 
+@pytest.mark.slow
 def test_interactions_get_scores_and_the_best_label():
     fix_random_seed(0)
     nlp = spacy.blank("en")
@@ -191,6 +194,7 @@ def test_kernel_features_take_every_landmark_method(landmark_init):
         candidate_kernel_features(SubsequencePathKernel(), landmark_init="leverage")
 
 
+@pytest.mark.slow
 def test_klsh_bits_as_kernel_features_learn_and_round_trip():
     fix_random_seed(0)
     nlp = spacy.blank("en")

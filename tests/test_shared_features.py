@@ -72,6 +72,7 @@ def compiled_and_reference(kernel, reference, a, b):
     np.testing.assert_allclose(normalized, [ref.normalize(*values)], rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(a=paths, b=paths, config=st.sampled_from(range(len(CONFIGS))))
 def test_path_kernel_on_feature_paths_equals_reference(a, b, config):
@@ -93,6 +94,7 @@ def feature_trees(seed, n):
     return [(tree(), tree()) for _ in range(n)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", range(len(CONFIGS)))
 def test_zelenko_on_feature_trees_equals_reference(config):
     params, k = CONFIGS[config]

@@ -14,6 +14,7 @@ from spacy_convkernels.kernels import (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kernel, sigma",
     CASES,
@@ -58,6 +59,7 @@ def test_the_similarities_really_smooth():
     assert np.abs(sptk.gram(X) - ptk.gram(X)).max() > 0.05
 
 
+@pytest.mark.slow
 def test_identity_similarity_is_ptk():
     pairs = random_pairs(seed=5, n_pairs=150, labels=ALPHABET)
     X = [t for pair in pairs for t in pair]

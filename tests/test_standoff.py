@@ -311,6 +311,7 @@ _PIECES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     a1=st.lists(st.sampled_from(A1) | st.lists(st.sampled_from(_PIECES), max_size=8).map("".join), max_size=6),

@@ -54,6 +54,7 @@ KERNELS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel, make", KERNELS, ids=[f"{type(k).__name__}-{i}" for i, (k, _) in enumerate(KERNELS)])
 def test_a_kernel_shared_by_threads_gives_single_threaded_values(kernel, make):
     check_shared_by_threads(kernel, make)
