@@ -181,6 +181,7 @@ BOW_OVERRIDE = {
 }
 
 
+@pytest.mark.slow
 def test_config_passes_debug_config(sample_corpus):
     from spacy.cli.debug_config import debug_config
 
@@ -188,6 +189,7 @@ def test_config_passes_debug_config(sample_corpus):
         debug_config(CONFIG, overrides={**sample_corpus, **extra})  # exits on an invalid config
 
 
+@pytest.mark.slow
 def test_trained_in_spacy_train_saved_and_reloaded_predicts_identically(sample_corpus, tmp_path):
     from spacy.training.initialize import init_nlp
     from spacy.training.loop import train as train_loop

@@ -37,6 +37,7 @@ def convert(source, target, kind: str) -> None:
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 def test_relations_config_trains_and_evaluates(tmp_path):
     sample = CORPORA / "relations-sample" / "relations.jsonl"
@@ -47,6 +48,7 @@ def test_relations_config_trains_and_evaluates(tmp_path):
     assert "rel_micro_f" in evaluate(tmp_path / "out" / "model-best", tmp_path / "sample.spacy")
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 def test_bionlp_config_trains_on_the_sample_and_scores_raw_text(tmp_path):
     sample = CORPORA / "bionlp-st-2013-ge-sample"
