@@ -127,6 +127,14 @@ def reference_sigma(
     return sigma
 
 
+def sigma_key(node):
+    """A key that two nodes share whenever reference_sigma can be nonzero between their labels
+    (LEX## with LEX##, COMP## with COMP##, any other label with itself only): the ``match``
+    of reference_kernels.smoothed_partial_tree."""
+    label = node.label
+    return next((kind for kind in ("LEX##", "COMP##") if label.startswith(kind)), label)
+
+
 PAIRS = random_pairs(seed=4242, n_pairs=200, labels=LABELS)
 
 CASES = [

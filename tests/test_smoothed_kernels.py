@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import reference_kernels as ref
 from random_trees import ALPHABET, random_pairs
-from smoothed_data import CASES, PAIRS, VECTORS, reference_sigma
+from smoothed_data import CASES, PAIRS, VECTORS, reference_sigma, sigma_key
 
 from spacy_convkernels.kernels import (
     CompositionalSmoothedPartialTreeKernel,
@@ -13,19 +13,37 @@ from spacy_convkernels.kernels import (
     SmoothedPartialTreeKernel,
 )
 
+CASE_IDS = ["sptk", "sptk-diluted", "sptk-exclusive", "csptk", "csptk-options", "csptk-dilution", "csptk-exclusive"]
+
+
+@pytest.mark.parametrize("kernel, sigma", CASES, ids=CASE_IDS)
+def test_the_reference_skips_only_node_pairs_sigma_makes_zero(kernel, sigma):
+    """With match=sigma_key the reference sums fewer node pairs and gives the same values."""
+    params = dict(lam=kernel.lam, mu=kernel.mu, terminal_factor=kernel.terminal_factor, threshold=kernel.threshold)
+    small = [(a, b) for a, b in PAIRS[:80] if a.n_nodes + b.n_nodes < 100]
+    pairs = small + [(a, a) for a, _ in small]
+    assert len(small) >= 40
+    matched = [ref.smoothed_partial_tree(x, y, sigma, **params, match=sigma_key) for x, y in pairs]
+    every_pair = [ref.smoothed_partial_tree(x, y, sigma, **params) for x, y in pairs]
+    assert matched == pytest.approx(every_pair, rel=1e-12, abs=1e-300)
+    assert sum(v > 0 for v in matched) > len(small) // 2
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "kernel, sigma",
     CASES,
-    ids=["sptk", "sptk-diluted", "sptk-exclusive", "csptk", "csptk-options", "csptk-dilution", "csptk-exclusive"],
+    ids=CASE_IDS,
 )
 def test_compiled_equals_reference(kernel, sigma):
     params = dict(lam=kernel.lam, mu=kernel.mu, terminal_factor=kernel.terminal_factor, threshold=kernel.threshold)
     X = [t for pair in PAIRS for t in pair]
     index = [(2 * k, 2 * k + 1) for k in range(len(PAIRS))]
     values = np.array(
-        [[ref.smoothed_partial_tree(x, y, sigma, **params) for x, y in ((a, b), (a, a), (b, b))] for a, b in PAIRS]
+        [
+            [ref.smoothed_partial_tree(x, y, sigma, **params, match=sigma_key) for x, y in ((a, b), (a, a), (b, b))]
+            for a, b in PAIRS
+        ]
     )
     assert np.count_nonzero(values[:, 0]) > 120
     np.testing.assert_allclose(kernel.pairs(X, index, normalize=False), values[:, 0], rtol=1e-9, atol=1e-12)
