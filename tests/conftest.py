@@ -1,6 +1,7 @@
 import os
 from pathlib import Path
 
+import data_paths
 import pytest
 from data_paths import need_shared
 from hypothesis import settings
@@ -8,7 +9,7 @@ from hypothesis import settings
 # CI draws the same examples on every run (hypothesis' derandomize), so a red CI is
 # reproducible; local runs keep exploring new examples.
 settings.register_profile("ci", derandomize=True)
-if os.environ.get("CI", "").lower() == "true":
+if data_paths.in_ci():
     settings.load_profile("ci")
 
 
@@ -17,7 +18,39 @@ if os.environ.get("SPACY_CONVKERNELS_TOP_DOWN") == "1":  # every pair of trees e
 
     set_stored_pairs(0)
 
+# the fixtures that read ../shared: a test that uses one, even through another fixture, is
+# marked ``shared`` here; a test that calls need_shared itself carries the marker in its file
+SHARED_FIXTURES = ("qc_dir", "md_model")
+# the fixtures that make a test slow: a test that uses one is marked ``slow`` here
+SLOW_FIXTURES = ("dask_client",)  # a two-worker Dask LocalCluster (test_distributed.py)
+
 
 @pytest.fixture
 def qc_dir() -> Path:
     return need_shared("data/trec-qc-kelp")
+
+
+@pytest.fixture(scope="session")
+def md_model() -> Path:
+    """The folder of en_core_web_md 3.8.0 in ../shared."""
+    return need_shared("models/en_core_web_md-3.8.0")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if any(name in fixtures for name in SHARED_FIXTURES):
+            item.add_marker(pytest.mark.shared)
+        if any(name in fixtures for name in SLOW_FIXTURES):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before the test's fixtures: tell need_shared which test asks (it checks the marker)."""
+    data_paths.current_test = item
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item):
+    data_paths.current_test = None

@@ -5,7 +5,14 @@ holds the tag and lemma; POS nodes appear in word order in preorder, and a token
 is the token of the nearest SYNT ancestor.
 """
 
+from data_paths import CORPORA
 from spacy.tokens import Doc
+from spacy.training import Example
+
+from spacy_convkernels.cli.convert import CLASSES
+from spacy_convkernels.corpora import read_klp
+
+QC_SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 
 
 def doc_from_grct(vocab, tree) -> Doc:
@@ -28,3 +35,13 @@ def doc_from_grct(vocab, tree) -> Doc:
         heads=heads,
         sent_starts=[True] + [False] * (len(tokens) - 1),
     )
+
+
+def questions(vocab):
+    """The sample's 60 questions as parsed Docs (KeLP's parses) with their categories."""
+    examples = []
+    for example in read_klp(QC_SAMPLE):
+        doc = doc_from_grct(vocab, example.trees["grct"])
+        doc.cats = {name: float(name == example.labels[0]) for name in CLASSES}
+        examples.append(Example(doc.copy(), doc))
+    return examples

@@ -59,3 +59,20 @@ def random_pairs(seed: int, n_pairs: int, labels=ALPHABET):
         return makers[int(rng.choice(len(makers), p=weights))]()
 
     return [(pick(), pick()) for _ in range(n_pairs)]
+
+
+def small_tree(rng, n_leaves: int) -> Tree:
+    """A random tree over leaves w0..w(n-1) in order, internal labels A or B; over the same
+    leaves, B only above A, so packed trees never put a node twice on a path (a forest
+    merges nodes by label and span)."""
+    level = [(Tree(f"w{i}"), set()) for i in range(n_leaves)]  # (subtree, labels over the same leaves)
+    while len(level) > 1 or level[0][0].n_nodes == 1 or rng.random() < 0.3:
+        i = int(rng.integers(0, len(level)))
+        j = min(len(level), i + int(rng.integers(1, 3)))
+        used = level[i][1] if j == i + 1 else set()
+        free = [label for label in "AB" if not used or label > max(used)]
+        if not free:
+            continue
+        label = free[int(rng.integers(0, len(free)))]
+        level[i:j] = [(Tree(label, [tree for tree, _ in level[i:j]]), used | {label})]
+    return level[0][0]

@@ -56,8 +56,13 @@ def nodes(tree):
     return found
 
 
-def convolution(delta, a, b):
-    """K(a, b) = sum over all node pairs of delta, with a cache per (node, node)."""
+def convolution(delta, a, b, match=None):
+    """K(a, b) = sum over all node pairs of delta, with a cache per (node, node).
+
+    ``match(node)``, when given, is a key that two nodes must share for their delta to be
+    nonzero (the first test of that delta: equal productions, equal label contents); the
+    sum then skips the pairs whose keys differ, which add 0. The recursion inside delta
+    still reaches every pair of children it asks for."""
     a, b = nested(a), nested(b)
     cache = {}
 
@@ -68,7 +73,12 @@ def convolution(delta, a, b):
         return cache[key]
 
     nodes_b = nodes(b)
-    return sum(cached(x, y) for x in nodes(a) for y in nodes_b)
+    if match is None:
+        return sum(cached(x, y) for x in nodes(a) for y in nodes_b)
+    by_key = {}
+    for y in nodes_b:
+        by_key.setdefault(match(y), []).append(y)
+    return sum(cached(x, y) for x in nodes(a) for y in by_key.get(match(x), ()))
 
 
 def weighted(delta, label_weights):
@@ -91,7 +101,7 @@ def production_kernel(a, b, lam, offset, label_weights=None):
                 prod *= offset + rec(cx, cy)
         return lam * prod
 
-    return convolution(weighted(delta, label_weights), a, b)
+    return convolution(weighted(delta, label_weights), a, b, match=production)
 
 
 def subtree_kelp(a, b, lam=0.4, label_weights=None):
@@ -109,7 +119,7 @@ def subtree_textbook(a, b, lam=0.4, label_weights=None):
             prod *= rec(cx, cy)
         return lam * prod
 
-    return convolution(weighted(delta, label_weights), a, b)
+    return convolution(weighted(delta, label_weights), a, b, match=production)
 
 
 def subtree_textbook_brute(a, b, lam=0.4):
@@ -139,14 +149,25 @@ def partial_tree(a, b, lam=0.4, mu=0.4, terminal_factor=1.0, subsequences=None, 
         threshold=1.0,
         subsequences=subsequences,
         label_weights=label_weights,
+        match=lambda node: content(node.label),  # sigma is 0 between different contents
     )
 
 
 def smoothed_partial_tree(
-    a, b, sigma, lam=0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, subsequences=None, label_weights=None
+    a,
+    b,
+    sigma,
+    lam=0.4,
+    mu=0.4,
+    terminal_factor=1.0,
+    threshold=0.01,
+    subsequences=None,
+    label_weights=None,
+    match=None,
 ):
     """SPTK (KeLP's SmoothedPartialTreeKernel) for a label similarity ``sigma(label, label)``;
-    ``label_weights`` (label -> w, default 1) make it w(x) sigma(x, y) w(y) past the threshold."""
+    ``label_weights`` (label -> w, default 1) make it w(x) sigma(x, y) w(y) past the threshold;
+    ``match`` as in ``convolution``, a key of the nodes that sigma is 0 across."""
     subsequences = subsequences or subsequence_sum_by_length
     weights = label_weights or {}
 
@@ -161,7 +182,7 @@ def smoothed_partial_tree(
             return mu * lam * lam * terminal_factor * s
         return mu * s * (lam * lam + subsequences(x.children, y.children, rec, lam))
 
-    return convolution(delta, a, b)
+    return convolution(delta, a, b, match)
 
 
 def subsequence_sum_by_length(xs, ys, rec, lam):

@@ -10,6 +10,7 @@ import pytest
 import spacy
 from broken_files import gzip_then_broken
 from data_paths import need_shared
+from relation_samples import SOS
 from spacy.tokens import DocBin
 from spacy.util import registry
 from spacy.vocab import Vocab
@@ -24,18 +25,6 @@ from spacy_convkernels.structures.interactions import (
 )
 from spacy_convkernels.structures.paths import PathTuples
 from spacy_convkernels.structures.semantic_graph import SemanticGraph
-
-# the graph of Fig. 1 of Garg et al. (2018), simplified: Sos has sites for Ras binding
-SOS = """# ::id fig1 ::date 2018
-# ::snt GEFs such as Sos have allosteric sites for Ras binding .
-(h / have-03
-   :ARG0 (p / protein-family :name (n / name :op1 "GEF")
-         :example (p2 / protein :name (n2 / name :op1 "Sos")))
-   :ARG1 (s / site
-         :mod (a / allosteric)
-         :purpose (b / bind-01
-               :ARG1 (e / enzyme :name (n3 / name :op1 "Ras")))))
-"""
 
 
 @pytest.fixture
@@ -84,6 +73,7 @@ def test_registered_reader(penman_file):
     assert len(examples) == 2 and examples[0].reference._.amr.startswith("#")
 
 
+@pytest.mark.shared
 def test_reads_all_of_bio_amr():
     folder = need_shared("data/bio-amr")
     sizes = {f.name: len(list(read_penman(f))) for f in sorted(folder.glob("*.txt"))}
@@ -160,6 +150,7 @@ def test_candidates_of_a_dependency_parse():
     assert first.path == PathTuples([("nsubj", "sos"), ("", "bind"), ("", "bind"), ("dobj", "ras"), ("conj", "rap")])
 
 
+@pytest.mark.shared
 def test_candidates_over_bio_amr():
     folder = need_shared("data/bio-amr")
     docs = list(read_penman(folder / "amr-release-dev-bio.txt"))
@@ -229,6 +220,7 @@ def test_graphs_with_tokens_instead_of_a_sentence(tmp_path):
     assert second.text.startswith("GEFs such as Sos")
 
 
+@pytest.mark.shared
 def test_bio_amr_with_tokens_instead_of_sentences(tmp_path):
     source = need_shared("data/bio-amr") / "amr-release-dev-bio.txt"
     path = tmp_path / "dev-tok.txt"
@@ -294,6 +286,7 @@ def test_a_file_that_cannot_be_opened(tmp_path):
         list(read_penman(tmp_path / "missing.txt"))
 
 
+@pytest.mark.slow
 def test_amr_candidates_on_plain_text_is_a_missing_annotation():
     """In a fresh process, with nothing read by read_penman: the component itself installs
     Doc._.amr, so plain text gets the package's error, not spaCy's E046."""

@@ -17,7 +17,8 @@ SECTIONS += ["6. Relation scores"]
 
 
 def start_block() -> list[str]:
-    """The commands of the README's first fenced block (after cloning: install, demo, tests)."""
+    """The commands of the README's first fenced block (after cloning: install, demo, the
+    fast lane of the tests, all the tests)."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     block = re.search(r"^```sh\n(.*?)^```", text, re.M | re.S).group(1)
     return [line.split("#")[0].strip() for line in block.splitlines() if line.split("#")[0].strip()]
@@ -38,6 +39,7 @@ def test_demo_summarizes_every_step_on_the_bundled_samples(capsys):
     assert re.search(r"\d+ candidate interactions \(\d+ gold\) of 3 GE documents", out)
 
 
+@pytest.mark.shared
 def test_stored_parses_are_the_md_models(capsys):
     """With the md model parsing live, every figure is the same as with the stored parses."""
     model = need_shared("models/en_core_web_md-3.8.0")
@@ -50,13 +52,17 @@ def test_stored_parses_are_the_md_models(capsys):
 
 
 def test_the_readme_starts_with_install_demo_and_tests():
-    install, demo, tests = start_block()
+    install, demo, fast_lane, tests = start_block()
     assert "pip install -e" in install and tests == "python -m pytest"
-    assert demo == "spacy-convkernels demo"
+    assert fast_lane == 'python -m pytest -m "not slow and not shared"'
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    for marker in ("slow", "shared"):  # registered (and --strict-markers rejects any other)
+        assert re.search(rf'^    "{marker}: ', pyproject, re.M) and "--strict-markers" in pyproject
+    assert demo == "spacy-convkernels demo"
     assert re.search(r'^\[project\.scripts\]\nspacy-convkernels = "spacy_convkernels\.cli:main"$', pyproject, re.M)
 
 
+@pytest.mark.slow
 def test_the_readme_demo_command_runs():
     """The README's demo line, run as the installed script where there is one (CI installs
     it), else as the module the script calls; either way on this source tree."""

@@ -4,6 +4,7 @@ import gzip
 import re
 
 import numpy as np
+import pytest
 from data_paths import CORPORA, need_shared
 from sklearn.svm import SVC
 
@@ -47,6 +48,7 @@ def test_qc_accuracy_is_that_of_one_svm_per_class(tmp_path, capsys):
     assert f"40 training and 20 test questions: accuracy {accuracy:.2f} %" in out
 
 
+@pytest.mark.shared
 def test_bionlp_on_the_sample_with_the_md_parser(capsys):
     model = need_shared("models/en_core_web_md-3.8.0")
     assert main(["evaluate", "bionlp", str(GE), str(GE), "--model", str(model), "--k", "1", "--quiet"]) == 0

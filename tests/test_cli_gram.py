@@ -59,6 +59,7 @@ def test_nystroem_fit_then_transform_gives_the_library_vectors(tmp_path, capsys)
     np.testing.assert_allclose(vectors, reference.transform(trees("lct")), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_warnings_are_one_line_on_stderr(tmp_path):
     command = [sys.executable, "-m", "spacy_convkernels", "nystroem", "fit", str(SAMPLE), str(tmp_path / "m.npz")]
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}

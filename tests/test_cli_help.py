@@ -108,6 +108,7 @@ def test_demo_lists_the_installed_samples(capsys):
     assert capsys.readouterr().out.strip().endswith("TREC_10.coarse.first60.klp.gz")
 
 
+@pytest.mark.slow
 def test_every_help_example_runs_on_the_installed_samples(tmp_path, monkeypatch, capsys):
     """Every command but the demo has an example on a sample; those that need no spaCy
     model (``--model``) run, in help order, in an empty directory."""

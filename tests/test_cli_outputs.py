@@ -88,6 +88,7 @@ def test_a_failed_run_leaves_the_earlier_output_as_it_was(workspace, capsys):
     assert after == before  # G.npy untouched, no temporary file left
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_leaves_the_earlier_output_and_no_partial_file(workspace):
     """Ctrl-C (SIGINT) in the middle of a long Gram: exit 130, the earlier G.npy intact, no temporary file."""
     many = workspace / "many.txt"

@@ -1,25 +1,17 @@
 """python -m spacy_convkernels plot: the heatmap of a corpus sample, and its bad inputs."""
 
-import importlib.util
-import os
 import sys
 
 import numpy as np
 import pytest
-from data_paths import CORPORA
+from data_paths import CORPORA, require_extra
 
 from spacy_convkernels.cli import main
 from spacy_convkernels.cli.plot import heatmap_figure
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel
 
-if importlib.util.find_spec("matplotlib") is None:  # the plot extra; CI installs it with dev
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("matplotlib is absent; CI=true requires it (pip install -e '.[dev]')", pytrace=False)
-    pytest.skip("matplotlib is absent (the plot extra)", allow_module_level=True)
-
-import matplotlib  # noqa: E402
-
+matplotlib = require_extra("matplotlib", "plot", module_level=True)
 matplotlib.use("Agg")
 import matplotlib.image  # noqa: E402
 

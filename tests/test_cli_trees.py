@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 import spacy
 from data_paths import CORPORA, need_shared
 from kelp_parses import doc_from_grct
@@ -63,6 +64,7 @@ def test_bad_inputs_end_with_one_line_on_stderr_and_status_1(tmp_path, capsys):
         assert err.startswith("spacy-convkernels trees: error:") and message in err and "\n" not in err, name
 
 
+@pytest.mark.shared
 def test_raw_text_parsed_by_the_md_model(tmp_path):
     model = need_shared("models/en_core_web_md-3.8.0")
     (tmp_path / "texts.txt").write_text("Who wrote Hamlet?\n\nThe cat sat on the mat. It slept.\n", encoding="utf-8")

@@ -109,6 +109,8 @@ def test_registered_spacy_reader(conllu):
     assert examples[0].predicted.text == examples[0].reference.text
 
 
+@pytest.mark.slow
+@pytest.mark.shared
 def test_reads_all_of_ud_english_ewt():
     folder = need_shared("data/ud-english-ewt")
     sizes = {}

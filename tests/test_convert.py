@@ -64,6 +64,7 @@ def test_command_line_reports_one_line_and_fails(tmp_path, capsys):
     assert "--dev-every must be at least 2" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_python_dash_m_entry(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "spacy_convkernels", "convert", str(SAMPLE), str(tmp_path / "test.spacy")],

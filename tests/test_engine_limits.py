@@ -124,6 +124,7 @@ print(json.dumps(values))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not sys.platform.startswith("linux") or SANITIZED,
     reason="needs /proc and an address-space limit (meaningless under ASan)",
@@ -304,6 +305,7 @@ print("usable", flush=True)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["1", "2", "pairs"], ids=["gram-1-thread", "gram-2-threads", "pairs"])
 def test_ctrl_c_stops_a_long_call(mode):
     """SIGINT a second into a long call: KeyboardInterrupt within 3 s, and the kernel still

@@ -19,7 +19,7 @@ import joblib
 import numpy as np
 import pytest
 import sklearn
-from data_paths import CORPORA
+from data_paths import CORPORA, skip_unless_ci
 from sklearn.base import clone, is_classifier
 from sklearn.exceptions import NotFittedError, SkipTestWarning
 from sklearn.neighbors import KNeighborsClassifier
@@ -37,7 +37,11 @@ from spacy_convkernels.learn import (
 )
 
 if tuple(int(p) for p in sklearn.__version__.split(".")[:2]) < (1, 8):
-    pytest.skip("the checks' expected-failure lists need scikit-learn >= 1.8", allow_module_level=True)
+    skip_unless_ci(
+        f"the checks' expected-failure lists need scikit-learn >= 1.8, not {sklearn.__version__}",
+        "CI=true installs the newest scikit-learn",
+        module_level=True,
+    )
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 
@@ -139,6 +143,7 @@ def test_scikit_learn_sees_the_structure_input_tag(estimator):
     checks[0](estimator)
 
 
+@pytest.mark.slow
 @parametrize_with_checks(
     [
         claiming_arrays(e)
@@ -219,6 +224,7 @@ def test_structure_unfitted(estimator, data):
             model.score(data[0][:5], data[1][:5])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("estimator", estimators(), ids=lambda e: type(e).__name__)
 @pytest.mark.parametrize("unpickled", [False, True], ids=["fitted", "unpickled"])
 def test_structure_methods_change_nothing(estimator, data, unpickled):
@@ -248,6 +254,7 @@ def test_structure_params_kept(estimator, data):
     assert added and all(name.endswith("_") or name.startswith("_") for name in added)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("estimator", estimators(), ids=lambda e: type(e).__name__)
 def test_structure_fit_idempotent(estimator, data):
     once = fitted(estimator, data)

@@ -35,6 +35,7 @@ KERNELS = [
 IDS = [f"{type(k).__name__}-{n}" for n, k in enumerate(KERNELS)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
 def test_the_values_of_all_pairs_sum_to_the_kernel(kernel):
     rng = np.random.default_rng(5)
@@ -71,6 +72,7 @@ def test_top_pairs_largest_first_with_shares_and_common_fragments(kernel):
                 assert a.labels[x] == b.labels[y]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kernel, representation",
     [

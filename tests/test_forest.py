@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from random_trees import random_pairs
+from random_trees import random_pairs, small_tree
 from reference_kernels import Node
 from reference_kernels import forest_kernel as reference_forest_kernel
 
@@ -132,23 +132,6 @@ def raw_forests(draw):
     )
     assume(len(derivations(forest)) <= 200)
     return forest
-
-
-def small_tree(rng, n_leaves: int) -> Tree:
-    """A random tree over leaves w0..w(n-1) in order, internal labels A or B; over the same
-    leaves, B only above A, so packed trees never put a node twice on a path (a forest
-    merges nodes by label and span)."""
-    level = [(Tree(f"w{i}"), set()) for i in range(n_leaves)]  # (subtree, labels over the same leaves)
-    while len(level) > 1 or level[0][0].n_nodes == 1 or rng.random() < 0.3:
-        i = int(rng.integers(0, len(level)))
-        j = min(len(level), i + int(rng.integers(1, 3)))
-        used = level[i][1] if j == i + 1 else set()
-        free = [label for label in "AB" if not used or label > max(used)]
-        if not free:
-            continue
-        label = free[int(rng.integers(0, len(free)))]
-        level[i:j] = [(Tree(label, [tree for tree, _ in level[i:j]]), used | {label})]
-    return level[0][0]
 
 
 @st.composite
@@ -427,11 +410,10 @@ def test_packing_refuses_inconsistent_compiled_forests():
 
 
 @pytest.fixture(scope="module")
-def md():
+def md(md_model):
     import spacy
-    from data_paths import need_shared
 
-    return spacy.load(need_shared("models/en_core_web_md-3.8.0"))
+    return spacy.load(md_model)
 
 
 SENTENCES = [

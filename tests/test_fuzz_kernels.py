@@ -11,13 +11,13 @@ import pytest
 import reference_kernels as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from path_data import EDGES, NODES, exponential
+from path_data import LABELS as TUPLE_LABELS
+from path_data import VECTORS as PATH_VECTORS
 from random_trees import ALPHABET
-from test_path_kernels import EDGES, NODES, exponential
-from test_path_kernels import LABELS as TUPLE_LABELS
-from test_path_kernels import VECTORS as PATH_VECTORS
-from test_smoothed_kernels import LABELS as SMOOTH_LABELS
-from test_smoothed_kernels import VECTORS as SMOOTH_VECTORS
-from test_smoothed_kernels import reference_sigma
+from smoothed_data import LABELS as SMOOTH_LABELS
+from smoothed_data import VECTORS as SMOOTH_VECTORS
+from smoothed_data import reference_sigma
 
 from spacy_convkernels import ConvKernelsError, Tree
 from spacy_convkernels.kernels import (
@@ -295,6 +295,7 @@ def calls(draw, family, structures):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::spacy_convkernels.errors.KernelUnderflowWarning")  # tiny lam: warned, as it should
 @pytest.mark.parametrize("family", FAMILIES)
 @_settings(40)
@@ -360,6 +361,7 @@ def reference(kernel):
     return lambda a, b: ref.zelenko(a, b, k, p["lam"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 @_settings(25)
 @given(data=st.data())
@@ -400,6 +402,7 @@ def test_a_prepared_set_extended_after_packing_is_refused_or_used_whole(family, 
         _run(kernel, "gram", prepared, Y, None, data.draw(st.booleans()), data.draw(N_JOBS))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 @_settings(20)
 @given(data=st.data())

@@ -3,6 +3,7 @@ every tree survives ``Tree.from_string(str(tree))``."""
 
 import pickle
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -79,6 +80,7 @@ def test_random_trees_round_trip(tree):
         assert Tree.from_string(str(sub)) == sub
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(label=any_label, children=st.lists(trees, max_size=3))
 def test_a_label_is_accepted_exactly_when_bracket_notation_can_write_it(label, children):

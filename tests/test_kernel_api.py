@@ -54,6 +54,7 @@ def test_threads_give_identical_results(kernel, qc_trees):
     np.testing.assert_allclose(kernel.gram(qc_trees, qc_trees[:7], n_jobs=3), one[:, :7], rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_engine_releases_the_gil(qc_trees):
     """While a long Gram runs in a thread, this thread keeps running Python code."""
     kernel = PartialTreeKernel()

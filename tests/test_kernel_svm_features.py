@@ -5,13 +5,11 @@ import numpy as np
 import pytest
 import spacy
 from data_paths import CORPORA
-from kelp_parses import doc_from_grct
-from spacy.training import Example
+from kelp_parses import questions
 from spacy.util import fix_random_seed
 from thinc.api import Adam
 
 from spacy_convkernels.cli.convert import CLASSES
-from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import InvalidParameterError, NotInitializedError
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel
 from spacy_convkernels.learn import KernelSVC
@@ -35,16 +33,6 @@ BOW = {
     "no_output_layer": True,
     "nO": 16,
 }
-
-
-def questions(vocab):
-    """The sample's 60 questions as parsed Docs (KeLP's parses) with their categories."""
-    examples = []
-    for example in read_klp(SAMPLE):
-        doc = doc_from_grct(vocab, example.trees["grct"])
-        doc.cats = {name: float(name == example.labels[0]) for name in CLASSES}
-        examples.append(Example(doc.copy(), doc))
-    return examples
 
 
 def pipeline(kernel_features, text_features=None, factory="kernel_textcat"):
@@ -91,6 +79,7 @@ def test_the_svm_is_fitted_on_every_training_doc_and_gives_out_of_fold_rows_in_t
     assert block.get_dim("nO") == len(set(labels))
 
 
+@pytest.mark.slow
 def test_it_learns_and_a_saved_pipeline_predicts_the_same(tmp_path):
     nlp, examples = pipeline(dict(SVM, text_weight=0.5), BOW)
     train(nlp, examples, steps=30)
@@ -119,6 +108,7 @@ def test_the_text_term_adds_the_ngram_cosine_to_the_tree_kernel():
     )
 
 
+@pytest.mark.slow
 def test_several_blocks_train_save_and_reload_with_identical_predictions(tmp_path):
     blocks = {"@architectures": "spacy_convkernels.KernelBlocks.v1", "*": {"svm": SVM, "nystroem": NYSTROEM}}
     nlp, examples = pipeline(blocks, BOW)
@@ -167,6 +157,7 @@ def test_bad_settings():
         kernel_svm_features(kernel, max_support=2, n_folds=3)
 
 
+@pytest.mark.slow
 def test_a_kernel_with_the_pipelines_vectors_reloads(tmp_path):
     sptk = {"@misc": "spacy_convkernels.SmoothedPartialTreeKernel.v1", "vectors": "vocab", "shared_rows": "kelp"}
     nlp, examples = pipeline(dict(SVM, representation="lct", kernel=sptk))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import spacy
 import tomllib
-from data_paths import CORPORA, ROOT, need_shared
+from data_paths import CORPORA, ROOT
 from kelp_parses import doc_from_grct
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
@@ -74,6 +74,7 @@ def train(nlp, examples, steps: int) -> list:
     return losses
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kernel,text", [(FEATURES, BOW), (FEATURES, None), (None, BOW)], ids=["both", "kernel only", "text only"]
 )
@@ -159,12 +160,12 @@ def test_registered_and_published_by_entry_points():
 
 
 @pytest.fixture
-def sample_corpus(tmp_path):
+def sample_corpus(tmp_path, md_model):
     convert(SAMPLE, tmp_path / "train.spacy", dev=tmp_path / "dev.spacy")
     return {
         "paths.train": str(tmp_path / "train.spacy"),
         "paths.dev": str(tmp_path / "dev.spacy"),
-        "paths.md_model": str(need_shared("models/en_core_web_md-3.8.0")),
+        "paths.md_model": str(md_model),
     }
 
 
@@ -180,6 +181,7 @@ BOW_OVERRIDE = {
 }
 
 
+@pytest.mark.slow
 def test_config_passes_debug_config(sample_corpus):
     from spacy.cli.debug_config import debug_config
 
@@ -187,6 +189,7 @@ def test_config_passes_debug_config(sample_corpus):
         debug_config(CONFIG, overrides={**sample_corpus, **extra})  # exits on an invalid config
 
 
+@pytest.mark.slow
 def test_trained_in_spacy_train_saved_and_reloaded_predicts_identically(sample_corpus, tmp_path):
     from spacy.training.initialize import init_nlp
     from spacy.training.loop import train as train_loop

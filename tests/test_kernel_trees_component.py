@@ -59,6 +59,7 @@ def test_unknown_representation_is_refused():
         spacy.blank("en").add_pipe("kernel_trees", config={"representations": ["tree"]})
 
 
+@pytest.mark.slow
 def test_saved_pipeline_loads_without_importing_the_package(nlp, tmp_path):
     nlp.to_disk(tmp_path / "pipeline")
     script = (
@@ -107,6 +108,7 @@ def test_bad_docs(nlp):
     assert empty._.kernel_trees == []
 
 
+@pytest.mark.shared
 def test_real_pipeline_on_100_questions(qc_dir):
     model = need_shared("models/en_core_web_md-3.8.0")
     nlp = spacy.load(model)
@@ -133,6 +135,7 @@ def test_real_pipeline_on_100_questions(qc_dir):
         assert (G[np.triu_indices(len(G), 1)] > 0).mean() >= sharing  # questions share fragments
 
 
+@pytest.mark.slow
 def test_importing_registers_no_extension_and_each_component_installs_its_own():
     """In a fresh process: importing the components and readers registers nothing; creating
     a component registers what it writes and what it reads (Span._.kernel_trees for

@@ -73,6 +73,7 @@ def test_one_kernel_block_per_batch(pipeline, monkeypatch):
     assert all(d._.kernel_vector is not None for d in out)
 
 
+@pytest.mark.slow
 def test_saved_pipeline_gives_identical_vectors(pipeline, tmp_path):
     nlp, docs = pipeline
     expected = [nlp(d.copy())._.kernel_vector for d in docs]
@@ -133,6 +134,7 @@ def test_uninitialized_component_says_so():
         nlp(doc)
 
 
+@pytest.mark.slow
 def test_vectors_survive_multiprocessing(pipeline):
     nlp, docs = pipeline
     expected = [nlp(d.copy())._.kernel_vector for d in docs]
@@ -282,6 +284,7 @@ def test_a_saved_pipeline_with_pipeline_vectors_loads(tmp_path):
     np.testing.assert_array_equal(np.array(got), np.array(expected))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("landmark_init", ["pivoted_cholesky", "ridge_leverage", "kmeans++"])
 def test_every_landmark_method_is_a_setting(landmark_init, tmp_path):
     nlp = spacy.blank("en")

@@ -5,7 +5,7 @@ import pickle
 import numpy as np
 import pytest
 import spacy
-from data_paths import CORPORA
+from data_paths import CORPORA, require_extra
 from kelp_parses import doc_from_grct
 from scipy.stats import spearmanr
 from sklearn.base import clone
@@ -103,7 +103,7 @@ def test_klsh_has_set_output_as_scikit_learn_transformers_do(qc):
 
 
 def test_klsh_codes_as_a_dataframe(qc):
-    pd = pytest.importorskip("pandas")
+    pd = require_extra("pandas", None)
     trees, _ = qc
     klsh = KLSH(PartialTreeKernel(), n_references=20, n_bits=12, subset_size=5, random_state=0)
     frame = klsh.set_output(transform="pandas").fit(trees).transform(trees[:5])
@@ -259,6 +259,7 @@ def _synthetic_paths(n, rng):
     return X, np.array(y)
 
 
+@pytest.mark.slow
 def test_sigma_learning_drops_planted_noise_labels():
     X, y = _synthetic_paths(300, np.random.default_rng(0))
     learner = NonstationaryKernelLearner(
@@ -272,6 +273,7 @@ def test_sigma_learning_drops_planted_noise_labels():
     assert (knn.predict(X[200:]) == y[200:]).mean() > 0.95
 
 
+@pytest.mark.slow
 def test_mutual_information_bound_does_not_decrease():
     X, y = _synthetic_paths(120, np.random.default_rng(1))
     forest = KLSHForestClassifier(
@@ -303,6 +305,7 @@ class CountingPathKernel(SubsequencePathKernel):
         return K
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mi_samples", [10**6, 50])
 def test_forest_counts_every_kernel_value_and_computes_none_twice_per_sample(mi_samples):
     X, y = _synthetic_paths(120, np.random.default_rng(1))
@@ -366,6 +369,7 @@ def test_klsh_codes_component(tmp_path, hash_function):
     np.testing.assert_array_equal([d._.klsh_code[0] for d in reloaded.pipe(d.copy() for d in docs[40:])], codes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel", [SubsetTreeKernel(), SmoothedPartialTreeKernel()], ids=["sst", "sptk"])
 def test_sigma_learning_on_tree_labels(qc, kernel):
     trees, labels = qc
@@ -397,6 +401,7 @@ def _full_graph(kernel, X, n_neighbors):
     return similarities, np.where(np.isfinite(similarities), indices, -1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rows", [1, 7, 512])
 @pytest.mark.parametrize("n_neighbors", [1, 4, 9, 200])
 def test_blocked_knn_graph_equals_the_full_one(qc, monkeypatch, rows, n_neighbors):
@@ -427,6 +432,7 @@ def test_blocked_knn_graph_on_paths(monkeypatch):
     np.testing.assert_array_equal(similarities, expected[0])
 
 
+@pytest.mark.slow
 def test_blocked_knn_graph_holds_one_block(qc, monkeypatch):
     """No kernel call computes more than one block of rows against the rest."""
     from spacy_convkernels.approx import _blocks
@@ -445,6 +451,7 @@ def test_blocked_knn_graph_holds_one_block(qc, monkeypatch):
     assert max(sizes) <= 16 * len(trees)
 
 
+@pytest.mark.slow
 def test_progress_bars_only_when_asked(qc, capsys):
     trees, labels = qc
     kernel = PartialTreeKernel()
@@ -496,6 +503,7 @@ def test_progress_bars_only_when_asked(qc, capsys):
     assert "KLSH references" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_forest_is_a_bagging_of_subspace_trees(qc):
     trees, labels = qc
     forest = KLSHForestClassifier(

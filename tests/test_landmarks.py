@@ -45,6 +45,7 @@ def gram(kernel, trees):
 # pivoted Cholesky ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_pivoted_cholesky_with_every_structure_reproduces_the_gram(kernel, trees, gram):
     n = len(trees)
     assert np.linalg.eigvalsh(gram)[0] > 1e-4  # a full-rank Gram: no pivot is skipped
@@ -142,6 +143,7 @@ def test_ridge_leverage_matches_a_plain_numpy_reference(n, s):
         np.testing.assert_array_equal(ours, theirs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_outliers, s", [(6, 12), (4, 20), (6, 30)])
 def test_ridge_leverage_picks_outliers_as_often_as_exact_scores_would(n_outliers, s):
     """300 points in a tight cluster and outliers each alone in its own direction. At the
@@ -176,6 +178,7 @@ def test_ridge_leverage_picks_outliers_as_often_as_exact_scores_would(n_outliers
 # every method -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS)
 def test_landmarks_are_deterministic_under_random_state(method, kernel, trees):
     def chosen(seed):
@@ -189,6 +192,7 @@ def test_landmarks_are_deterministic_under_random_state(method, kernel, trees):
         assert any(not np.array_equal(first, chosen(seed)) for seed in (5, 6))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS)
 def test_kernel_and_precomputed_gram_choose_the_same_landmarks(method, kernel, trees, gram):
     """The estimator's kernel columns and a precomputed Gram drive the same code."""

@@ -192,6 +192,7 @@ def test_the_documented_config_blocks_build_the_rulers(sample_docs, tmp_path):
         create_lexicon_patterns(tmp_path / "lexicon", "entities")
 
 
+@pytest.mark.shared
 def test_full_train_lexicon_in_the_md_pipeline(tmp_path):
     train = need_shared("data/bionlp-st-2013-ge/original-data/train")
     model = need_shared("models/en_core_web_md-3.8.0")

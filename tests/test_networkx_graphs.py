@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 import spacy
-from data_paths import ROOT
+from data_paths import ROOT, require_extra
 from spacy.tokens import DocBin
 
 from spacy_convkernels.approx import Nystroem
@@ -26,7 +26,7 @@ from spacy_convkernels.structures import (
     tree_to_networkx,
 )
 
-nx = pytest.importorskip("networkx")
+nx = require_extra("networkx", "networkx", module_level=True)
 
 # edges in PENMAN order, not grouped by source (h's third edge comes after p's and s's)
 AMR = """
@@ -164,6 +164,7 @@ def test_without_networkx_the_conversion_names_the_extra(monkeypatch):
         graph_to_networkx(SemanticGraph.from_penman(AMR))
 
 
+@pytest.mark.slow
 def test_networkx_stays_off_the_kernels_path():
     """Importing the package's structures and kernels, and computing, imports no networkx."""
     script = (

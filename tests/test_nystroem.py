@@ -41,6 +41,7 @@ def test_all_structures_as_landmarks_reproduce_the_kernel(trees):
     np.testing.assert_allclose(Z @ Z.T, kernel.gram(X), atol=1e-6)
 
 
+@pytest.mark.slow
 def test_kmeans_plus_plus_landmarks(trees):
     kernel = PartialTreeKernel(terminal_factor=1)
     G = kernel.gram(trees)
@@ -84,6 +85,7 @@ def test_fitted_model_pickles(trees):
     np.testing.assert_array_equal(again.transform(trees[:9]), model.transform(trees[:9]))
 
 
+@pytest.mark.slow
 def test_progress_bars_only_when_asked(trees, capsys):
     quiet = Nystroem(PartialTreeKernel(), n_components=12, landmark_init="kmeans++", random_state=0).fit_transform(
         trees

@@ -19,16 +19,15 @@ import pytest
 import reference_kernels as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from random_trees import ALPHABET, chain, random_tree, wide_tree
-from test_forest import small_tree
-from test_path_kernels import EDGES, NODES, exponential, path_pairs, rooted_pairs
-from test_path_kernels import LABELS as TUPLE_LABELS
-from test_path_kernels import VECTORS as NODE_VECTORS
-from test_path_kernels import WEIGHTS as EDGE_WEIGHTS
-from test_smoothed_kernels import CASES as SMOOTHED_CASES
-from test_smoothed_kernels import LABELS as SMOOTHED_LABELS
-from test_smoothed_kernels import PAIRS as SMOOTHED_PAIRS
-from test_smoothed_kernels import VECTORS
+from path_data import EDGES, NODES, exponential, path_pairs, rooted_pairs
+from path_data import LABELS as TUPLE_LABELS
+from path_data import VECTORS as NODE_VECTORS
+from path_data import WEIGHTS as EDGE_WEIGHTS
+from random_trees import ALPHABET, chain, random_tree, small_tree, wide_tree
+from smoothed_data import CASES as SMOOTHED_CASES
+from smoothed_data import LABELS as SMOOTHED_LABELS
+from smoothed_data import PAIRS as SMOOTHED_PAIRS
+from smoothed_data import VECTORS
 
 from spacy_convkernels import Tree
 from spacy_convkernels.approx import KLSH, Nystroem
@@ -184,6 +183,7 @@ def assert_same_values(kernel, queries, fixed, n_jobs: int) -> np.ndarray:
     return expected
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::spacy_convkernels.errors.KernelUnderflowWarning")
 @pytest.mark.parametrize("family, kernel", CASES, ids=[f"{f}-{k!r}" for f, k in CASES])
 @settings(max_examples=12, deadline=None)
@@ -481,6 +481,7 @@ print("usable", flush=True)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_ctrl_c_stops_a_long_call(threads):
     """SIGINT a second into a long call against an indexed set: KeyboardInterrupt within

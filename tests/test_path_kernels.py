@@ -1,49 +1,13 @@
 """The subsequence path kernel and the Zelenko tree kernel against plain-Python references."""
 
-import functools
-
 import numpy as np
 import pytest
 import reference_kernels as ref
-from random_trees import random_pairs
+from path_data import LABELS, VECTORS, WEIGHTS, exponential, path_pairs, rooted_pairs
 
 from spacy_convkernels import Tree
-from spacy_convkernels.kernels import InvalidParameterError, SubsequencePathKernel, WordVectors, ZelenkoTreeKernel
+from spacy_convkernels.kernels import InvalidParameterError, SubsequencePathKernel, ZelenkoTreeKernel
 from spacy_convkernels.structures.paths import PathTuples
-
-EDGES = ["", "arg0", "arg1", "arg1-of", "op1"]
-NODES = ["bind", "protein", "enzyme", "and", "site", "cell", "gtp"]
-LABELS = [f"{e}/{n}" for e in EDGES for n in NODES]
-RNG = np.random.default_rng(19)
-RAW = {node: RNG.normal(size=5).astype(np.float32).astype(float) for node in NODES[:-1]}  # gtp has no vector
-VECTORS = WordVectors.from_arrays(list(RAW), np.array(list(RAW.values())))
-WEIGHTS = {"arg0": 0.0, "op1": 0.5, "arg1-of": 2.0}
-
-
-def exponential(gamma):
-    @functools.cache
-    def similarity(a, b):
-        if a not in RAW or b not in RAW:
-            return 0.0
-        u, v = RAW[a] / np.linalg.norm(RAW[a]), RAW[b] / np.linalg.norm(RAW[b])
-        c = float(u @ v)
-        return float(np.exp(c - 1) * (c - gamma) / (1 - gamma)) if c > gamma else 0.0
-
-    return similarity
-
-
-def random_path(rng, length):
-    return PathTuples([(EDGES[rng.integers(len(EDGES))], NODES[rng.integers(len(NODES))]) for _ in range(length)])
-
-
-def path_pairs(seed, n, long=False):
-    rng = np.random.default_rng(seed)
-
-    def lengths():
-        return int(rng.integers(30, 40)) if long and rng.random() < 0.3 else int(rng.integers(1, 16))
-
-    return [(random_path(rng, lengths()), random_path(rng, lengths())) for _ in range(n)]
-
 
 CONFIGS = [
     (dict(lam=0.5), ref.tuple_kernel()),
@@ -59,6 +23,7 @@ def _check(kernel, reference, X, pairs_):
     np.testing.assert_allclose(kernel.pairs(X, index), [ref.normalize(*row) for row in values], rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("params, k", CONFIGS, ids=["exact", "vectors-weights"])
 def test_path_kernel_equals_reference(params, k):
     pairs_ = path_pairs(1, 200, long=True)
@@ -72,15 +37,7 @@ def test_path_kernel_equals_reference(params, k):
     assert sum(len(a) >= 30 for a, _ in pairs_) >= 20
 
 
-def rooted_pairs(seed, n, labels=LABELS):
-    """Random tree pairs whose roots share the trigger, as candidate subgraphs do."""
-
-    def reroot(t):
-        return Tree.from_flat(("/bind",) + t.labels[1:], t.parents)
-
-    return [(reroot(a), reroot(b)) for a, b in random_pairs(seed=seed, n_pairs=n, labels=labels)]
-
-
+@pytest.mark.slow
 @pytest.mark.parametrize("params, k", CONFIGS, ids=["exact", "vectors-weights"])
 def test_zelenko_equals_reference(params, k):
     pairs_ = rooted_pairs(8, 150)

@@ -1,27 +1,20 @@
 """The plots draw their inputs (line data, image array, boundaries, tick labels), reject
 bad input with InvalidParameterError, and say which extra to install without matplotlib."""
 
-import importlib.util
 import os
 import subprocess
 import sys
 
 import numpy as np
 import pytest
-from data_paths import CORPORA, ROOT
+from data_paths import CORPORA, ROOT, require_extra
 
 from spacy_convkernels import InvalidParameterError, MissingDependencyError, Tree
 from spacy_convkernels.corpora.klp import read_klp
 from spacy_convkernels.kernels import PartialTreeKernel
 from spacy_convkernels.plots import landmarks_accuracy, purity_curve, similarity_heatmap
 
-if importlib.util.find_spec("matplotlib") is None:  # the plot extra; CI installs it with dev
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("matplotlib is absent; CI=true requires it (pip install -e '.[dev]')", pytrace=False)
-    pytest.skip("matplotlib is absent (the plot extra)", allow_module_level=True)
-
-import matplotlib  # noqa: E402
-
+matplotlib = require_extra("matplotlib", "plot", module_level=True)
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
@@ -141,6 +134,7 @@ def test_without_matplotlib_each_plot_names_the_extra_to_install(call, monkeypat
     assert isinstance(error.value, ImportError) and isinstance(error.value.__cause__, ImportError)
 
 
+@pytest.mark.slow
 def test_importing_the_package_and_its_plots_does_not_import_matplotlib():
     code = "import sys, spacy_convkernels.plots, spacy_convkernels.learn; print('matplotlib' in sys.modules)"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -231,6 +231,7 @@ def test_random_bytes_give_package_errors_only(folder, kind, data, gzipped):
     _read(kind, path, skip_errors=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["klp", "conllu", "penman"])
 @FUZZ
 @given(data=st.data())
@@ -248,6 +249,7 @@ def test_skipping_reads_every_valid_record(folder, kind, data):
     assert everything is None or everything == skipping
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["klp", "conllu", "penman"])
 @FUZZ
 @given(data=st.data())

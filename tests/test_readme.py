@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 import spacy
-from data_paths import ROOT, SHARED, need_shared
+from data_paths import ROOT, SHARED, need_shared, require_extra
 
 MD_MODEL = "en_core_web_md"  # the README's model, by its package name
 SHARED_MD_MODEL = "models/en_core_web_md-3.8.0"  # its folder in ../shared, used when the package is absent
@@ -31,6 +31,11 @@ def _blocks():
 BLOCKS = _blocks()
 
 
+def _needs_shared(code: str) -> bool:
+    """Whether a block loads the md model or reads ../shared (its tests are marked ``shared``)."""
+    return f'spacy.load("{MD_MODEL}"' in code or '"../shared/' in code
+
+
 @functools.cache
 def _run_block(index: int, directory: str):
     """Run block ``index`` in a namespace of its own from ``directory`` (not the clone),
@@ -43,7 +48,7 @@ def _run_block(index: int, directory: str):
     for relative in re.findall(r'"\.\./shared/([^"]+)"', code):
         need_shared(relative)
     if "import networkx" in code:  # the networkx extra (in dev; .[test] alone skips it)
-        pytest.importorskip("networkx")
+        require_extra("networkx", "networkx")
     code = code.replace('"../shared/', f'"{SHARED}/')
     printed = io.StringIO()
     names = {}
@@ -79,7 +84,11 @@ def test_the_readme_has_its_blocks():
     ]
 
 
-@pytest.mark.parametrize("index", range(len(BLOCKS)), ids=[f"{i}-{h}" for i, (h, _) in enumerate(BLOCKS)])
+@pytest.mark.parametrize(
+    "index",
+    [pytest.param(i, marks=[pytest.mark.shared] if _needs_shared(code) else []) for i, (_, code) in enumerate(BLOCKS)],
+    ids=[f"{i}-{h}" for i, (h, _) in enumerate(BLOCKS)],
+)
 def test_every_block_runs_on_its_own(index, run):
     heading, _ = BLOCKS[index]
     nth = [h for h, _ in BLOCKS[:index]].count(heading)
@@ -104,12 +113,14 @@ def test_readme_example_prints_what_it_claims(run):
         assert abs(value - float(claim)) < 1e-4
 
 
+@pytest.mark.shared
 def test_readme_kernel_trees_example(run):
     printed, _ = run("In a spaCy pipeline", 0)
     lines = printed.splitlines()
     assert len(lines) == 3 and lines[0].startswith("(SYNT##root") and 0 < float(lines[2]) < 1
 
 
+@pytest.mark.shared
 def test_readme_kernel_vectors_example(run):
     printed, names = run("In a spaCy pipeline", 1)
     nlp, doc = names["nlp"], names["doc"]
@@ -121,6 +132,7 @@ def test_readme_kernel_vectors_example(run):
     assert len(landmarks) == 40 and all(t.label.startswith("LEX##") for t in landmarks)
 
 
+@pytest.mark.shared
 def test_readme_similarity_example(run):
     printed, names = run("Sentence similarity")
     a, b, exact = names["a"], names["b"], names["exact"]
@@ -140,6 +152,7 @@ def test_readme_networkx_example(run):
     assert printed.splitlines() == ["['a', 'p2'] arg1 {'label': 'protein', 'name': 'RAF'}", "1.0 1.0"]
 
 
+@pytest.mark.shared
 def test_readme_amr_example(run):
     _, names = run("Interactions in AMR graphs")
     G, candidates = names["G"], names["candidates"]

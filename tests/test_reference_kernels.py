@@ -75,6 +75,7 @@ def _depth(tree):
     return max(depth)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel, reference, params", CASES, ids=IDS)
 def test_compiled_equals_reference(kernel, reference, params):
     X = [t for pair in PAIRS for t in pair]
@@ -117,6 +118,22 @@ def test_label_weights_change_the_kernel(kernel):
     )
 
 
+@pytest.mark.slow
+def test_references_skip_only_node_pairs_that_add_nothing(monkeypatch):
+    """The references sum over the node pairs with equal productions (ST, SST) or contents
+    (PTK) only; over every node pair they give the same values."""
+    small = [(a, b) for a, b in PAIRS[:120] if a.n_nodes + b.n_nodes < 120]
+    assert len(small) >= 60 and any(a.n_nodes > 30 for a, _ in small)
+    pairs = small + [(a, a) for a, _ in small]  # and the self-pairs, where every production matches
+    matched = [[reference(x, y, **params) for x, y in pairs] for _, reference, params in CASES]
+    convolution = ref.convolution
+    monkeypatch.setattr(ref, "convolution", lambda delta, a, b, match=None: convolution(delta, a, b))
+    for (_, reference, params), values in zip(CASES, matched):
+        every_pair = [reference(x, y, **params) for x, y in pairs]
+        assert values == pytest.approx(every_pair, rel=1e-12, abs=1e-300)
+        assert sum(v > 0 for v in values) > len(small) // 2
+
+
 def test_reference_subsequence_sum_equals_enumeration():
     rng = np.random.default_rng(3)
     for _ in range(60):
@@ -128,6 +145,7 @@ def test_reference_subsequence_sum_equals_enumeration():
             assert by_length == pytest.approx(brute, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_reference_textbook_subtree_equals_counting_identical_subtrees():
     for a, b in PAIRS[:150]:
         assert ref.subtree_textbook(a, b, lam=0.7) == pytest.approx(

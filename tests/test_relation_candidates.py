@@ -2,6 +2,7 @@
 their shortest dependency paths, path-enclosed trees and gold labels."""
 
 import pytest
+from relation_samples import SOS, parsed
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
 
@@ -9,24 +10,6 @@ from spacy_convkernels.components.relation_candidates import entity_pair_candida
 from spacy_convkernels.errors import ConvKernelsWarning, InvalidParameterError, MissingAnnotationError
 from spacy_convkernels.structures.paths import PathTuples, label_features
 from spacy_convkernels.structures.relations import GoldRelations, dependency_interactions, entity_pairs
-
-# RAS activates RAF , which phosphorylates MEK1 .
-WORDS = ["RAS", "activates", "RAF", ",", "which", "phosphorylates", "MEK1", "."]
-HEADS = [1, 1, 1, 2, 5, 2, 5, 1]
-DEPS = ["nsubj", "ROOT", "dobj", "punct", "nsubj", "relcl", "dobj", "punct"]
-TAGS = ["NNP", "VBZ", "NNP", ",", "WDT", "VBZ", "NNP", "."]
-POS = ["PROPN", "VERB", "PROPN", "PUNCT", "PRON", "VERB", "PROPN", "PUNCT"]
-LEMMAS = ["ras", "activate", "raf", ",", "which", "phosphorylate", "mek1", "."]
-
-
-def parsed(*, triggers=True) -> Doc:
-    doc = Doc(Vocab(), words=WORDS, heads=HEADS, deps=DEPS, tags=TAGS, pos=POS, lemmas=LEMMAS)
-    proteins = [Span(doc, i, i + 1, "Protein") for i in (0, 2, 6)]
-    doc.ents = proteins
-    doc.spans["proteins"] = proteins
-    if triggers:
-        doc.spans["triggers"] = [Span(doc, 1, 2, "Positive_regulation"), Span(doc, 5, 6, "Phosphorylation")]
-    return doc
 
 
 def test_entity_pairs_are_the_ordered_pairs_with_the_shortest_path_from_head_to_child():
@@ -141,8 +124,6 @@ def test_registered_generators_and_bad_options():
 
 
 def test_a_doc_with_an_amr_graph_gives_its_amr_candidates():
-    from test_amr import SOS
-
     from spacy_convkernels.components.extensions import install_extensions
 
     install_extensions("doc._.amr")

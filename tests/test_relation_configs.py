@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 import spacy
 from data_paths import CORPORA, ROOT, need_shared
 
@@ -37,6 +38,8 @@ def convert(source, target, kind: str) -> None:
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.slow
+@pytest.mark.shared
 def test_relations_config_trains_well_and_evaluates(tmp_path):
     sample = CORPORA / "relations-sample" / "relations.jsonl"
     steps = ["--training.max_steps", "40", "--training.eval_frequency", "10"]
@@ -51,6 +54,8 @@ def test_relations_config_trains_well_and_evaluates(tmp_path):
     assert "rel_micro_f" in evaluate(tmp_path / "out" / "model-best", tmp_path / "sample.spacy")
 
 
+@pytest.mark.slow
+@pytest.mark.shared
 def test_bionlp_config_trains_on_the_sample_and_scores_raw_text(tmp_path):
     sample = CORPORA / "bionlp-st-2013-ge-sample"
     training_set = need_shared("data/bionlp-st-2013-ge/original-data/train")

@@ -7,41 +7,13 @@ import sys
 import numpy as np
 import pytest
 import spacy
-from spacy.tokens import Doc
+from relation_samples import KERNEL, model_config, pair_examples, parsed, parsed_in
 from spacy.training import Example
 from spacy.util import fix_random_seed
-from test_relation_candidates import parsed
 
 from spacy_convkernels.components.relation_extractor import RelationExtractor, score_relations
 from spacy_convkernels.errors import InvalidParameterError
 from spacy_convkernels.ml.kernel_blocks import blocks_of
-
-TOK2VEC = {
-    "@architectures": "spacy_convkernels.CandidateTok2Vec.v1",
-    "tok2vec": {
-        "@architectures": "spacy.Tok2Vec.v2",
-        "embed": {
-            "@architectures": "spacy.MultiHashEmbed.v2",
-            "width": 16,
-            "attrs": ["NORM", "SHAPE"],
-            "rows": [500, 100],
-            "include_static_vectors": False,
-        },
-        "encode": {
-            "@architectures": "spacy.MaxoutWindowEncoder.v2",
-            "width": 16,
-            "depth": 1,
-            "window_size": 1,
-            "maxout_pieces": 2,
-        },
-    },
-}
-KERNEL = {
-    "@architectures": "spacy_convkernels.CandidateKernelFeatures.v1",
-    "structure": "path",
-    "n_components": 8,
-    "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "vectors": None},
-}
 
 SVM = {
     "@architectures": "spacy_convkernels.CandidateKernelSVM.v1",
@@ -50,31 +22,6 @@ SVM = {
     "n_folds": 2,
     "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "vectors": None},
 }
-
-
-def model_config(candidates: str, *, kernel=True, tok2vec=True, kernel_features=KERNEL) -> dict:
-    return {
-        "@architectures": "spacy_convkernels.RelationModel.v1",
-        "hidden_width": 16,
-        "candidates": {"@misc": f"spacy_convkernels.{candidates}.v1"},
-        "kernel_features": kernel_features if kernel else None,
-        "tok2vec_features": TOK2VEC if tok2vec else None,
-    }
-
-
-def parsed_in(nlp) -> Doc:
-    """The parsed test Doc in the pipeline's vocab (whose lexical attributes tok2vec reads)."""
-    return Doc(nlp.vocab).from_bytes(parsed().to_bytes())
-
-
-def pair_examples(nlp) -> list[Example]:
-    """RAS activates RAF (ACTIVATES), RAF ... phosphorylates MEK1 (PHOSPHORYLATES)."""
-    examples = []
-    for _ in range(4):
-        predicted, reference = parsed_in(nlp), parsed()
-        reference._.rel = {(0, 2): {"ACTIVATES": 1.0}, (2, 6): {"PHOSPHORYLATES": 1.0}}
-        examples.append(Example(predicted, reference))
-    return examples
 
 
 def trained_pair_pipeline(*, kernel=True, tok2vec=True, steps=30, kernel_features=KERNEL):
@@ -91,6 +38,7 @@ def trained_pair_pipeline(*, kernel=True, tok2vec=True, steps=30, kernel_feature
     return nlp, extractor, examples, losses
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel,tok2vec", [(True, True), (True, False), (False, True)])
 def test_it_learns_the_pairs_with_either_block_or_both(kernel, tok2vec):
     nlp, extractor, examples, losses = trained_pair_pipeline(kernel=kernel, tok2vec=tok2vec)
@@ -116,6 +64,7 @@ def test_bytes_round_trip_gives_identical_scores():
         assert after[key] == before[key]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel_features", ["nystroem", "svm"])
 def test_a_saved_pipeline_loads_without_an_import(tmp_path, kernel_features):
     nlp, extractor, _, _ = trained_pair_pipeline(
@@ -135,6 +84,7 @@ def test_a_saved_pipeline_loads_without_an_import(tmp_path, kernel_features):
     assert result.stdout.strip() == repr(sorted((k, sorted(v.items())) for k, v in expected.items()))
 
 
+@pytest.mark.slow
 def test_interactions_get_scores_and_the_best_label():
     fix_random_seed(0)
     nlp = spacy.blank("en")
@@ -261,6 +211,7 @@ def test_kernel_features_take_every_landmark_method(landmark_init):
         candidate_kernel_features(SubsequencePathKernel(), landmark_init="leverage")
 
 
+@pytest.mark.slow
 def test_klsh_bits_as_kernel_features_learn_and_round_trip():
     fix_random_seed(0)
     nlp = spacy.blank("en")

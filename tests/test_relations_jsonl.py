@@ -178,6 +178,7 @@ _LINE = (
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(_LINE, min_size=1, max_size=4))
 def test_random_lines_give_docs_or_corpus_format_errors_only(tmp_path, lines):

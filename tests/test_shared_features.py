@@ -6,10 +6,11 @@ import functools
 import numpy as np
 import pytest
 import reference_kernels as ref
-import test_thread_safety as threads
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from random_trees import random_tree
+from thread_checks import VECTORS as THREAD_VECTORS
+from thread_checks import check_shared_by_threads
 
 from spacy_convkernels import Tree
 from spacy_convkernels.errors import InvalidParameterError, InvalidTreeError
@@ -71,6 +72,7 @@ def compiled_and_reference(kernel, reference, a, b):
     np.testing.assert_allclose(normalized, [ref.normalize(*values)], rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(a=paths, b=paths, config=st.sampled_from(range(len(CONFIGS))))
 def test_path_kernel_on_feature_paths_equals_reference(a, b, config):
@@ -92,6 +94,7 @@ def feature_trees(seed, n):
     return [(tree(), tree()) for _ in range(n)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", range(len(CONFIGS)))
 def test_zelenko_on_feature_trees_equals_reference(config):
     params, k = CONFIGS[config]
@@ -233,8 +236,8 @@ def feature_tree(rng, vocabulary):
 
 @pytest.mark.parametrize(
     "kernel, make",
-    [(SubsequencePathKernel(), feature_path), (ZelenkoTreeKernel(vectors=threads.VECTORS), feature_tree)],
+    [(SubsequencePathKernel(), feature_path), (ZelenkoTreeKernel(vectors=THREAD_VECTORS), feature_tree)],
     ids=["path", "zelenko"],
 )
 def test_a_kernel_of_feature_structures_shared_by_threads(kernel, make):
-    threads.test_a_kernel_shared_by_threads_gives_single_threaded_values(kernel, make)
+    check_shared_by_threads(kernel, make)

@@ -268,6 +268,7 @@ def test_convert_stops_at_a_malformed_line_unless_skipping(tmp_path, capsys):
     assert len(DocBin().from_disk(tmp_path / "o.spacy")) == 1
 
 
+@pytest.mark.shared
 def test_the_shared_ge_devel_set_reads_without_error():
     devel = need_shared("data/bionlp-st-2013-ge/original-data/devel")
     counts, most = Counter(), 0
@@ -325,6 +326,7 @@ _PIECES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     a1=st.lists(st.sampled_from(A1) | st.lists(st.sampled_from(_PIECES), max_size=8).map("".join), max_size=6),

@@ -141,6 +141,7 @@ def test_bad_labels_are_refused():
             Tree.from_flat(labels, parents)
 
 
+@pytest.mark.slow
 def test_chain_of_100000_nodes():
     depth = 100_000
     text = "".join(f"(n{i}" for i in range(depth)) + ")" * depth

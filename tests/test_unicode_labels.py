@@ -4,7 +4,6 @@ import string
 
 import pytest
 import spacy
-from data_paths import need_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from spacy.tokens import Doc
@@ -20,8 +19,8 @@ SPECIAL = WHITESPACE + ["\x00", "\x1b", "\x7f", "\x9f", "(", ")", "\u200b", "\uf
 
 
 @pytest.fixture(scope="module")
-def md():
-    nlp = spacy.load(need_shared("models/en_core_web_md-3.8.0"), exclude=["ner"])
+def md(md_model):
+    nlp = spacy.load(md_model, exclude=["ner"])
     nlp.add_pipe("kernel_trees")
     return nlp
 

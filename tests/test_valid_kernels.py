@@ -59,6 +59,7 @@ def bundled_trec_trees() -> list:
     return [tree for q in questions for tree in q.trees.values()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel_class", TREE_KERNELS, ids=lambda c: c.__name__)
 @pytest.mark.parametrize("trees", ["random", "bundled-trec"])
 def test_default_tree_kernels_give_positive_semidefinite_grams(kernel_class, trees):
@@ -68,6 +69,7 @@ def test_default_tree_kernels_give_positive_semidefinite_grams(kernel_class, tre
 
 
 @pytest.mark.parametrize("kernel_class", TREE_KERNELS, ids=lambda c: c.__name__)
+@pytest.mark.shared
 def test_default_tree_kernels_are_psd_on_300_trec_training_trees(kernel_class):
     path = need_shared("data/trec-qc-kelp/train_5500.coarse.klp.gz")
     questions = [q for _, q in zip(range(300), read_klp(path))]
@@ -75,6 +77,7 @@ def test_default_tree_kernels_are_psd_on_300_trec_training_trees(kernel_class):
     assert smallest_relative_eigenvalue(kernel_class().gram(X)) >= -1e-9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kernel, X",
     [(SubsequencePathKernel(), RANDOM_PATHS), (ZelenkoTreeKernel(), RANDOM_TUPLE_TREES)],
@@ -152,6 +155,7 @@ def _threads_in_worker():
     return n_threads(None)
 
 
+@pytest.mark.slow
 def test_a_joblib_worker_computes_on_the_threads_joblib_gives_it():
     counts = joblib.Parallel(n_jobs=2, backend="loky")(joblib.delayed(_threads_in_worker)() for _ in range(2))
     assert counts == [max(os.cpu_count() // 2, 1)] * 2

@@ -55,6 +55,7 @@ def test_bad_sources(tmp_path):
         SmoothedPartialTreeKernel(vectors=42).gram([Tree("a")])
 
 
+@pytest.mark.shared
 def test_spacy_vocab_source():
     import spacy
 

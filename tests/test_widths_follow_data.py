@@ -7,10 +7,10 @@ import warnings
 import numpy as np
 import pytest
 import spacy
+from kelp_parses import questions
+from relation_samples import model_config, pair_examples, parsed_in
 from spacy.tokens import Doc
 from spacy.util import fix_random_seed
-from test_kernel_svm_features import questions
-from test_relation_extractor import model_config, pair_examples, parsed_in
 
 from spacy_convkernels import ConvKernelsWarning
 from spacy_convkernels.ml.doc_kernel_features import doc_blocks
