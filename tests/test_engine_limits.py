@@ -206,7 +206,7 @@ def test_top_down_evaluation_equals_the_stored_one(top_down):
     wide, deep and single-node ones among them, for every kind of tree kernel and SPTK's
     similarities, with and without vectors (the stored way is checked against the
     references by their own tests; ST, SST and PTK here too)."""
-    from test_smoothed_kernels import CASES, LABELS
+    from smoothed_data import CASES, LABELS
 
     pairs_ = random_pairs(seed=77, n_pairs=60, labels=LABELS)
     X = [t for pair in pairs_ for t in pair]
