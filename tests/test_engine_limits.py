@@ -252,6 +252,7 @@ print(json.dumps({name: float(kernel.pairs([x], [(0, 0)], normalize=False, n_job
     not sys.platform.startswith("linux") or SANITIZED,
     reason="needs /proc and an address-space limit (meaningless under ASan)",
 )
+@pytest.mark.slow
 @pytest.mark.parametrize("period", [0, 50], ids=["distinct", "repeated"])
 def test_wide_nodes_whose_children_have_children_fit_in_half_a_gigabyte(period):
     """A root with 12,000 children, each with a child x (distinct labels, or repeating every
@@ -376,6 +377,7 @@ for name in sys.argv[2:]:
 PAIR_CASES = [f"{kind}:{path}" for kind in ("ptk", "sptk", "zelenko", "path") for path in ("plain", "indexed")]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SANITIZED, reason="minutes under the sanitizers")
 def test_ctrl_c_stops_a_single_huge_pair():
     """SIGINT a second into K(t, t) of one structure with 60,000 children (a minute of work
