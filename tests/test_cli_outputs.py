@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pytest
 from data_paths import CORPORA
+from interrupts import default_sigint
 
 from spacy_convkernels.cli import main
 from spacy_convkernels.errors import InvalidParameterError
@@ -99,6 +100,7 @@ def test_an_interrupted_run_leaves_the_earlier_output_and_no_partial_file(worksp
         [sys.executable, "-m", "spacy_convkernels", "gram", str(many), str(workspace / "G.npy"), "--quiet"],
         stderr=subprocess.PIPE,
         env={**os.environ, "OMP_NUM_THREADS": "1"},
+        preexec_fn=default_sigint,
     )
     deadline = time.monotonic() + 120
     while not list(workspace.glob(".G.npy.*")) and time.monotonic() < deadline:  # the Gram has started

@@ -15,6 +15,7 @@ import pytest
 import reference_kernels as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from interrupts import default_sigint
 from random_trees import random_pairs, random_tree, wide_tree
 
 from spacy_convkernels import Tree
@@ -317,6 +318,7 @@ def test_ctrl_c_stops_a_long_call(mode):
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=default_sigint,
     )
     try:
         assert proc.stdout.readline().strip() == "started"
@@ -389,6 +391,7 @@ def test_ctrl_c_stops_a_single_huge_pair():
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=default_sigint,
     )
     delays = {}
     try:

@@ -19,6 +19,7 @@ import pytest
 import reference_kernels as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from interrupts import default_sigint
 from path_data import EDGES, NODES, exponential, path_pairs, rooted_pairs
 from path_data import LABELS as TUPLE_LABELS
 from path_data import VECTORS as NODE_VECTORS
@@ -492,6 +493,7 @@ def test_ctrl_c_stops_a_long_call(threads):
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=default_sigint,
     )
     try:
         assert proc.stdout.readline().strip() == "started"
