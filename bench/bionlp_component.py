@@ -67,6 +67,7 @@ from spacy_convkernels.corpora.lexicon import read_lexicon
 from spacy_convkernels.corpora.standoff import split_articles
 from spacy_convkernels.ml.kernel_blocks import blocks_of
 from spacy_convkernels.ml.relation_model import candidates_of
+from spacy_convkernels.outputs import replacing
 from spacy_convkernels.structures.relations import GoldRelations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -529,7 +530,10 @@ def _save(path: Path, rows: list, held_articles: list, n_train: int, n_held: int
         and (r["variant"], r.get("max_support")) not in {(row["variant"], row.get("max_support")) for row in rows}
     ]
     split = {"fitting documents": n_train, "held-out documents": n_held, "held-out articles": held_articles}
-    path.write_text(json.dumps({"triggers": LEXICON_TRIGGERS, "split": split, "results": kept + rows}, indent=1) + "\n")
+    with replacing(path) as temporary:
+        temporary.write_text(
+            json.dumps({"triggers": LEXICON_TRIGGERS, "split": split, "results": kept + rows}, indent=1) + "\n"
+        )
 
 
 if __name__ == "__main__":

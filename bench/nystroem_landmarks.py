@@ -71,6 +71,7 @@ from sklearn.exceptions import ConvergenceWarning
 from spacy_convkernels.approx import GramColumns, Nystroem, StructureColumns, select_landmarks
 from spacy_convkernels.approx.landmarks import LANDMARK_METHODS
 from spacy_convkernels.approx.nystroem import nystroem_normalization
+from spacy_convkernels.outputs import replacing
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -91,7 +92,8 @@ class Results:
 
     def record(self, key: str, **values):
         self.data[key] = values
-        self.path.write_text(json.dumps(self.data, indent=1) + "\n", encoding="utf-8")
+        with replacing(self.path) as temporary:
+            temporary.write_text(json.dumps(self.data, indent=1) + "\n", encoding="utf-8")
         shown = {k: round(v, 4) if isinstance(v, float) else v for k, v in values.items() if not isinstance(v, list)}
         print(key, shown, flush=True)
 
@@ -763,7 +765,8 @@ def main():
         if "ge" in args.parts:
             run_ge(args, results)
     args.docs.mkdir(exist_ok=True)
-    (args.docs / "nystroem_landmarks.md").write_text(report(results.data), encoding="utf-8")
+    with replacing(args.docs / "nystroem_landmarks.md") as temporary:
+        temporary.write_text(report(results.data), encoding="utf-8")
     plot(results.data, args.docs / "nystroem_landmarks.png")
 
 

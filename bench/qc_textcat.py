@@ -47,6 +47,7 @@ from spacy_convkernels.kernels.base import Kernel, Prepared
 from spacy_convkernels.learn import fair_one_vs_all
 from spacy_convkernels.ml.doc_kernel_features import doc_tree, doc_words
 from spacy_convkernels.ml.kernel_encoders import NgramCosine
+from spacy_convkernels.outputs import replacing
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "qc_textcat.cfg"
@@ -349,7 +350,8 @@ def main():
 
     def record(key, **values):
         results[key] = values
-        args.results.write_text(json.dumps(results, indent=1))
+        with replacing(args.results) as temporary:
+            temporary.write_text(json.dumps(results, indent=1))
         write_docs(results, args.docs / "qc_textcat.md")
         print(key, values, flush=True)
 
@@ -532,7 +534,8 @@ def write_docs(results: dict, path: Path) -> None:
     if path.exists():  # the hand-written findings below the tables stay
         text = path.read_text(encoding="utf-8")
         kept = text[text.index(FINDINGS) :] if FINDINGS in text else ""
-    path.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""))
+    with replacing(path) as temporary:
+        temporary.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""))
 
 
 FINDINGS = "## Findings"

@@ -65,6 +65,7 @@ from spacy_convkernels.kernels import (
     SmoothedPartialTreeKernel,
     WordVectors,
 )
+from spacy_convkernels.outputs import replacing
 
 ROOT = Path(__file__).resolve().parent.parent
 TERMINAL_FACTORS = (0.1, 0.2, 0.5, 1.0, 2.0, 4.0)
@@ -278,7 +279,8 @@ class Bench:
             found["seconds"] = seconds
             done = json.loads(store.read_text()) if store.exists() else {}
             done[f"{name}|{method}|{size}|{seed}"] = found
-            store.write_text(json.dumps(done, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            with replacing(store) as temporary:
+                temporary.write_text(json.dumps(done, indent=1, sort_keys=True) + "\n", encoding="utf-8")
             pearson = np.mean(list(found["pearson"].values()))
             print(f"{name} {method} M={size} seed={seed}: 2015 mean Pearson {pearson:.3f}, mass {found['mass']:.3f}")
 
@@ -687,7 +689,8 @@ def write_report(
         top = max(scores, key=scores.get)
         cells = [family, *(f"{scores[(0.4, 0.4, tf)]:.3f}" for tf in TERMINAL_FACTORS), str(top), f"{scores[top]:.3f}"]
         out.append("| " + " | ".join(cells) + " |")
-    args.out.write_text("\n".join(out) + "\n", encoding="utf-8")
+    with replacing(args.out) as temporary:
+        temporary.write_text("\n".join(out) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
 
 
