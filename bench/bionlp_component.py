@@ -289,14 +289,10 @@ def typed(examples: list[Example], threshold: float, single_label: bool = False)
     return {k: result[k] for k in ("rel_micro_p", "rel_micro_r", "rel_micro_f")}
 
 
-def raw_documents(docs: list, lexicon: Path, vocab_nlp) -> list:
-    """The parsed devel Docs as raw text makes them: no given proteins or triggers, the
-    lexicon's protein ruler (longest matches, also ``doc.ents``) and trigger ruler."""
-    import spacy
-
-    nlp = spacy.blank("en", vocab=vocab_nlp.vocab)
-    patterns = read_lexicon(lexicon)
-    proteins = nlp.add_pipe(
+def add_protein_ruler(nlp, patterns: list):
+    """The lexicon's protein ruler, as configs/bionlp_relations.cfg has it: longest matches,
+    written to ``doc.spans["proteins"]`` and ``doc.ents``."""
+    ruler = nlp.add_pipe(
         "span_ruler",
         name="protein_ruler",
         config={
@@ -306,7 +302,18 @@ def raw_documents(docs: list, lexicon: Path, vocab_nlp) -> list:
             "overwrite": True,
         },
     )
-    proteins.add_patterns(patterns["proteins"])
+    ruler.add_patterns(patterns)
+    return ruler
+
+
+def raw_documents(docs: list, lexicon: Path, vocab_nlp) -> list:
+    """The parsed devel Docs as raw text makes them: no given proteins or triggers, the
+    lexicon's protein ruler (longest matches, also ``doc.ents``) and trigger ruler."""
+    import spacy
+
+    nlp = spacy.blank("en", vocab=vocab_nlp.vocab)
+    patterns = read_lexicon(lexicon)
+    proteins = add_protein_ruler(nlp, patterns["proteins"])
     triggers = nlp.add_pipe("span_ruler", name="trigger_ruler", config={"spans_key": LEXICON_TRIGGERS})
     triggers.add_patterns(patterns["triggers"])
     raw = []

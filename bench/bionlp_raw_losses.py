@@ -21,6 +21,7 @@ catalyst + theme + theme2 role set, to price those levers.
 import argparse
 
 from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, load_parser, parsed_documents
+from bionlp_component import add_protein_ruler
 from spacy.training import Example
 
 from spacy_convkernels.components.extensions import INTERACTIONS_KEY, install_extensions
@@ -30,22 +31,10 @@ from spacy_convkernels.structures.relations import DEFAULT_ROLE_SETS, ROLE_SETS,
 
 
 def rulers(nlp, lexicon):
-    """The lexicon's protein ruler (as configs/bionlp_relations.cfg) on a blank pipeline of ``nlp``'s vocab."""
+    """The lexicon's protein ruler on a blank pipeline of ``nlp``'s vocab."""
     import spacy
 
-    blank = spacy.blank("en", vocab=nlp.vocab)
-    ruler = blank.add_pipe(
-        "span_ruler",
-        name="protein_ruler",
-        config={
-            "spans_key": "proteins",
-            "spans_filter": {"@misc": "spacy.first_longest_spans_filter.v1"},
-            "annotate_ents": True,
-            "overwrite": True,
-        },
-    )
-    ruler.add_patterns(read_lexicon(lexicon)["proteins"])
-    return ruler
+    return add_protein_ruler(spacy.blank("en", vocab=nlp.vocab), read_lexicon(lexicon)["proteins"])
 
 
 def raw_copy(doc, protein_ruler):
