@@ -349,6 +349,10 @@ def main():
     results = json.loads(args.results.read_text()) if args.results.exists() else {}
 
     def record(key, **values):
+        """Keep the row, with any row another run of this script has written meanwhile."""
+        if args.results.exists():
+            written = json.loads(args.results.read_text())
+            results.update({name: row for name, row in written.items() if name not in results})
         results[key] = values
         with replacing(args.results) as temporary:
             temporary.write_text(json.dumps(results, indent=1))
