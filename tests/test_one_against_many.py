@@ -315,9 +315,10 @@ def test_published_entries_never_change(batches, shared_rows):
     the earlier publications said: an index built against one stays valid for the next."""
     rules = [CompositionalSimilarity(VECTORS, shared_rows=shared_rows), LexicalSimilarity(VECTORS, shared_rows)]
     table = SimilarityTable(rules, label_weights=SMOOTHED_WEIGHTS)
-    seen, earlier = [], []
+    seen, earlier, leases = [], [], []
     for batch in batches:
-        ids = LABELS.ids(batch)
+        leases.append(LABELS.lease(batch))  # held to the end: the ids stay these labels'
+        ids = leases[-1].ids.tolist()
         published = table.cover(ids, batch)
         for old_ids, old_published in earlier:
             for before, now in zip(table_entries(old_published, old_ids), table_entries(published, old_ids)):
@@ -342,7 +343,8 @@ def test_queries_packed_against_a_later_publication():
     published = kernel._configuration()[1].current
     # LEX##cat::n is described for the queries only; read its entry now, as a publication's
     # entries of labels it does not cover may fill in later
-    cat = LABELS.ids(["LEX##cat::n"])[0]
+    lease = LABELS.lease(["LEX##cat::n"])  # held to the end: the id stays this label's
+    cat = int(lease.ids[0])
     before = int(published.kinds[cat]) if cat < len(published.kinds) else None
     queries = [Tree.from_string("(LEX##walk::v (LEX##cat::n (POS##NN)) (SYNT##root))")]
     queries += random_trees(rng, SMOOTHED_LABELS, 8)

@@ -204,7 +204,8 @@ def test_node_similarity_checks_its_features():
 
 def test_the_table_widens_and_keeps_what_it_published():
     narrow, wide = feature_label(["x"]), feature_label(["x", "y", "z", "t"])
-    narrow_id, wide_id, plain_id = LABELS.ids([narrow, wide, "plain"])
+    lease = LABELS.lease([narrow, wide, "plain"])  # held to the end: the ids stay these labels'
+    narrow_id, wide_id, plain_id = lease.ids.tolist()
     table = SimilarityTable([SharedFeatures()], threshold=0.0)
     first = table.cover([narrow_id, plain_id], [narrow, "plain"])
     second = table.cover([wide_id], [wide])

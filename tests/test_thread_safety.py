@@ -75,7 +75,8 @@ def test_a_label_being_described_is_not_read_before_it_is_published():
             return super().describe(label)
 
     label, later = "LEX##common0::n", "LEX##a-label-interned-later::n"
-    label_id, later_id = LABELS.ids([label, later])
+    lease = LABELS.lease([label, later])  # held to the end: the ids stay these labels'
+    label_id, later_id = lease.ids.tolist()
     table = SimilarityTable([SlowLexical(VECTORS)])
     table.cover([later_id], [later])  # the table's arrays already reach past label_id
     first = threading.Thread(target=table.cover, args=([label_id], [label]))

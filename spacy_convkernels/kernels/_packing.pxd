@@ -62,6 +62,7 @@ cdef class PackedStructures:
     cdef readonly bint ready
     cdef readonly long long max_label  # the largest label id, -1 for no nodes
     cdef readonly object node_offset, label
+    cdef readonly tuple sources  # the compiled structures: they hold the label ids packed here
     cdef _check_fresh(self)
     cdef _set_labels(self, labels)
 

@@ -34,7 +34,7 @@ cdef class PackedSequences(PackedStructures):
 
     def __init__(self, compiled_paths):
         self._check_fresh()
-        paths = list(compiled_paths)
+        paths = self.sources = tuple(compiled_paths)
         self.n_structures = len(paths)
         parts = [np.asarray(p.labels).ravel() for p in paths]
         offsets = np.zeros(len(paths) + 1, dtype=np.int64)
@@ -97,7 +97,7 @@ cdef class PackedTrees(PackedStructures):
         if key not in ("production", "content", "label"):
             raise InvalidParameterError(f"unknown match key {key!r}")
         self.match_key = key
-        trees = list(compiled_trees)
+        trees = self.sources = tuple(compiled_trees)
         self.n_structures = len(trees)
         sizes = np.array([t.n_nodes for t in trees], dtype=np.int64)
         if (sizes < 1).any():
@@ -182,7 +182,7 @@ cdef class PackedForests(PackedStructures):
 
     def __init__(self, compiled_forests):
         self._check_fresh()
-        forests = list(compiled_forests)
+        forests = self.sources = tuple(compiled_forests)
         self.n_structures = n = len(forests)
         sizes = np.array([f.n_nodes for f in forests], dtype=np.int64)
         n_edges = np.array([f.n_edges for f in forests], dtype=np.int64)

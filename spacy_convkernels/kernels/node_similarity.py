@@ -52,6 +52,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..structures.interning import LABELS
 from ..structures.paths import label_features
 from ._tables import NodeSimilarity, SimilarityKind
 from .growing import Coverage, GrowingArray
@@ -294,7 +295,7 @@ class SimilarityTable:
         self.rows = GrowingArray(np.int32, -1)
         self.weights = GrowingArray(np.float64, 0.0)
         self.label_weight_by_id = GrowingArray(np.float64, 1.0)
-        self._coverage = Coverage()
+        self._coverage = Coverage(LABELS)
         self._vectors: GrowingArray | None = None  # unit vectors by row, made with the first
         self._own_words = GrowingArray(np.int32, -1, (2,))  # per vector row: two word ids, -1 for none
         self._own_parts = GrowingArray(np.float64, 0.0, (2,))
@@ -312,7 +313,7 @@ class SimilarityTable:
         the published table, which covers them all."""
         ids = np.fromiter(label_ids, dtype=np.int64)
         coverage, similarity = self._published
-        if Coverage.covers(coverage, ids):
+        if self._coverage.covers(coverage, ids):
             return similarity
         with self._lock:
             self._describe(ids, labels)
@@ -342,6 +343,8 @@ class SimilarityTable:
             if i in described:
                 continue
             described.add(i)
+            for array in (self.kinds, self.groups, self.rows, self.weights, self._features):
+                array.data[i] = array.fill  # an id given to a new label forgets the old one
             self.label_weight_by_id.data[i] = self.label_weights.get(labels[k], 1.0)
             for rule in self.rules:
                 description = rule.describe(labels[k])

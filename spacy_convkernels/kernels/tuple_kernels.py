@@ -143,7 +143,7 @@ class TupleSpec:
 class _TupleTables:
     """The tuple table of a kernel configuration, grown as new tuple labels appear; safe to
     share between threads as :class:`~.node_similarity.SimilarityTable` is: grown under a
-    lock, each entry written once, and published as a new :class:`TupleTable`."""
+    lock, each entry written once per label its id holds, and published as a new :class:`TupleTable`."""
 
     def __init__(self, vectors, gamma: float, edge_weights: dict[str, float]):
         rules = [SharedFeatures()] + ([] if vectors is None else [ExponentialSimilarity(WordVectors.load(vectors))])
@@ -153,7 +153,8 @@ class _TupleTables:
         self.edge_ids: dict[str, int] = {}
         self.edges = GrowingArray(np.int32, -1)
         self.node_ids = GrowingArray(np.int32, 0)
-        self._coverage = Coverage()
+        self._coverage = Coverage(LABELS)
+        self._node_leases: dict[int, object] = {}  # per tuple label id: the lease on its node label id
         self._lock = threading.Lock()
         self._published = self._publish()
 
@@ -167,7 +168,7 @@ class _TupleTables:
         which covers them all."""
         ids = np.concatenate([s.compiled.labels for s in structures]) if structures else np.zeros(0, np.int32)
         coverage, table = self._published
-        if Coverage.covers(coverage, ids):
+        if self._coverage.covers(coverage, ids):
             return table
         with self._lock:
             self.edges.reserve(int(ids.max()) + 1)
@@ -176,9 +177,10 @@ class _TupleTables:
             if len(new):
                 flat = [label for s in structures for label in s.labels]
                 edge_labels, node_labels = zip(*(split_tuple_label(flat[k]) for k in new))
-                node_ids = LABELS.ids(node_labels)
-                self.nodes.cover(node_ids, node_labels)
-                self.node_ids.data[ids[new]] = node_ids
+                lease = LABELS.lease(node_labels)
+                self._node_leases.update((int(i), lease) for i in ids[new])
+                self.nodes.cover(lease.ids, node_labels)
+                self.node_ids.data[ids[new]] = lease.ids
                 self.edges.data[ids[new]] = [self.edge_ids.setdefault(edge, len(self.edge_ids)) for edge in edge_labels]
                 self._coverage.record(ids[new])
             self._published = self._publish()

@@ -348,13 +348,15 @@ class CompiledForest:
         "productions",
         "by_production",
         "self_kernels",
+        "_leases",
     )
 
     def __init__(self, forest: Forest):
-        label_ids = LABELS.ids(label for label, _, _ in forest.nodes)
+        label_lease = LABELS.lease(label for label, _, _ in forest.nodes)
+        label_ids = label_lease.ids.tolist()
         self.n_nodes = forest.n_nodes
         self.n_edges = forest.n_edges
-        self.labels = np.asarray(label_ids, dtype=np.int32)
+        self.labels = label_lease.ids
         self.terminal = np.ones(self.n_nodes, dtype=np.int32)
         self.terminal[[h for h, _, _ in forest.edges]] = 0
         self.by_label = np.argsort(self.labels, kind="stable").astype(np.int32)
@@ -368,10 +370,11 @@ class CompiledForest:
         self.tail_ptr = np.zeros(self.n_edges + 1, dtype=np.int64)
         np.cumsum([len(t) for _, t, _ in forest.edges], out=self.tail_ptr[1:])
         self.tail_idx = np.asarray([t for _, tails, _ in forest.edges for t in tails], dtype=np.int32)
-        self.productions = np.asarray(
-            PRODUCTIONS.ids((label_ids[h], *(label_ids[t] for t in tails)) for h, tails, _ in forest.edges),
-            dtype=np.int32,
+        production_lease = PRODUCTIONS.lease(
+            (label_ids[h], *(label_ids[t] for t in tails)) for h, tails, _ in forest.edges
         )
+        self.productions = production_lease.ids
+        self._leases = (label_lease, production_lease)  # the ids stay ours while this lives
         self.by_production = np.argsort(self.productions, kind="stable").astype(np.int32)
         self.self_kernels = {}
 

@@ -4,8 +4,6 @@ positions that are sets of features (Bunescu & Mooney 2005)."""
 import re
 from collections.abc import Iterable
 
-import numpy as np
-
 from ..errors import InvalidTreeError
 from .interning import LABELS
 
@@ -139,8 +137,9 @@ class CompiledPath:
         The tuple labels ``edge/node`` of the path, in order.
     """
 
-    __slots__ = ("labels", "self_kernels")
+    __slots__ = ("labels", "self_kernels", "_lease")
 
     def __init__(self, labels: tuple[str, ...]):
-        self.labels = np.asarray(LABELS.ids(labels), dtype=np.int32)
+        self._lease = LABELS.lease(labels)  # the ids stay ours while this lives
+        self.labels = self._lease.ids
         self.self_kernels = {}

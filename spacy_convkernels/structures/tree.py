@@ -295,24 +295,26 @@ class CompiledTree:
         "by_label",
         "rank_by_label",
         "self_kernels",
+        "_leases",
     )
 
     def __init__(self, labels: tuple[str, ...], parents: tuple[int, ...]):
         n = len(labels)
         parent = np.asarray(parents[1:], dtype=np.int64)
-        label_ids = LABELS.ids(labels)
+        label_lease, content_lease = LABELS.lease(labels), CONTENTS.lease(map(label_content, labels))
+        label_ids = label_lease.ids.tolist()
         self.n_nodes = n
-        self.labels = np.asarray(label_ids, dtype=np.int32)
-        self.contents = np.asarray(CONTENTS.ids(map(label_content, labels)), dtype=np.int32)
+        self.labels = label_lease.ids
+        self.contents = content_lease.ids
         self.child_ptr = np.zeros(n + 1, dtype=np.int32)
         np.cumsum(np.bincount(parent, minlength=n), out=self.child_ptr[1:])
         self.child_idx = (np.argsort(parent, kind="stable") + 1).astype(np.int32)
         children = [[] for _ in range(n)]
         for i, p in enumerate(parents[1:], start=1):
             children[p].append(label_ids[i])
-        self.productions = np.asarray(
-            PRODUCTIONS.ids((label_ids[i], *kids) for i, kids in enumerate(children)), dtype=np.int32
-        )
+        production_lease = PRODUCTIONS.lease((label_ids[i], *kids) for i, kids in enumerate(children))
+        self.productions = production_lease.ids
+        self._leases = (label_lease, content_lease, production_lease)  # the ids stay ours while this lives
         self.by_production, self.rank_by_production = _sorted_order(self.productions)
         self.by_content, self.rank_by_content = _sorted_order(self.contents)
         self.by_label, self.rank_by_label = _sorted_order(self.labels)
