@@ -86,14 +86,14 @@ def test_feature_paths_give_each_position_its_features():
 
 def test_gold_relations_label_candidates_by_character_offsets():
     reference = parsed()
-    Doc.set_extension("interactions", default=None, force=True)
-    Doc.set_extension("rel", default=None, force=True)
+    Doc.set_extension("kernel_interactions", default=None, force=True)
+    Doc.set_extension("kernel_rel", default=None, force=True)
     try:
-        reference._.interactions = [
+        reference._.kernel_interactions = [
             {"interaction": "Positive_regulation", "spans": {"trigger": [1, 2], "catalyst": [0, 1], "theme": [2, 3]}},
             {"interaction": "Binding", "spans": {"trigger": [5, 6], "theme": [2, 3], "theme2": [6, 7]}},
         ]
-        reference._.rel = {(0, 2): {"ACTIVATES": 1.0, "BINDS": 0.0}}
+        reference._.kernel_rel = {(0, 2): {"ACTIVATES": 1.0, "BINDS": 0.0}}
         gold = GoldRelations(reference)
         predicted = parsed()
         found = {c.spans: gold.labels(c, predicted) for c in dependency_interactions(predicted)}
@@ -105,8 +105,8 @@ def test_gold_relations_label_candidates_by_character_offsets():
         pairs = {c.key: gold.labels(c, predicted) for c in entity_pairs(predicted)}
         assert pairs[(0, 2)] == {"ACTIVATES"} and pairs[(2, 0)] == set()
     finally:
-        Doc.remove_extension("interactions")
-        Doc.remove_extension("rel")
+        Doc.remove_extension("kernel_interactions")
+        Doc.remove_extension("kernel_rel")
 
 
 def test_registered_generators_and_bad_options():
@@ -126,9 +126,9 @@ def test_registered_generators_and_bad_options():
 def test_a_doc_with_an_amr_graph_gives_its_amr_candidates():
     from spacy_convkernels.components.extensions import install_extensions
 
-    install_extensions("doc._.amr")
+    install_extensions("doc._.kernel_amr")
     doc = parsed()
-    doc._.amr = SOS
+    doc._.kernel_amr = SOS
     from_amr = interaction_candidates(use_amr=True)(doc)
     assert len(from_amr) == 6 + 3  # as amr_candidates: ordered pairs and triples of the 3 participants
     assert all(c.path is None and c.spans == () for c in from_amr)

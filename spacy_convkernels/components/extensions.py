@@ -1,7 +1,7 @@
 """The spaCy extension attributes of the package, each installed by the components and
 readers that write or read it (never by an import):
 
-    install_extensions("doc._.amr", "doc._.interactions")
+    install_extensions("doc._.kernel_amr", "doc._.kernel_interactions")
 
 An attribute already registered the same way is left as it is; one registered with
 another default, getter, setter or method raises :class:`ExtensionConflictError`
@@ -12,7 +12,7 @@ from spacy.tokens import Doc, Span
 
 from ..errors import ExtensionConflictError
 
-INTERACTIONS_KEY = ("spacy_convkernels", "interactions")  # where Doc._.interactions is kept in Doc.user_data
+INTERACTIONS_KEY = ("spacy_convkernels", "interactions")  # where Doc._.kernel_interactions is kept in Doc.user_data
 
 
 def _doc_kernel_trees(doc: Doc) -> list[dict]:
@@ -35,16 +35,16 @@ def _as_lists(value):
 
 
 EXTENSIONS = {
-    "doc._.amr": (Doc, {"default": None}),
-    "doc._.interactions": (Doc, {"getter": _doc_interactions}),
-    "doc._.rel": (Doc, {"default": None}),  # {(head.start, child.start): {label: score}}
+    "doc._.kernel_amr": (Doc, {"default": None}),
+    "doc._.kernel_interactions": (Doc, {"getter": _doc_interactions}),
+    "doc._.kernel_rel": (Doc, {"default": None}),  # {(head.start, child.start): {label: score}}
     "span._.kernel_trees": (Span, {"default": None}),
     "doc._.kernel_trees": (Doc, {"getter": _doc_kernel_trees}),
     "span._.kernel_forest": (Span, {"default": None}),
     "span._.kernel_vector": (Span, {"default": None}),
     "doc._.kernel_vector": (Doc, {"default": None}),
-    "span._.klsh_code": (Span, {"default": None}),
-    "doc._.klsh_code": (Doc, {"default": None}),
+    "span._.kernel_klsh_code": (Span, {"default": None}),
+    "doc._.kernel_klsh_code": (Doc, {"default": None}),
 }
 
 

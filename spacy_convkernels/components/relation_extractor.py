@@ -1,13 +1,13 @@
-"""The ``relation_extractor`` component: scores every relation candidate of a Doc.
+"""The ``kernel_relations`` component: scores every relation candidate of a Doc.
 
-    nlp.add_pipe("relation_extractor", config={"model": {...}})   # see configs/relations.cfg
+    nlp.add_pipe("kernel_relations", config={"model": {...}})   # see configs/relations.cfg
 
 Its model (``spacy_convkernels.RelationModel.v1``) makes the candidates of each Doc with
 its generator and gives each one sigmoid score per label; the component writes them:
 
-- entity pairs: ``Doc._.rel[(head.start, child.start)] = {label: score}`` (the
+- entity pairs: ``Doc._.kernel_rel[(head.start, child.start)] = {label: score}`` (the
   convention of explosion's ``rel_component`` tutorial);
-- interactions: ``Doc._.interactions``, one dict per candidate with ``interaction``
+- interactions: ``Doc._.kernel_interactions``, one dict per candidate with ``interaction``
   (the best label), ``score`` (its score), ``scores`` (every label's), ``trigger``
   (the trigger text) and ``spans`` (role -> [start, end] tokens), as the standoff
   reader writes the gold ones.
@@ -41,12 +41,12 @@ from .sentences import fitting_docs
 
 
 @Language.factory(
-    "relation_extractor",
-    assigns=["doc._.rel", "doc._.interactions"],
+    "kernel_relations",
+    assigns=["doc._.kernel_rel", "doc._.kernel_interactions"],
     default_config={"threshold": 0.5, "single_label": False},
     default_score_weights={"rel_micro_f": 1.0, "rel_micro_p": 0.0, "rel_micro_r": 0.0},
 )
-def make_relation_extractor(
+def make_kernel_relations(
     nlp: Language, name: str, model: Model, threshold: float, single_label: bool
 ) -> "RelationExtractor":
     return RelationExtractor(nlp.vocab, model, name, threshold=threshold, single_label=single_label)
@@ -61,7 +61,7 @@ class RelationExtractor(TrainablePipe):
         The pipeline's vocab (its vectors serve a kernel configured with ``vectors = "vocab"``).
     model : Model[list[Doc], Floats2d]
         A ``spacy_convkernels.RelationModel.v1``.
-    name : str, default="relation_extractor"
+    name : str, default="kernel_relations"
         The component's name.
     threshold : float in [0, 1], default=0.5
         The score from which a label is predicted.
@@ -73,7 +73,7 @@ class RelationExtractor(TrainablePipe):
         self,
         vocab: Vocab,
         model: Model,
-        name: str = "relation_extractor",
+        name: str = "kernel_relations",
         *,
         threshold: float = 0.5,
         single_label: bool = False,
@@ -82,7 +82,7 @@ class RelationExtractor(TrainablePipe):
             raise InvalidParameterError(f"{name}: threshold must be in [0, 1], got {threshold!r}")
         if not isinstance(single_label, bool):
             raise InvalidParameterError(f"{name}: single_label must be true or false, got {single_label!r}")
-        install_extensions("doc._.rel", "doc._.interactions")
+        install_extensions("doc._.kernel_rel", "doc._.kernel_interactions")
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -124,7 +124,7 @@ class RelationExtractor(TrainablePipe):
                     pairs[candidate.key] = by_label
                 else:
                     interactions.append(_interaction_record(doc, candidate, by_label))
-            doc._.rel = pairs
+            doc._.kernel_rel = pairs
             doc.user_data[INTERACTIONS_KEY] = interactions
 
     def update(
@@ -244,7 +244,7 @@ def score_relations(examples: Iterable[Example], *, threshold: float = 0.5, sing
         gold = GoldRelations(reference)
         predicted_pairs = {  # (head start char, child start char) -> the labels predicted
             (predicted[head].idx, predicted[child].idx): _predicted_labels(scores, threshold, single_label)
-            for (head, child), scores in (predicted._.rel or {}).items()
+            for (head, child), scores in (predicted._.kernel_rel or {}).items()
         }
         for key, labels in predicted_pairs.items():
             for label in labels:
@@ -268,7 +268,7 @@ def _predicted_labels(scores: dict[str, float], threshold: float, single_label: 
 
 def _score_interactions(predicted: Doc, gold: GoldRelations, threshold: float, single_label: bool, add) -> None:
     found = set()
-    for record in predicted._.interactions or []:
+    for record in predicted._.kernel_interactions or []:
         if "scores" not in record:
             continue
         chars = {role: char_offsets(predicted, *span) for role, span in record["spans"].items()}
