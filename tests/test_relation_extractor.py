@@ -1,6 +1,7 @@
 """The kernel_relations component (issue 16 point 4): trains, writes Doc._.kernel_rel and
 Doc._.kernel_interactions, scores, saves and loads."""
 
+import json
 import os
 import subprocess
 import sys
@@ -9,9 +10,11 @@ import numpy as np
 import pytest
 import spacy
 from relation_samples import KERNEL, model_config, pair_examples, parsed, parsed_in
+from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import fix_random_seed
 
+from spacy_convkernels.components.extensions import install_extensions
 from spacy_convkernels.components.relation_extractor import RelationExtractor, score_relations
 from spacy_convkernels.errors import InvalidParameterError
 from spacy_convkernels.ml.kernel_blocks import blocks_of
@@ -63,6 +66,41 @@ def test_bytes_round_trip_gives_identical_scores():
     assert after.keys() == before.keys()
     for key in before:
         assert after[key] == before[key]
+
+
+def test_relations_survive_to_bytes_docbin_and_to_json():
+    nlp, extractor, _, _ = trained_pair_pipeline(steps=5)
+    doc = extractor(parsed_in(nlp))
+    assert set(doc._.kernel_rel) == {(0, 2), (0, 6), (2, 0), (2, 6), (6, 0), (6, 2)}
+    assert Doc(nlp.vocab).from_bytes(doc.to_bytes())._.kernel_rel == doc._.kernel_rel
+    (restored,) = DocBin(docs=[doc], store_user_data=True).get_docs(nlp.vocab)
+    assert restored._.kernel_rel == doc._.kernel_rel
+    assert json.loads(json.dumps(doc.to_json()))["text"] == doc.text
+    assert Doc(nlp.vocab)._.kernel_rel == {}  # the default, as the rel_component tutorial's
+
+
+def test_relations_are_set_whole_and_checked():
+    install_extensions("doc._.kernel_rel")
+    doc = parsed()
+    doc._.kernel_rel = {(0, 2): {"ACTIVATES": 0.9}}
+    doc._.kernel_rel[(0, 2)]["ACTIVATES"] = 0.1  # a copy: nothing changes
+    assert doc._.kernel_rel == {(0, 2): {"ACTIVATES": 0.9}}
+    for value, message in [
+        (None, "takes a dict"),
+        ({"0,2": {"A": 1.0}}, "got the key '0,2'"),
+        ({(0, 2): 0.9}, r"\(0, 2\)\] is not a dict"),
+    ]:
+        with pytest.raises(InvalidParameterError, match=message):
+            doc._.kernel_rel = value
+
+
+@pytest.mark.slow
+def test_relations_of_two_processes_are_those_of_one():
+    nlp, _, _, _ = trained_pair_pipeline(steps=5)
+    docs = [parsed_in(nlp) for _ in range(4)]
+    one = [doc._.kernel_rel for doc in nlp.pipe(doc.copy() for doc in docs)]
+    two = [doc._.kernel_rel for doc in nlp.pipe(docs, n_process=2, batch_size=2)]
+    assert two == one and one[0]
 
 
 @pytest.mark.slow
@@ -163,7 +201,7 @@ def test_an_equiv_variant_finds_its_interaction_once():
         {"interaction": "Binding", "unit": "E1+T3", "spans": {"trigger": [5, 6], "theme": [6, 7]}},
         {"interaction": "Binding", "unit": "E1+T3", "spans": {"trigger": [5, 6], "theme": [2, 3]}},  # Equiv
     ]
-    predicted._.kernel_rel = reference._.kernel_rel = None
+    predicted._.kernel_rel = reference._.kernel_rel = {}
     scores = score_relations([Example(predicted, reference)])
     assert scores["rel_micro_p"] == 1.0 and scores["rel_micro_r"] == 1.0
 

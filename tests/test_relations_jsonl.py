@@ -109,7 +109,7 @@ def test_registered_reader():
     }
     # the predicted Doc has the text and the given entities, not the relations
     predicted, reference = examples[0].predicted, examples[0].reference
-    assert predicted.text == reference.text and predicted._.kernel_rel is None
+    assert predicted.text == reference.text and predicted._.kernel_rel == {}
     assert [(e.start, e.end, e.label_) for e in predicted.ents] == [(e.start, e.end, e.label_) for e in reference.ents]
     text_only = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")(path=SAMPLE, given_entities=False)
     assert not next(iter(text_only(spacy.blank("en")))).predicted.ents

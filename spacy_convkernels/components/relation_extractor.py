@@ -6,7 +6,10 @@ Its model (``spacy_convkernels.RelationModel.v1``) makes the candidates of each 
 its generator and gives each one sigmoid score per label; the component writes them:
 
 - entity pairs: ``Doc._.kernel_rel[(head.start, child.start)] = {label: score}`` (the
-  convention of explosion's ``rel_component`` tutorial);
+  reading of explosion's ``rel_component`` tutorial, ``{}`` by default). It is kept in
+  ``Doc.user_data`` under string keys, so ``Doc.to_bytes``, ``DocBin`` and
+  ``nlp.pipe(..., n_process=2)`` keep it; reading it gives a copy, so set it whole
+  (``doc._.kernel_rel = {...}``): changing the copy in place changes nothing;
 - interactions: ``Doc._.kernel_interactions``, one dict per candidate with ``interaction``
   (the best label), ``score`` (its score), ``scores`` (every label's), ``trigger``
   (the trigger text) and ``spans`` (role -> [start, end] tokens), as the standoff
@@ -244,7 +247,7 @@ def score_relations(examples: Iterable[Example], *, threshold: float = 0.5, sing
         gold = GoldRelations(reference)
         predicted_pairs = {  # (head start char, child start char) -> the labels predicted
             (predicted[head].idx, predicted[child].idx): _predicted_labels(scores, threshold, single_label)
-            for (head, child), scores in (predicted._.kernel_rel or {}).items()
+            for (head, child), scores in predicted._.kernel_rel.items()
         }
         for key, labels in predicted_pairs.items():
             for label in labels:
