@@ -1,5 +1,6 @@
 """configs/relations.cfg and configs/bionlp_relations.cfg train with ``spacy train`` on the
-bundled samples, and ``spacy evaluate`` runs on the result (issue 16 point 6)."""
+bundled samples, ``spacy evaluate`` runs on the result (issue 16 point 6), and ``evaluate
+relations`` gives the last dev scores of training (issue 27 point 3)."""
 
 import json
 import subprocess
@@ -32,6 +33,23 @@ def evaluate(pipeline, data) -> dict:
     return json.loads(metrics.read_text())
 
 
+def evaluate_relations(pipeline, corpus, *options: str) -> dict:
+    """The scores of ``python -m spacy_convkernels evaluate relations``, from its --output."""
+    scores = pipeline.parent / "relations.json"
+    command = ["evaluate", "relations", str(pipeline), str(corpus), "--output", str(scores), "--quiet"]
+    assert main([*command, *options]) == 0
+    return json.loads(scores.read_text())
+
+
+def micro(scores: dict) -> dict:
+    return {key: scores[key] for key in ("rel_micro_p", "rel_micro_r", "rel_micro_f")}
+
+
+def last_dev_scores(pipeline) -> dict:
+    """The micro figures of the last evaluation on the dev corpus during ``spacy train``."""
+    return micro(json.loads((pipeline / "meta.json").read_text())["performance"])
+
+
 def convert(source, target, kind: str) -> None:
     command = [sys.executable, "-m", "spacy_convkernels", "convert", str(source), str(target), "--format", kind]
     result = subprocess.run(command, capture_output=True, text=True)
@@ -52,6 +70,10 @@ def test_relations_config_trains_well_and_evaluates(tmp_path):
     assert json.loads((tmp_path / "out" / "model-best" / "meta.json").read_text())["performance"]["rel_micro_f"] >= 0.8
     convert(sample, tmp_path / "sample.spacy", "relations-jsonl")
     assert "rel_micro_f" in evaluate(tmp_path / "out" / "model-best", tmp_path / "sample.spacy")
+    # the command scores the dev corpus as training did (the gold entities given), from either file
+    last = tmp_path / "out" / "model-last"
+    assert micro(evaluate_relations(last, sample)) == last_dev_scores(last)
+    assert micro(evaluate_relations(last, tmp_path / "sample.spacy")) == last_dev_scores(last)
 
 
 @pytest.mark.slow
@@ -74,3 +96,9 @@ def test_bionlp_config_trains_on_the_sample_and_scores_raw_text(tmp_path):
     convert(sample, tmp_path / "sample.spacy", "standoff")
     metrics = evaluate(tmp_path / "out" / "model-best", tmp_path / "sample.spacy")
     assert 0.0 <= metrics["rel_micro_f"] <= 1.0
+    # training's dev scores are raw-text ones: protein_ruler replaces the proteins the reader gives
+    last = tmp_path / "out" / "model-last"
+    assert micro(evaluate_relations(last, sample, "--entities", "predicted")) == last_dev_scores(last)
+    gold_proteins = evaluate_relations(last, sample)
+    with_gold_triggers = evaluate_relations(last, tmp_path / "sample.spacy", "--triggers", "gold")
+    assert 0.0 <= gold_proteins["rel_micro_f"] <= 1.0 and 0.0 <= with_gold_triggers["rel_micro_f"] <= 1.0

@@ -9,16 +9,20 @@ import sys
 import numpy as np
 import pytest
 import spacy
+from data_paths import CORPORA
 from relation_samples import KERNEL, model_config, pair_examples, parsed, parsed_in
+from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import fix_random_seed
 
+from spacy_convkernels.cli import main
 from spacy_convkernels.components.extensions import install_extensions
-from spacy_convkernels.components.relation_extractor import RelationExtractor, score_relations
+from spacy_convkernels.components.relation_extractor import RelationExtractor, evaluate_relations, score_relations
 from spacy_convkernels.errors import InvalidParameterError
 from spacy_convkernels.ml.kernel_blocks import blocks_of
 
+RELATIONS_SAMPLE = CORPORA / "relations-sample" / "relations.jsonl"
 SVM = {
     "@architectures": "spacy_convkernels.CandidateKernelSVM.v1",
     "structure": "path",
@@ -408,3 +412,39 @@ def test_the_tutorials_component_and_ours_in_one_process(tutorial_first):
     assert result.returncode == 0, result.stderr[-2000:]
     pairs = [(0, 2), (0, 6), (2, 0), (2, 6), (6, 0), (6, 2)]
     assert result.stdout.strip() == f"{pairs} {pairs}"
+
+
+@Language.component("test_parse_without_entities")
+def parse_without_entities(doc):
+    """The sample's parse, as a pipeline's parser would give it, and no entities."""
+    parsed_doc = Doc(doc.vocab).from_bytes(parsed().to_bytes())
+    parsed_doc.ents = []
+    return parsed_doc
+
+
+def test_evaluation_keeps_the_gold_entities_through_the_pipeline():
+    nlp, extractor, examples, _ = trained_pair_pipeline(steps=5)
+    nlp.add_pipe("test_parse_without_entities", first=True)
+    references = [example.reference for example in examples]
+    direct = extractor.score([Example(extractor(parsed_in(nlp)), reference) for reference in references])
+    assert direct["rel_micro_f"] > 0.0
+    assert evaluate_relations(nlp, references) == direct
+    assert evaluate_relations(nlp, references, entities="predicted")["rel_micro_r"] == 0.0  # no entity found
+    with pytest.raises(InvalidParameterError, match="entity pairs, which have no triggers"):
+        evaluate_relations(nlp, references, triggers="gold")
+    with pytest.raises(InvalidParameterError, match="entities must be one of gold, predicted"):
+        evaluate_relations(nlp, references, entities="given")
+    with pytest.raises(InvalidParameterError, match="0 kernel_relations components"):
+        evaluate_relations(spacy.blank("en"), references)
+
+
+def test_evaluate_relations_refuses_a_corpus_it_cannot_read(tmp_path, capsys):
+    spacy.blank("en").to_disk(tmp_path / "blank")
+    (tmp_path / "corpus.txt").write_text("RAS activates RAF.", encoding="utf-8")
+    for corpus, message in [
+        (tmp_path / "absent.jsonl", "absent.jsonl: no such file or directory"),
+        (tmp_path / "corpus.txt", "corpus.txt: not a relations .jsonl, a standoff directory or a .spacy file"),
+        (RELATIONS_SAMPLE, "the pipeline has 0 kernel_relations components"),
+    ]:
+        assert main(["evaluate", "relations", str(tmp_path / "blank"), str(corpus), "--quiet"]) == 1
+        assert message in capsys.readouterr().err

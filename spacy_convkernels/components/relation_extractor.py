@@ -34,13 +34,17 @@ from spacy.training import Example, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
+from tqdm import tqdm
 
+from ..corpora.examples import give_annotations, training_example
 from ..errors import InvalidParameterError
 from ..ml.relation_model import candidates_of
 from ..structures.relations import GoldRelations, char_offsets, role_key
 from .extensions import INTERACTIONS_KEY, install_extensions
 from .registered_kernels import bind_model_vectors
 from .sentences import fitting_docs
+
+SETTINGS = ("gold", "predicted")  # where evaluate_relations takes entities and triggers from
 
 
 @Language.factory(
@@ -259,6 +263,58 @@ def score_relations(examples: Iterable[Example], *, threshold: float = 0.5, sing
                 add(label, 2, label in predicted_pairs.get(key, ()))
         _score_interactions(predicted, gold, threshold, single_label, add)
     return _summary(counts)
+
+
+def evaluate_relations(
+    nlp: Language,
+    references: Iterable[Doc],
+    *,
+    entities: str = "gold",
+    triggers: str = "predicted",
+    progress: bool = False,
+) -> dict:
+    """The scores (:func:`score_relations`) of the pipeline's relation component on gold Docs.
+
+    Each reference's text is run through the pipeline; with ``entities="gold"`` its
+    entities (and, for interactions, its participant span group, as the shared task's
+    gold proteins) are given, with ``triggers="gold"`` its trigger span group; what is
+    given is put back after every component, so a component that finds entities or
+    triggers (an ``entity_ruler``, a ``span_ruler``) does not replace it. ``"predicted"``:
+    the pipeline finds them. On the corpus of ``spacy train``'s dev scores, with what
+    its reader gives, these are its figures."""
+    for setting, value in (("entities", entities), ("triggers", triggers)):
+        if value not in SETTINGS:
+            raise InvalidParameterError(f"{setting} must be one of {', '.join(SETTINGS)}, got {value!r}")
+    component = relation_component(nlp)
+    options = component.model.attrs["candidates"].options
+    if triggers == "gold" and "triggers_key" not in options:
+        raise InvalidParameterError(
+            f"triggers='gold': the {component.name} component scores entity pairs, which have no triggers"
+        )
+    groups = (options["participants_key"],) if entities == "gold" and "participants_key" in options else ()
+    groups += (options["triggers_key"],) if triggers == "gold" else ()
+
+    def give(docs, examples):
+        for doc, example in zip(docs, examples):
+            yield give_annotations(doc, example.reference, entities=entities == "gold", span_groups=groups)
+
+    examples = [training_example(nlp, reference, given_entities=False) for reference in references]
+    docs = give((eg.predicted for eg in examples), examples)
+    for _, step in nlp.pipeline:
+        docs = give(step.pipe(docs) if hasattr(step, "pipe") else map(step, docs), examples)
+    for example, doc in zip(examples, tqdm(docs, total=len(examples), unit="doc", disable=not progress)):
+        example.predicted = doc
+    return component.score(examples)
+
+
+def relation_component(nlp: Language) -> "RelationExtractor":
+    """The pipeline's one relation component (``kernel_relations``)."""
+    found = [step for _, step in nlp.pipeline if isinstance(step, RelationExtractor)]
+    if len(found) != 1:
+        raise InvalidParameterError(
+            f"the pipeline has {len(found)} kernel_relations components ({', '.join(nlp.pipe_names)}); one is needed"
+        )
+    return found[0]
 
 
 def _predicted_labels(scores: dict[str, float], threshold: float, single_label: bool) -> set[str]:
