@@ -32,7 +32,7 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     graphs = [
-        d._.amr
+        d._.kernel_amr
         for name in ("amr-release-dev-bio.txt", "amr-release-test-bio.txt")
         for d in read_penman(args.data / name)
     ]

@@ -34,7 +34,7 @@ def parsed_documents(folder: Path, nlp, cache: Path | None = None) -> list:
     kept in ``cache`` (a DocBin per folder) when given."""
     stored = cache / f"{folder.name}.spacy" if cache else None
     if stored is not None and stored.exists():
-        install_extensions("doc._.interactions")
+        install_extensions("doc._.kernel_interactions")
         return list(DocBin().from_disk(stored).get_docs(nlp.vocab))
     docs = list(nlp.pipe(read_standoff(folder, nlp), batch_size=16))
     if stored is not None:
@@ -49,7 +49,7 @@ def count(docs, triggers_key: str, max_distance: int) -> Counter:
         gold = GoldRelations(doc)
         found = set()
         counts["sentences"] += sum(1 for _ in doc.sents)
-        counts["gold interactions"] += len(doc._.interactions)
+        counts["gold interactions"] += len(doc._.kernel_interactions)
         for candidate in dependency_interactions(doc, triggers_key=triggers_key, max_distance=max_distance):
             roles = tuple(role for role, _, _ in candidate.spans[1:])
             labels = gold.labels(candidate, doc)
@@ -66,7 +66,7 @@ def count(docs, triggers_key: str, max_distance: int) -> Counter:
 def _found(doc, spans: set) -> int:
     """The gold interactions matched by some positive candidate (by token spans)."""
     hits = 0
-    for item in doc._.interactions:
+    for item in doc._.kernel_interactions:
         roles = {("theme" if r == "theme2" else r, tuple(s)) for r, s in item["spans"].items() if r != "trigger"}
         trigger = item["spans"]["trigger"]
         hits += any(

@@ -1,4 +1,4 @@
-"""The relation_extractor component on BioNLP-ST 2013 GE: its model variants (Nystroem or
+"""The kernel_relations component on BioNLP-ST 2013 GE: its model variants (Nystroem or
 exact-SVM kernel blocks, tok2vec, several blocks), with the gold proteins and from raw text.
 
     python bench/bionlp_component.py --lexicon DIR [--cache DIR] [--seeds 3] [--epochs 10]
@@ -329,10 +329,10 @@ def raw_documents(docs: list, lexicon: Path, vocab_nlp) -> list:
 def run(nlp, variant, seed, data, *, fitted, triggers_key, epochs, n_components, max_support, batch_size, learn_rate):
     train, held_out, devel, raw = data
     fix_random_seed(seed)
-    if "relation_extractor" in nlp.pipe_names:
-        nlp.remove_pipe("relation_extractor")
+    if "kernel_relations" in nlp.pipe_names:
+        nlp.remove_pipe("kernel_relations")
     config = model_config(variant, triggers_key=triggers_key, n_components=n_components, max_support=max_support)
-    extractor = nlp.add_pipe("relation_extractor", config={"model": config})
+    extractor = nlp.add_pipe("kernel_relations", config={"model": config})
     fitted.prepare(extractor.model, variant)
     extractor.model.attrs["candidates"] = KeptCandidates(extractor.model.attrs["candidates"], data)
     start = time.perf_counter()

@@ -38,11 +38,13 @@ def main():
             start = time.perf_counter()
             docs = list(read_standoff(args.data / split, nlp, counts=counts))
             seconds.append(time.perf_counter() - start)
-        equiv = sum(i["equiv"] for doc in docs for i in doc._.interactions)
+        equiv = sum(i["equiv"] for doc in docs for i in doc._.kernel_interactions)
         merged = sum(
-            len({tuple(v) for v in i["spans"].values()}) < len(i["spans"]) for doc in docs for i in doc._.interactions
+            len({tuple(v) for v in i["spans"].values()}) < len(i["spans"])
+            for doc in docs
+            for i in doc._.kernel_interactions
         )
-        flattened = sum(len({i["event"] for i in doc._.interactions}) for doc in docs)
+        flattened = sum(len({i["event"] for i in doc._.kernel_interactions}) for doc in docs)
         print(f"== {split} ({args.data / split})")
         for key in ("documents", "proteins", "triggers", "events", "interactions"):
             print(f"{key:>14}: {counts[key]}")

@@ -51,7 +51,7 @@ def raw_copy(doc, protein_ruler):
 
 def oracle(predicted: list, gold: list, **options) -> tuple[dict, int, int]:
     """(the score of the gold labels given to every candidate, candidates, positive ones)."""
-    install_extensions("doc._.rel", "doc._.interactions")
+    install_extensions("doc._.kernel_rel", "doc._.kernel_interactions")
     examples, n, positive = [], 0, 0
     for doc, reference in zip(predicted, gold):
         truth = GoldRelations(reference)

@@ -96,7 +96,7 @@ class CountingPartialTreeKernel(_Counting, PartialTreeKernel):
 def cached_documents(data: Path, model: Path, cache: Path) -> dict:
     """split -> (parsed Docs, their document names), read from ``cache`` or parsed and
     written there. The reader yields the documents in order of file name."""
-    install_extensions("doc._.interactions")
+    install_extensions("doc._.kernel_interactions")
     cache.mkdir(parents=True, exist_ok=True)
     vocab = spacy.blank("en").vocab
     nlp = None
@@ -421,12 +421,12 @@ def main():
 
 
 def component_rows(key: str) -> list[str]:
-    """The relation_extractor rows of bench/bionlp_component.json for this trigger setting, or a marked place."""
+    """The kernel_relations rows of bench/bionlp_component.json for this trigger setting, or a marked place."""
     path = ROOT / "bench" / "bionlp_component.json"
     found = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     if found.get("triggers") != {"lexicon": "lexicon_triggers", "gold": "triggers"}[key]:
         return [
-            "| relation_extractor: kernel features, tok2vec, both "
+            "| kernel_relations: kernel features, tok2vec, both "
             "| *to be measured by `bench/bionlp_component.py`* |||||||||"
         ]
     rows = []
@@ -434,12 +434,12 @@ def component_rows(key: str) -> list[str]:
         if "seeds" not in r:  # a row of the single-seed format before issue 25
             continue
         rows.append(
-            f"| relation_extractor, {r['variant']} (`bench/bionlp_component.json`) "
+            f"| kernel_relations, {r['variant']} (`bench/bionlp_component.json`) "
             f"| {r['f1']['mean']:.3f} ± {r['f1']['sd']:.3f} | {r['precision']['mean']:.3f} "
             f"| {r['recall']['mean']:.3f} | - | - | - | - "
             f"| epoch and threshold per seed on the held-out articles; held-out F1 {r['held_out_f1']['mean']:.3f} "
             f"| bench/bionlp_component.py, {len(r['seeds'])} seeds, the same lexicon and candidates, trained on "
-            "80 % of the train articles; see the relation_extractor section |"
+            "80 % of the train articles; see the kernel_relations section |"
         )
     return rows
 
@@ -528,7 +528,7 @@ def render(results: dict) -> str:
         "## Not in the tables",
         "",
         "- SPTK on the path-enclosed trees (optional): left out for time.",
-        "- The relation_extractor rows are not measured here: they are copied from `bench/bionlp_component.json` "
+        "- The kernel_relations rows are not measured here: they are copied from `bench/bionlp_component.json` "
         "(written by `bench/bionlp_component.py`) into the table of its trigger setting when it is there.",
     ]
     return "\n".join(lines) + "\n"

@@ -300,7 +300,7 @@ def penman_target():
         if index // 5000 != state.get("epoch"):
             state.update(epoch=index // 5000, nlp=spacy.blank("en"))
         for doc in read_penman(path, state["nlp"], skip_errors=rng.random() < 0.3):
-            penman.decode(doc._.amr)
+            penman.decode(doc._.kernel_amr)
 
     return _file_target(".txt", seeds, read)
 

@@ -66,7 +66,7 @@ def run_case(case: str, cap: int | None) -> dict:
         "kb": size / 1024,
         "seconds": seconds,
         "mb": peak - base,
-        "interactions": len(doc._.interactions),
+        "interactions": len(doc._.kernel_interactions),
         "warnings": len(caught),
     }
 

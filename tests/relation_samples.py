@@ -84,6 +84,6 @@ def pair_examples(nlp) -> list[Example]:
     examples = []
     for _ in range(4):
         predicted, reference = parsed_in(nlp), parsed()
-        reference._.rel = {(0, 2): {"ACTIVATES": 1.0}, (2, 6): {"PHOSPHORYLATES": 1.0}}
+        reference._.kernel_rel = {(0, 2): {"ACTIVATES": 1.0}, (2, 6): {"PHOSPHORYLATES": 1.0}}
         examples.append(Example(predicted, reference))
     return examples

@@ -43,10 +43,10 @@ def test_reader_gives_docs_with_their_graphs(penman_file):
         "GEFs such as Sos have allosteric sites for Rap binding .",
     ]
     assert len(docs[0]) == 11
-    graph = penman.decode(docs[0]._.amr)
+    graph = penman.decode(docs[0]._.kernel_amr)
     assert graph.metadata["id"] == "fig1" and graph.top == "h"
     restored = list(DocBin(docs=docs, store_user_data=True).get_docs(Vocab()))
-    assert [d._.amr for d in restored] == [d._.amr for d in docs]
+    assert [d._.kernel_amr for d in restored] == [d._.kernel_amr for d in docs]
 
 
 def test_malformed_graph_names_file_id_and_line(tmp_path):
@@ -70,7 +70,7 @@ def test_malformed_graph_names_file_id_and_line(tmp_path):
 def test_registered_reader(penman_file):
     reader = registry.readers.get("spacy_convkernels.Penman.v1")(path=penman_file)
     examples = list(reader(spacy.blank("en")))
-    assert len(examples) == 2 and examples[0].reference._.amr.startswith("#")
+    assert len(examples) == 2 and examples[0].reference._.kernel_amr.startswith("#")
 
 
 @pytest.mark.shared
@@ -154,7 +154,7 @@ def test_candidates_of_a_dependency_parse():
 def test_candidates_over_bio_amr():
     folder = need_shared("data/bio-amr")
     docs = list(read_penman(folder / "amr-release-dev-bio.txt"))
-    candidates = [c for d in docs for c in amr_candidates(d._.amr)]
+    candidates = [c for d in docs for c in amr_candidates(d._.kernel_amr)]
     assert len(candidates) > 10_000
     assert {"bind", "phosphorylate", "inhibit", "activate"} <= {c.interaction for c in candidates}
     assert all(c.path.tuples[0][0] != "" or len(c.path) > 1 for c in candidates)
@@ -164,17 +164,17 @@ def test_amr_candidates_component(penman_file):
     import spacy_convkernels.components.amr_candidates  # noqa: F401  (registers the factory)
 
     nlp = spacy.blank("en")
-    nlp.add_pipe("amr_candidates")
+    nlp.add_pipe("kernel_amr_candidates")
     docs = [nlp(d) for d in read_penman(penman_file)]
-    records = docs[0]._.interactions
+    records = docs[0]._.kernel_interactions
     assert len(records) == 9
     sos_ras = next(r for r in records if r["participants"] == {"catalyst": "Sos", "theme": "Ras"})
     assert sos_ras["path"][-1] == ["arg1", "enzyme"] and sos_ras["subgraph"].startswith("(/bind(")
     restored = list(DocBin(docs=docs, store_user_data=True).get_docs(Vocab()))
-    assert [d._.interactions for d in restored] == [d._.interactions for d in docs]
+    assert [d._.kernel_interactions for d in restored] == [d._.kernel_interactions for d in docs]
     again = list(nlp.pipe(read_penman(penman_file), n_process=2))
-    assert [d._.interactions for d in again] == [d._.interactions for d in docs]
-    with pytest.raises(ConvKernelsError, match="Doc._.amr"):
+    assert [d._.kernel_interactions for d in again] == [d._.kernel_interactions for d in docs]
+    with pytest.raises(ConvKernelsError, match="Doc._.kernel_amr"):
         nlp("no graph here")
 
 
@@ -184,7 +184,7 @@ def test_amr_candidates_from_dependencies():
     import spacy_convkernels.components.amr_candidates  # noqa: F401
 
     nlp = spacy.blank("en")
-    nlp.add_pipe("amr_candidates", config={"source": "dependencies", "entity_labels": ["PROTEIN"]})
+    nlp.add_pipe("kernel_amr_candidates", config={"source": "dependencies", "entity_labels": ["PROTEIN"]})
     doc = Doc(
         nlp.vocab,
         words=["Sos", "binds", "Ras", "in", "cells"],
@@ -193,14 +193,14 @@ def test_amr_candidates_from_dependencies():
         lemmas=["sos", "bind", "ras", "in", "cell"],
     )
     doc.ents = [Span(doc, 0, 1, "PROTEIN"), Span(doc, 2, 3, "PROTEIN"), Span(doc, 4, 5, "CELL")]
-    records = nlp(doc)._.interactions
+    records = nlp(doc)._.kernel_interactions
     assert sorted(r["participants"]["catalyst"] for r in records) == ["Ras", "Sos"]
 
 
 def test_a_byte_order_mark_is_dropped(tmp_path):
     path = tmp_path / "bom.txt"
     path.write_bytes(b"\xef\xbb\xbf# AMR release; corpus: test\n\n" + SOS.encode())
-    assert [d._.amr.count("::id fig1") for d in read_penman(path)] == [1]  # the header is not read as a graph
+    assert [d._.kernel_amr.count("::id fig1") for d in read_penman(path)] == [1]  # the header is not read as a graph
 
 
 TOKENIZED = """# ::id tok1
@@ -215,8 +215,8 @@ def test_graphs_with_tokens_instead_of_a_sentence(tmp_path):
     path.write_text(TOKENIZED + "\n" + SOS, encoding="utf-8")
     first, second = read_penman(path)
     assert [t.text for t in first] == ["Sos", "binds", "Ras-GTP", "."] and first.text == "Sos binds Ras-GTP ."
-    assert penman.decode(first._.amr).metadata["tok"] == "Sos binds Ras-GTP ."
-    assert len(amr_candidates(first._.amr)) == 2
+    assert penman.decode(first._.kernel_amr).metadata["tok"] == "Sos binds Ras-GTP ."
+    assert len(amr_candidates(first._.kernel_amr)) == 2
     assert second.text.startswith("GEFs such as Sos")
 
 
@@ -255,7 +255,7 @@ def test_malformed_graphs_are_refused_at_read_time(tmp_path, graph, words, line)
     with pytest.warns(CorpusWarning):
         docs = list(read_penman(path, skip_errors=True, errors=errors))
     assert len(docs) == 2 and len(errors) == 1
-    assert all(len(amr_candidates(d._.amr)) == 9 for d in docs)
+    assert all(len(amr_candidates(d._.kernel_amr)) == 9 for d in docs)
 
 
 def test_an_undecodable_line_loses_its_graph_only(tmp_path):
@@ -289,12 +289,12 @@ def test_a_file_that_cannot_be_opened(tmp_path):
 @pytest.mark.slow
 def test_amr_candidates_on_plain_text_is_a_missing_annotation():
     """In a fresh process, with nothing read by read_penman: the component itself installs
-    Doc._.amr, so plain text gets the package's error, not spaCy's E046."""
+    Doc._.kernel_amr, so plain text gets the package's error, not spaCy's E046."""
     script = (
         "import spacy\n"
         "from spacy_convkernels.errors import MissingAnnotationError\n"
         "nlp = spacy.blank('en')\n"
-        "nlp.add_pipe('amr_candidates')\n"
+        "nlp.add_pipe('kernel_amr_candidates')\n"
         "try:\n"
         "    nlp('Ras binds Raf.')\n"
         "except MissingAnnotationError as problem:\n"
@@ -302,7 +302,7 @@ def test_amr_candidates_on_plain_text_is_a_missing_annotation():
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert "no AMR graph in Doc._.amr" in out.stdout
+    assert "no AMR graph in Doc._.kernel_amr" in out.stdout
 
 
 def _proteins_around_a_trigger(n: int) -> str:
@@ -330,11 +330,11 @@ def test_the_default_cap_bounds_a_crowded_trigger():
 
 def test_amr_candidates_component_caps_per_trigger():
     nlp = spacy.blank("en")
-    nlp.add_pipe("amr_candidates", config={"max_candidates_per_trigger": 30})
+    nlp.add_pipe("kernel_amr_candidates", config={"max_candidates_per_trigger": 30})
     doc = nlp.make_doc("Many proteins bind .")
-    doc._.amr = _proteins_around_a_trigger(8)
+    doc._.kernel_amr = _proteins_around_a_trigger(8)
     with pytest.warns(ConvKernelsWarning, match="max_candidates_per_trigger"):
-        assert len(nlp(doc)._.interactions) == 30
+        assert len(nlp(doc)._.kernel_interactions) == 30
 
 
 @pytest.mark.parametrize(
@@ -346,8 +346,8 @@ def test_amr_candidates_component_caps_per_trigger():
     ],
 )
 def test_amr_candidates_settings_are_checked_when_created(config, setting):
-    with pytest.raises(InvalidParameterError, match=f"amr_candidates: {setting}"):
-        spacy.blank("en").add_pipe("amr_candidates", config=config)
+    with pytest.raises(InvalidParameterError, match=f"kernel_amr_candidates: {setting}"):
+        spacy.blank("en").add_pipe("kernel_amr_candidates", config=config)
 
 
 def test_dependency_candidates_from_odd_unicode_give_structures_that_round_trip():

@@ -41,10 +41,10 @@ def test_n_sents_must_be_a_positive_integer(tmp_path, n_sents):
 )
 def test_amr_candidates_name_a_bad_graph(value, message):
     nlp = spacy.blank("en")
-    component = nlp.add_pipe("amr_candidates")
+    component = nlp.add_pipe("kernel_amr_candidates")
     doc = nlp.make_doc("binding")
-    doc._.amr = value
-    with pytest.raises(InvalidGraphError, match=f"amr_candidates: Doc._.amr of 'binding': {message}"):
+    doc._.kernel_amr = value
+    with pytest.raises(InvalidGraphError, match=f"kernel_amr_candidates: Doc._.kernel_amr of 'binding': {message}"):
         component(doc)
 
 

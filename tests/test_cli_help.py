@@ -22,7 +22,13 @@ from spacy_convkernels.data import SAMPLES, sample_path
 from spacy_convkernels.structures.dependency import REPRESENTATIONS
 
 HEAVY = ("spacy", "sklearn", "scipy", "thinc", "numpy", "spacy_convkernels.kernels")
-SUBCOMMANDS = [["nystroem", "fit"], ["nystroem", "transform"], ["evaluate", "qc"], ["evaluate", "bionlp"]]
+SUBCOMMANDS = [
+    ["nystroem", "fit"],
+    ["nystroem", "transform"],
+    ["evaluate", "relations"],
+    ["evaluate", "qc"],
+    ["evaluate", "bionlp"],
+]
 SAMPLE_VARIABLE = re.compile(r"^(\w+)=\$\(python -m spacy_convkernels demo --sample ([\w-]+)\)$")
 
 
@@ -111,14 +117,16 @@ def test_demo_lists_the_installed_samples(capsys):
 @pytest.mark.slow
 def test_every_help_example_runs_on_the_installed_samples(tmp_path, monkeypatch, capsys):
     """Every command but the demo has an example on a sample; those that need no spaCy
-    model (``--model``) run, in help order, in an empty directory."""
+    model (``--model``, the trained pipeline of ``evaluate relations``) run, in help
+    order, in an empty directory."""
     monkeypatch.chdir(tmp_path)
     ran = set()
     for command in [[name] for name in COMMANDS if name != "demo"] + SUBCOMMANDS:
         text = help_text(command)
         assert any(SAMPLE_VARIABLE.match(line.strip()) for line in text.splitlines()), command
         for arguments in examples(text):
-            if "--model" in arguments or (arguments[0] == "plot" and importlib.util.find_spec("matplotlib") is None):
+            needs_model = "--model" in arguments or arguments[:2] == ["evaluate", "relations"]
+            if needs_model or (arguments[0] == "plot" and importlib.util.find_spec("matplotlib") is None):
                 continue
             assert main(arguments) == 0, (arguments, capsys.readouterr().err)
             ran.add(arguments[0])

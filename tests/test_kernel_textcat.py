@@ -107,12 +107,12 @@ def test_width_taken_from_the_first_annotated_doc():
 
 def test_klsh_codes_as_bits():
     doc = spacy.blank("en")("Who wrote Hamlet ?")
-    for name in ("klsh_code", "kernel_vector"):
+    for name in ("kernel_klsh_code", "kernel_vector"):
         if not Doc.has_extension(name):
             Doc.set_extension(name, default=None)
     bits = np.array([1, 0, 1, 1, 0, 0, 0, 1, 1, 1], dtype=np.uint8)
-    doc._.klsh_code = [np.packbits(bits), None]  # a second sentence without a tree
-    model = kernel_features(extension="klsh_code", nO=10)
+    doc._.kernel_klsh_code = [np.packbits(bits), None]  # a second sentence without a tree
+    model = kernel_features(extension="kernel_klsh_code", nO=10)
     model.initialize()
     assert np.array_equal(model.predict([doc])[0], bits)
 

@@ -139,7 +139,7 @@ def test_real_pipeline_on_100_questions(qc_dir):
 def test_importing_registers_no_extension_and_each_component_installs_its_own():
     """In a fresh process: importing the components and readers registers nothing; creating
     a component registers what it writes and what it reads (Span._.kernel_trees for
-    kernel_vectors and klsh_codes, which read the trees of a kernel_trees component)."""
+    kernel_vectors and kernel_klsh_codes, which read the trees of a kernel_trees component)."""
     script = (
         "from spacy.tokens import Doc, Span\n"
         "from spacy.vocab import Vocab\n"
@@ -147,15 +147,16 @@ def test_importing_registers_no_extension_and_each_component_installs_its_own():
         "from spacy_convkernels.components import amr_candidates, kernel_trees, kernel_vectors, klsh_codes\n"
         "from spacy_convkernels.components.sentences import sentence_trees\n"
         "from spacy_convkernels.kernels import PartialTreeKernel\n"
-        "names = ['kernel_trees', 'kernel_vector', 'klsh_code', 'amr', 'interactions']\n"
+        "names = ['kernel_trees', 'kernel_vector', 'kernel_klsh_code', 'kernel_amr', 'kernel_interactions']\n"
         "print([n for n in names if Doc.has_extension(n) or Span.has_extension(n)])\n"
         "kernel_vectors.KernelVectors(None, 'kv', representation='grct', kernel=PartialTreeKernel(), n_components=2)\n"
-        "print(Span.has_extension('kernel_trees'), Span.has_extension('kernel_vector'), Doc.has_extension('amr'))\n"
+        "print(Span.has_extension('kernel_trees'), Span.has_extension('kernel_vector'),"
+        " Doc.has_extension('kernel_amr'))\n"
         "doc = Doc(Vocab(), words=['cats', 'sleep'], heads=[1, 1], deps=['nsubj', 'ROOT'], tags=['NNS', 'VBP'],"
         " lemmas=['cat', 'sleep'])\n"
         "print(sentence_trees(doc, 'loct'))\n"
         "amr_candidates.AmrCandidates()\n"
-        "print(Doc.has_extension('amr'), Doc.has_extension('interactions'))\n"
+        "print(Doc.has_extension('kernel_amr'), Doc.has_extension('kernel_interactions'))\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -173,7 +174,7 @@ def users_span_kernel_trees():
 
 
 def test_a_users_extension_is_not_overwritten(users_span_kernel_trees):
-    for factory in ("kernel_trees", "kernel_vectors", "klsh_codes"):
+    for factory in ("kernel_trees", "kernel_vectors", "kernel_klsh_codes"):
         with pytest.raises(ExtensionConflictError, match=r"span._.kernel_trees is already registered as default=\{\}"):
             spacy.blank("en").add_pipe(factory)
     assert Span.get_extension("kernel_trees")[0] == {}

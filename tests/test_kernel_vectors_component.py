@@ -153,12 +153,12 @@ PTK = {"@misc": "spacy_convkernels.PartialTreeKernel.v1"}
         ("kernel_vectors", {"landmark_source": "gold"}, "landmark_source"),
         ("kernel_vectors", {"batch_size": 0}, "batch_size"),
         ("kernel_vectors", {"kernel": {**PTK, "lam": -1.0}}, "lam"),
-        ("klsh_codes", {"kernel": {**PTK, "mu": 0.0}}, "mu"),
-        ("klsh_codes", {"n_references": 10, "subset_size": 20}, "subset_size"),
-        ("klsh_codes", {"n_references": 20, "subset_size": 20}, "subset_size"),
-        ("klsh_codes", {"n_bits": 0}, "n_bits"),
-        ("klsh_codes", {"hash_function": "minhash"}, "hash_function"),
-        ("klsh_codes", {"reference_source": "gold"}, "reference_source"),
+        ("kernel_klsh_codes", {"kernel": {**PTK, "mu": 0.0}}, "mu"),
+        ("kernel_klsh_codes", {"n_references": 10, "subset_size": 20}, "subset_size"),
+        ("kernel_klsh_codes", {"n_references": 20, "subset_size": 20}, "subset_size"),
+        ("kernel_klsh_codes", {"n_bits": 0}, "n_bits"),
+        ("kernel_klsh_codes", {"hash_function": "minhash"}, "hash_function"),
+        ("kernel_klsh_codes", {"reference_source": "gold"}, "reference_source"),
     ],
 )
 def test_settings_are_checked_when_the_component_is_created(factory, config, setting):
@@ -168,10 +168,10 @@ def test_settings_are_checked_when_the_component_is_created(factory, config, set
 
 def test_a_saved_pipeline_with_a_bad_setting_fails_to_load(tmp_path):
     nlp = spacy.blank("en")
-    nlp.add_pipe("klsh_codes", config={"n_references": 30, "subset_size": 20})
+    nlp.add_pipe("kernel_klsh_codes", config={"n_references": 30, "subset_size": 20})
     nlp.to_disk(tmp_path / "model")
     with pytest.raises(InvalidParameterError, match="subset_size"):
-        spacy.load(tmp_path / "model", config={"components": {"klsh_codes": {"n_references": 20}}})
+        spacy.load(tmp_path / "model", config={"components": {"kernel_klsh_codes": {"n_references": 20}}})
 
 
 CONLLU = "".join(
@@ -207,7 +207,7 @@ def _fitted_trees(tmp_path, factory: str, source: str):
     nlp.add_pipe("kernel_trees", config={"representations": ["grct"], "lowercase": False})
     settings = {
         "kernel_vectors": {"n_components": 5, "landmark_source": source},
-        "klsh_codes": {"n_references": 5, "subset_size": 2, "reference_source": source},
+        "kernel_klsh_codes": {"n_references": 5, "subset_size": 2, "reference_source": source},
     }[factory]
     nlp.add_pipe(factory, config={"representation": "grct", **settings})
     examples = [Example(nlp.make_doc(gold.text), gold) for gold in read_conllu(path, nlp.vocab)]
@@ -218,7 +218,7 @@ def _fitted_trees(tmp_path, factory: str, source: str):
     return fitted, runtime
 
 
-@pytest.mark.parametrize("factory", ["kernel_vectors", "klsh_codes"])
+@pytest.mark.parametrize("factory", ["kernel_vectors", "kernel_klsh_codes"])
 def test_fitted_on_the_trees_seen_at_runtime(tmp_path, factory):
     fitted, runtime = _fitted_trees(tmp_path, factory, "predicted")
     assert len(fitted) == 5 and set(fitted) <= set(runtime)
@@ -227,7 +227,7 @@ def test_fitted_on_the_trees_seen_at_runtime(tmp_path, factory):
     assert "LEX##I::n" in labels  # the kernel_trees settings (lowercase=False)
 
 
-@pytest.mark.parametrize("factory", ["kernel_vectors", "klsh_codes"])
+@pytest.mark.parametrize("factory", ["kernel_vectors", "kernel_klsh_codes"])
 def test_fitted_on_the_gold_parses_when_configured(tmp_path, factory):
     fitted, _ = _fitted_trees(tmp_path, factory, "reference")
     labels = {label for tree in fitted for label in tree.labels}
@@ -246,13 +246,13 @@ def test_predicted_docs_without_a_parse_are_refused():
 def test_components_are_quiet(pipeline, capfd):
     nlp, docs = pipeline
     nlp.add_pipe("kernel_trees", first=True)
-    nlp.add_pipe("klsh_codes", config={"n_references": 20, "n_bits": 64, "subset_size": 4})
-    nlp.add_pipe("amr_candidates", config={"source": "dependencies"})
+    nlp.add_pipe("kernel_klsh_codes", config={"n_references": 20, "n_bits": 64, "subset_size": 4})
+    nlp.add_pipe("kernel_amr_candidates", config={"source": "dependencies"})
     examples = [Example(d.copy(), d) for d in docs[:30]]
-    for name in ("kernel_vectors", "klsh_codes"):
+    for name in ("kernel_vectors", "kernel_klsh_codes"):
         nlp.get_pipe(name).initialize(lambda: examples, nlp=nlp)
     capfd.readouterr()
-    assert all(d._.klsh_code for d in nlp.pipe(d.copy() for d in docs))
+    assert all(d._.kernel_klsh_code for d in nlp.pipe(d.copy() for d in docs))
     out, err = capfd.readouterr()
     assert out == "" and err == ""
 

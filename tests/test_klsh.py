@@ -356,17 +356,17 @@ def test_klsh_codes_component(tmp_path, hash_function):
     nlp = spacy.blank("en")
     docs = [doc_from_grct(nlp.vocab, e.trees["grct"]) for e in read_klp(SAMPLE)]
     nlp.add_pipe(
-        "klsh_codes", config={"n_references": 20, "n_bits": 64, "subset_size": 4, "hash_function": hash_function}
+        "kernel_klsh_codes", config={"n_references": 20, "n_bits": 64, "subset_size": 4, "hash_function": hash_function}
     )
     nlp.initialize(lambda: [Example(d.copy(), d) for d in docs[:40]])
     doc = nlp(docs[50].copy())
-    (code,) = doc._.klsh_code
+    (code,) = doc._.kernel_klsh_code
     assert code.dtype == np.uint8 and code.shape == (8,)
-    np.testing.assert_array_equal(list(doc.sents)[0]._.klsh_code, code)
-    codes = [d._.klsh_code[0] for d in nlp.pipe(d.copy() for d in docs[40:])]
+    np.testing.assert_array_equal(list(doc.sents)[0]._.kernel_klsh_code, code)
+    codes = [d._.kernel_klsh_code[0] for d in nlp.pipe(d.copy() for d in docs[40:])]
     nlp.to_disk(tmp_path / "model")
     reloaded = spacy.load(tmp_path / "model")
-    np.testing.assert_array_equal([d._.klsh_code[0] for d in reloaded.pipe(d.copy() for d in docs[40:])], codes)
+    np.testing.assert_array_equal([d._.kernel_klsh_code[0] for d in reloaded.pipe(d.copy() for d in docs[40:])], codes)
 
 
 @pytest.mark.slow
@@ -387,8 +387,8 @@ def test_sigma_learning_on_tree_labels(qc, kernel):
 def test_klsh_codes_needs_more_training_sentences_than_subset_size():
     nlp = spacy.blank("en")
     docs = [doc_from_grct(nlp.vocab, e.trees["grct"]) for e in read_klp(SAMPLE)]
-    nlp.add_pipe("klsh_codes", config={"n_references": 30, "n_bits": 64, "subset_size": 20})
-    with pytest.raises(ConvKernelsError, match="klsh_codes: 12 training sentences with a tree, at least 21"):
+    nlp.add_pipe("kernel_klsh_codes", config={"n_references": 30, "n_bits": 64, "subset_size": 20})
+    with pytest.raises(ConvKernelsError, match="kernel_klsh_codes: 12 training sentences with a tree, at least 21"):
         nlp.initialize(lambda: [Example(d.copy(), d) for d in docs[:12]])
 
 

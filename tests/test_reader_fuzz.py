@@ -194,7 +194,7 @@ def _key(kind, item):
             {k: v if isinstance(v, dict) else v.tolist() for k, v in item.vectors.items()},
         )
     tokens = tuple((t.text, t.whitespace_, t.head.i, t.dep_, t.tag_, t.pos_, t.lemma_, str(t.morph)) for t in item)
-    return tokens, item._.amr
+    return tokens, item._.kernel_amr
 
 
 def _read(kind, path, skip_errors):
@@ -204,8 +204,8 @@ def _read(kind, path, skip_errors):
         items = list(reader(path, skip_errors=skip_errors))
     if kind == "penman":
         for doc in items:  # a graph that was read must be usable
-            amr_candidates(doc._.amr)
-            penman.decode(doc._.amr)
+            amr_candidates(doc._.kernel_amr)
+            penman.decode(doc._.kernel_amr)
     return [_key(kind, item) for item in items]
 
 

@@ -6,6 +6,7 @@ from relation_samples import SOS, parsed
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
 
+from spacy_convkernels.components.extensions import INTERACTIONS_KEY, install_extensions
 from spacy_convkernels.components.relation_candidates import entity_pair_candidates, interaction_candidates
 from spacy_convkernels.errors import ConvKernelsWarning, InvalidParameterError, MissingAnnotationError
 from spacy_convkernels.structures.paths import PathTuples, label_features
@@ -85,28 +86,23 @@ def test_feature_paths_give_each_position_its_features():
 
 
 def test_gold_relations_label_candidates_by_character_offsets():
+    install_extensions("doc._.kernel_rel", "doc._.kernel_interactions")
     reference = parsed()
-    Doc.set_extension("interactions", default=None, force=True)
-    Doc.set_extension("rel", default=None, force=True)
-    try:
-        reference._.interactions = [
-            {"interaction": "Positive_regulation", "spans": {"trigger": [1, 2], "catalyst": [0, 1], "theme": [2, 3]}},
-            {"interaction": "Binding", "spans": {"trigger": [5, 6], "theme": [2, 3], "theme2": [6, 7]}},
-        ]
-        reference._.rel = {(0, 2): {"ACTIVATES": 1.0, "BINDS": 0.0}}
-        gold = GoldRelations(reference)
-        predicted = parsed()
-        found = {c.spans: gold.labels(c, predicted) for c in dependency_interactions(predicted)}
-        assert found[(("trigger", 1, 2), ("catalyst", 0, 1), ("theme", 2, 3))] == {"Positive_regulation"}
-        assert found[(("trigger", 1, 2), ("catalyst", 2, 3), ("theme", 0, 1))] == set()  # roles swapped
-        # theme and theme2 in either order
-        assert found[(("trigger", 5, 6), ("theme", 2, 3), ("theme2", 6, 7))] == {"Binding"}
-        assert sum(bool(labels) for labels in found.values()) == 2
-        pairs = {c.key: gold.labels(c, predicted) for c in entity_pairs(predicted)}
-        assert pairs[(0, 2)] == {"ACTIVATES"} and pairs[(2, 0)] == set()
-    finally:
-        Doc.remove_extension("interactions")
-        Doc.remove_extension("rel")
+    reference.user_data[INTERACTIONS_KEY] = [
+        {"interaction": "Positive_regulation", "spans": {"trigger": [1, 2], "catalyst": [0, 1], "theme": [2, 3]}},
+        {"interaction": "Binding", "spans": {"trigger": [5, 6], "theme": [2, 3], "theme2": [6, 7]}},
+    ]
+    reference._.kernel_rel = {(0, 2): {"ACTIVATES": 1.0, "BINDS": 0.0}}
+    gold = GoldRelations(reference)
+    predicted = parsed()
+    found = {c.spans: gold.labels(c, predicted) for c in dependency_interactions(predicted)}
+    assert found[(("trigger", 1, 2), ("catalyst", 0, 1), ("theme", 2, 3))] == {"Positive_regulation"}
+    assert found[(("trigger", 1, 2), ("catalyst", 2, 3), ("theme", 0, 1))] == set()  # roles swapped
+    # theme and theme2 in either order
+    assert found[(("trigger", 5, 6), ("theme", 2, 3), ("theme2", 6, 7))] == {"Binding"}
+    assert sum(bool(labels) for labels in found.values()) == 2
+    pairs = {c.key: gold.labels(c, predicted) for c in entity_pairs(predicted)}
+    assert pairs[(0, 2)] == {"ACTIVATES"} and pairs[(2, 0)] == set()
 
 
 def test_registered_generators_and_bad_options():
@@ -126,9 +122,9 @@ def test_registered_generators_and_bad_options():
 def test_a_doc_with_an_amr_graph_gives_its_amr_candidates():
     from spacy_convkernels.components.extensions import install_extensions
 
-    install_extensions("doc._.amr")
+    install_extensions("doc._.kernel_amr")
     doc = parsed()
-    doc._.amr = SOS
+    doc._.kernel_amr = SOS
     from_amr = interaction_candidates(use_amr=True)(doc)
     assert len(from_amr) == 6 + 3  # as amr_candidates: ordered pairs and triples of the 3 participants
     assert all(c.path is None and c.spans == () for c in from_amr)

@@ -1,20 +1,28 @@
-"""The relation_extractor component (issue 16 point 4): trains, writes Doc._.rel and
-Doc._.interactions, scores, saves and loads."""
+"""The kernel_relations component (issue 16 point 4): trains, writes Doc._.kernel_rel and
+Doc._.kernel_interactions, scores, saves and loads."""
 
+import json
+import os
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 import spacy
+from data_paths import CORPORA
 from relation_samples import KERNEL, model_config, pair_examples, parsed, parsed_in
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import fix_random_seed
 
-from spacy_convkernels.components.relation_extractor import RelationExtractor, score_relations
+from spacy_convkernels.cli import main
+from spacy_convkernels.components.extensions import install_extensions
+from spacy_convkernels.components.relation_extractor import RelationExtractor, evaluate_relations, score_relations
 from spacy_convkernels.errors import InvalidParameterError
 from spacy_convkernels.ml.kernel_blocks import blocks_of
 
+RELATIONS_SAMPLE = CORPORA / "relations-sample" / "relations.jsonl"
 SVM = {
     "@architectures": "spacy_convkernels.CandidateKernelSVM.v1",
     "structure": "path",
@@ -28,13 +36,13 @@ def trained_pair_pipeline(*, kernel=True, tok2vec=True, steps=30, kernel_feature
     fix_random_seed(0)
     nlp = spacy.blank("en")
     config = model_config("EntityPairCandidates", kernel=kernel, tok2vec=tok2vec, kernel_features=kernel_features)
-    extractor = nlp.add_pipe("relation_extractor", config={"model": config})
+    extractor = nlp.add_pipe("kernel_relations", config={"model": config})
     examples = pair_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
     optimizer.learn_rate = 0.01
     losses = []
     for _ in range(steps):
-        losses.append(nlp.update(examples, sgd=optimizer)["relation_extractor"])
+        losses.append(nlp.update(examples, sgd=optimizer)["kernel_relations"])
     return nlp, extractor, examples, losses
 
 
@@ -45,23 +53,58 @@ def test_it_learns_the_pairs_with_either_block_or_both(kernel, tok2vec):
     assert extractor.labels == ("ACTIVATES", "PHOSPHORYLATES")
     assert losses[-1] < losses[0] / 2
     doc = extractor(parsed_in(nlp))
-    assert set(doc._.rel) == {(0, 2), (0, 6), (2, 0), (2, 6), (6, 0), (6, 2)}
-    assert doc._.rel[(0, 2)]["ACTIVATES"] > 0.5 > doc._.rel[(2, 0)]["ACTIVATES"]
-    assert doc._.rel[(2, 6)]["PHOSPHORYLATES"] > 0.5 > doc._.rel[(0, 6)]["PHOSPHORYLATES"]
+    assert set(doc._.kernel_rel) == {(0, 2), (0, 6), (2, 0), (2, 6), (6, 0), (6, 2)}
+    assert doc._.kernel_rel[(0, 2)]["ACTIVATES"] > 0.5 > doc._.kernel_rel[(2, 0)]["ACTIVATES"]
+    assert doc._.kernel_rel[(2, 6)]["PHOSPHORYLATES"] > 0.5 > doc._.kernel_rel[(0, 6)]["PHOSPHORYLATES"]
     scores = nlp.evaluate(examples)
     assert scores["rel_micro_f"] == 1.0
 
 
 def test_bytes_round_trip_gives_identical_scores():
     nlp, extractor, _, _ = trained_pair_pipeline(steps=5)
-    before = extractor(parsed_in(nlp))._.rel
+    before = extractor(parsed_in(nlp))._.kernel_rel
     copy = spacy.blank("en")
-    copy.add_pipe("relation_extractor", config={"model": model_config("EntityPairCandidates")})
+    copy.add_pipe("kernel_relations", config={"model": model_config("EntityPairCandidates")})
     copy.from_bytes(nlp.to_bytes())
-    after = copy.get_pipe("relation_extractor")(parsed_in(copy))._.rel
+    after = copy.get_pipe("kernel_relations")(parsed_in(copy))._.kernel_rel
     assert after.keys() == before.keys()
     for key in before:
         assert after[key] == before[key]
+
+
+def test_relations_survive_to_bytes_docbin_and_to_json():
+    nlp, extractor, _, _ = trained_pair_pipeline(steps=5)
+    doc = extractor(parsed_in(nlp))
+    assert set(doc._.kernel_rel) == {(0, 2), (0, 6), (2, 0), (2, 6), (6, 0), (6, 2)}
+    assert Doc(nlp.vocab).from_bytes(doc.to_bytes())._.kernel_rel == doc._.kernel_rel
+    (restored,) = DocBin(docs=[doc], store_user_data=True).get_docs(nlp.vocab)
+    assert restored._.kernel_rel == doc._.kernel_rel
+    assert json.loads(json.dumps(doc.to_json()))["text"] == doc.text
+    assert Doc(nlp.vocab)._.kernel_rel == {}  # the default, as the rel_component tutorial's
+
+
+def test_relations_are_set_whole_and_checked():
+    install_extensions("doc._.kernel_rel")
+    doc = parsed()
+    doc._.kernel_rel = {(0, 2): {"ACTIVATES": 0.9}}
+    doc._.kernel_rel[(0, 2)]["ACTIVATES"] = 0.1  # a copy: nothing changes
+    assert doc._.kernel_rel == {(0, 2): {"ACTIVATES": 0.9}}
+    for value, message in [
+        (None, "takes a dict"),
+        ({"0,2": {"A": 1.0}}, "got the key '0,2'"),
+        ({(0, 2): 0.9}, r"\(0, 2\)\] is not a dict"),
+    ]:
+        with pytest.raises(InvalidParameterError, match=message):
+            doc._.kernel_rel = value
+
+
+@pytest.mark.slow
+def test_relations_of_two_processes_are_those_of_one():
+    nlp, _, _, _ = trained_pair_pipeline(steps=5)
+    docs = [parsed_in(nlp) for _ in range(4)]
+    one = [doc._.kernel_rel for doc in nlp.pipe(doc.copy() for doc in docs)]
+    two = [doc._.kernel_rel for doc in nlp.pipe(docs, n_process=2, batch_size=2)]
+    assert two == one and one[0]
 
 
 @pytest.mark.slow
@@ -72,13 +115,13 @@ def test_a_saved_pipeline_loads_without_an_import(tmp_path, kernel_features):
     )
     nlp.to_disk(tmp_path / "pipeline")
     parsed().to_disk(tmp_path / "doc.spacy")
-    expected = extractor(parsed_in(nlp))._.rel
+    expected = extractor(parsed_in(nlp))._.kernel_rel
     code = (
         "import spacy, sys\n"
         "from spacy.tokens import Doc\n"
         f"nlp = spacy.load({str(tmp_path / 'pipeline')!r})\n"
-        f"doc = nlp.get_pipe('relation_extractor')(Doc(nlp.vocab).from_disk({str(tmp_path / 'doc.spacy')!r}))\n"
-        "print(repr(sorted((k, sorted(v.items())) for k, v in doc._.rel.items())))\n"
+        f"doc = nlp.get_pipe('kernel_relations')(Doc(nlp.vocab).from_disk({str(tmp_path / 'doc.spacy')!r}))\n"
+        "print(repr(sorted((k, sorted(v.items())) for k, v in doc._.kernel_rel.items())))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == repr(sorted((k, sorted(v.items())) for k, v in expected.items()))
@@ -88,7 +131,7 @@ def test_a_saved_pipeline_loads_without_an_import(tmp_path, kernel_features):
 def test_interactions_get_scores_and_the_best_label():
     fix_random_seed(0)
     nlp = spacy.blank("en")
-    extractor = nlp.add_pipe("relation_extractor", config={"model": model_config("InteractionCandidates")})
+    extractor = nlp.add_pipe("kernel_relations", config={"model": model_config("InteractionCandidates")})
     examples = []
     for _ in range(3):
         predicted, reference = parsed_in(nlp), parsed()
@@ -105,7 +148,7 @@ def test_interactions_get_scores_and_the_best_label():
     for _ in range(30):
         nlp.update(examples, sgd=optimizer)
     doc = extractor(parsed_in(nlp))
-    records = doc._.interactions
+    records = doc._.kernel_interactions
     assert len(records) == 24 and all(set(r["scores"]) == {"Positive_regulation"} for r in records)
     best = max(records, key=lambda r: r["score"])
     assert best["score"] > 0.5 > sorted(r["score"] for r in records)[-2]
@@ -116,13 +159,13 @@ def test_interactions_get_scores_and_the_best_label():
 
 def pair_example(predicted_rel: dict, gold_rel: dict) -> Example:
     predicted, reference = parsed(), parsed()
-    predicted._.rel = predicted_rel
-    reference._.rel = gold_rel
+    predicted._.kernel_rel = predicted_rel
+    reference._.kernel_rel = gold_rel
     return Example(predicted, reference)
 
 
 def test_score_counts_micro_and_per_label_figures():
-    spacy.blank("en").add_pipe("relation_extractor", config={"model": model_config("EntityPairCandidates")})
+    spacy.blank("en").add_pipe("kernel_relations", config={"model": model_config("EntityPairCandidates")})
     example = pair_example(
         {(0, 2): {"A": 0.9, "B": 0.2}, (2, 6): {"A": 0.7, "B": 0.6}, (6, 0): {"A": 0.1, "B": 0.1}},
         {(0, 2): {"A": 1.0}, (2, 6): {"B": 1.0}, (6, 2): {"A": 1.0}},
@@ -138,7 +181,7 @@ def test_score_counts_micro_and_per_label_figures():
 def test_single_label_predicts_only_the_best_label_of_a_candidate():
     nlp = spacy.blank("en")
     extractor = nlp.add_pipe(
-        "relation_extractor", config={"model": model_config("EntityPairCandidates"), "single_label": True}
+        "kernel_relations", config={"model": model_config("EntityPairCandidates"), "single_label": True}
     )
     example = pair_example(
         {(0, 2): {"A": 0.9, "B": 0.2}, (2, 6): {"A": 0.7, "B": 0.6}, (6, 0): {"A": 0.1, "B": 0.1}},
@@ -162,7 +205,7 @@ def test_an_equiv_variant_finds_its_interaction_once():
         {"interaction": "Binding", "unit": "E1+T3", "spans": {"trigger": [5, 6], "theme": [6, 7]}},
         {"interaction": "Binding", "unit": "E1+T3", "spans": {"trigger": [5, 6], "theme": [2, 3]}},  # Equiv
     ]
-    predicted._.rel = reference._.rel = None
+    predicted._.kernel_rel = reference._.kernel_rel = {}
     scores = score_relations([Example(predicted, reference)])
     assert scores["rel_micro_p"] == 1.0 and scores["rel_micro_r"] == 1.0
 
@@ -171,12 +214,12 @@ def test_bad_settings_fail_with_their_reason():
     nlp = spacy.blank("en")
     with pytest.raises(InvalidParameterError, match="threshold"):
         nlp.add_pipe(
-            "relation_extractor",
+            "kernel_relations",
             config={"threshold": 1.5, "model": model_config("EntityPairCandidates")},
         )
     with pytest.raises(InvalidParameterError, match="both null"):
         nlp.add_pipe(
-            "relation_extractor",
+            "kernel_relations",
             name="neither",
             config={"model": model_config("EntityPairCandidates", kernel=False, tok2vec=False)},
         )
@@ -217,7 +260,7 @@ def test_klsh_bits_as_kernel_features_learn_and_round_trip():
     nlp = spacy.blank("en")
     config = model_config("EntityPairCandidates", tok2vec=False)
     config["kernel_features"] = dict(KERNEL, method="klsh", n_components=64, n_references=24, subset_size=3)
-    extractor = nlp.add_pipe("relation_extractor", config={"model": config})
+    extractor = nlp.add_pipe("kernel_relations", config={"model": config})
     examples = pair_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
     optimizer.learn_rate = 0.01
@@ -228,9 +271,9 @@ def test_klsh_bits_as_kernel_features_learn_and_round_trip():
     assert set(np.unique(rows)) == {0.0, 1.0}  # bits
     assert nlp.evaluate(examples)["rel_micro_f"] == 1.0
     copy = spacy.blank("en")
-    copy.add_pipe("relation_extractor", config={"model": config})
+    copy.add_pipe("kernel_relations", config={"model": config})
     copy.from_bytes(nlp.to_bytes())
-    assert copy.get_pipe("relation_extractor")(parsed_in(copy))._.rel == extractor(parsed_in(nlp))._.rel
+    assert copy.get_pipe("kernel_relations")(parsed_in(copy))._.kernel_rel == extractor(parsed_in(nlp))._.kernel_rel
 
 
 def test_a_batch_without_candidates_updates_nothing():
@@ -239,15 +282,15 @@ def test_a_batch_without_candidates_updates_nothing():
     empty.ents = []
     before = extractor.model.to_bytes()
     losses = extractor.update([Example(empty, empty)], sgd=nlp.create_optimizer())
-    assert losses == {"relation_extractor": 0.0} and extractor.model.to_bytes() == before
-    assert extractor(parsed_in(nlp).copy())._.rel and not extractor(empty)._.rel
+    assert losses == {"kernel_relations": 0.0} and extractor.model.to_bytes() == before
+    assert extractor(parsed_in(nlp).copy())._.kernel_rel and not extractor(empty)._.kernel_rel
 
 
 def test_exact_svm_decisions_as_kernel_features_learn_and_round_trip():
     fix_random_seed(0)
     nlp = spacy.blank("en")
     config = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features=SVM)
-    extractor = nlp.add_pipe("relation_extractor", config={"model": config})
+    extractor = nlp.add_pipe("kernel_relations", config={"model": config})
     examples = pair_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
     optimizer.learn_rate = 0.01
@@ -269,9 +312,9 @@ def test_exact_svm_decisions_as_kernel_features_learn_and_round_trip():
     # the four training documents are copies: each one's fold was fitted on the other three
     assert out_of_fold == pytest.approx(exact, abs=1e-5)
     copy = spacy.blank("en")
-    copy.add_pipe("relation_extractor", config={"model": config})
+    copy.add_pipe("kernel_relations", config={"model": config})
     copy.from_bytes(nlp.to_bytes())
-    assert copy.get_pipe("relation_extractor")(parsed_in(copy))._.rel == extractor(parsed_in(nlp))._.rel
+    assert copy.get_pipe("kernel_relations")(parsed_in(copy))._.kernel_rel == extractor(parsed_in(nlp))._.kernel_rel
 
 
 def test_the_svm_block_needs_labels_and_a_sane_cap():
@@ -302,21 +345,106 @@ def test_two_kernel_blocks_train_save_and_reload_with_identical_predictions(tmp_
     assert extractor.model.get_ref("kernel_features").get_dim("nO") == 3 + 6  # 2 labels + any label, 6 landmarks
     assert losses[-1] < losses[0] / 2
     assert nlp.evaluate(examples)["rel_micro_f"] == 1.0
-    expected = extractor(parsed_in(nlp))._.rel
+    expected = extractor(parsed_in(nlp))._.kernel_rel
     copy = spacy.blank("en")
     copy.add_pipe(
-        "relation_extractor", config={"model": model_config("EntityPairCandidates", kernel_features=TWO_BLOCKS)}
+        "kernel_relations", config={"model": model_config("EntityPairCandidates", kernel_features=TWO_BLOCKS)}
     )
     copy.from_bytes(nlp.to_bytes())
-    assert copy.get_pipe("relation_extractor")(parsed_in(copy))._.rel == expected
+    assert copy.get_pipe("kernel_relations")(parsed_in(copy))._.kernel_rel == expected
     nlp.to_disk(tmp_path / "pipeline")
     parsed().to_disk(tmp_path / "doc.spacy")
     code = (
         "import spacy\n"
         "from spacy.tokens import Doc\n"
         f"nlp = spacy.load({str(tmp_path / 'pipeline')!r})\n"
-        f"doc = nlp.get_pipe('relation_extractor')(Doc(nlp.vocab).from_disk({str(tmp_path / 'doc.spacy')!r}))\n"
-        "print(repr(sorted((k, sorted(v.items())) for k, v in doc._.rel.items())))\n"
+        f"doc = nlp.get_pipe('kernel_relations')(Doc(nlp.vocab).from_disk({str(tmp_path / 'doc.spacy')!r}))\n"
+        "print(repr(sorted((k, sorted(v.items())) for k, v in doc._.kernel_rel.items())))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == repr(sorted((k, sorted(v.items())) for k, v in expected.items()))
+
+
+TUTORIAL = """
+from spacy.language import Language
+from spacy.tokens import Doc
+
+Doc.set_extension("rel", default={}, force=True)  # as explosion's rel_component tutorial does
+
+
+@Language.factory("relation_extractor", assigns=["doc._.rel"], default_score_weights={"rel_micro_f": None})
+def make_tutorial_relations(nlp, name):  # a stand-in for the tutorial's component
+    def tutorial_relations(doc):
+        doc._.rel = {(e1.start, e2.start): {"TUTORIAL": 1.0} for e1 in doc.ents for e2 in doc.ents if e1 != e2}
+        return doc
+
+    return tutorial_relations
+"""
+
+
+def both_pipelines(tutorial_first: bool) -> str:
+    """A script that builds the tutorial's pipeline and ours in one process and prints their relations."""
+    ours = (
+        "import spacy\n"
+        "import spacy_convkernels.components.relation_extractor\n"
+        "from relation_samples import model_config, pair_examples, parsed_in\n"
+    )
+    build = (
+        "tutorial, kernel = spacy.blank('en'), spacy.blank('en')\n"
+        "tutorial.add_pipe('relation_extractor')\n"
+        "kernel.add_pipe('kernel_relations', config={'model': model_config('EntityPairCandidates')})\n"
+        "kernel.initialize(lambda: pair_examples(kernel))\n"
+        "doc = kernel(tutorial(parsed_in(kernel)))\n"
+        "print(sorted(doc._.rel), sorted(doc._.kernel_rel))\n"
+    )
+    return (TUTORIAL + ours if tutorial_first else ours + TUTORIAL) + build
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tutorial_first", [True, False])
+def test_the_tutorials_component_and_ours_in_one_process(tutorial_first):
+    result = subprocess.run(
+        [sys.executable, "-c", both_pipelines(tutorial_first)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    pairs = [(0, 2), (0, 6), (2, 0), (2, 6), (6, 0), (6, 2)]
+    assert result.stdout.strip() == f"{pairs} {pairs}"
+
+
+@Language.component("test_parse_without_entities")
+def parse_without_entities(doc):
+    """The sample's parse, as a pipeline's parser would give it, and no entities."""
+    parsed_doc = Doc(doc.vocab).from_bytes(parsed().to_bytes())
+    parsed_doc.ents = []
+    return parsed_doc
+
+
+def test_evaluation_keeps_the_gold_entities_through_the_pipeline():
+    nlp, extractor, examples, _ = trained_pair_pipeline(steps=5)
+    nlp.add_pipe("test_parse_without_entities", first=True)
+    references = [example.reference for example in examples]
+    direct = extractor.score([Example(extractor(parsed_in(nlp)), reference) for reference in references])
+    assert direct["rel_micro_f"] > 0.0
+    assert evaluate_relations(nlp, references) == direct
+    assert evaluate_relations(nlp, references, entities="predicted")["rel_micro_r"] == 0.0  # no entity found
+    with pytest.raises(InvalidParameterError, match="entity pairs, which have no triggers"):
+        evaluate_relations(nlp, references, triggers="gold")
+    with pytest.raises(InvalidParameterError, match="entities must be one of gold, predicted"):
+        evaluate_relations(nlp, references, entities="given")
+    with pytest.raises(InvalidParameterError, match="0 kernel_relations components"):
+        evaluate_relations(spacy.blank("en"), references)
+
+
+def test_evaluate_relations_refuses_a_corpus_it_cannot_read(tmp_path, capsys):
+    spacy.blank("en").to_disk(tmp_path / "blank")
+    (tmp_path / "corpus.txt").write_text("RAS activates RAF.", encoding="utf-8")
+    for corpus, message in [
+        (tmp_path / "absent.jsonl", "absent.jsonl: no such file or directory"),
+        (tmp_path / "corpus.txt", "corpus.txt: not a relations .jsonl, a standoff directory or a .spacy file"),
+        (RELATIONS_SAMPLE, "the pipeline has 0 kernel_relations components"),
+    ]:
+        assert main(["evaluate", "relations", str(tmp_path / "blank"), str(corpus), "--quiet"]) == 1
+        assert message in capsys.readouterr().err

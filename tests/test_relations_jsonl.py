@@ -1,4 +1,4 @@
-"""Prodigy relations JSONL reader: Docs with entities and Doc._.rel, errors, registry, convert."""
+"""Prodigy relations JSONL reader: Docs with entities and Doc._.kernel_rel, errors, registry, convert."""
 
 import json
 import warnings
@@ -33,9 +33,9 @@ def test_sample_gives_entities_and_gold_relations_by_token_starts():
     docs = list(read_relations_jsonl(SAMPLE, counts=counts))
     assert len(docs) == 5  # the rejected record is not gold
     assert [(e.text, e.label_) for e in docs[0].ents] == [("RAS", "GENE"), ("RAF", "GENE"), ("MEK1", "GENE")]
-    assert docs[0]._.rel == {(0, 2): {"ACTIVATES": 1.0}, (2, 6): {"PHOSPHORYLATES": 1.0}}
-    assert docs[2]._.rel == {(5, 0): {"PHOSPHORYLATES": 1.0}}  # head ATM after child p53
-    assert docs[3]._.rel == {} and [e.text for e in docs[3].ents] == ["CD8"]
+    assert docs[0]._.kernel_rel == {(0, 2): {"ACTIVATES": 1.0}, (2, 6): {"PHOSPHORYLATES": 1.0}}
+    assert docs[2]._.kernel_rel == {(5, 0): {"PHOSPHORYLATES": 1.0}}  # head ATM after child p53
+    assert docs[3]._.kernel_rel == {} and [e.text for e in docs[3].ents] == ["CD8"]
     assert counts == Counter(documents=5, spans=12, relations=6, misaligned=1, rejected=1)
     assert docs[1].ents[-1].text == "NF-kB."  # "NF-kB" ends inside the token "NF-kB."
 
@@ -43,7 +43,7 @@ def test_sample_gives_entities_and_gold_relations_by_token_starts():
 def test_two_labels_of_one_pair_and_a_blank_line(tmp_path):
     second = dict(GOOD, relations=GOOD["relations"] + [dict(GOOD["relations"][0], label="BINDS")])
     (doc,) = read_relations_jsonl(write(tmp_path / "r.jsonl", "", second))
-    assert doc._.rel == {(0, 2): {"ACTIVATES": 1.0, "BINDS": 1.0}}
+    assert doc._.kernel_rel == {(0, 2): {"ACTIVATES": 1.0, "BINDS": 1.0}}
 
 
 @pytest.mark.parametrize(
@@ -103,13 +103,13 @@ def test_unreadable_file(tmp_path):
 def test_registered_reader():
     read = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")(path=SAMPLE)
     examples = list(read(spacy.blank("en")))
-    assert len(examples) == 5 and examples[0].reference._.rel == {
+    assert len(examples) == 5 and examples[0].reference._.kernel_rel == {
         (0, 2): {"ACTIVATES": 1.0},
         (2, 6): {"PHOSPHORYLATES": 1.0},
     }
     # the predicted Doc has the text and the given entities, not the relations
     predicted, reference = examples[0].predicted, examples[0].reference
-    assert predicted.text == reference.text and predicted._.rel is None
+    assert predicted.text == reference.text and predicted._.kernel_rel == {}
     assert [(e.start, e.end, e.label_) for e in predicted.ents] == [(e.start, e.end, e.label_) for e in reference.ents]
     text_only = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")(path=SAMPLE, given_entities=False)
     assert not next(iter(text_only(spacy.blank("en")))).predicted.ents
@@ -126,7 +126,7 @@ def test_convert_writes_a_docbin_that_reloads_with_the_same_annotations(tmp_path
     originals = originals[0::2] + originals[1::2]
     assert [d.text for d in reloaded] == [d.text for d in originals]
     for doc, original in zip(reloaded, originals):
-        assert doc._.rel == original._.rel
+        assert doc._.kernel_rel == original._.kernel_rel
         assert [(e.start, e.end, e.label_) for e in doc.ents] == [(e.start, e.end, e.label_) for e in original.ents]
 
 
@@ -186,7 +186,7 @@ def test_random_lines_give_docs_or_corpus_format_errors_only(tmp_path, lines):
     path.write_text("\n".join(line.replace("\n", " ").replace("\r", " ") for line in lines) + "\n", encoding="utf-8")
     try:
         for doc in read_relations_jsonl(path, _NLP):
-            assert isinstance(doc._.rel, dict)
+            assert isinstance(doc._.kernel_rel, dict)
     except CorpusFormatError:
         pass
     errors = []

@@ -32,7 +32,7 @@ TIAB = SAMPLE / "PMC-2626671-00-TIAB.txt"
 
 
 def flat(doc):
-    return [(i["event"], i["interaction"], i["trigger"], i["roles"], i["equiv"]) for i in doc._.interactions]
+    return [(i["event"], i["interaction"], i["trigger"], i["roles"], i["equiv"]) for i in doc._.kernel_interactions]
 
 
 def write_doc(directory, text, a1, a2=None, name="doc"):
@@ -74,11 +74,11 @@ def test_nested_events_of_a_real_document_flatten_as_checked_by_hand():
         ("E12", "Regulation", "T21", {"catalyst": "T9", "theme": "T13"}, False),
         ("E13", "Gene_expression", "T23", {"theme": "T13"}, False),
     ]
-    e3 = doc._.interactions[3]
+    e3 = doc._.kernel_interactions[3]
     assert e3["participants"] == {"catalyst": "T-bet", "theme": "interferon (IFN) gamma"}
     spans = {role: doc[start:end].text for role, (start, end) in e3["spans"].items()}
     assert spans == {"trigger": "regulate", "catalyst": "T-bet", "theme": "interferon (IFN) gamma"}
-    assert not any(i["negated"] or i["speculated"] for i in doc._.interactions)
+    assert not any(i["negated"] or i["speculated"] for i in doc._.kernel_interactions)
 
 
 def test_mentions_become_span_groups_with_their_ids_and_proteins_the_entities():
@@ -98,12 +98,12 @@ def test_mentions_become_span_groups_with_their_ids_and_proteins_the_entities():
 def test_binding_with_two_themes_and_speculation():
     docs = list(read_standoff(SAMPLE))
     assert [d.text[:30] for d in docs][0] == TIAB.read_text()[:30] and len(docs) == 3
-    binding = [i for i in docs[2]._.interactions if i["interaction"] == "Binding"]
+    binding = [i for i in docs[2]._.kernel_interactions if i["interaction"] == "Binding"]
     assert [(i["roles"], i["speculated"]) for i in binding] == [
         ({"theme": "T24", "theme2": "T26"}, True),
         ({"theme": "T25", "theme2": "T26"}, True),
     ]
-    assert all(i["speculated"] and not i["negated"] for i in docs[2]._.interactions)
+    assert all(i["speculated"] and not i["negated"] for i in docs[2]._.kernel_interactions)
 
 
 def test_regulation_of_a_binding_keeps_both_themes_and_a_cause_event_gives_catalysts(tmp_path):
@@ -122,14 +122,18 @@ def test_equiv_repeats_interactions_over_every_combination_of_equivalent_protein
     write_doc(tmp_path, TEXT, A1 + ["*\tEquiv T2 T4"], A2 + ["*\tEquiv T1 T3", "M1\tNegation E2"])
     counts = Counter()
     (doc,) = read_standoff(tmp_path, counts=counts)
-    e2 = [(i["roles"], i["equiv"], i["negated"]) for i in doc._.interactions if i["event"] == "E2"]
+    e2 = [(i["roles"], i["equiv"], i["negated"]) for i in doc._.kernel_interactions if i["event"] == "E2"]
     assert e2 == [
         ({"catalyst": "T1", "theme": "T2", "theme2": "T3"}, False, True),
         ({"catalyst": "T1", "theme": "T4", "theme2": "T3"}, True, True),
         ({"catalyst": "T3", "theme": "T2", "theme2": "T1"}, True, True),
         ({"catalyst": "T3", "theme": "T4", "theme2": "T1"}, True, True),
     ]
-    assert counts["equiv"] == 2 and counts["modifications"] == 1 and counts["interactions"] == len(doc._.interactions)
+    assert (
+        counts["equiv"] == 2
+        and counts["modifications"] == 1
+        and counts["interactions"] == len(doc._.kernel_interactions)
+    )
 
 
 def test_offsets_inside_tokens_widen_to_whole_tokens_and_are_counted(tmp_path):
@@ -142,7 +146,7 @@ def test_offsets_inside_tokens_widen_to_whole_tokens_and_are_counted(tmp_path):
     (doc,) = read_standoff(tmp_path, nlp, counts=counts)
     assert counts["misaligned"] == 1 and counts["documents"] == 1
     assert [s.text for s in doc.spans["proteins"]] == ["CD8", "IL-2Ralpha"]
-    assert doc._.interactions[0]["spans"] == {"trigger": [3, 4], "theme": [4, 5]}
+    assert doc._.kernel_interactions[0]["spans"] == {"trigger": [3, 4], "theme": [4, 5]}
     (doc,) = read_standoff(SAMPLE / "PMC-2626671-00-TIAB.a1", counts=counts)  # "granzyme B" of "B."
     assert counts["misaligned"] == 2 and doc.spans["proteins"][12].text == "granzyme B."
 
@@ -196,14 +200,14 @@ def test_skip_errors_drops_the_line_and_what_refers_to_it_and_keeps_the_rest(tmp
     assert "E1 refers to T2" in str(errors[1]) and "E2 refers to E1" in str(errors[2])
     assert len(warned) == 3 and len(docs) == 2
     assert [s.id_ for s in docs[0].spans["proteins"]] == ["T1", "T3", "T4"]
-    assert [s.id_ for s in docs[0].spans["triggers"]] == ["T5", "T6"] and docs[0]._.interactions == []
+    assert [s.id_ for s in docs[0].spans["triggers"]] == ["T5", "T6"] and docs[0]._.kernel_interactions == []
     assert len(docs[1].spans["proteins"]) == 14
 
 
 def test_files_missing_or_unreadable(tmp_path):
     path = write_doc(tmp_path, TEXT, A1)  # no .a2: no events
     (doc,) = read_standoff(path)
-    assert len(doc.spans["proteins"]) == 4 and doc._.interactions == []
+    assert len(doc.spans["proteins"]) == 4 and doc._.kernel_interactions == []
     (tmp_path / "doc.a1").unlink()
     with pytest.raises(CorpusFileError, match=r"doc.a1: missing .a1 file"):
         list(read_standoff(tmp_path))
@@ -222,8 +226,8 @@ def test_files_missing_or_unreadable(tmp_path):
 
 def test_document_names_with_dots(tmp_path):
     path = write_doc(tmp_path, TEXT, A1, A2, name="PMC-2817507-01-1._Introduction")
-    assert [len(d._.interactions) for d in read_standoff(tmp_path)] == [2]
-    assert [len(d._.interactions) for d in read_standoff([path, path.with_suffix(".a2")])] == [2]
+    assert [len(d._.kernel_interactions) for d in read_standoff(tmp_path)] == [2]
+    assert [len(d._.kernel_interactions) for d in read_standoff([path, path.with_suffix(".a2")])] == [2]
 
 
 def test_registered_reader_gives_examples_with_gold_interactions():
@@ -234,7 +238,7 @@ def test_registered_reader_gives_examples_with_gold_interactions():
     predicted, reference = examples[0].predicted, examples[0].reference
     assert flat(reference) == flat(next(read_standoff(TIAB)))
     # the predicted Doc has the text and the proteins (given in the shared task), not the events
-    assert predicted.text == reference.text and predicted._.interactions is None
+    assert predicted.text == reference.text and predicted._.kernel_interactions is None
     proteins = [(s.start, s.end, s.label_, s.id_) for s in reference.spans["proteins"]]
     assert [(s.start, s.end, s.label_, s.id_) for s in predicted.spans["proteins"]] == proteins
     assert [(e.start, e.end) for e in predicted.ents] == [(e.start, e.end) for e in reference.ents]
@@ -251,7 +255,7 @@ def test_convert_writes_a_docbin_that_reloads_with_the_same_annotations(tmp_path
     reloaded = list(DocBin().from_disk(out).get_docs(nlp.vocab))
     for doc, original in zip(reloaded, read_standoff(SAMPLE), strict=True):
         assert doc.text == original.text
-        assert doc._.interactions == original._.interactions
+        assert doc._.kernel_interactions == original._.kernel_interactions
         for name in ("proteins", "triggers", "entities", "anaphora"):
             got = [(s.start, s.end, s.label_, s.id_) for s in doc.spans[name]]
             assert got == [(s.start, s.end, s.label_, s.id_) for s in original.spans[name]]
@@ -275,7 +279,7 @@ def test_the_shared_ge_devel_set_reads_without_error():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvKernelsWarning)  # max_interactions_per_event never bites
         for doc in read_standoff(devel, counts=counts):
-            most = max([most, *Counter(i["event"] for i in doc._.interactions).values()])
+            most = max([most, *Counter(i["event"] for i in doc._.kernel_interactions).values()])
     assert counts["documents"] == len(list(devel.glob("*.txt"))) and counts["interactions"] > counts["events"] / 2
     assert most == 4  # per event (train: 5), far below the default cap of 1,000
 
@@ -290,7 +294,9 @@ def test_events_nested_too_deep_are_malformed_and_shared_arguments_are_resolved_
     diamond = [f"E{k}\tBinding:T6 Theme:E{k + 1} Theme2:E{k + 1}" for k in range(1, 60)] + ["E60\tBinding:T6 Theme:T2"]
     write_doc(tmp_path, TEXT, A1, A2[:2] + diamond)  # 2**60 paths through the events: each event resolved once
     (doc,) = read_standoff(tmp_path)
-    assert [(i["event"], i["roles"]) for i in doc._.interactions] == [("E60", {"theme": "T2"})]  # no (T2, T2) pair
+    assert [(i["event"], i["roles"]) for i in doc._.kernel_interactions] == [
+        ("E60", {"theme": "T2"})
+    ]  # no (T2, T2) pair
 
 
 _PIECES = [
@@ -343,7 +349,7 @@ def test_random_annotation_lines_give_corpus_format_errors_only(tmp_path, a1, a2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         (doc,) = read_standoff(tmp_path, NLP, skip_errors=True)
-    assert all(len(i["roles"]) <= 3 for i in doc._.interactions)
+    assert all(len(i["roles"]) <= 3 for i in doc._.kernel_interactions)
 
 
 NLP = spacy.blank("en")
@@ -354,7 +360,7 @@ def test_reader_in_a_training_config():
         f'[corpora]\n\n[corpora.train]\n@readers = "spacy_convkernels.BioNLPStandoff.v1"\npath = "{SAMPLE}"\n'
     )
     read = spacy.registry.resolve(config)["corpora"]["train"]
-    assert [len(e.reference._.interactions) for e in read(spacy.blank("en"))] == [
+    assert [len(e.reference._.kernel_interactions) for e in read(spacy.blank("en"))] == [
         15,
         20,
         11,
@@ -375,13 +381,16 @@ def test_an_event_that_expands_beyond_the_cap_is_cut_with_a_warning(tmp_path):
         tmp_path, 30, ["E1\tBinding:T31 Theme:T1 Theme2:T2", "*\tEquiv " + " ".join(f"T{i}" for i in range(1, 31))]
     )
     (doc,) = read_standoff(path, max_interactions_per_event=None)
-    assert len(doc._.interactions) == 30 * 29
+    assert len(doc._.kernel_interactions) == 30 * 29
     with pytest.warns(
         ConvKernelsWarning, match=r"doc\.a2: event E1 expands to more than 100 interactions.*max_interactions_per_event"
     ):
         (doc,) = read_standoff(path, max_interactions_per_event=100)
-    assert len(doc._.interactions) == 100
-    assert doc._.interactions[0]["roles"] == {"theme": "T1", "theme2": "T2"} and not doc._.interactions[0]["equiv"]
+    assert len(doc._.kernel_interactions) == 100
+    assert (
+        doc._.kernel_interactions[0]["roles"] == {"theme": "T1", "theme2": "T2"}
+        and not doc._.kernel_interactions[0]["equiv"]
+    )
     # a Binding of 30 themes (435 pairs) nested in a Regulation caused by its proteins (30 * 435)
     path = many_proteins(
         tmp_path,
@@ -392,13 +401,13 @@ def test_an_event_that_expands_beyond_the_cap_is_cut_with_a_warning(tmp_path):
         ],
     )
     (doc,) = read_standoff(path, max_interactions_per_event=None)
-    assert Counter(i["event"] for i in doc._.interactions) == {
+    assert Counter(i["event"] for i in doc._.kernel_interactions) == {
         "E1": 435,
         "E2": 30 * 435,  # every catalyst with every pair
     }
     with pytest.warns(ConvKernelsWarning) as caught:
         (doc,) = read_standoff(path, max_interactions_per_event=400)
-    assert Counter(i["event"] for i in doc._.interactions) == {"E1": 400, "E2": 400}
+    assert Counter(i["event"] for i in doc._.kernel_interactions) == {"E1": 400, "E2": 400}
     assert sorted(str(w.message).split(": event ")[1][:2] for w in caught) == ["E1", "E2"]
 
 
@@ -434,7 +443,7 @@ found = {}
 warnings.simplefilter("ignore")
 for name, path in (("equiv", equiv), ("nested", nested)):
     (doc,) = read_standoff(path, nlp)
-    found[name] = len(doc._.interactions)
+    found[name] = len(doc._.kernel_interactions)
 print(json.dumps(found))
 """
 

@@ -62,10 +62,10 @@ def assert_reloaded_predicts_the_same(nlp, examples, docs):
 
 def test_klsh_codes_with_fewer_sentences_than_references_train():
     settings = {"n_references": 100, "n_bits": 16, "subset_size": 4}
-    nlp, examples = textcat_nlp("klsh_code", "klsh_codes", settings, width=16)
-    caught, docs = train_and_count_warnings(nlp, examples, annotates=["klsh_codes"])
+    nlp, examples = textcat_nlp("kernel_klsh_code", "kernel_klsh_codes", settings, width=16)
+    caught, docs = train_and_count_warnings(nlp, examples, annotates=["kernel_klsh_codes"])
     assert [str(w.message) for w in caught] == [f"n_references=100 > {N_QUESTIONS} structures: using 20 references"]
-    assert all(len(doc._.klsh_code[0]) == 2 for doc in docs)  # 16 bits, packed
+    assert all(len(doc._.kernel_klsh_code[0]) == 2 for doc in docs)  # 16 bits, packed
 
 
 def test_nystroem_block_of_kernel_textcat_takes_the_landmarks_width():
@@ -98,14 +98,14 @@ def test_relation_model_takes_the_width_of_its_candidate_features(method):
         "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "vectors": None},
     }
     config = model_config("EntityPairCandidates", tok2vec=False, kernel_features=features)
-    extractor = nlp.add_pipe("relation_extractor", config={"model": config})
+    extractor = nlp.add_pipe("kernel_relations", config={"model": config})
     examples = pair_examples(nlp)  # 4 Docs of 6 candidates each
     caught, _ = train_and_count_warnings(nlp, examples)
     assert len(caught) == 1 and "> 24 structures" in str(caught[0].message)
     (block,) = [n for n in extractor.model.walk() if n.name == "candidate_kernel_features"]
     assert block.get_dim("nO") == (24 if method == "nystroem" else 100)  # KLSH: n_components bits
-    before = extractor(parsed_in(nlp))._.rel
+    before = extractor(parsed_in(nlp))._.kernel_rel
     copy = spacy.blank("en")
-    copy.add_pipe("relation_extractor", config={"model": config})
+    copy.add_pipe("kernel_relations", config={"model": config})
     copy.from_bytes(nlp.to_bytes())
-    assert copy.get_pipe("relation_extractor")(parsed_in(copy))._.rel == before
+    assert copy.get_pipe("kernel_relations")(parsed_in(copy))._.kernel_rel == before

@@ -22,7 +22,7 @@ With ``--format standoff`` the input is a directory of BioNLP shared-task docume
 (``.txt``, ``.a1``, ``.a2``; see :mod:`spacy_convkernels.corpora.standoff`), with
 ``--format relations-jsonl`` a Prodigy relations ``.jsonl`` file (see
 :mod:`spacy_convkernels.corpora.relations_jsonl`): one Doc per document or record, with
-its entities, span groups and ``Doc._.interactions`` or ``Doc._.rel`` (kept in the
+its entities, span groups and ``Doc._.kernel_interactions`` or ``Doc._.kernel_rel`` (kept in the
 DocBin's user data); ``--dev`` takes every ``--dev-every``-th Doc as for klp, or, for
 standoff with ``--dev-articles SHARE``, whole articles (the sections of one stay
 together) until they make SHARE of the documents (``split_articles``: articles shuffled

@@ -1,13 +1,17 @@
-"""Evaluate a kernel on the two benchmark tasks: TREC question classification and BioNLP GE interactions.
+"""Evaluate a trained relation pipeline on a gold corpus, or a kernel on the two benchmark tasks.
 
+    RELATIONS=$(python -m spacy_convkernels demo --sample relations)
     QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
     BIONLP=$(python -m spacy_convkernels demo --sample bionlp)
+    python -m spacy_convkernels evaluate relations training/relations/model-best "$RELATIONS"
     python -m spacy_convkernels evaluate qc "$QUESTIONS" "$QUESTIONS" --kernel ptk
     python -m spacy_convkernels evaluate bionlp "$BIONLP" "$BIONLP" --model en_core_web_md
 
-These are the library's protocols of the benchmark scripts in the repository's bench/,
-for one kernel at a time (the scripts compare many and write the docs' tables);
-``evaluate qc --help`` and ``evaluate bionlp --help`` describe them. The examples train
+``evaluate relations`` scores a pipeline's kernel_relations component with the corpus's
+gold entities (``python -m spacy evaluate`` gives its Docs none). ``evaluate qc`` and
+``evaluate bionlp`` are the library's protocols of the benchmark scripts in the
+repository's bench/, for one kernel at a time (the scripts compare many and write the
+docs' tables). ``evaluate TASK --help`` describes each. The qc and bionlp examples train
 and test on one sample: they show that the command runs, not a score.
 """
 
@@ -16,8 +20,30 @@ import time
 from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFileError, InvalidParameterError
+from ..outputs import replacing
 from .structures import REPRESENTATIONS, add_kernel_arguments, kernel_parameters, make_kernel
 
+SETTINGS = ("gold", "predicted")  # of evaluate relations' --entities and --triggers (evaluate_relations's)
+
+RELATIONS = """A relation pipeline on a gold corpus, with its gold entities (docs/relations.md).
+
+    RELATIONS=$(python -m spacy_convkernels demo --sample relations)
+    BIONLP=$(python -m spacy_convkernels demo --sample bionlp)
+    python -m spacy_convkernels evaluate relations training/relations/model-best "$RELATIONS"
+    python -m spacy_convkernels evaluate relations training/bionlp/model-best "$BIONLP" --triggers gold
+
+MODEL is a pipeline with a kernel_relations component (name or path), such as ``spacy
+train`` makes from configs/relations.cfg or configs/bionlp_relations.cfg; CORPUS is a
+relations JSONL file (.jsonl, .jsonl.gz), a directory of BioNLP standoff documents or a
+.spacy file that ``convert`` wrote from either. Each document's text goes through the
+pipeline with, by default, the gold entities (for interactions, also the gold
+participants: the shared task's gold proteins), kept whatever the pipeline's components
+write; ``--entities predicted`` leaves them to the pipeline (raw text). Triggers are the
+pipeline's, or with ``--triggers gold`` the corpus's: the shared task's two settings.
+Prints micro precision, recall and F1 and per label, as ``spacy train`` scores its dev
+corpus (the same figures on the same documents with what its reader gives);
+``--output`` writes them as JSON.
+"""
 QC = """TREC question classification: one-vs-all SVMs on a tree kernel (bench/qc_classification.py).
 
     QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
@@ -45,6 +71,14 @@ candidates; prints precision, recall and F1 of the positive class.
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     tasks = parser.add_subparsers(dest="task", required=True)
+    relations = tasks.add_parser("relations", help=RELATIONS.splitlines()[0], description=RELATIONS)
+    relations.formatter_class = argparse.RawDescriptionHelpFormatter
+    relations.add_argument("model", help="a pipeline with a kernel_relations component (name or path)")
+    relations.add_argument("corpus", type=Path, help="a relations .jsonl, a standoff directory or a .spacy file")
+    relations.add_argument("--entities", choices=SETTINGS, default="gold", help="given entities (default gold)")
+    relations.add_argument("--triggers", choices=SETTINGS, default="predicted", help="triggers (default predicted)")
+    relations.add_argument("--output", type=Path, default=None, help="write the scores here as JSON")
+    relations.add_argument("--quiet", action="store_true", help="no progress bar")
     qc = tasks.add_parser("qc", help=QC.splitlines()[0], description=QC)
     qc.formatter_class = argparse.RawDescriptionHelpFormatter
     qc.add_argument("train", type=Path, help="KeLP examples to train on (.klp, .klp.gz)")
@@ -64,11 +98,65 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     bionlp.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    if arguments.task != "relations":
+        return {}, {}
+    return {"corpus": arguments.corpus}, {"--output": arguments.output}
+
+
 def run(arguments: argparse.Namespace) -> None:
-    if arguments.task == "qc":
-        evaluate_qc(arguments)
+    {"relations": evaluate_relations, "qc": evaluate_qc, "bionlp": evaluate_bionlp}[arguments.task](arguments)
+
+
+def evaluate_relations(arguments: argparse.Namespace) -> None:
+    import spacy
+    import srsly
+
+    from ..components.relation_extractor import evaluate_relations as score
+
+    corpus = arguments.corpus
+    if not corpus.exists():
+        raise CorpusFileError("no such file or directory", corpus)
+    nlp = spacy.load(arguments.model)
+    scores = score(
+        nlp,
+        _references(corpus, nlp),
+        entities=arguments.entities,
+        triggers=arguments.triggers,
+        progress=not arguments.quiet,
+    )
+    print(
+        f"relations: {arguments.model} on {corpus}, {arguments.entities} entities, {arguments.triggers} triggers: "
+        f"{_figures(scores['rel_micro_p'], scores['rel_micro_r'], scores['rel_micro_f'])}"
+    )
+    for label, figures in scores["rel_f_per_type"].items():
+        print(f"  {label}: {_figures(figures['p'], figures['r'], figures['f'])}")
+    if arguments.output is not None:
+        with replacing(arguments.output) as temporary:
+            srsly.write_json(temporary, scores)
+
+
+def _references(corpus: Path, nlp) -> list:
+    """The gold Docs of a corpus: a standoff directory, a relations JSONL file or a .spacy file."""
+    from spacy.tokens import DocBin
+
+    from ..corpora import read_relations_jsonl, read_standoff
+
+    if corpus.is_dir():
+        documents = list(read_standoff(corpus, nlp))
+    elif corpus.name.endswith((".jsonl", ".jsonl.gz")):
+        documents = list(read_relations_jsonl(corpus, nlp))
+    elif corpus.suffix == ".spacy":
+        documents = list(DocBin().from_disk(corpus).get_docs(nlp.vocab))
     else:
-        evaluate_bionlp(arguments)
+        raise CorpusFileError("not a relations .jsonl, a standoff directory or a .spacy file", corpus)
+    if not documents:
+        raise CorpusFileError("no document", corpus)
+    return documents
+
+
+def _figures(precision: float, recall: float, f1: float) -> str:
+    return f"precision {precision:.3f}, recall {recall:.3f}, F1 {f1:.3f}"
 
 
 def evaluate_qc(arguments: argparse.Namespace) -> None:

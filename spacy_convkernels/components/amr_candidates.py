@@ -1,10 +1,10 @@
-"""The ``amr_candidates`` component: candidate bio-molecular interactions of each Doc.
+"""The ``kernel_amr_candidates`` component: candidate bio-molecular interactions of each Doc.
 
-    docs = read_penman("amr-release-dev-bio.txt")      # Doc._.amr holds each graph
-    nlp.add_pipe("amr_candidates")
-    for doc in nlp.pipe(docs): doc._.interactions
+    docs = read_penman("amr-release-dev-bio.txt")      # Doc._.kernel_amr holds each graph
+    nlp.add_pipe("kernel_amr_candidates")
+    for doc in nlp.pipe(docs): doc._.kernel_interactions
 
-``Doc._.interactions`` is a list of dicts, one per candidate (see
+``Doc._.kernel_interactions`` is a list of dicts, one per candidate (see
 :func:`~spacy_convkernels.structures.interactions.find_candidates`): ``trigger``,
 ``interaction``, ``roles`` (role to node), ``participants`` (role to name), ``path``
 (the (edge, node) tuples) and ``subgraph`` (bracket string). With ``source =
@@ -17,7 +17,7 @@ Candidates grow as the cube of the participants near a trigger (60 proteins give
 106,200): ``max_candidates_per_trigger`` (default 5,000, ``null`` for no cap; the most in
 Bio-AMR is 1,014) keeps the first ones of each trigger, pairs before triples, with a
 :class:`~spacy_convkernels.errors.ConvKernelsWarning` when it bites. The factory
-declares no ``requires``: ``Doc._.amr`` comes from the reader, not from a component.
+declares no ``requires``: ``Doc._.kernel_amr`` comes from the reader, not from a component.
 """
 
 from spacy.language import Language
@@ -31,7 +31,7 @@ from .sentences import check_choice, check_count
 
 
 @Language.factory(
-    "amr_candidates",
+    "kernel_amr_candidates",
     default_config={
         "source": "amr",
         "max_distance": 5,
@@ -40,9 +40,9 @@ from .sentences import check_choice, check_count
         "participants": None,
         "entity_labels": None,
     },
-    assigns=["doc._.interactions"],
+    assigns=["doc._.kernel_interactions"],
 )
-def make_amr_candidates(
+def make_kernel_amr_candidates(
     nlp: Language,
     name: str,
     source: str,
@@ -68,10 +68,10 @@ class AmrCandidates:
 
     Parameters
     ----------
-    name : str, default="amr_candidates"
+    name : str, default="kernel_amr_candidates"
         The component's name in the pipeline.
     source : {"amr", "dependencies"}, default="amr"
-        The graph of a Doc: its AMR graph (``Doc._.amr``) or each sentence's dependency parse.
+        The graph of a Doc: its AMR graph (``Doc._.kernel_amr``) or each sentence's dependency parse.
     max_distance : int >= 0, default=5
         The most edges between a trigger and a participant.
     max_candidates_per_trigger : int >= 1 or None, default=5000
@@ -87,7 +87,7 @@ class AmrCandidates:
 
     def __init__(
         self,
-        name: str = "amr_candidates",
+        name: str = "kernel_amr_candidates",
         *,
         source: str = "amr",
         max_distance: int = 5,
@@ -100,7 +100,7 @@ class AmrCandidates:
         check_count(name, "max_distance", max_distance, minimum=0)
         if max_candidates_per_trigger is not None:
             check_count(name, "max_candidates_per_trigger", max_candidates_per_trigger, minimum=1)
-        install_extensions("doc._.amr", "doc._.interactions")
+        install_extensions("doc._.kernel_amr", "doc._.kernel_interactions")
         self.name = name
         self.source = source
         self.entity_labels = set(entity_labels) if entity_labels else None
@@ -114,15 +114,15 @@ class AmrCandidates:
     def __call__(self, doc: Doc) -> Doc:
         records = []
         if self.source == "amr":
-            if doc._.amr is None:
+            if doc._.kernel_amr is None:
                 raise MissingAnnotationError(
-                    f"{self.name}: the Doc has no AMR graph in Doc._.amr; "
+                    f"{self.name}: the Doc has no AMR graph in Doc._.kernel_amr; "
                     "read the corpus with spacy_convkernels.corpora.read_penman"
                 )
             try:
-                graph = SemanticGraph.from_penman(doc._.amr)
+                graph = SemanticGraph.from_penman(doc._.kernel_amr)
             except InvalidGraphError as error:
-                raise InvalidGraphError(f"{self.name}: Doc._.amr of {doc.text[:40]!r}: {error}") from error
+                raise InvalidGraphError(f"{self.name}: Doc._.kernel_amr of {doc.text[:40]!r}: {error}") from error
             records = [c.to_dict(graph) for c in find_candidates(graph, **self.options)]
         elif len(doc):
             if not doc.has_annotation("DEP"):

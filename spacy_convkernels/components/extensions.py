@@ -1,7 +1,7 @@
 """The spaCy extension attributes of the package, each installed by the components and
 readers that write or read it (never by an import):
 
-    install_extensions("doc._.amr", "doc._.interactions")
+    install_extensions("doc._.kernel_amr", "doc._.kernel_interactions")
 
 An attribute already registered the same way is left as it is; one registered with
 another default, getter, setter or method raises :class:`ExtensionConflictError`
@@ -10,9 +10,10 @@ instead of being overwritten.
 
 from spacy.tokens import Doc, Span
 
-from ..errors import ExtensionConflictError
+from ..errors import ExtensionConflictError, InvalidParameterError
 
-INTERACTIONS_KEY = ("spacy_convkernels", "interactions")  # where Doc._.interactions is kept in Doc.user_data
+INTERACTIONS_KEY = ("spacy_convkernels", "interactions")  # where Doc._.kernel_interactions is kept in Doc.user_data
+REL_KEY = ("spacy_convkernels", "rel")  # where Doc._.kernel_rel is kept, as {"head,child": {label: score}}
 
 
 def _doc_kernel_trees(doc: Doc) -> list[dict]:
@@ -25,6 +26,27 @@ def _doc_interactions(doc: Doc) -> list | None:
     return None if stored is None else _as_lists(stored)
 
 
+def _doc_rel(doc: Doc) -> dict:
+    """{(head.start, child.start): {label: score}}, a copy of what ``user_data`` keeps ({} when unset)."""
+    stored = doc.user_data.get(REL_KEY, {})
+    return {tuple(int(i) for i in key.split(",")): dict(scores) for key, scores in stored.items()}
+
+
+def _set_doc_rel(doc: Doc, value: dict) -> None:
+    """Keep ``value`` under string keys, which msgpack (``to_bytes``, ``DocBin``, ``n_process``) keeps."""
+    form = "{(head.start, child.start): {label: score}}"
+    if not isinstance(value, dict):
+        raise InvalidParameterError(f"Doc._.kernel_rel takes a dict {form}, got {value!r:.80}")
+    stored = {}
+    for key, scores in value.items():
+        if not (isinstance(key, tuple) and len(key) == 2 and all(isinstance(i, int) for i in key)):
+            raise InvalidParameterError(f"Doc._.kernel_rel takes a dict {form}; got the key {key!r:.80}")
+        if not isinstance(scores, dict):
+            raise InvalidParameterError(f"Doc._.kernel_rel[{key!r}] is not a dict {{label: score}}: {scores!r:.80}")
+        stored[f"{key[0]},{key[1]}"] = dict(scores)
+    doc.user_data[REL_KEY] = stored
+
+
 def _as_lists(value):
     """Tuples (as msgpack may give them back) as lists, all the way down."""
     if isinstance(value, (list, tuple)):
@@ -35,16 +57,16 @@ def _as_lists(value):
 
 
 EXTENSIONS = {
-    "doc._.amr": (Doc, {"default": None}),
-    "doc._.interactions": (Doc, {"getter": _doc_interactions}),
-    "doc._.rel": (Doc, {"default": None}),  # {(head.start, child.start): {label: score}}
+    "doc._.kernel_amr": (Doc, {"default": None}),
+    "doc._.kernel_interactions": (Doc, {"getter": _doc_interactions}),
+    "doc._.kernel_rel": (Doc, {"getter": _doc_rel, "setter": _set_doc_rel}),
     "span._.kernel_trees": (Span, {"default": None}),
     "doc._.kernel_trees": (Doc, {"getter": _doc_kernel_trees}),
     "span._.kernel_forest": (Span, {"default": None}),
     "span._.kernel_vector": (Span, {"default": None}),
     "doc._.kernel_vector": (Doc, {"default": None}),
-    "span._.klsh_code": (Span, {"default": None}),
-    "doc._.klsh_code": (Doc, {"default": None}),
+    "span._.kernel_klsh_code": (Span, {"default": None}),
+    "doc._.kernel_klsh_code": (Doc, {"default": None}),
 }
 
 

@@ -1,7 +1,7 @@
-"""The ``klsh_codes`` component: a KLSH bit code for each sentence's tree.
+"""The ``kernel_klsh_codes`` component: a KLSH bit code for each sentence's tree.
 
-    nlp.add_pipe("klsh_codes", config={"representation": "grct", "n_bits": 256})
-    nlp.get_pipe("klsh_codes").initialize(lambda: examples, nlp=nlp)   # draws the reference set
+    nlp.add_pipe("kernel_klsh_codes", config={"representation": "grct", "n_bits": 256})
+    nlp.get_pipe("kernel_klsh_codes").initialize(lambda: examples, nlp=nlp)   # draws the reference set
 
 ``initialize`` draws ``n_references`` reference trees among the sentences of the
 training examples (or of ``reference_corpus`` under ``[initialize.components.klsh_codes]``)
@@ -10,8 +10,8 @@ at runtime (``reference_source``: as ``landmark_source`` of ``kernel_vectors``).
 hash function compares two random subsets of ``subset_size`` references, so
 ``subset_size`` must be below ``n_references`` and below the number of training
 sentences (subsets of every reference give constant bits). Every sentence then
-gets ``Span._.klsh_code``, its code packed 8 bits to a byte (uint8 array, None for a
-sentence without a tree), and every Doc ``Doc._.klsh_code``, the list of its sentences'
+gets ``Span._.kernel_klsh_code``, its code packed 8 bits to a byte (uint8 array, None for a
+sentence without a tree), and every Doc ``Doc._.kernel_klsh_code``, the list of its sentences'
 codes. Reference set and hash functions are saved with the pipeline.
 """
 
@@ -27,7 +27,7 @@ from .sentences import SentenceTreeModel, check_choice, check_count, read_struct
 
 
 @Language.factory(
-    "klsh_codes",
+    "kernel_klsh_codes",
     default_config={
         "representation": "grct",
         "kernel": DEFAULT_KERNEL,
@@ -39,10 +39,10 @@ from .sentences import SentenceTreeModel, check_choice, check_count, read_struct
         "random_state": 0,
         "batch_size": 256,
     },
-    assigns=["span._.klsh_code", "doc._.klsh_code"],
+    assigns=["span._.kernel_klsh_code", "doc._.kernel_klsh_code"],
     requires=PARSE,
 )
-def make_klsh_codes(
+def make_kernel_klsh_codes(
     nlp: Language,
     name: str,
     representation: str,
@@ -104,7 +104,7 @@ class KLSHCodes(SentenceTreeModel):
         The hash functions, fitted by ``initialize`` (``references_``).
     """
 
-    extension = "klsh_code"
+    extension = "kernel_klsh_code"
     fitted_attribute = "references_"
     source_setting = "reference_source"
 

@@ -1,6 +1,6 @@
-"""The candidate generators of the ``relation_extractor``, as registered functions a config names:
+"""The candidate generators of the ``kernel_relations``, as registered functions a config names:
 
-    [components.relation_extractor.model.candidates]
+    [components.kernel_relations.model.candidates]
     @misc = "spacy_convkernels.InteractionCandidates.v1"
     max_distance = 4
 
@@ -49,7 +49,7 @@ class EntityPairCandidates:
 
 class InteractionCandidates:
     """Trigger x participants with roles (:func:`~.relations.dependency_interactions`), or
-    the candidates of ``Doc._.amr`` where a Doc has one and ``use_amr``."""
+    the candidates of ``Doc._.kernel_amr`` where a Doc has one and ``use_amr``."""
 
     roles = ("trigger", "catalyst", "theme", "theme2")
 
@@ -75,8 +75,8 @@ class InteractionCandidates:
         self.use_amr = use_amr
 
     def __call__(self, doc) -> list:
-        if self.use_amr and doc.has_extension("amr") and doc._.amr is not None:
-            return amr_interactions(doc._.amr, max_distance=self.options["max_distance"])
+        if self.use_amr and doc.has_extension("kernel_amr") and doc._.kernel_amr is not None:
+            return amr_interactions(doc._.kernel_amr, max_distance=self.options["max_distance"])
         return dependency_interactions(doc, **self.options)
 
 

@@ -1,13 +1,16 @@
-"""The ``relation_extractor`` component: scores every relation candidate of a Doc.
+"""The ``kernel_relations`` component: scores every relation candidate of a Doc.
 
-    nlp.add_pipe("relation_extractor", config={"model": {...}})   # see configs/relations.cfg
+    nlp.add_pipe("kernel_relations", config={"model": {...}})   # see configs/relations.cfg
 
 Its model (``spacy_convkernels.RelationModel.v1``) makes the candidates of each Doc with
 its generator and gives each one sigmoid score per label; the component writes them:
 
-- entity pairs: ``Doc._.rel[(head.start, child.start)] = {label: score}`` (the
-  convention of explosion's ``rel_component`` tutorial);
-- interactions: ``Doc._.interactions``, one dict per candidate with ``interaction``
+- entity pairs: ``Doc._.kernel_rel[(head.start, child.start)] = {label: score}`` (the
+  reading of explosion's ``rel_component`` tutorial, ``{}`` by default). It is kept in
+  ``Doc.user_data`` under string keys, so ``Doc.to_bytes``, ``DocBin`` and
+  ``nlp.pipe(..., n_process=2)`` keep it; reading it gives a copy, so set it whole
+  (``doc._.kernel_rel = {...}``): changing the copy in place changes nothing;
+- interactions: ``Doc._.kernel_interactions``, one dict per candidate with ``interaction``
   (the best label), ``score`` (its score), ``scores`` (every label's), ``trigger``
   (the trigger text) and ``spans`` (role -> [start, end] tokens), as the standoff
   reader writes the gold ones.
@@ -31,7 +34,9 @@ from spacy.training import Example, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
+from tqdm import tqdm
 
+from ..corpora.examples import give_annotations, training_example
 from ..errors import InvalidParameterError
 from ..ml.relation_model import candidates_of
 from ..structures.relations import GoldRelations, char_offsets, role_key
@@ -39,14 +44,16 @@ from .extensions import INTERACTIONS_KEY, install_extensions
 from .registered_kernels import bind_model_vectors
 from .sentences import fitting_docs
 
+SETTINGS = ("gold", "predicted")  # where evaluate_relations takes entities and triggers from
+
 
 @Language.factory(
-    "relation_extractor",
-    assigns=["doc._.rel", "doc._.interactions"],
+    "kernel_relations",
+    assigns=["doc._.kernel_rel", "doc._.kernel_interactions"],
     default_config={"threshold": 0.5, "single_label": False},
     default_score_weights={"rel_micro_f": 1.0, "rel_micro_p": 0.0, "rel_micro_r": 0.0},
 )
-def make_relation_extractor(
+def make_kernel_relations(
     nlp: Language, name: str, model: Model, threshold: float, single_label: bool
 ) -> "RelationExtractor":
     return RelationExtractor(nlp.vocab, model, name, threshold=threshold, single_label=single_label)
@@ -61,7 +68,7 @@ class RelationExtractor(TrainablePipe):
         The pipeline's vocab (its vectors serve a kernel configured with ``vectors = "vocab"``).
     model : Model[list[Doc], Floats2d]
         A ``spacy_convkernels.RelationModel.v1``.
-    name : str, default="relation_extractor"
+    name : str, default="kernel_relations"
         The component's name.
     threshold : float in [0, 1], default=0.5
         The score from which a label is predicted.
@@ -73,7 +80,7 @@ class RelationExtractor(TrainablePipe):
         self,
         vocab: Vocab,
         model: Model,
-        name: str = "relation_extractor",
+        name: str = "kernel_relations",
         *,
         threshold: float = 0.5,
         single_label: bool = False,
@@ -82,7 +89,7 @@ class RelationExtractor(TrainablePipe):
             raise InvalidParameterError(f"{name}: threshold must be in [0, 1], got {threshold!r}")
         if not isinstance(single_label, bool):
             raise InvalidParameterError(f"{name}: single_label must be true or false, got {single_label!r}")
-        install_extensions("doc._.rel", "doc._.interactions")
+        install_extensions("doc._.kernel_rel", "doc._.kernel_interactions")
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -124,7 +131,7 @@ class RelationExtractor(TrainablePipe):
                     pairs[candidate.key] = by_label
                 else:
                     interactions.append(_interaction_record(doc, candidate, by_label))
-            doc._.rel = pairs
+            doc._.kernel_rel = pairs
             doc.user_data[INTERACTIONS_KEY] = interactions
 
     def update(
@@ -244,7 +251,7 @@ def score_relations(examples: Iterable[Example], *, threshold: float = 0.5, sing
         gold = GoldRelations(reference)
         predicted_pairs = {  # (head start char, child start char) -> the labels predicted
             (predicted[head].idx, predicted[child].idx): _predicted_labels(scores, threshold, single_label)
-            for (head, child), scores in (predicted._.rel or {}).items()
+            for (head, child), scores in predicted._.kernel_rel.items()
         }
         for key, labels in predicted_pairs.items():
             for label in labels:
@@ -258,6 +265,58 @@ def score_relations(examples: Iterable[Example], *, threshold: float = 0.5, sing
     return _summary(counts)
 
 
+def evaluate_relations(
+    nlp: Language,
+    references: Iterable[Doc],
+    *,
+    entities: str = "gold",
+    triggers: str = "predicted",
+    progress: bool = False,
+) -> dict:
+    """The scores (:func:`score_relations`) of the pipeline's relation component on gold Docs.
+
+    Each reference's text is run through the pipeline; with ``entities="gold"`` its
+    entities (and, for interactions, its participant span group, as the shared task's
+    gold proteins) are given, with ``triggers="gold"`` its trigger span group; what is
+    given is put back after every component, so a component that finds entities or
+    triggers (an ``entity_ruler``, a ``span_ruler``) does not replace it. ``"predicted"``:
+    the pipeline finds them. On the corpus of ``spacy train``'s dev scores, with what
+    its reader gives, these are its figures."""
+    for setting, value in (("entities", entities), ("triggers", triggers)):
+        if value not in SETTINGS:
+            raise InvalidParameterError(f"{setting} must be one of {', '.join(SETTINGS)}, got {value!r}")
+    component = relation_component(nlp)
+    options = component.model.attrs["candidates"].options
+    if triggers == "gold" and "triggers_key" not in options:
+        raise InvalidParameterError(
+            f"triggers='gold': the {component.name} component scores entity pairs, which have no triggers"
+        )
+    groups = (options["participants_key"],) if entities == "gold" and "participants_key" in options else ()
+    groups += (options["triggers_key"],) if triggers == "gold" else ()
+
+    def give(docs, examples):
+        for doc, example in zip(docs, examples):
+            yield give_annotations(doc, example.reference, entities=entities == "gold", span_groups=groups)
+
+    examples = [training_example(nlp, reference, given_entities=False) for reference in references]
+    docs = give((eg.predicted for eg in examples), examples)
+    for _, step in nlp.pipeline:
+        docs = give(step.pipe(docs) if hasattr(step, "pipe") else map(step, docs), examples)
+    for example, doc in zip(examples, tqdm(docs, total=len(examples), unit="doc", disable=not progress)):
+        example.predicted = doc
+    return component.score(examples)
+
+
+def relation_component(nlp: Language) -> "RelationExtractor":
+    """The pipeline's one relation component (``kernel_relations``)."""
+    found = [step for _, step in nlp.pipeline if isinstance(step, RelationExtractor)]
+    if len(found) != 1:
+        raise InvalidParameterError(
+            f"the pipeline has {len(found)} kernel_relations components ({', '.join(nlp.pipe_names)}); one is needed"
+        )
+    return found[0]
+
+
 def _predicted_labels(scores: dict[str, float], threshold: float, single_label: bool) -> set[str]:
     """The labels of ``scores`` that reach ``threshold`` (only the best with ``single_label``)."""
     if single_label:
@@ -268,7 +327,7 @@ def _predicted_labels(scores: dict[str, float], threshold: float, single_label: 
 
 def _score_interactions(predicted: Doc, gold: GoldRelations, threshold: float, single_label: bool, add) -> None:
     found = set()
-    for record in predicted._.interactions or []:
+    for record in predicted._.kernel_interactions or []:
         if "scores" not in record:
             continue
         chars = {role: char_offsets(predicted, *span) for role, span in record["spans"].items()}

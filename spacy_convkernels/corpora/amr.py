@@ -1,9 +1,9 @@
 """Reader of AMR corpora in PENMAN notation (through the ``penman`` library).
 
 Each graph becomes a Doc of its sentence (``# ::snt``, tokenized by the given pipeline's
-tokenizer, or spaCy's English one; else the tokens of ``# ::tok``), with ``Doc._.amr``
+tokenizer, or spaCy's English one; else the tokens of ``# ::tok``), with ``Doc._.kernel_amr``
 holding the graph as PENMAN text, its metadata (``# ::id``, ``# ::snt``, ...) included, so that it survives ``DocBin``:
-``penman.decode(doc._.amr)`` gives the graph back.
+``penman.decode(doc._.kernel_amr)`` gives the graph back.
 """
 
 import re
@@ -39,7 +39,7 @@ def read_penman(
     ``errors`` when a list is given. A file that cannot be opened raises
     :class:`~spacy_convkernels.errors.CorpusFileError`. ``progress`` shows a progress bar.
     """
-    install_extensions("doc._.amr")
+    install_extensions("doc._.kernel_amr")
     path = Path(path)
     nlp = nlp or spacy.blank("en")
     for first_line, text, problem in _blocks(path, progress):
@@ -73,7 +73,7 @@ def read_penman(
                 "graph",
             )
             continue
-        doc._.amr = penman.encode(graph)
+        doc._.kernel_amr = penman.encode(graph)
         yield doc
 
 

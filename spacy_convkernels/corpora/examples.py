@@ -10,13 +10,20 @@ def training_example(nlp, reference: Doc, *, given_entities: bool, span_groups: 
     of relation extraction (explosion's ``rel_component`` tutorial; the proteins of the
     BioNLP shared task)."""
     predicted = nlp.make_doc(reference.text)
-    if not given_entities:
-        return Example(predicted, reference)
-    predicted.ents = [_copy(predicted, e) for e in reference.ents]
+    if given_entities:
+        give_annotations(predicted, reference, entities=True, span_groups=span_groups)
+    return Example(predicted, reference)
+
+
+def give_annotations(doc: Doc, reference: Doc, *, entities: bool, span_groups: tuple[str, ...] = ()) -> Doc:
+    """``doc`` with the entities of ``reference`` (when ``entities``) and its named span
+    groups, by character offsets (widened to whole tokens)."""
+    if entities:
+        doc.ents = [_copy(doc, e) for e in reference.ents]
     for key in span_groups:
         if key in reference.spans:
-            predicted.spans[key] = [_copy(predicted, s) for s in reference.spans[key]]
-    return Example(predicted, reference)
+            doc.spans[key] = [_copy(doc, s) for s in reference.spans[key]]
+    return doc
 
 
 def _copy(doc: Doc, span: Span) -> Span:

@@ -8,7 +8,7 @@ Each line is a JSON object::
                     "label": "ACTIVATES"}]}
 
 and becomes a Doc of ``text`` (tokenized by the given pipeline's tokenizer) with the
-spans as ``doc.ents`` and the relations in ``Doc._.rel`` as ``{(head.start, child.start):
+spans as ``doc.ents`` and the relations in ``Doc._.kernel_rel`` as ``{(head.start, child.start):
 {label: 1.0, ...}}`` (token starts of the head and child entities; the convention of
 explosion's ``rel_component`` tutorial): the gold labels only, other pairs absent. Spans
 are located by their character offsets; ``token_start``/``token_end`` and a relation's
@@ -58,7 +58,7 @@ def read_relations_jsonl(
     ``counts``, when given, is incremented with the documents, spans, relations,
     misaligned spans and rejected (or ignored) records read. ``progress`` shows a progress bar.
     """
-    install_extensions("doc._.rel")
+    install_extensions("doc._.kernel_rel")
     nlp = nlp or spacy.blank("en")
     counts = counts if counts is not None else Counter()
     path = Path(path)
@@ -168,6 +168,6 @@ def _make_doc(nlp, text: str, spans, relations, counts: Counter) -> Doc:
     rel = {}
     for head, child, label in relations:
         rel.setdefault((entities[head].start, entities[child].start), {})[label] = 1.0
-    doc._.rel = rel
+    doc._.kernel_rel = rel
     counts.update(documents=1, spans=len(spans), relations=len(relations))
     return doc

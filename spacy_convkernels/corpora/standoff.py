@@ -10,7 +10,7 @@ becomes one Doc of the whole text, tokenized by the given pipeline's tokenizer, 
 - ``doc.spans["triggers"]``: the event triggers (label the event type), and
   ``doc.spans["entities"]`` (sites, locations: ``Entity``) and ``doc.spans["anaphora"]``;
   every span has the standoff id (``T12``) as its ``id_``;
-- ``doc._.interactions``: the gold interactions (the extension the ``amr_candidates``
+- ``doc._.kernel_interactions``: the gold interactions (the extension the ``kernel_amr_candidates``
   component writes its candidates to), a list of dicts ``{"event": "E3", "interaction":
   "Regulation", "trigger": "T19", "roles": {"catalyst": "T4", "theme": "T7"},
   "participants": {role: text}, "spans": {"trigger" or role: [start token, end token]},
@@ -118,7 +118,7 @@ def read_standoff(
     bounds what one event expands to (module docstring), ``None`` for no bound.
     """
     check_value("read_standoff", "max_interactions_per_event", max_interactions_per_event, [CAP, None])
-    install_extensions("doc._.interactions")
+    install_extensions("doc._.kernel_interactions")
     nlp = nlp or spacy.blank("en")
     counts = counts if counts is not None else Counter()
     for stem in _documents(source):

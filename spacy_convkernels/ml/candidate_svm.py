@@ -1,12 +1,12 @@
 """``spacy_convkernels.CandidateKernelSVM.v1``: exact-kernel SVM decisions as the kernel
 features of ``spacy_convkernels.RelationModel.v1`` (stacking).
 
-    [components.relation_extractor.model.kernel_features]
+    [components.kernel_relations.model.kernel_features]
     @architectures = "spacy_convkernels.CandidateKernelSVM.v1"
     structure = "path"
     C = 10.0
 
-    [components.relation_extractor.model.kernel_features.kernel]
+    [components.kernel_relations.model.kernel_features.kernel]
     @misc = "spacy_convkernels.SubsequencePathKernel.v1"
 
 At initialization one SVM per label (:class:`~spacy_convkernels.learn.KernelSVC`, one

@@ -6,8 +6,8 @@
     nO = ${components.kernel_vectors.n_components}
 
 A thinc ``Model[List[Doc], Floats2d]`` without weights: one row per Doc, read from
-``Doc._.kernel_vector`` (written by ``kernel_vectors``) or ``Doc._.klsh_code`` (written by
-``klsh_codes``; the bits of its sentences' codes, averaged over the sentences, so 0/1 for
+``Doc._.kernel_vector`` (written by ``kernel_vectors``) or ``Doc._.kernel_klsh_code`` (written by
+``kernel_klsh_codes``; the bits of its sentences' codes, averaged over the sentences, so 0/1 for
 a one-sentence Doc). A Doc the component left without a value (no sentence with a tree)
 gives a row of zeros. Gradients stop here.
 
@@ -29,7 +29,10 @@ from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError, MissingAnnotationError
 
-EXTENSIONS = {"kernel_vector": "kernel_vectors", "klsh_code": "klsh_codes"}  # extension: component writing it
+EXTENSIONS = {
+    "kernel_vector": "kernel_vectors",
+    "kernel_klsh_code": "kernel_klsh_codes",
+}  # extension: component writing it
 
 
 @registry.architectures("spacy_convkernels.KernelFeatures.v1")
@@ -53,7 +56,7 @@ def forward(model: Model, docs: list[Doc], is_train: bool):
     for i, doc in enumerate(docs):
         value = doc_value(doc, extension)
         if value is not None:
-            padding = range(8) if extension == "klsh_code" else range(1)  # packed codes end in 0-7 zero bits
+            padding = range(8) if extension == "kernel_klsh_code" else range(1)  # packed codes end in 0-7 zero bits
             if len(value) - width not in padding:
                 raise InvalidParameterError(
                     f"KernelFeatures: nO is {width} but Doc._.{extension} of {doc.text[:40]!r} has {len(value)} values"

@@ -1,25 +1,25 @@
 """``spacy_convkernels.RelationModel.v1``: one sigmoid score per relation label for every
 candidate of a batch of Docs.
 
-    [components.relation_extractor.model]
+    [components.kernel_relations.model]
     @architectures = "spacy_convkernels.RelationModel.v1"
     hidden_width = 64
 
-    [components.relation_extractor.model.candidates]
+    [components.kernel_relations.model.candidates]
     @misc = "spacy_convkernels.InteractionCandidates.v1"
 
-    [components.relation_extractor.model.kernel_features]
+    [components.kernel_relations.model.kernel_features]
     @architectures = "spacy_convkernels.CandidateKernelFeatures.v1"
     structure = "path"
     n_components = 200
 
-    [components.relation_extractor.model.kernel_features.kernel]
+    [components.kernel_relations.model.kernel_features.kernel]
     @misc = "spacy_convkernels.SubsequencePathKernel.v1"
 
-    [components.relation_extractor.model.tok2vec_features]
+    [components.kernel_relations.model.tok2vec_features]
     @architectures = "spacy_convkernels.CandidateTok2Vec.v1"
 
-    [components.relation_extractor.model.tok2vec_features.tok2vec]
+    [components.kernel_relations.model.tok2vec_features.tok2vec]
     @architectures = "spacy.Tok2Vec.v2"
     ...
 

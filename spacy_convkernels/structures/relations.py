@@ -90,7 +90,7 @@ class RelationCandidate:
 
     @property
     def key(self) -> tuple:
-        """(head start, child start) for a pair (the key of ``Doc._.rel``); the spans else."""
+        """(head start, child start) for a pair (the key of ``Doc._.kernel_rel``); the spans else."""
         roles = self.roles
         if "head" in roles:
             return roles["head"][0], roles["child"][0]
@@ -348,7 +348,7 @@ class _Graph:
 class GoldRelations:
     """The gold relations of a reference Doc, to label the candidates of a predicted Doc
     of the same text (by character offsets, so the two may be tokenized differently):
-    ``Doc._.rel`` for pairs (labels scored >= 0.5), ``Doc._.interactions`` (as the
+    ``Doc._.kernel_rel`` for pairs (labels scored >= 0.5), ``Doc._.kernel_interactions`` (as the
     standoff reader writes them) for interactions.
 
     A candidate interaction has the label of every gold interaction whose trigger
@@ -358,11 +358,11 @@ class GoldRelations:
 
     def __init__(self, reference):
         self.pairs: dict[tuple[int, int], set[str]] = {}
-        for (head, child), scores in (_extension(reference, "rel") or {}).items():
+        for (head, child), scores in (_extension(reference, "kernel_rel") or {}).items():
             key = (reference[head].idx, reference[child].idx)
             self.pairs.setdefault(key, set()).update(label for label, score in scores.items() if score >= 0.5)
         self.interactions: dict[frozenset, list[tuple[tuple[int, int], str, str]]] = {}
-        for number, item in enumerate(_extension(reference, "interactions") or []):
+        for number, item in enumerate(_extension(reference, "kernel_interactions") or []):
             chars = {role: char_offsets(reference, start, end) for role, (start, end) in item["spans"].items()}
             trigger = chars.pop("trigger")
             unit = item.get("unit", str(number))
