@@ -16,18 +16,17 @@ import time
 from pathlib import Path
 
 import numpy as np
+from locations import DATA
 from pair_rates import evaluation_rates
 
 from spacy_convkernels.corpora import read_penman
 from spacy_convkernels.kernels import SubsequencePathKernel, ZelenkoTreeKernel
 from spacy_convkernels.structures.interactions import amr_candidates
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "bio-amr")
+    parser.add_argument("--data", type=Path, default=DATA / "bio-amr")
     parser.add_argument("--pairs", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()

@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 import spacy
+from locations import DATA, MD_MODEL
 from spacy.tokens import DocBin
 
 from spacy_convkernels.components.extensions import install_extensions
@@ -24,8 +25,6 @@ from spacy_convkernels.corpora import read_standoff
 from spacy_convkernels.corpora.lexicon import read_lexicon
 from spacy_convkernels.structures.relations import ROLE_SETS, GoldRelations, dependency_interactions
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 LEXICON_TRIGGERS = "lexicon_triggers"
 
 
@@ -80,8 +79,8 @@ def _found(doc, spans: set) -> int:
 
 def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of the GE scripts: the data, the parser, the lexicon, the cache."""
-    parser.add_argument("--data", type=Path, default=SHARED / "data" / "bionlp-st-2013-ge" / "original-data")
-    parser.add_argument("--model", type=Path, default=SHARED / "models" / "en_core_web_md-3.8.0")
+    parser.add_argument("--data", type=Path, default=DATA / "bionlp-st-2013-ge" / "original-data")
+    parser.add_argument("--model", type=Path, default=MD_MODEL)
     parser.add_argument("--lexicon", type=Path, help="folder with triggers.jsonl (python -m spacy_convkernels lexicon)")
     parser.add_argument("--cache", type=Path, help="folder keeping the parsed documents")
 

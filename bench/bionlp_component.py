@@ -3,7 +3,7 @@ exact-SVM kernel blocks, tok2vec, several blocks), with the gold proteins and fr
 
     python bench/bionlp_component.py --lexicon DIR [--cache DIR] [--seeds 3] [--epochs 10]
         [--variants both,sep-svm+tok2vec,...] [--data ../shared/data/bionlp-st-2013-ge/original-data]
-        [--model ../shared/models/en_core_web_md-3.8.0] [--json bench/bionlp_component.json]
+        [--model ../shared/models/en_core_web_md-3.8.0] [--results bench/bionlp_component.json]
 
 Documents as bench/bionlp_candidates.py reads them: gold proteins given, parsed by the md
 model (its NER left out); triggers from the lexicon's trigger patterns (``--lexicon``,
@@ -58,6 +58,7 @@ from pathlib import Path
 
 import numpy as np
 from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, load_parser, parsed_documents
+from locations import add_outputs
 from spacy.training import Example
 from spacy.util import fix_random_seed, minibatch
 
@@ -70,7 +71,6 @@ from spacy_convkernels.ml.relation_model import candidates_of
 from spacy_convkernels.outputs import replacing
 from spacy_convkernels.structures.relations import GoldRelations
 
-ROOT = Path(__file__).resolve().parent.parent
 THRESHOLDS = np.round(np.arange(0.05, 0.951, 0.05), 2)
 PK = {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "lam": 0.5, "vectors": None}
 PTK = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4}
@@ -432,12 +432,12 @@ def main():
     parser.add_argument("--batch-size", type=int, default=2, help="documents per update")
     parser.add_argument("--learn-rate", type=float, default=0.002)
     parser.add_argument("--limit", type=int, help="use only the first documents of each set (a quick check)")
-    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "bionlp_component.json")
+    add_outputs(parser, "bionlp_component", docs=False)
     parser.add_argument("--keep", type=Path, help="a folder keeping the fitted kernel blocks between runs")
-    parser.add_argument("--table", action="store_true", help="print the table of --json as markdown, run nothing")
+    parser.add_argument("--table", action="store_true", help="print the table of --results as markdown, run nothing")
     args = parser.parse_args()
     if args.table:
-        print("\n".join(markdown_rows(json.loads(args.json.read_text())["results"])))
+        print("\n".join(markdown_rows(json.loads(args.results.read_text())["results"])))
         return
     if not args.lexicon:
         parser.error("--lexicon is needed (the triggers of raw text and of the candidates)")
@@ -489,7 +489,7 @@ def main():
                     row = summary(runs[name], fitted)
                     row["max_support"] = args.max_support
                     rows.append(row)
-            _save(args.json, rows, held_articles, len(train), len(held_out))
+            _save(args.results, rows, held_articles, len(train), len(held_out))
             row = rows[[r["variant"] for r in rows].index(variant)]
             print(
                 f"{variant} after {len(runs[variant])} seed(s): F1 {row['f1']['mean']:.3f} ± {row['f1']['sd']:.3f}, "

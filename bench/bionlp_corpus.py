@@ -17,17 +17,14 @@ from collections import Counter
 from pathlib import Path
 
 import spacy
+from locations import DATA
 
 from spacy_convkernels.corpora import read_standoff
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data", type=Path, default=ROOT.parent / "shared" / "data" / "bionlp-st-2013-ge" / "original-data"
-    )
+    parser.add_argument("--data", type=Path, default=DATA / "bionlp-st-2013-ge" / "original-data")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     nlp = spacy.blank("en")

@@ -18,11 +18,10 @@ import argparse
 from pathlib import Path
 
 import spacy
+from locations import DATA
 
 from spacy_convkernels.corpora import read_standoff
 from spacy_convkernels.corpora.lexicon import KEYS, add_lexicon, build_lexicon
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def scores(pairs, *, overlap=False, typed=True) -> tuple[float, float, float]:
@@ -65,9 +64,7 @@ def evaluate(train, devel, **options) -> dict:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data", type=Path, default=ROOT.parent / "shared" / "data" / "bionlp-st-2013-ge" / "original-data"
-    )
+    parser.add_argument("--data", type=Path, default=DATA / "bionlp-st-2013-ge" / "original-data")
     parser.add_argument("--min-count", type=int, default=1)
     parser.add_argument("--min-precision", type=float, default=0.1)
     parser.add_argument("--protein-min-precision", type=float, default=0.5)

@@ -2,7 +2,7 @@
 
     python bench/bionlp_relations.py [--data ../shared/data/bionlp-st-2013-ge/original-data]
         [--model ../shared/models/en_core_web_md-3.8.0] [--cache /tmp/spacy_convkernels_bionlp]
-        [--lexicon DIR] [--seeds 3] [--svm-train N] [--json bench/bionlp_relations.json] [--docs docs]
+        [--lexicon DIR] [--seeds 3] [--svm-train N] [--results bench/bionlp_relations.json] [--docs docs]
 
 Documents are read and parsed as bench/bionlp_candidates.py does (gold proteins, the
 model's NER left out), once: the parsed Docs are cached as DocBins under ``--cache``.
@@ -57,16 +57,16 @@ from pathlib import Path
 import numpy as np
 import spacy
 from bionlp_candidates import parsed_documents
+from locations import DATA, MD_MODEL, ROOT, add_outputs
 from sklearn.svm import SVC
 from spacy.tokens import DocBin
 
 from spacy_convkernels.components.extensions import install_extensions
 from spacy_convkernels.kernels import PartialTreeKernel, SubsequencePathKernel
 from spacy_convkernels.learn import KernelKNeighborsClassifier, KLSHForestClassifier, NonstationaryKernelLearner
+from spacy_convkernels.outputs import replacing
 from spacy_convkernels.structures.relations import GoldRelations, dependency_interactions
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 ROLE_SETS = [("theme",), ("catalyst", "theme"), ("theme", "theme2")]
 K_GRID = (1, 3, 5, 7, 11, 15, 21)
 C_GRID = (0.1, 1.0, 10.0)
@@ -333,14 +333,13 @@ def format_row(row) -> str:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=SHARED / "data" / "bionlp-st-2013-ge" / "original-data")
-    parser.add_argument("--model", type=Path, default=SHARED / "models" / "en_core_web_md-3.8.0")
+    parser.add_argument("--data", type=Path, default=DATA / "bionlp-st-2013-ge" / "original-data")
+    parser.add_argument("--model", type=Path, default=MD_MODEL)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/spacy_convkernels_bionlp"))
     parser.add_argument("--lexicon", type=Path, help="folder with triggers.jsonl (default: gold triggers)")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--svm-train", type=int, help="training candidates of the SVMs at most (default: all)")
-    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "bionlp_relations.json")
-    parser.add_argument("--docs", type=Path, default=ROOT / "docs")
+    add_outputs(parser, "bionlp_relations")
     args = parser.parse_args()
     began = time.perf_counter()
     docs = cached_documents(args.data, args.model, args.cache)
@@ -403,7 +402,7 @@ def main():
     command = "python bench/bionlp_relations.py" + (f" --lexicon {args.lexicon}" if args.lexicon else "")
     command += f" --seeds {args.seeds}" if args.seeds != 3 else ""
     command += f" --svm-train {args.svm_train}" if args.svm_train else ""
-    results = json.loads(args.json.read_text(encoding="utf-8")) if args.json.exists() else {}
+    results = json.loads(args.results.read_text(encoding="utf-8")) if args.results.exists() else {}
     results["lexicon" if args.lexicon else "gold"] = {
         "command": command,
         "date": f"{datetime.now(timezone.utc):%Y-%m-%d}",
@@ -415,9 +414,10 @@ def main():
         ],
         "weights": learned["weights"],
     }
-    args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    args.docs.mkdir(exist_ok=True)
-    (args.docs / "bionlp_relations.md").write_text(render(results), encoding="utf-8")
+    with replacing(args.results) as temporary:
+        temporary.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    with replacing(args.docs / "bionlp_relations.md") as temporary:
+        temporary.write_text(render(results), encoding="utf-8")
 
 
 def component_rows(key: str) -> list[str]:

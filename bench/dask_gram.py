@@ -19,15 +19,14 @@ import time
 
 import numpy as np
 from distributed import Client, LocalCluster
+from locations import DATA
 
 from spacy_convkernels import distributed
 from spacy_convkernels.approx import Nystroem
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import PartialTreeKernel
 
-TRAIN = os.path.join(
-    os.environ.get("SPACY_CONVKERNELS_SHARED", "/work/shared"), "data/trec-qc-kelp/train_5500.coarse.klp.gz"
-)
+TRAIN = DATA / "trec-qc-kelp" / "train_5500.coarse.klp.gz"
 
 
 def peak_rss_mb() -> float:

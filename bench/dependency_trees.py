@@ -12,17 +12,15 @@ import statistics
 import time
 from pathlib import Path
 
+from locations import DATA
+
 from spacy_convkernels.corpora import read_conllu
 from spacy_convkernels.structures import REPRESENTATIONS, span_to_trees
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--conllu", type=Path, default=ROOT.parent / "shared" / "data" / "ud-english-ewt" / "en_ewt-ud-train.conllu"
-    )
+    parser.add_argument("--conllu", type=Path, default=DATA / "ud-english-ewt" / "en_ewt-ud-train.conllu")
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
 

@@ -20,12 +20,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+from locations import DATA, add_outputs
 from qc_classification import load_qc, svm_accuracy
 
 from spacy_convkernels.kernels import PartialTreeKernel
 from spacy_convkernels.learn import KernelKNeighborsClassifier, KLSHForestClassifier
-
-ROOT = Path(__file__).resolve().parent.parent
+from spacy_convkernels.outputs import replacing
 
 
 class CountingPartialTreeKernel(PartialTreeKernel):
@@ -44,8 +44,8 @@ class CountingPartialTreeKernel(PartialTreeKernel):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
-    parser.add_argument("--docs", type=Path, default=ROOT / "docs")
+    parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
+    add_outputs(parser, "klsh_qc", results=False)
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
     train, test, y, y_test = load_qc(args.data)
@@ -117,7 +117,8 @@ def main():
     for name, accuracy, spread, evaluations, seconds in rows:
         lines.append(f"| {name} | {accuracy:.1f} ± {spread:.1f} | {evaluations:,.0f} | {seconds:.1f} |")
     args.docs.mkdir(exist_ok=True)
-    (args.docs / "klsh_qc.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with replacing(args.docs / "klsh_qc.md") as temporary:
+        temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 
 

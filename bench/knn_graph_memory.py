@@ -24,8 +24,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
+from locations import DATA
 
 
 def child(method: str, n: int, k: int, data: Path, out: Path):
@@ -58,13 +57,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20000)
     parser.add_argument("--k", type=int, default=4)
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
+    parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
     parser.add_argument("--methods", nargs="+", default=["blocked", "full"], choices=["blocked", "full"])
     parser.add_argument("--child", choices=["blocked", "full"], help=argparse.SUPPRESS)
-    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--child-graph", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        return child(args.child, args.n, args.k, args.data, args.out)
+        return child(args.child, args.n, args.k, args.data, args.child_graph)
     print("method\tN\tk\tMB before the graph\tpeak MB (ru_maxrss)\tseconds")
     with tempfile.TemporaryDirectory() as tmp:
         graphs = {}
@@ -82,7 +81,7 @@ def main():
                     str(args.k),
                     "--data",
                     str(args.data),
-                    "--out",
+                    "--child-graph",
                     str(out),
                 ],
                 check=True,

@@ -4,7 +4,7 @@
         [--model ../shared/models/en_core_web_md-3.8.0] [--cache /tmp/spacy_convkernels_landmarks]
         [--lexicon DIR] [--sizes 250 500 1000 2000 4000] [--seeds 3]
         [--kernels PTK-GRCT SPTK-LCT CSPTK-CLCT] [--no-kernel-timing] [--no-references]
-        [--json bench/nystroem_landmarks.json] [--docs docs] [--from-json]
+        [--results bench/nystroem_landmarks.json] [--docs docs] [--report-only]
 
 For each landmark method of ``spacy_convkernels.approx.landmarks`` (uniform, kmeans++,
 pivoted_cholesky, ridge_leverage), M landmarks among the training structures and
@@ -49,9 +49,9 @@ bench/bionlp_relations.py's split of train (the landmarks are chosen among all t
 candidates; no label is used to choose them), then it is refitted on all of train and
 scored on devel (F1 of the positive class).
 
-Results go to ``--json`` as they come (a run can be resumed: keys already there are not
+Results go to ``--results`` as they come (a run can be resumed: keys already there are not
 computed again), then docs/nystroem_landmarks.md and .png are drawn from it;
-``--from-json`` (or ``--report-only``) only redraws them, computing nothing. Cells of the
+``--report-only`` only redraws them, computing nothing. Cells of the
 protocol without results read "not run" there. ``--kernels`` narrows the QC kernels,
 ``--no-kernel-timing`` skips the timed selection with the kernel (it evaluates the kernel
 n M times per method and M) and ``--no-references`` the all-training and kernel PCA rows.
@@ -65,6 +65,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from locations import DATA, MD_MODEL, add_outputs
 from qc_textcat import KERNELS as QC_KERNELS  # the kernels of the QC benchmarks, one definition
 from sklearn.exceptions import ConvergenceWarning
 
@@ -73,8 +74,6 @@ from spacy_convkernels.approx.landmarks import LANDMARK_METHODS
 from spacy_convkernels.approx.nystroem import nystroem_normalization
 from spacy_convkernels.outputs import replacing
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 METHODS = tuple(LANDMARK_METHODS)
 SIZES = (250, 500, 1000, 2000, 4000)
 C_GRID = (0.1, 1.0, 10.0)
@@ -524,7 +523,7 @@ def report(results: dict) -> str:
         "Made by `python bench/nystroem_landmarks.py --lexicon LEXICON` (its docstring has the protocol; LEXICON",
         "made by `python -m spacy_convkernels lexicon ../shared/data/bionlp-st-2013-ge/original-data/train LEXICON",
         "--model ../shared/models/en_core_web_md-3.8.0`); raw figures in bench/nystroem_landmarks.json, from",
-        "which `python bench/nystroem_landmarks.py --from-json` redraws this page and its plot without computing.",
+        "which `python bench/nystroem_landmarks.py --report-only` redraws this page and its plot without computing.",
         "Methods (`Nystroem(landmark_init=...)`, `spacy_convkernels.approx.landmarks`): uniform; kernel",
         "k-means++ seeding; pivoted Cholesky (greedy: largest residual diag(K - K~), ties broken in a",
         "random_state order); recursive ridge-leverage-score sampling (Musco & Musco 2017, Algorithm 3).",
@@ -725,14 +724,15 @@ def plot(results: dict, path: Path):
                 ax.set_title(title)
         axes[0, column].legend(fontsize=7)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    with replacing(path) as temporary:
+        figure.savefig(temporary, dpi=100, format="png")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", nargs="+", default=["qc", "ge"], choices=["qc", "ge"])
-    parser.add_argument("--data", type=Path, default=SHARED / "data")
-    parser.add_argument("--model", type=Path, default=SHARED / "models" / "en_core_web_md-3.8.0")
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--model", type=Path, default=MD_MODEL)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/spacy_convkernels_landmarks"))
     parser.add_argument(
         "--lexicon", type=Path, help="GE: the folder of triggers.jsonl (python -m spacy_convkernels lexicon)"
@@ -750,15 +750,12 @@ def main():
         "--no-references", dest="references", action="store_false", help="QC: skip all-training and kernel PCA"
     )
     parser.add_argument("--n-jobs", type=int, default=1, help="threads of the kernel computations (default 1)")
-    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "nystroem_landmarks.json")
-    parser.add_argument("--docs", type=Path, default=ROOT / "docs")
-    parser.add_argument(
-        "--from-json", "--report-only", dest="from_json", action="store_true", help="only redraw the doc and plot"
-    )
+    add_outputs(parser, "nystroem_landmarks")
+    parser.add_argument("--report-only", action="store_true", help="only redraw the doc and plot")
     args = parser.parse_args()
-    results = Results(args.json)
+    results = Results(args.results)
     warnings.filterwarnings("ignore", category=ConvergenceWarning)  # LinearSVC at max_iter: counted below
-    if not args.from_json:
+    if not args.report_only:
         args.cache.mkdir(parents=True, exist_ok=True)
         if "qc" in args.parts:
             run_qc(args, results)

@@ -1,6 +1,7 @@
 """Nyström vectors of tree kernels on TREC question classification and clustering.
 
-    python bench/nystroem_qc.py [--data ../shared/data/trec-qc-kelp] [--docs docs] [--from-json]
+    python bench/nystroem_qc.py [--data ../shared/data/trec-qc-kelp] [--results bench/nystroem_qc.json]
+        [--docs docs] [--report-only]
 
 Needs matplotlib for the plot (the plot extra). For PTK on GRCT and SPTK on LCT (md vectors, shared rows
 diluted) and M landmarks (uniform, as Croce et al.), on 5,452 training / 500 test questions:
@@ -16,9 +17,9 @@ diluted) and M landmarks (uniform, as Croce et al.), on 5,452 training / 500 tes
 - Nyström vectors joined to a TF-IDF bag of unigrams and bigrams in one LinearSVC;
 - sentences per second through ``transform`` with M = 500, one thread and every core.
 
-Writes the figures to docs/nystroem_qc.json (percentages as in the tables), then
-docs/nystroem_qc.md and docs/nystroem_qc.png from them; ``--from-json`` only redraws the
-table and the plot from an existing docs/nystroem_qc.json.
+Writes the figures to bench/nystroem_qc.json (percentages as in the tables), then
+docs/nystroem_qc.md and docs/nystroem_qc.png from them; ``--report-only`` only redraws the
+table and the plot from an existing bench/nystroem_qc.json.
 """
 
 import argparse
@@ -28,6 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from locations import DATA, add_outputs
 from qc_classification import bow_matrices, load_qc, svm_accuracy  # the exact-kernel protocol
 from scipy.sparse import csr_matrix, hstack
 from sklearn.cluster import KMeans
@@ -42,9 +44,9 @@ from spacy_convkernels.kernels import (
     WordVectors,
 )
 from spacy_convkernels.learn import cluster_purity
+from spacy_convkernels.outputs import replacing
 from spacy_convkernels.plots import landmarks_accuracy, purity_curve
 
-ROOT = Path(__file__).resolve().parent.parent
 SIZES = (250, 500, 1000, 2000)
 CLUSTERS = (6, 10, 20, 50, 100)
 
@@ -67,19 +69,20 @@ def best_rank(spectrum, G_test, size):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
-    parser.add_argument("--docs", type=Path, default=ROOT / "docs")
-    parser.add_argument("--from-json", action="store_true", help="redraw the table and plot from nystroem_qc.json")
+    parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
+    add_outputs(parser, "nystroem_qc")
+    parser.add_argument("--report-only", action="store_true", help="redraw the table and plot from --results")
     args = parser.parse_args()
-    path = args.docs / "nystroem_qc.json"
-    if args.from_json:
-        results = json.loads(path.read_text(encoding="utf-8"))
+    if args.report_only:
+        results = json.loads(args.results.read_text(encoding="utf-8"))
     else:
         results = measure(args.data)
-        args.docs.mkdir(exist_ok=True)
-        path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+        with replacing(args.results) as temporary:
+            temporary.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     text = report(results)
-    (args.docs / "nystroem_qc.md").write_text(text, encoding="utf-8")
+    args.docs.mkdir(exist_ok=True)
+    with replacing(args.docs / "nystroem_qc.md") as temporary:
+        temporary.write_text(text, encoding="utf-8")
     plot(results, args.docs / "nystroem_qc.png")
     print(text)
 
@@ -272,7 +275,8 @@ def plot(results, path):
     middle.set_title("Approximation error")
     right.set_title("k-means purity")
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    with replacing(path) as temporary:
+        figure.savefig(temporary, dpi=110, format="png")
 
 
 if __name__ == "__main__":

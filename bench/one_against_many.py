@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from locations import DATA
 
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import (
@@ -35,8 +36,6 @@ from spacy_convkernels.kernels import (
     SubsetTreeKernel,
     SubtreeKernel,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def kernels(wordspace: Path) -> list:
@@ -90,7 +89,7 @@ def measure(kernel, fixed: list, rows: list, n_jobs: int) -> dict:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
+    parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
     parser.add_argument("--landmarks", type=int, default=4000)
     parser.add_argument("--kernels", nargs="+", default=["PTK", "CSPTK", "SPTK", "ST", "ST-textbook", "SST"])
     parser.add_argument("--n-jobs", type=int, default=os.cpu_count())

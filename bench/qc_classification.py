@@ -1,6 +1,6 @@
 """TREC question classification with tree kernels: one-vs-all SVMs on precomputed Grams.
 
-    python bench/qc_classification.py [--data ../shared/data/trec-qc-kelp] [--out docs/qc_classification.md]
+    python bench/qc_classification.py [--data ../shared/data/trec-qc-kelp] [--docs docs]
 
 Train 5,452 / test 500 questions, 6 coarse classes, KeLP's trees. For each kernel the
 normalized Gram train x train and test x train are computed on every core (timed), then
@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from locations import DATA, add_outputs
 from scipy.stats import spearmanr
 from sklearn.model_selection import StratifiedKFold
 
@@ -33,8 +34,8 @@ from spacy_convkernels.kernels import (
     WordVectors,
 )
 from spacy_convkernels.learn import fair_one_vs_all
+from spacy_convkernels.outputs import replacing
 
-ROOT = Path(__file__).resolve().parent.parent
 GRID = (0.2, 0.4, 0.6)
 DILUTIONS = (0.125, 0.25, 0.375, 0.5, 0.75, 1.0)
 
@@ -161,8 +162,8 @@ def bow_matrices(train, test):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "qc_classification.md")
+    parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
+    add_outputs(parser, "qc_classification", results=False)
     args = parser.parse_args()
 
     train, test, y_train, y_test = load_qc(args.data)
@@ -287,9 +288,11 @@ def main():
         + ".",
     ]
     lines += chosen_lines + agreement_lines + candidate_lines
-    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = args.docs / "qc_classification.md"
+    with replacing(out) as temporary:
+        temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
-    print(f"wrote {args.out}")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """TREC question classification from raw text: 1-best trees against k-best forests.
 
-    python bench/qc_forest.py [--data ../shared/data/trec-qc-kelp] [--out docs/qc_forest.md]
+    python bench/qc_forest.py [--data ../shared/data/trec-qc-kelp] [--results bench/qc_forest.json] [--docs docs]
 
 The questions are parsed by en_core_web_md. Baselines: the parser's 1-best GRCT tree (first
 sentence with a tree) with SST and PTK. Forests: the 1-, 2-, 4- and 8-best parses of a beam of
@@ -25,14 +25,14 @@ from pathlib import Path
 
 import numpy as np
 import spacy
+from locations import DATA, MD_MODEL, add_outputs
 
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import ForestKernel, PartialTreeKernel, SubsetTreeKernel
 from spacy_convkernels.learn import fair_one_vs_all
+from spacy_convkernels.outputs import replacing
 from spacy_convkernels.structures import beam_forests, span_to_tree
 
-ROOT = Path(__file__).resolve().parent.parent
-MD = ROOT.parent / "shared" / "models" / "en_core_web_md-3.8.0"
 LAMS = (0.1, 0.4)
 CS = (1.0, 10.0)
 KS = (1, 2, 4, 8)
@@ -113,9 +113,8 @@ def candidates():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "qc_forest.md")
-    parser.add_argument("--results", type=Path, default=ROOT / "bench" / "qc_forest.json")
+    parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
+    add_outputs(parser, "qc_forest")
     parser.add_argument("--limit", type=int, default=0, help="first N training and N/5 test questions (a quick run)")
     args = parser.parse_args()
 
@@ -126,7 +125,7 @@ def main():
     dev = np.array([i % 10 == 9 for i in range(len(train))])
     y_train = np.array([label for _, label in train])
     y_test = np.array([label for _, label in test])
-    md = spacy.load(MD, exclude=["ner", "senter"])
+    md = spacy.load(MD_MODEL, exclude=["ner", "senter"])
     start = time.perf_counter()
     docs = list(md.pipe([text for text, _ in train + test], batch_size=256))
     parse_seconds = time.perf_counter() - start
@@ -188,21 +187,22 @@ def main():
         chosen[family] = {"configuration": f"{kernel!r}, C={C}", "dev": results[key]["dev"], "test": accuracy}
         print("chosen", family, chosen[family], flush=True)
 
-    args.results.write_text(
-        json.dumps(
-            {
-                "parse_seconds": parse_seconds,
-                "n_train": n,
-                "n_test": len(test),
-                "sizes": sizes,
-                "speed": speed,
-                "chosen": chosen,
-                "candidates": results,
-            },
-            indent=1,
+    with replacing(args.results) as temporary:
+        temporary.write_text(
+            json.dumps(
+                {
+                    "parse_seconds": parse_seconds,
+                    "n_train": n,
+                    "n_test": len(test),
+                    "sizes": sizes,
+                    "speed": speed,
+                    "chosen": chosen,
+                    "candidates": results,
+                },
+                indent=1,
+            )
         )
-    )
-    write_docs(json.loads(args.results.read_text()), args.out)
+    write_docs(json.loads(args.results.read_text()), args.docs / "qc_forest.md")
 
 
 def write_docs(results: dict, path: Path):
@@ -263,7 +263,8 @@ def write_docs(results: dict, path: Path):
     ]
     for key, row in results["candidates"].items():
         lines.append(f"| {key} | {row['dev']:.2f} | {row['gram_seconds']:.1f} |")
-    path.write_text("\n".join(lines) + "\n")
+    with replacing(path) as temporary:
+        temporary.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

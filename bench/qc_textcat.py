@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
+from locations import DATA, MD_MODEL, ROOT, add_outputs
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 from spacy.training import Example
@@ -49,9 +50,7 @@ from spacy_convkernels.ml.doc_kernel_features import doc_tree, doc_words
 from spacy_convkernels.ml.kernel_encoders import NgramCosine
 from spacy_convkernels.outputs import replacing
 
-ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "qc_textcat.cfg"
-MD = ROOT.parent / "shared" / "models" / "en_core_web_md-3.8.0"
 KERNELS = {
     "PTK-GRCT": (
         "grct",
@@ -163,7 +162,7 @@ def mean_sd(values) -> tuple[float, float]:
 
 class Bench:
     def __init__(self, data: Path, epochs: int, patience: int):
-        self.config = load_config(CONFIG, overrides={"paths.md_model": str(MD)}, interpolate=True)
+        self.config = load_config(CONFIG, overrides={"paths.md_model": str(MD_MODEL)}, interpolate=True)
         train = questions(data / "train_5500.coarse.klp.gz")
         self.split = {
             "train": [q for i, q in enumerate(train, 1) if i % 10],
@@ -171,7 +170,7 @@ class Bench:
             "test": questions(data / "TREC_10.coarse.klp.gz"),
         }
         self.epochs, self.patience = epochs, patience
-        self.md = spacy.load(MD, exclude=["ner", "senter"])
+        self.md = spacy.load(MD_MODEL, exclude=["ner", "senter"])
         self.md.add_pipe("kernel_trees", config={"representations": ["grct", "lct", "clct"]})
         start = time.perf_counter()
         self.docs = {
@@ -318,7 +317,7 @@ class Bench:
     def assembled_speed(self, textcat_nlp, kernel_nlp=None, runs: int = 3):
         """Questions per second (median of ``runs``) of the pipeline from raw text: md,
         kernel_trees, kernel_vectors (when given), the trained textcat; and its test accuracy."""
-        nlp = spacy.load(MD, exclude=["ner", "senter"], vocab=self.md.vocab)
+        nlp = spacy.load(MD_MODEL, exclude=["ner", "senter"], vocab=self.md.vocab)
         nlp.add_pipe("kernel_trees", config={"representations": ["grct", "lct", "clct"]})
         if kernel_nlp is not None:
             nlp.add_pipe("kernel_vectors", source=kernel_nlp)
@@ -336,9 +335,8 @@ class Bench:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
-    parser.add_argument("--docs", type=Path, default=ROOT / "docs")
-    parser.add_argument("--results", type=Path, default=ROOT / "bench" / "qc_textcat.json")
+    parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
+    add_outputs(parser, "qc_textcat")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--patience", type=int, default=4)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])

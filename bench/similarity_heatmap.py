@@ -1,6 +1,6 @@
 """Kernel-similarity heatmap of the bundled TREC sample.
 
-    python bench/similarity_heatmap.py [--out docs/similarity_heatmap.png]
+    python bench/similarity_heatmap.py [--docs docs]
 
 The normalized PTK (lambda = mu = 0.4, terminal factor 5, KeLP's configuration) of the GRCT
 trees of the 60 questions of spacy_convkernels/data/trec-qc-kelp-sample, grouped by their
@@ -9,18 +9,18 @@ coarse class. Needs matplotlib (the plot extra); needs no ../shared.
 
 import argparse
 from importlib.resources import files
-from pathlib import Path
+
+from locations import add_outputs
 
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import PartialTreeKernel
+from spacy_convkernels.outputs import replacing
 from spacy_convkernels.plots import similarity_heatmap
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "similarity_heatmap.png")
+    add_outputs(parser, "similarity_heatmap", results=False)
     args = parser.parse_args()
     from matplotlib.figure import Figure
 
@@ -34,8 +34,10 @@ def main():
     )
     ax.set_title(f"PTK on GRCT trees of {len(examples)} TREC questions, by coarse class")
     figure.tight_layout()
-    figure.savefig(args.out, dpi=110)
-    print(args.out)
+    out = args.docs / "similarity_heatmap.png"
+    with replacing(out) as temporary:
+        figure.savefig(temporary, dpi=110, format="png")
+    print(out)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
     python bench/sts.py [--data ../shared/data/semeval-sts-2012-2015]
         [--model ../shared/models/en_core_web_md-3.8.0] [--cache /tmp/spacy_convkernels_sts]
-        [--out docs/sts.md] [--landmarks-json bench/sts_landmarks.json]
+        [--results bench/sts_landmarks.json] [--docs docs]
         [--landmark-settings chosen paper] [--report-only]
 
 Croce et al., "Kernel-based sentence embeddings" (§4, Table 1), on every set of STS
@@ -35,7 +35,7 @@ selection runs on that Gram (``GramColumns``, the code ``Nystroem`` drives with 
 kernel); the 2015 texts' vectors are K(x, L) W^(+1/2). Reported: the mean Pearson over
 the 2015 sets against the exact kernel's (goal: within 0.02 at M <= 2,000), the mean
 squared norm of the 2015 texts' vectors (the kernel mass kept) and the seconds of the
-selection on the precomputed Gram. These results go to ``--landmarks-json`` as they come
+selection on the precomputed Gram. These results go to ``--results`` as they come
 (a rerun computes only the cells not there); the report shows the cells missing from it as
 not run.
 
@@ -52,6 +52,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
+from locations import DATA, MD_MODEL, add_outputs
 from scipy.stats import pearsonr, spearmanr
 from spacy.tokens import DocBin
 
@@ -67,7 +68,6 @@ from spacy_convkernels.kernels import (
 )
 from spacy_convkernels.outputs import replacing
 
-ROOT = Path(__file__).resolve().parent.parent
 TERMINAL_FACTORS = (0.1, 0.2, 0.5, 1.0, 2.0, 4.0)
 DECAYS = (0.1, 0.2, 0.4, 0.6)
 LANDMARKS = (100, 300, 400, 1000)
@@ -360,11 +360,10 @@ def choose(bench: Bench, family: str, representation: str, make, log: list) -> t
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "semeval-sts-2012-2015")
-    parser.add_argument("--model", type=Path, default=ROOT.parent / "shared" / "models" / "en_core_web_md-3.8.0")
+    parser.add_argument("--data", type=Path, default=DATA / "semeval-sts-2012-2015")
+    parser.add_argument("--model", type=Path, default=MD_MODEL)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/spacy_convkernels_sts"))
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "sts.md")
-    parser.add_argument("--landmarks-json", type=Path, default=ROOT / "bench" / "sts_landmarks.json")
+    add_outputs(parser, "sts_landmarks")
     parser.add_argument(
         "--landmark-settings",
         nargs="*",
@@ -423,14 +422,14 @@ def main():
                     captured = bench.captured.get(f"Ny{n_components} {pool} {name}")
                     nystroem[(family, setting, pool, n_components, similarity)] = (found, key, exact_row, captured)
                     print(key, f"2015 mean Pearson {mean_pearson(found, testing):.3f}", flush=True)
-    stored = json.loads(args.landmarks_json.read_text()) if args.landmarks_json.exists() else {}
+    stored = json.loads(args.results.read_text()) if args.results.exists() else {}
     methods = {}  # (exact row, method, M) -> per seed results of Bench.landmark_methods (none: not run)
     for (family, setting), (representation, make, params) in settings.items():
         exact_row = family if setting == "chosen" else f"{family}, lam = mu = 0.4"
         name = f"{family}/lam={params[0]},mu={params[1]},tf={params[2]}"
         if setting in args.landmark_settings and not args.report_only:
-            bench.landmark_methods(name, make(*params), representation, args.landmarks_json)
-            stored = json.loads(args.landmarks_json.read_text())
+            bench.landmark_methods(name, make(*params), representation, args.results)
+            stored = json.loads(args.results.read_text())
         for size in METHOD_SIZES:
             for method in LANDMARK_METHODS:
                 cells = (stored.get(f"{name}|{method}|{size}|{seed}") for seed in range(METHOD_SEEDS))
@@ -689,9 +688,10 @@ def write_report(
         top = max(scores, key=scores.get)
         cells = [family, *(f"{scores[(0.4, 0.4, tf)]:.3f}" for tf in TERMINAL_FACTORS), str(top), f"{scores[top]:.3f}"]
         out.append("| " + " | ".join(cells) + " |")
-    with replacing(args.out) as temporary:
+    out = args.docs / "sts.md"
+    with replacing(out) as temporary:
         temporary.write_text("\n".join(out) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+from locations import DATA
 from pair_rates import evaluation_rates
 
 from spacy_convkernels.corpora import read_klp
@@ -26,12 +27,10 @@ from spacy_convkernels.kernels import (
     SubtreeKernel,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
+    parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
     parser.add_argument("--pairs", type=int, default=2_000_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--kernels", nargs="+", default=["ST", "SST", "PTK", "SPTK", "CSPTK"], help="which to time")

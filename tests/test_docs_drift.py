@@ -1,0 +1,54 @@
+"""The README's Benchmarks section and the benchmarks' conventions cannot drift from the
+scripts (issue 28, point 6): every script is listed, reads the project's data through
+bench/locations.py and writes with its --results/--docs flags."""
+
+import ast
+import importlib.util
+import re
+
+import pytest
+from data_paths import ROOT, SHARED
+
+BENCH = ROOT / "bench"
+SCRIPTS = sorted(BENCH.glob("*.py"))
+
+
+def readme_section(title: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.search(rf"^## {title}\n(.*?)(?=^## )", text, re.S | re.M).group(1)
+
+
+def flags(tree: ast.AST) -> set[str]:
+    """The options a script gives to argparse."""
+    return {
+        arg.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_argument"
+        for arg in node.args
+        if isinstance(arg, ast.Constant) and str(arg.value).startswith("--")
+    }
+
+
+def test_every_benchmark_is_listed_in_the_readme():
+    section = readme_section("Benchmarks")
+    missing = [script.name for script in SCRIPTS if f"bench/{script.name}" not in section]
+    assert not missing, f"README.md's Benchmarks section does not name {missing}"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda script: script.name)
+def test_a_benchmark_keeps_to_the_convention(script):
+    tree = ast.parse(script.read_text(encoding="utf-8"))
+    assert not flags(tree) & {"--json", "--out", "--landmarks-json", "--from-json"}, (
+        "results go to --results, pages to --docs, redrawing is --report-only"
+    )
+    if script.name != "locations.py":
+        spelled = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value == "shared"]
+        assert not spelled, "the project's data folder is bench/locations.py's SHARED"
+        assert "SPACY_CONVKERNELS_SHARED" not in script.read_text(encoding="utf-8")
+
+
+def test_the_benchmarks_find_the_data_where_the_tests_do():
+    spec = importlib.util.spec_from_file_location("bench_locations", BENCH / "locations.py")
+    locations = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(locations)
+    assert locations.SHARED == SHARED and locations.ROOT == ROOT
