@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..corpora.lines import Unreadable, numbered_lines
 from ..errors import VectorsError
+from ..text_lines import Unreadable, numbered_lines
 
 
 class WordVectors:
