@@ -200,14 +200,14 @@ def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPR
         "cgrct": (comp, True, ()),
         "clct": (comp, False, (pos, synt, lex)),
     }
-    tour = _tour(parse.heads)
-    return {name: _emit(tour, *layouts[name], pos, lex) for name in representations}
+    walk = tour(parse.heads)
+    return {name: _emit(walk, *layouts[name], pos, lex) for name in representations}
 
 
-_ENTER, _MIDDLE, _EXIT = 0, 1, 2
+ENTER, MIDDLE, EXIT = 0, 1, 2  # the events of a tour
 
 
-def _tour(heads: Sequence[int]) -> list[tuple[int, int]]:
+def tour(heads: Sequence[int]) -> list[tuple[int, int]]:
     """(event, token) in the order a word-ordered walk of the dependency tree meets them:
     entering a token, passing it (its dependents before it are done, those after it to
     come) and leaving it. Iterative, so any depth."""
@@ -218,33 +218,33 @@ def _tour(heads: Sequence[int]) -> list[tuple[int, int]]:
             root = i
         else:
             dependents[h].append(i)
-    tour = []
-    stack = [(_ENTER, root)]
+    events = []
+    stack = [(ENTER, root)]
     while stack:
         event, t = stack.pop()
-        tour.append((event, t))
-        if event == _ENTER:
+        events.append((event, t))
+        if event == ENTER:
             deps = dependents[t]
-            stack.append((_EXIT, t))
-            stack.extend((_ENTER, d) for d in reversed(deps) if d > t)
-            stack.append((_MIDDLE, t))
-            stack.extend((_ENTER, d) for d in reversed(deps) if d < t)
-    return tour
+            stack.append((EXIT, t))
+            stack.extend((ENTER, d) for d in reversed(deps) if d > t)
+            stack.append((MIDDLE, t))
+            stack.extend((ENTER, d) for d in reversed(deps) if d < t)
+    return events
 
 
-def _emit(tour, own, pos_lex_inside, tail, pos, lex) -> Tree:
+def _emit(walk, own, pos_lex_inside, tail, pos, lex) -> Tree:
     """One representation: preorder labels and parents, and the bracket string alongside."""
     labels: list[str] = []
     parents: list[int] = []
     text: list[str] = []
     open_nodes = [-1]
-    for event, t in tour:
-        if event == _ENTER:
+    for event, t in walk:
+        if event == ENTER:
             parents.append(open_nodes[-1])
             open_nodes.append(len(labels))
             labels.append(own[t])
             text.append("(" + own[t])
-        elif event == _MIDDLE:
+        elif event == MIDDLE:
             if pos_lex_inside:
                 parents.append(open_nodes[-1])
                 parents.append(len(labels))
