@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..errors import InvalidParameterError, StructureTypeError
+from ..structures.labels import label_content
 from ..structures.tree import Tree
 from ..validation import COUNT, validate_params
 
@@ -82,7 +83,7 @@ class _Nodes:
         self.productions = [
             (label, tuple(self.labels[c] for c in kids)) for label, kids in zip(self.labels, self.children)
         ]
-        self.contents = [label.partition("##")[2] if "##" in label else label for label in self.labels]
+        self.contents = [label_content(label) for label in self.labels]
 
 
 @validate_params({"top": [COUNT, None]})

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import MissingAnnotationError, UnknownRepresentationError
-from .labels import clean_label
+from .labels import LEX, POS, ROOT_KEY, SYNT, clean_label, compositional_label, lexical_key, node_label
 from .tree import Tree
 
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
@@ -187,12 +187,12 @@ def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPR
     if n == 0:
         return {name: None for name in representations}
     tags = [clean_label(t) for t in parse.tags]
-    keys = [f"{clean_label(lemma)}::{tag[:1].lower()}" for lemma, tag in zip(parse.lemmas, tags)]
+    keys = [lexical_key(clean_label(lemma), tag) for lemma, tag in zip(parse.lemmas, tags)]
     relations = [clean_label(r) for r in parse.relations]
-    lex = ["LEX##" + k for k in keys]
-    pos = ["POS##" + t for t in tags]
-    synt = ["SYNT##" + r for r in relations]
-    comp = [f"COMP##{r}<{keys[h] if h >= 0 else '*::*'},{k}>" for k, r, h in zip(keys, relations, parse.heads)]
+    lex = [node_label(LEX, k) for k in keys]
+    pos = [node_label(POS, t) for t in tags]
+    synt = [node_label(SYNT, r) for r in relations]
+    comp = [compositional_label(r, keys[h] if h >= 0 else ROOT_KEY, k) for k, r, h in zip(keys, relations, parse.heads)]
     layouts = {  # the node a token becomes; whether POS(LEX) sits among its dependents; leaves after them
         "grct": (synt, True, ()),
         "lct": (lex, False, (pos, synt)),

@@ -29,12 +29,6 @@ class Interner:
             return out
 
 
-def label_content(label: str) -> str:
-    """KeLP's node content: the text after the first ``##`` (``SYNT##nsubj`` -> ``nsubj``)."""
-    head, sep, tail = label.partition("##")
-    return tail if sep else label
-
-
 LABELS = Interner()
 CONTENTS = Interner()
 PRODUCTIONS = Interner()

@@ -6,7 +6,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..errors import InvalidTreeError, TreeParseError
-from .interning import CONTENTS, LABELS, PRODUCTIONS, label_content
+from .interning import CONTENTS, LABELS, PRODUCTIONS
+from .labels import label_content
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+|\s+")  # covers every character, so offsets can be recovered
 _FORBIDDEN = re.compile(r"[\s()]")
