@@ -29,17 +29,17 @@ def check_structures(kernel, X, owner: str | None = None) -> list:
     return X
 
 
-def training_set(estimator, X: Sequence, y, minimum: int) -> tuple[list, np.ndarray]:
+def training_set(estimator, X: Sequence, y, minimum: int, *, multilabel: bool = False) -> tuple[list, np.ndarray]:
     """X as a list and y as an array, after validating the estimator's parameters and
-    checking that X holds structures of its kernel, that X and y agree and that they
-    hold ``minimum`` structures."""
+    checking that X holds structures of its kernel, that X and y agree (y one label per
+    structure, or one row when ``multilabel``) and that they hold ``minimum`` structures."""
     validate_parameters(estimator)
     owner = type(estimator).__name__
     X = check_structures(estimator.kernel, X, owner)
     if y is None:
         raise InvalidParameterError(f"{owner} requires y to be passed, but the target y is None")
     y = np.asarray(y)
-    if y.ndim != 1 or len(X) != len(y) or len(X) < minimum:
+    if (y.ndim != 1 and not multilabel) or len(X) != len(y) or len(X) < minimum:
         raise InvalidParameterError(
             f"{owner}: X and y must hold at least {minimum} structure(s) and agree, "
             f"got {len(X)} sample(s) and labels of shape {y.shape}"

@@ -32,10 +32,10 @@ from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import InvalidParameterError
-from ..inputs import check_structures, structure_tags
+from ..inputs import check_structures, structure_tags, training_set
 from ..kernels.base import KERNEL, Kernel, n_threads
 from ..row_blocks import gram_rows
-from ..validation import COUNT, POSITIVE, Interval, validate_parameters, validate_params
+from ..validation import COUNT, POSITIVE, Interval, validate_params
 
 FOLDS = Interval(2, None, integer=True)
 
@@ -111,17 +111,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         return self._fit_gram(K, X, y)
 
     def _training_set(self, X: Sequence, y) -> tuple[list, np.ndarray]:
-        validate_parameters(self)
-        owner = type(self).__name__
-        X = check_structures(self.kernel, X, owner)
-        if y is None:
-            raise InvalidParameterError(f"{owner} requires y to be passed, but the target y is None")
-        y = np.asarray(y)
-        if len(X) != len(y) or len(X) < 2:
-            raise InvalidParameterError(
-                f"{owner}: X and y must hold at least 2 structures and agree, "
-                f"got {len(X)} sample(s) and labels of shape {y.shape}"
-            )
+        X, y = training_set(self, X, y, minimum=2, multilabel=True)
         check_classification_targets(y)
         return X, y
 
