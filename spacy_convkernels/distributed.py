@@ -19,12 +19,14 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
-from .approx._blocks import ROWS, check_structures
 from .errors import InvalidParameterError, MissingDependencyError, SchedulerError
-from .kernels.base import Kernel
-from .validation import validate_parameters
+from .inputs import check_structures
+from .kernels.base import KERNEL, Kernel
+from .row_blocks import ROWS
+from .validation import COUNT, Satisfies, validate_parameters, validate_params
 
 CONNECT_TIMEOUT = 10  # seconds to reach a scheduler
+ROW_MULTIPLE = Satisfies(lambda value: COUNT.accepts(value) and value % ROWS == 0, f"a positive multiple of {ROWS}")
 
 
 def _distributed():
@@ -38,14 +40,13 @@ def _distributed():
 
 
 @contextmanager
+@validate_params({"n_workers": [COUNT, None]})
 def connect(scheduler: str | None = None, *, n_workers: int | None = None):
     """A Dask client, closed on exit: of the scheduler at ``scheduler`` (an address such as
     ``tcp://host:8786``), else of a new LocalCluster of ``n_workers`` single-threaded
     worker processes (default: one per core)."""
     distributed = _distributed()
     if scheduler is None:
-        if n_workers is not None and n_workers < 1:
-            raise InvalidParameterError(f"a local cluster needs at least one worker, got {n_workers}")
         with (
             distributed.LocalCluster(
                 n_workers=n_workers,
@@ -65,6 +66,7 @@ def connect(scheduler: str | None = None, *, n_workers: int | None = None):
         yield client
 
 
+@validate_params({"kernel": [KERNEL], "block_size": [COUNT]})
 def gram(
     kernel: Kernel,
     X: Sequence,
@@ -81,12 +83,9 @@ def gram(
     Dask cluster; K(X, X) from its upper triangle when ``Y`` is None. ``n_jobs`` threads
     per task (default: the worker's limit, one under Dask's nanny). Written into ``out``
     (an array of the right shape, e.g. a memory-mapped ``.npy``) when given; returns it."""
-    if not isinstance(kernel, Kernel):
-        raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got {type(kernel).__name__}")
     validate_parameters(kernel)
     X = check_structures(kernel, X, "distributed.gram")
     Y = None if Y is None else check_structures(kernel, Y, "distributed.gram")
-    _check_block_size(block_size)
     shape = (len(X), len(X) if Y is None else len(Y))
     out = _output(out, shape, np.float64)
     with _client(client) as client:
@@ -117,6 +116,7 @@ def gram(
     return out
 
 
+@validate_params({"block_size": [ROW_MULTIPLE]})
 def nystroem_transform(
     model, X: Sequence, *, block_size: int = 4 * ROWS, out: np.ndarray | None = None, client=None, progress=False
 ) -> np.ndarray:
@@ -126,6 +126,7 @@ def nystroem_transform(
     return _transform(model, X, "normalization_", block_size=block_size, out=out, client=client, progress=progress)
 
 
+@validate_params({"block_size": [ROW_MULTIPLE]})
 def klsh_codes(
     model, X: Sequence, *, block_size: int = 4 * ROWS, out: np.ndarray | None = None, client=None, progress=False
 ) -> np.ndarray:
@@ -139,9 +140,6 @@ def _transform(model, X, fitted: str, *, block_size: int, out, client, progress:
     check_is_fitted(model, fitted)
     name = type(model).__name__
     X = check_structures(model.kernel, X, f"distributed {name}")
-    _check_block_size(block_size)
-    if block_size % ROWS:
-        raise InvalidParameterError(f"block_size must be a multiple of {ROWS} for {name}, got {block_size}")
     if out is not None and np.shape(out)[:1] != (len(X),):
         raise InvalidParameterError(f"out must have {len(X)} rows, got shape {np.shape(out)}")
     if not X:
@@ -239,11 +237,6 @@ def _client(client):
 def _blocks(n: int, block_size: int) -> Iterator[tuple[int, int]]:
     for start in range(0, n, block_size):
         yield start, min(start + block_size, n)
-
-
-def _check_block_size(block_size) -> None:
-    if not isinstance(block_size, (int, np.integer)) or isinstance(block_size, bool) or block_size < 1:
-        raise InvalidParameterError(f"block_size must be a positive integer, got {block_size!r}")
 
 
 def _output(out, shape: tuple, dtype) -> np.ndarray:

@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .errors import InvalidParameterError, MissingDependencyError
-from .kernels.base import Kernel
+from .kernels.base import KERNEL, Kernel
+from .validation import validate_params
 
 
 def purity_curve(purities: Mapping[str, Sequence[float]], clusters: Sequence[int], *, ax=None):
@@ -69,6 +70,7 @@ def landmarks_accuracy(
     return ax
 
 
+@validate_params({"kernel": [KERNEL]})
 def similarity_heatmap(
     kernel: Kernel,
     structures: Sequence,
@@ -83,8 +85,6 @@ def similarity_heatmap(
     the structures of one label in their given order), with lines between the groups and
     each label named at the middle of its group; a colour bar beside it."""
     mpl = _matplotlib("similarity_heatmap")
-    if not isinstance(kernel, Kernel):
-        raise InvalidParameterError(f"similarity_heatmap needs a spacy_convkernels Kernel, got {type(kernel).__name__}")
     structures, labels = list(structures), [str(label) for label in labels]
     if not structures or len(labels) != len(structures):
         raise InvalidParameterError(

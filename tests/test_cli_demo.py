@@ -83,7 +83,7 @@ def test_demo_bad_options_are_one_line_and_status_1(tmp_path, capsys):
         (["--model", str(tmp_path / "absent")], "Can't find model"),
         (["--model", str(tmp_path / "blank")], "has no parser"),
         (["--n-process", "0"], "--n-process must be positive, or -1 for every core; got 0"),
-        (["--n-jobs", "0"], "n_jobs must be None or a non-zero integer, got 0"),
+        (["--n-jobs", "0"], "n_jobs must be a non-zero integer or None, got 0"),
     ]
     for options, message in cases:
         assert main(["demo", *options]) == 1

@@ -90,7 +90,7 @@ def test_bad_inputs_end_with_one_line_on_stderr_and_status_1(tmp_path, capsys):
         (["gram", good, out, "--lam", "-1"], "lam"),
         (["gram", good, out, "--block-size", "0"], "--block-size must be positive"),
         (["nystroem", "fit", good, str(tmp_path / "m.npz"), "--n-components", "0"], "--n-components must be positive"),
-        (["gram", good, out, "--n-jobs", "0"], "n_jobs must be None or a non-zero integer"),
+        (["gram", good, out, "--n-jobs", "0"], "n_jobs must be a non-zero integer or None"),
         (["nystroem", "transform", str(tmp_path / "model.npz"), good, out], "not a model written by nystroem fit"),
         (["nystroem", "transform", str(tmp_path / "other.npz"), good, out], "not a model written by nystroem fit"),
         (["nystroem", "transform", str(tmp_path / "absent.npz"), good, out], "absent.npz: no such file"),

@@ -47,7 +47,7 @@ def test_a_cache_of_size_0_keeps_nothing_and_a_negative_size_is_refused():
     cache = DecisionCache(0)
     cache.put("a", np.zeros(1))
     assert len(cache) == 0 and cache.get("a") is None
-    with pytest.raises(InvalidParameterError, match="at least 0"):
+    with pytest.raises(InvalidParameterError, match=r"DecisionCache: size must be an integer in \[0, inf\], got -1"):
         DecisionCache(-1)
 
 

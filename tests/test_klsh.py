@@ -407,13 +407,13 @@ def _full_graph(kernel, X, n_neighbors):
 def test_blocked_knn_graph_equals_the_full_one(qc, monkeypatch, rows, n_neighbors):
     """Row blocks keeping the k best give the graph of the full Gram, value for value and in
     the same order on ties (each tree appears three times: many exact ties)."""
-    from spacy_convkernels.approx import _blocks
+    from spacy_convkernels import row_blocks
 
     trees, _ = qc
     X = trees[:30] + trees[:30] + trees[:30]  # every neighbour tied with two copies
     kernel = PartialTreeKernel(terminal_factor=5)
     expected = _full_graph(kernel, X, n_neighbors)
-    monkeypatch.setattr(_blocks, "ROWS", rows)
+    monkeypatch.setattr(row_blocks, "ROWS", rows)
     similarities, indices, evaluations = kernel_knn_graph(kernel, X, n_neighbors)
     np.testing.assert_array_equal(indices, expected[1])
     np.testing.assert_array_equal(similarities, expected[0])
@@ -421,12 +421,12 @@ def test_blocked_knn_graph_equals_the_full_one(qc, monkeypatch, rows, n_neighbor
 
 
 def test_blocked_knn_graph_on_paths(monkeypatch):
-    from spacy_convkernels.approx import _blocks
+    from spacy_convkernels import row_blocks
 
     X, _ = _synthetic_paths(50, np.random.default_rng(2))
     kernel = SubsequencePathKernel(lam=0.8)
     expected = _full_graph(kernel, X, 5)
-    monkeypatch.setattr(_blocks, "ROWS", 8)
+    monkeypatch.setattr(row_blocks, "ROWS", 8)
     similarities, indices, _ = kernel_knn_graph(kernel, X, 5)
     np.testing.assert_array_equal(indices, expected[1])
     np.testing.assert_array_equal(similarities, expected[0])
@@ -435,7 +435,7 @@ def test_blocked_knn_graph_on_paths(monkeypatch):
 @pytest.mark.slow
 def test_blocked_knn_graph_holds_one_block(qc, monkeypatch):
     """No kernel call computes more than one block of rows against the rest."""
-    from spacy_convkernels.approx import _blocks
+    from spacy_convkernels import row_blocks
 
     trees, _ = qc
     sizes = []
@@ -445,7 +445,7 @@ def test_blocked_knn_graph_holds_one_block(qc, monkeypatch):
         sizes.append(len(X) * (len(X) if Y is None else len(Y)))
         return gram(self, X, Y, **kwargs)
 
-    monkeypatch.setattr(_blocks, "ROWS", 16)
+    monkeypatch.setattr(row_blocks, "ROWS", 16)
     monkeypatch.setattr(PartialTreeKernel, "gram", recording)
     kernel_knn_graph(PartialTreeKernel(), trees, 3)
     assert max(sizes) <= 16 * len(trees)

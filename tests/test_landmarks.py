@@ -226,7 +226,7 @@ def test_every_method_fits_structures_that_repeat(method, kernel, trees):
 
 
 def test_bad_method_and_gram():
-    with pytest.raises(InvalidParameterError, match="landmark method"):
+    with pytest.raises(InvalidParameterError, match="landmark selection: method must be one of"):
         select_landmarks(GramColumns(np.eye(3)), 2, "greedy")
     with pytest.raises(InvalidParameterError, match="square"):
         GramColumns(np.ones((3, 2)))

@@ -188,7 +188,7 @@ def test_the_documented_config_blocks_build_the_rulers(sample_docs, tmp_path):
         assert [spans(nlp(text), key) for key in KEYS] == [spans(expected(text), key) for key in KEYS]
     doc = nlp(SENTENCE)
     assert [(e.text, e.label_) for e in doc.ents] == [("RAS", "Protein"), ("RAF", "Protein"), ("MEK1", "Protein")]
-    with pytest.raises(InvalidParameterError, match="group must be one of proteins, triggers"):
+    with pytest.raises(InvalidParameterError, match="group must be one of 'proteins', 'triggers', got"):
         create_lexicon_patterns(tmp_path / "lexicon", "entities")
 
 
@@ -230,8 +230,8 @@ def test_command_fails_cleanly_on_bad_input(tmp_path, capsys):
     cases = {
         (str(tmp_path / "missing"),): "no such directory",
         (str(unannotated),): "without .a2 files",
-        (str(SAMPLE), "--min-precision", "2"): "min_precision must be between 0 and 1",
-        (str(SAMPLE), "--min-count", "0"): "min_count must be at least 1",
+        (str(SAMPLE), "--min-precision", "2"): "min_precision must be a finite number in [0, 1], got 2.0",
+        (str(SAMPLE), "--min-count", "0"): "min_count must be an integer in [1, inf], got 0",
     }
     malformed = tmp_path / "malformed"
     shutil.copytree(SAMPLE, malformed)

@@ -101,11 +101,11 @@ def test_progress_bars_only_when_asked(trees, capsys):
 
 
 def test_landmark_gram_by_blocks_is_the_gram(trees, monkeypatch):
-    from spacy_convkernels.approx import _blocks
+    from spacy_convkernels import row_blocks
 
     kernel = PartialTreeKernel()
     whole = Nystroem(kernel, n_components=30, random_state=1).fit(trees)
-    monkeypatch.setattr(_blocks, "ROWS", 7)
+    monkeypatch.setattr(row_blocks, "ROWS", 7)
     blocks = Nystroem(kernel, n_components=30, random_state=1).fit(trees)
     np.testing.assert_array_equal(blocks.normalization_, whole.normalization_)
     np.testing.assert_array_equal(blocks.transform(trees), whole.transform(trees))

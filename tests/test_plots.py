@@ -110,7 +110,7 @@ def test_similarity_heatmap_of_one_label_has_no_boundary():
         (lambda: landmarks_accuracy([1, 2], {"a": [0.4, 0.5]}, exact={"a": [0.9]}), r"exact\['a'\]"),
         (lambda: similarity_heatmap(PartialTreeKernel(), [ONE], []), "1 structures and 0 labels"),
         (lambda: similarity_heatmap(PartialTreeKernel(), [], []), "at least one structure"),
-        (lambda: similarity_heatmap(lambda a, b: 1.0, [ONE], ["X"]), "needs a spacy_convkernels Kernel"),
+        (lambda: similarity_heatmap(lambda a, b: 1.0, [ONE], ["X"]), "similarity_heatmap: kernel must be a kernel of"),
     ],
 )
 def test_bad_input_raises_invalid_parameter_error_naming_it(call, message):

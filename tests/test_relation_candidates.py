@@ -113,7 +113,7 @@ def test_registered_generators_and_bad_options():
         entity_pairs(doc, path="edges")
     with pytest.raises(InvalidParameterError, match="tree must be one of"):
         entity_pairs(doc, tree="ptb")
-    with pytest.raises(InvalidParameterError, match="unknown role set"):
+    with pytest.raises(InvalidParameterError, match="dependency_interactions: role_sets must be role sets among"):
         dependency_interactions(doc, role_sets=[("theme", "catalyst")])
     with pytest.raises(MissingAnnotationError, match="dependency parse"):
         entity_pairs(Doc(Vocab(), words=["a", "b"]))

@@ -162,7 +162,7 @@ def test_hooks_come_back_after_a_docbin(questions):
 @pytest.mark.parametrize("value", ["yes", 1, None])
 def test_the_hook_setting_is_checked(value):
     """A config is checked by spaCy against the factory's ``bool``; the class checks it too."""
-    with pytest.raises(InvalidParameterError, match="kernel_vectors: similarity_hook must be true or false"):
+    with pytest.raises(InvalidParameterError, match="kernel_vectors: similarity_hook must be True or False, got"):
         KernelVectors(
             spacy.blank("en"),
             "kernel_vectors",

@@ -515,12 +515,12 @@ def test_a_split_by_article_refuses_bad_input(tmp_path, capsys):
     with pytest.raises(CorpusFileError, match=r"notes\.txt: the document name holds no article id"):
         split_articles(corpus)
     (corpus / "notes.txt").unlink()
-    with pytest.raises(InvalidParameterError, match=r"share must be in \(0, 1\), got 1\.5"):
+    with pytest.raises(InvalidParameterError, match=r"share must be a finite number in \(0, 1\), got 1\.5"):
         split_articles(corpus, share=1.5)
     single = articles_corpus(tmp_path / "single", {"PMC-1": 3})
     with pytest.raises(ConvKernelsError, match="3 document\\(s\\) of 1 article\\(s\\)"):
         split_articles(single)
-    with pytest.raises(InvalidParameterError, match="split must be one of all, train, dev"):
+    with pytest.raises(InvalidParameterError, match="split must be one of 'all', 'train', 'dev', got 'test'"):
         spacy.registry.readers.get("spacy_convkernels.BioNLPStandoff.v1")(path=corpus, split="test")
     write_doc(corpus, TEXT, A1, A2, name="notes")
     command = ["convert", "--format", "standoff", str(corpus), str(tmp_path / "o.spacy")]

@@ -29,10 +29,26 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConvKernelsWarning, InvalidParameterError
-from ..kernels.base import Kernel
-from ._blocks import gram_rows, structure_list, structure_tags
+from ..inputs import structure_list, structure_tags
+from ..kernels.base import KERNEL, Kernel
+from ..row_blocks import gram_rows
+from ..validation import COUNT, Boolean, Options, validate_parameters
 
 HASH_FUNCTIONS = ("random_knn", "kulis_grauman")
+
+#: The parameters of the KLSH codes, declared once for every estimator and component that
+#: makes codes (:func:`klsh_parameters` passes them on).
+KLSH_PARAMETERS = {
+    "n_references": [COUNT],
+    "n_bits": [COUNT],
+    "subset_size": [COUNT],
+    "hash_function": [Options(*HASH_FUNCTIONS)],
+}
+
+
+def klsh_parameters(owner) -> dict:
+    """The KLSH parameters ``owner`` stores, as keyword arguments of :class:`KLSH`."""
+    return {name: getattr(owner, name) for name in KLSH_PARAMETERS}
 
 
 class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -85,6 +101,8 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         structures costs n M more.
     """
 
+    _parameter_constraints = {"kernel": [KERNEL], **KLSH_PARAMETERS, "packed": [Boolean()]}
+
     def __init__(
         self,
         kernel: Kernel,
@@ -116,7 +134,7 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def fit(self, X: Sequence, y=None):
         """Draw the reference set among ``X``, then the hash functions."""
         X = structure_list(X, type(self).__name__)
-        self._check_params(len(X))
+        self._check_params(X)
         rng = check_random_state(self.random_state)
         if self.n_references > len(X):
             warnings.warn(
@@ -136,7 +154,7 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     ):
         """Use ``references`` as the reference set and draw the hash functions (seeded by
         ``random_state``, else by the estimator's)."""
-        self._check_params(len(references))
+        self._check_params(references)
         return self._fit_hash_functions(
             references, indices, check_random_state(self.random_state if random_state is None else random_state)
         )
@@ -166,7 +184,7 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """Use ``references`` and saved hash functions: ``subsets`` (``"random_knn"``) or
         ``hyperplanes`` (``"kulis_grauman"``), as :attr:`subsets_` and :attr:`hyperplanes_`
         of a fitted model. Computes no kernel value."""
-        self._check_params(len(references))
+        self._check_params(references)
         M = len(references)
         if self.hash_function == "random_knn":
             subsets = _saved(subsets, "subsets", ndim=3)
@@ -249,20 +267,9 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self._prepared = prepared
         self.n_kernel_evaluations_ = 0
 
-    def _check_params(self, n_structures: int):
-        if not isinstance(self.kernel, Kernel):
-            raise InvalidParameterError(
-                f"kernel must be a kernel of spacy_convkernels, got {type(self.kernel).__name__}"
-            )
-        for name in ("n_references", "n_bits", "subset_size"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or value < 1:
-                raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}")
-        if not isinstance(self.packed, (bool, np.bool_)):
-            raise InvalidParameterError(f"packed must be True or False, got {self.packed!r}")
-        if self.hash_function not in HASH_FUNCTIONS:
-            raise InvalidParameterError(f"hash_function must be one of {HASH_FUNCTIONS}, got {self.hash_function!r}")
-        if n_structures == 0:
+    def _check_params(self, structures: Sequence):
+        validate_parameters(self)
+        if not len(structures):
             raise InvalidParameterError("KLSH needs at least one structure to fit")
 
 

@@ -30,6 +30,7 @@ from sklearn.utils import check_random_state
 from tqdm import tqdm
 
 from ..errors import InvalidParameterError
+from ..validation import Options, validate_params
 
 #: Pivoted Cholesky treats a structure whose residual self-similarity is at most this
 #: share of its own self-similarity as lying in the span of the landmarks (exactly, up to
@@ -293,13 +294,12 @@ LANDMARK_METHODS = {
 }
 
 
+@validate_params({"method": [Options(*LANDMARK_METHODS)]}, owner="landmark selection")
 def select_landmarks(
     source: KernelColumns, n_components: int, method: str, random_state=None, *, verbose: bool = False
 ) -> np.ndarray:
     """The indices of ``n_components`` landmarks (at most ``len(source)``) chosen by ``method``,
     one of ``LANDMARK_METHODS``."""
-    if method not in LANDMARK_METHODS:
-        raise InvalidParameterError(f"landmark method must be one of {tuple(LANDMARK_METHODS)}, got {method!r}")
     n_components = min(int(n_components), len(source))
     return np.asarray(
         LANDMARK_METHODS[method](source, n_components, check_random_state(random_state), verbose=verbose),

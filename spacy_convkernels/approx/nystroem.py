@@ -31,8 +31,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConvKernelsWarning, InvalidParameterError, KernelOverflowError
-from ..kernels.base import Kernel
-from ._blocks import gram_rows, structure_list, structure_tags, symmetric_gram
+from ..inputs import structure_list, structure_tags
+from ..kernels.base import KERNEL, Kernel
+from ..row_blocks import gram_rows, symmetric_gram
+from ..validation import COUNT, Options, Satisfies, validate_parameters
 from .landmarks import LANDMARK_METHODS, StructureColumns, select_landmarks
 
 LANDMARK_INITS = tuple(LANDMARK_METHODS)
@@ -41,6 +43,13 @@ LANDMARK_INITS = tuple(LANDMARK_METHODS)
 #: Below it an eigenvalue is mostly rounding (its error is about machine epsilon times the
 #: largest) and 1 / sqrt of it would amplify that rounding into the vectors.
 EIGENVALUE_RTOL = 1e-10
+
+
+def _float_dtype(dtype) -> bool:
+    try:
+        return np.dtype(dtype) in (np.float32, np.float64)
+    except TypeError:
+        return False
 
 
 class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -89,6 +98,13 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         ``nystroem0``, ``nystroem1``, ...
     """
 
+    _parameter_constraints = {
+        "kernel": [KERNEL],
+        "n_components": [COUNT],
+        "landmark_init": [Options(*LANDMARK_INITS)],
+        "dtype": [Satisfies(_float_dtype, "float32 or float64")],
+    }
+
     def __init__(
         self,
         kernel: Kernel,
@@ -115,8 +131,10 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     def fit(self, X: Sequence, y=None):
         """Choose the landmarks among ``X`` and compute the normalization."""
+        validate_parameters(self)
         X = structure_list(X, type(self).__name__)
-        self._check_params(len(X))
+        if not X:
+            raise InvalidParameterError("Nystroem needs at least one structure to fit")
         n_components = self.n_components
         if n_components > len(X):
             warnings.warn(
@@ -183,20 +201,6 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         super().__setstate__(state)
         if "components_" in state:
             self._landmarks = self.kernel.prepare(self.components_)
-
-    def _check_params(self, n_structures: int):
-        if not isinstance(self.kernel, Kernel):
-            raise InvalidParameterError(
-                f"kernel must be a kernel of spacy_convkernels, got {type(self.kernel).__name__}"
-            )
-        if not isinstance(self.n_components, (int, np.integer)) or self.n_components < 1:
-            raise InvalidParameterError(f"n_components must be a positive integer, got {self.n_components!r}")
-        if self.landmark_init not in LANDMARK_INITS:
-            raise InvalidParameterError(f"landmark_init must be one of {LANDMARK_INITS}, got {self.landmark_init!r}")
-        if np.dtype(self.dtype) not in (np.float32, np.float64):
-            raise InvalidParameterError(f"dtype must be float32 or float64, got {self.dtype!r}")
-        if n_structures == 0:
-            raise InvalidParameterError("Nystroem needs at least one structure to fit")
 
 
 def nystroem_normalization(W: np.ndarray, *, rtol: float = EIGENVALUE_RTOL) -> np.ndarray:

@@ -18,11 +18,8 @@ import warnings
 from .. import __version__
 from ..errors import ConvKernelsError, InvalidParameterError
 from ..outputs import check_outputs
-from ..validation import Interval
+from ..validation import POSITIVE, SEED
 from . import convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, trees
-
-SEED = Interval(0, 2**32 - 1, integer=True)
-POSITIVE = Interval(0, None, closed="neither")
 
 COMMANDS = {
     "demo": demo,

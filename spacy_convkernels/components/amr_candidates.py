@@ -26,8 +26,8 @@ from spacy.tokens import Doc
 from ..errors import InvalidGraphError, MissingAnnotationError
 from ..structures.interactions import INTERACTIONS, PARTICIPANTS, find_candidates
 from ..structures.semantic_graph import SemanticGraph
+from ..validation import COUNT, NATURAL, Options, validate_params
 from .extensions import INTERACTIONS_KEY, install_extensions
-from .sentences import check_choice, check_count
 
 
 @Language.factory(
@@ -85,6 +85,13 @@ class AmrCandidates:
         None: every entity.
     """
 
+    @validate_params(
+        {
+            "source": [Options("amr", "dependencies")],
+            "max_distance": [NATURAL],
+            "max_candidates_per_trigger": [COUNT, None],
+        }
+    )
     def __init__(
         self,
         name: str = "kernel_amr_candidates",
@@ -96,10 +103,6 @@ class AmrCandidates:
         participants: list[str] | None = None,
         entity_labels: list[str] | None = None,
     ):
-        check_choice(name, "source", source, ("amr", "dependencies"))
-        check_count(name, "max_distance", max_distance, minimum=0)
-        if max_candidates_per_trigger is not None:
-            check_count(name, "max_candidates_per_trigger", max_candidates_per_trigger, minimum=1)
         install_extensions("doc._.kernel_amr", "doc._.kernel_interactions")
         self.name = name
         self.source = source

@@ -13,15 +13,17 @@ n_process=N)``; ``Forest.from_string`` gives the forest back. Place it after the
 the parser's beam reads the shared ``tok2vec`` output of the Doc.
 """
 
+import math
 from collections.abc import Iterable, Iterator
 
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import minibatch
 
-from ..errors import InvalidParameterError, MissingAnnotationError, UnknownRepresentationError
+from ..errors import MissingAnnotationError, UnknownRepresentationError
 from ..structures.dependency import REPRESENTATIONS
 from ..structures.forest import beam_forests
+from ..validation import COUNT, POSITIVE, Interval, Options, validate_params
 from .extensions import install_extensions
 from .kernel_trees import PARSE
 
@@ -93,6 +95,14 @@ class KernelForests:
         Docs per beam in ``pipe``.
     """
 
+    @validate_params(
+        {
+            "beam_width": [COUNT],
+            "k": [Interval(1, "beam_width", integer=True)],
+            "batch_size": [COUNT],
+            "temperature": [POSITIVE, Options(math.inf)],
+        }
+    )
     def __init__(
         self,
         nlp: Language,
@@ -107,17 +117,10 @@ class KernelForests:
         collapse_prepositions: bool = True,
         batch_size: int = 64,
     ):
-        for setting, value in (("k", k), ("beam_width", beam_width), ("batch_size", batch_size)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise InvalidParameterError(f"{name}: {setting} must be an integer >= 1, got {value!r}")
-        if k > beam_width:
-            raise InvalidParameterError(f"{name}: k ({k}) cannot exceed beam_width ({beam_width})")
         if representation not in REPRESENTATIONS:
             raise UnknownRepresentationError(
                 f"{name}: representation must be one of {', '.join(REPRESENTATIONS)}, got {representation!r}"
             )
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
-            raise InvalidParameterError(f"{name}: temperature must be a number > 0, got {temperature!r}")
         install_extensions("span._.kernel_forest")
         self.nlp = nlp
         self.name = name

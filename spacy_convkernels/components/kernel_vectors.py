@@ -42,10 +42,10 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..approx.nystroem import LANDMARK_INITS, Nystroem
-from ..errors import InvalidParameterError
 from ..ml.kernel_features import set_feature_widths
+from ..validation import COUNT, Boolean, Options, validate_params
 from .kernel_trees import PARSE
-from .sentences import SentenceTreeModel, check_choice, check_count, read_structure
+from .sentences import TREE_KERNEL, TREE_SOURCES, SentenceTreeModel, read_structure
 from .similarity import KernelVectorHooks
 
 DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 1.0}
@@ -135,8 +135,17 @@ class KernelVectors(SentenceTreeModel):
 
     extension = "kernel_vector"
     fitted_attribute = "normalization_"
-    source_setting = "landmark_source"
 
+    @validate_params(
+        {
+            "kernel": [TREE_KERNEL],
+            "n_components": [COUNT],
+            "landmark_init": [Options(*LANDMARK_INITS)],
+            "landmark_source": [Options(*TREE_SOURCES)],
+            "batch_size": [COUNT],
+            "similarity_hook": [Boolean()],
+        }
+    )
     def __init__(
         self,
         nlp: Language,
@@ -151,10 +160,6 @@ class KernelVectors(SentenceTreeModel):
         batch_size: int = 256,
         similarity_hook: bool = False,
     ):
-        check_count(name, "n_components", n_components, minimum=1)
-        if not isinstance(similarity_hook, bool):
-            raise InvalidParameterError(f"{name}: similarity_hook must be true or false, got {similarity_hook!r}")
-        check_choice(name, "landmark_init", landmark_init, LANDMARK_INITS)
         model = Nystroem(
             kernel, n_components=n_components, landmark_init=landmark_init, dtype=np.float32, random_state=random_state
         )

@@ -19,11 +19,11 @@ from collections.abc import Callable
 
 from spacy.language import Language
 
-from ..approx.klsh import HASH_FUNCTIONS, KLSH
-from ..errors import InvalidParameterError
+from ..approx.klsh import KLSH, KLSH_PARAMETERS
+from ..validation import COUNT, Interval, Options, validate_params
 from .kernel_trees import PARSE
 from .kernel_vectors import DEFAULT_KERNEL
-from .sentences import SentenceTreeModel, check_choice, check_count, read_structure
+from .sentences import TREE_KERNEL, TREE_SOURCES, SentenceTreeModel, read_structure
 
 
 @Language.factory(
@@ -106,8 +106,17 @@ class KLSHCodes(SentenceTreeModel):
 
     extension = "kernel_klsh_code"
     fitted_attribute = "references_"
-    source_setting = "reference_source"
 
+    @validate_params(
+        {
+            "kernel": [TREE_KERNEL],
+            **KLSH_PARAMETERS,
+            # two subsets of every reference give constant bits
+            "subset_size": [Interval(1, "n_references", closed="left", integer=True)],
+            "reference_source": [Options(*TREE_SOURCES)],
+            "batch_size": [COUNT],
+        }
+    )
     def __init__(
         self,
         nlp: Language,
@@ -123,14 +132,6 @@ class KLSHCodes(SentenceTreeModel):
         random_state: int = 0,
         batch_size: int = 256,
     ):
-        for setting, value in (("n_references", n_references), ("n_bits", n_bits), ("subset_size", subset_size)):
-            check_count(name, setting, value, minimum=1)
-        if subset_size >= n_references:
-            raise InvalidParameterError(
-                f"{name}: subset_size ({subset_size}) must be below n_references "
-                f"({n_references}): two subsets of every reference give constant bits"
-            )
-        check_choice(name, "hash_function", hash_function, HASH_FUNCTIONS)
         model = KLSH(
             kernel,
             n_references=n_references,

@@ -1,7 +1,6 @@
 """What the components share: checks of their settings, a Doc's sentence trees, the docs
 they are fitted on, and the base of the components whose model is fitted on sentence trees."""
 
-import numbers
 from collections.abc import Iterable, Iterator
 
 import srsly
@@ -21,7 +20,7 @@ from ..kernels import Kernel
 from ..structures.dependency import REPRESENTATIONS, span_to_tree
 from ..structures.forest import Forest
 from ..structures.tree import Tree
-from ..validation import validate_parameters
+from ..validation import Satisfies, validate_parameters
 from .extensions import install_extensions
 from .kernel_trees import KernelTrees
 from .registered_kernels import bind_pipeline_vectors
@@ -29,30 +28,18 @@ from .registered_kernels import bind_pipeline_vectors
 TREE_SOURCES = ("predicted", "reference")
 
 
-def check_count(component: str, name: str, value, minimum: int) -> None:
-    """Refuse a setting that is not an integer >= ``minimum``."""
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise InvalidParameterError(f"{component}: {name} must be an integer >= {minimum}, got {value!r}")
-
-
-def check_choice(component: str, name: str, value, choices: tuple) -> None:
-    """Refuse a setting that is not one of ``choices``."""
-    if value not in choices:
-        raise InvalidParameterError(
-            f"{component}: {name} must be one of {', '.join(map(repr, choices))}, got {value!r}"
-        )
-
-
-def check_kernel(component: str, kernel) -> None:
-    """Refuse a kernel that does not compare trees or forests, or parameters the kernel refuses."""
+def _tree_kernel(kernel) -> bool:
     if not isinstance(kernel, Kernel) or kernel.structure_type not in (Tree, Forest):
-        raise InvalidParameterError(
-            f"{component}: kernel must be a tree or forest kernel of spacy_convkernels, got {type(kernel).__name__}"
-        )
+        return False
     try:
         validate_parameters(kernel)
-    except InvalidParameterError as problem:
-        raise InvalidParameterError(f"{component}: kernel {problem}") from problem
+    except InvalidParameterError:
+        return False
+    return True
+
+
+#: The kernel of a component over sentence trees (its repr in a message shows the parameters).
+TREE_KERNEL = Satisfies(_tree_kernel, "a tree or forest kernel of spacy_convkernels with valid parameters")
 
 
 def read_structure(kernel: Kernel, text: str) -> Tree | Forest:
@@ -127,13 +114,12 @@ class SentenceTreeModel:
     a sentence without a tree) and a summary of them to ``Doc._.<extension>``, one batch
     of sentences per ``transform`` call; the fitted state is saved with the pipeline.
 
-    Subclasses set ``extension``, ``fitted_attribute`` (set once the model is fitted),
-    ``source_setting`` (the name of their ``tree_source`` setting) and ``minimum_trees``,
+    Subclasses set ``extension``, ``fitted_attribute`` (set once the model is fitted) and
+    ``minimum_trees``, validate their settings (``validate_params`` on their constructor)
     and define ``doc_value``, ``_state`` and ``_set_state``."""
 
     extension: str
     fitted_attribute: str
-    source_setting: str
     minimum_trees: int = 1
 
     def __init__(self, nlp: Language, name: str, representation: str, batch_size: int, model, tree_source: str):
@@ -141,9 +127,6 @@ class SentenceTreeModel:
             raise UnknownRepresentationError(
                 f"{name}: representation must be one of {REPRESENTATIONS}, got {representation!r}"
             )
-        check_count(name, "batch_size", batch_size, minimum=1)
-        check_choice(name, self.source_setting, tree_source, TREE_SOURCES)
-        check_kernel(name, model.kernel)
         install_extensions(
             "span._.kernel_trees",
             "doc._.kernel_trees",

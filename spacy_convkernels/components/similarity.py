@@ -20,7 +20,8 @@ from spacy.tokens import Doc, Span
 from ..errors import ConvKernelsWarning, StructureTypeError
 from ..structures.dependency import join_sentences, span_to_tree
 from ..structures.tree import Tree
-from .sentences import check_kernel
+from ..validation import validate_params
+from .sentences import TREE_KERNEL
 
 
 def text_tree(text: Doc | Span, representation: str = "loct") -> Tree | None:
@@ -56,10 +57,10 @@ def _stored_tree(sentence: Span, representation: str) -> Tree | None:
     return span_to_tree(sentence, representation)
 
 
+@validate_params({"kernel": [TREE_KERNEL]})
 def text_similarity(a: Doc | Span, b: Doc | Span, *, kernel, representation: str = "loct") -> float:
     """The exact normalized tree kernel between two parsed Docs or Spans (see the module
     docstring); 0.0 when either has no tree (nothing to share)."""
-    check_kernel("text_similarity", kernel)
     tree_a, tree_b = text_tree(a, representation), text_tree(b, representation)
     if tree_a is None or tree_b is None:
         return 0.0

@@ -17,13 +17,12 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..errors import CorpusFormatError
-from ..validation import Interval, check_value
+from ..validation import COUNT, validate_params
 from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
-SENTENCES = Interval(1, None, integer=True)
 
-
+@validate_params({"n_sents": [COUNT]})
 def read_conllu(
     path,
     vocab: Vocab | None = None,
@@ -43,7 +42,6 @@ def read_conllu(
     goes on. A file that cannot be opened raises
     :class:`~spacy_convkernels.errors.CorpusFileError`. ``progress`` shows a progress bar.
     """
-    check_value("read_conllu", "n_sents", n_sents, [SENTENCES])
     return _read(Path(path), vocab if vocab is not None else Vocab(), n_sents, skip_errors, errors, progress)
 
 
@@ -71,9 +69,9 @@ def _read(path: Path, vocab: Vocab, n_sents: int, skip_errors: bool, errors, pro
 
 
 @registry.readers("spacy_convkernels.ConllU.v1")
+@validate_params({"n_sents": [COUNT]}, owner="spacy_convkernels.ConllU.v1")
 def create_conllu_reader(path: Path, n_sents: int = 1, skip_errors: bool = False) -> Callable:
     """spaCy reader for training configs: ``[corpora.train] @readers = "spacy_convkernels.ConllU.v1"``."""
-    check_value("spacy_convkernels.ConllU.v1", "n_sents", n_sents, [SENTENCES])
 
     def read(nlp) -> Iterable[Example]:
         for doc in read_conllu(path, nlp.vocab, n_sents=n_sents, skip_errors=skip_errors):

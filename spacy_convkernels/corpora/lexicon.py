@@ -79,6 +79,7 @@ from spacy.util import registry
 
 from ..errors import CorpusFileError, CorpusFormatError, InvalidParameterError
 from ..outputs import replacing
+from ..validation import COUNT, SHARE, Options, validate_params
 from .lines import Unreadable, corpus_error, corpus_lines
 
 PROTEIN = "Protein"
@@ -100,6 +101,7 @@ _SHAPES = [  # (regex of the first token, the rest of the pattern)
 ]
 
 
+@validate_params({"min_count": [COUNT], "min_precision": [SHARE], "protein_min_precision": [SHARE]})
 def build_lexicon(
     docs: Iterable[Doc],
     *,
@@ -110,11 +112,6 @@ def build_lexicon(
 ) -> dict[str, list[dict]]:
     """``{"proteins": [pattern, ...], "triggers": [pattern, ...]}`` from annotated Docs
     (``doc.spans["proteins"]`` and ``doc.spans["triggers"]``; module docstring)."""
-    if min_count < 1:
-        raise InvalidParameterError(f"min_count must be at least 1, got {min_count}")
-    for name, value in (("min_precision", min_precision), ("protein_min_precision", protein_min_precision)):
-        if not 0.0 <= value <= 1.0:
-            raise InvalidParameterError(f"{name} must be between 0 and 1, got {value}")
     docs = list(docs)
     annotated = Counter()  # (key, lowercased words, label): annotated mentions
     for doc in docs:
@@ -195,11 +192,10 @@ def add_lexicon(nlp: Language, lexicon, *, before: str | None = None) -> None:
 
 
 @registry.readers("spacy_convkernels.LexiconPatterns.v1")
+@validate_params({"group": [Options(*KEYS)]}, owner="spacy_convkernels.LexiconPatterns.v1")
 def create_lexicon_patterns(path: Path, group: str) -> list[dict]:
     """The patterns of one group (``"proteins"`` or ``"triggers"``) of a lexicon directory,
     for a config's ``[initialize.components.<ruler>.patterns]`` (module docstring)."""
-    if group not in KEYS:
-        raise InvalidParameterError(f"group must be one of {', '.join(KEYS)}, got {group!r}")
     return read_lexicon(path)[group]
 
 

@@ -73,8 +73,8 @@ from spacy.training import Example
 from spacy.util import filter_spans, registry
 
 from ..components.extensions import INTERACTIONS_KEY, install_extensions
-from ..errors import ConvKernelsError, ConvKernelsWarning, CorpusFileError, CorpusFormatError, InvalidParameterError
-from ..validation import Interval, check_value
+from ..errors import ConvKernelsError, ConvKernelsWarning, CorpusFileError, CorpusFormatError
+from ..validation import COUNT, Interval, Options, validate_params
 from .examples import training_example
 from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
@@ -83,15 +83,16 @@ GROUPS = {"Protein": "proteins", "Entity": "entities", "Anaphora": "anaphora"}  
 MODIFICATIONS = {"Negation": "negated", "Speculation": "speculated"}
 MAX_NESTING = 100  # events nested deeper are malformed (GE 2013 train and devel: at most 6)
 MAX_INTERACTIONS_PER_EVENT = 1000  # GE 2013 train and devel: at most 5
-CAP = Interval(1, None, integer=True)
 
 SPLITS = ("all", "train", "dev")
+HELD_OUT_SHARE = Interval(0, 1, closed="neither")
 _ARTICLE = re.compile(r"[^-.]+-[^-.]+(?=-.)")  # PMC-1310901 of PMC-1310901-00-TIAB.txt
 _THEME = re.compile(r"Theme\d*")
 _TEXTBOUND = re.compile(r"(\S+) (\d+) (\d+)")
 _ARGUMENT = re.compile(r"([A-Za-z][A-Za-z0-9_]*):([TE]\d+)")
 
 
+@validate_params({"max_interactions_per_event": [COUNT, None]})
 def read_standoff(
     source,
     nlp=None,
@@ -117,7 +118,6 @@ def read_standoff(
     and equivalence, modification and coreference lines read. ``max_interactions_per_event``
     bounds what one event expands to (module docstring), ``None`` for no bound.
     """
-    check_value("read_standoff", "max_interactions_per_event", max_interactions_per_event, [CAP, None])
     install_extensions("doc._.kernel_interactions")
     nlp = nlp or spacy.blank("en")
     counts = counts if counts is not None else Counter()
@@ -130,6 +130,14 @@ def read_standoff(
 
 
 @registry.readers("spacy_convkernels.BioNLPStandoff.v1")
+@validate_params(
+    {
+        "max_interactions_per_event": [COUNT, None],
+        "split": [Options(*SPLITS)],
+        "dev_share": [HELD_OUT_SHARE],
+    },
+    owner="spacy_convkernels.BioNLPStandoff.v1",
+)
 def create_standoff_reader(
     path: Path,
     skip_errors: bool = False,
@@ -146,8 +154,6 @@ def create_standoff_reader(
     the documents of ``path``, ``"dev"`` the whole articles :func:`split_articles` holds
     out (``dev_share`` of the documents, articles shuffled with ``split_seed``),
     ``"train"`` the others: a dev corpus for ``spacy train`` taken from the training set."""
-    if split not in SPLITS:
-        raise InvalidParameterError(f"BioNLPStandoff: split must be one of {', '.join(SPLITS)}, got {split!r}")
     documents = None
     if split != "all":
         train, dev = split_articles(path, share=dev_share, seed=split_seed)
@@ -181,13 +187,12 @@ def article_of(document: Path) -> str:
     return found.group(0)
 
 
+@validate_params({"share": [HELD_OUT_SHARE]})
 def split_articles(source, *, share: float = 0.2, seed: int = 0) -> tuple[list[Path], list[Path]]:
     """(kept, held out): the ``.txt`` files of the documents of ``source`` (as
     :func:`read_standoff` takes it) split by whole articles (:func:`article_of`), the
     articles shuffled with ``seed`` and held out until they make at least ``share`` of the
     documents (one article at least is kept). Both sides keep the documents' order."""
-    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 < share < 1.0:
-        raise InvalidParameterError(f"the held-out share must be in (0, 1), got {share!r}")
     stems = _documents(source)
     articles = [article_of(_file(stem, ".txt")) for stem in stems]
     order = sorted(set(articles))

@@ -14,7 +14,6 @@ per structure and kernel configuration and kept with the compiled structure, so 
 calls reuse it.
 """
 
-import numbers
 import os
 import threading
 import warnings
@@ -25,8 +24,9 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from tqdm.auto import tqdm
 
-from ..errors import InvalidParameterError, KernelUnderflowWarning, StructureTypeError
-from ..validation import validate_parameters
+from ..errors import InvalidParameterError, KernelUnderflowWarning
+from ..inputs import check_structures
+from ..validation import Interval, Satisfies, validate_parameters, validate_params
 from . import _driver
 from ._index import FixedSet
 from ._openmp import max_threads
@@ -71,6 +71,12 @@ def _after_fork_in_child():
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+NON_ZERO = Satisfies(
+    lambda value: Interval(None, None, integer=True).accepts(value) and value != 0, "a non-zero integer"
+)
+
+
+@validate_params({"n_jobs": [NON_ZERO, None]})
 def n_threads(n_jobs) -> int:
     """Threads for ``n_jobs``, as scikit-learn counts them: None = the OpenMP limit in force
     (every core, unless ``OMP_NUM_THREADS``, a threadpoolctl limit or joblib's limit for its
@@ -83,8 +89,6 @@ def n_threads(n_jobs) -> int:
         return 1
     if n_jobs is None:
         return min(max_threads(), cores)
-    if not isinstance(n_jobs, (numbers.Integral, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0:
-        raise InvalidParameterError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
     threads = int(n_jobs) if n_jobs > 0 else max_threads() + 1 + int(n_jobs)
     return min(max(threads, 1), cores)
 
@@ -215,7 +219,7 @@ class Kernel(BaseEstimator):
         with their landmarks, references and support vectors. ``index=False`` gives the
         plain engine, one pair at a time."""
         spec, tables = self._configuration()
-        X = self._check_structures(X)
+        X = check_structures(self, X)
         packed = self._pack(X, spec, tables)
         fixed = FixedSet(_engine_settings(spec, tables), packed) if index else None
         return Prepared(spec, tables, X, packed, fixed)
@@ -240,7 +244,7 @@ class Kernel(BaseEstimator):
         """(structures, packed form) of a sequence, or of a Prepared packed for ``spec`` against ``tables``."""
         if isinstance(X, Prepared) and X.tables is tables and X.spec == spec:
             return list(X.structures), X.packed
-        X = self._check_structures(X.structures if isinstance(X, Prepared) else X)
+        X = check_structures(self, X.structures if isinstance(X, Prepared) else X)
         return X, self._pack(X, spec, tables)
 
     @staticmethod
@@ -300,18 +304,8 @@ class Kernel(BaseEstimator):
         also take another form of it (the tuple kernels: networkx graphs)."""
         return x
 
-    def _check_structures(self, X: Sequence) -> list:
-        if isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
-            raise StructureTypeError(f"{type(self).__name__} needs a sequence of structures, got {type(X).__name__}")
-        X = [self.as_structure(x) for x in X]
-        for k, x in enumerate(X):
-            if not isinstance(x, self.structure_type):
-                raise StructureTypeError(
-                    f"{type(self).__name__} compares {self.structure_type.__name__} objects; "
-                    f"item {k} is {type(x).__name__}"
-                )
-        return X
 
+KERNEL = Satisfies(lambda value: isinstance(value, Kernel), "a kernel of spacy_convkernels")
 
 _tables_lock = threading.Lock()
 

@@ -24,7 +24,9 @@ import numpy as np
 from sklearn.base import clone
 
 from ..errors import InvalidParameterError, StructureTypeError
+from ..structures.labels import label_content
 from ..structures.tree import Tree
+from ..validation import COUNT, validate_params
 
 
 @dataclass(frozen=True)
@@ -81,9 +83,10 @@ class _Nodes:
         self.productions = [
             (label, tuple(self.labels[c] for c in kids)) for label, kids in zip(self.labels, self.children)
         ]
-        self.contents = [label.partition("##")[2] if "##" in label else label for label in self.labels]
+        self.contents = [label_content(label) for label in self.labels]
 
 
+@validate_params({"top": [COUNT, None]})
 def explain(kernel, a: Tree, b: Tree, *, top: int | None = 10, normalize: bool = True) -> Explanation:
     """The ``top`` node pairs (None: every contributing pair) of largest Delta in K(a, b),
     for ST, SST, PTK, SPTK and CSPTK (see the module)."""
@@ -95,8 +98,6 @@ def explain(kernel, a: Tree, b: Tree, *, top: int | None = 10, normalize: bool =
     for name, tree in (("a", a), ("b", b)):
         if not isinstance(tree, Tree):
             raise StructureTypeError(f"explain takes two Trees; {name} is {type(tree).__name__}")
-    if top is not None and (not isinstance(top, (int, np.integer)) or top < 1):
-        raise InvalidParameterError(f"top must be a positive integer or None, got {top!r}")
     kernel._configuration()  # validates the parameters
     A, B = _Nodes(a), _Nodes(b)
     if isinstance(kernel, (PartialTreeKernel, SmoothedPartialTreeKernel)):

@@ -53,6 +53,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..structures.interning import LABELS
+from ..structures.labels import compositional_parts, join_key, lexical_parts
 from ..structures.paths import label_features
 from ._tables import NodeSimilarity, SimilarityKind
 from .growing import Coverage, GrowingArray
@@ -108,9 +109,10 @@ class LexicalSimilarity:
     def describe(self, label: str) -> Description | None:
         """How this rule smooths ``label``, None when it does not (the label matches itself only).
         The own coordinates are left out: two different labels never share them."""
-        if not label.startswith("LEX##"):
+        parts = lexical_parts(label)
+        if parts is None:
             return None
-        lemma, pos = _lemma_and_pos(label[len("LEX##") :])
+        lemma, pos = parts
         row = self.vectors.lexical_row(lemma, pos)
         weight = row_weight(self.vectors, row, self.shared_rows, self.dilution) if row >= 0 else 0.0
         if weight == 0:
@@ -153,13 +155,13 @@ class CompositionalSimilarity:
         self.dilution = dilution
 
     def describe(self, label: str) -> Description | None:
-        parsed = _parse_compositional(label)
+        parsed = compositional_parts(label)
         if parsed is None:
             return None
         relation, (head, head_pos), (modifier, modifier_pos) = parsed
         group = ("COMP", head_pos, modifier_pos) + ((relation,) if self.syntactic_restriction else ())
-        head = (f"{head}::{head_pos}", self.vectors.lexical_row(head, head_pos))
-        modifier = (f"{modifier}::{modifier_pos}", self.vectors.lexical_row(modifier, modifier_pos))
+        head = (join_key(head, head_pos), self.vectors.lexical_row(head, head_pos))
+        modifier = (join_key(modifier, modifier_pos), self.vectors.lexical_row(modifier, modifier_pos))
         if head[1] < 0 and modifier[1] < 0:
             return None
         # KeLP: a missing vector copies the other
@@ -400,21 +402,3 @@ class SimilarityTable:
             features=self._features.view() if self._feature_ids else None,
         )
         return self._coverage.publish(), table
-
-
-def _lemma_and_pos(key: str) -> tuple[str, str]:
-    """KeLP's ``lemma::pos`` split at the first ``::``."""
-    lemma, _, pos = key.partition("::")
-    return lemma, pos
-
-
-def _parse_compositional(label: str):
-    """``COMP##rel<h::hp,m::mp>`` as (rel, (h, hp), (m, mp)), split as KeLP does (first
-    ``<``, first ``,``, first ``>``), or None."""
-    if not label.startswith("COMP##"):
-        return None
-    body = label[len("COMP##") :]
-    opening, comma, closing = body.find("<"), body.find(","), body.find(">")
-    if not 0 <= opening < comma < closing:
-        return None
-    return body[:opening], _lemma_and_pos(body[opening + 1 : comma]), _lemma_and_pos(body[comma + 1 : closing])

@@ -14,11 +14,11 @@ nodes (SPTK) or of composed head-modifier vectors between compositional nodes (C
 Without vectors sigma is the identity on label contents and SPTK is exactly PTK.
 """
 
-from ..validation import Anything, Boolean, Interval, Options, Weights
+from ..validation import NON_NEGATIVE, POSITIVE, Anything, Boolean, Interval, Options, Weights
 from ._settings import KernelKind
 from .base import EngineSpec
 from .node_similarity import SHARED_ROW_RULES, SimilaritySpec
-from .tree_kernels import NON_NEGATIVE, POSITIVE, TreeKernel
+from .tree_kernels import TreeKernel
 from .vectors import VectorsParameter
 
 VECTOR_SOURCE = Anything("a spaCy Vocab or Vectors, a WordVectors, a path to a word-vector file, or None")

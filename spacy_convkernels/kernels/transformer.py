@@ -20,9 +20,11 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted
 
-from ..approx._blocks import gram_rows, structure_list, structure_tags, symmetric_gram
 from ..errors import InvalidParameterError
-from .base import Kernel
+from ..inputs import structure_list, structure_tags
+from ..row_blocks import gram_rows, symmetric_gram
+from ..validation import validate_parameters
+from .base import KERNEL, Kernel
 
 
 class KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -49,6 +51,8 @@ class KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         keep them too, so ``transform`` does not compute them again).
     """
 
+    _parameter_constraints = {"kernel": [KERNEL]}
+
     def __init__(self, kernel: Kernel, normalize: bool = True, n_jobs: int | None = None, verbose: bool = False):
         self.kernel = kernel
         self.normalize = normalize
@@ -60,10 +64,7 @@ class KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
 
     def fit(self, X: Sequence, y=None):
         """Keep the structures ``X`` and compute their self-kernels."""
-        if not isinstance(self.kernel, Kernel):
-            raise InvalidParameterError(
-                f"kernel must be a kernel of spacy_convkernels, got {type(self.kernel).__name__}"
-            )
+        validate_parameters(self)
         X = structure_list(X, type(self).__name__)
         if not X:
             raise InvalidParameterError("KernelTransformer needs at least one structure to fit")

@@ -13,14 +13,11 @@ Normalization is K(a, b) / sqrt(K(a, a) K(b, b)), 0 when a self-kernel is 0.
 """
 
 from ..structures.tree import Tree
-from ..validation import Interval, Options, Weights
+from ..validation import NON_NEGATIVE, POSITIVE, Options, Weights
 from ._settings import KernelKind
 from .base import EngineSpec, Kernel
 from .explain import explain
 from .node_similarity import SimilaritySpec
-
-POSITIVE = Interval(0, None, closed="neither")
-NON_NEGATIVE = Interval(0, None, closed="left")
 
 
 class TreeKernel(Kernel):

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..corpora.lines import Unreadable, numbered_lines
 from ..errors import VectorsError
+from ..structures.labels import join_key, split_key
+from ..text_lines import Unreadable, numbered_lines
 
 
 class WordVectors:
@@ -66,7 +67,7 @@ class WordVectors:
     @cached_property
     def lemmas_per_row(self) -> np.ndarray:
         """How many lemmas (lower-cased, KeLP's ``::p`` removed) each row holds."""
-        lemma_rows = {(key.partition("::")[0].lower(), row) for key, row in self.rows.items()}
+        lemma_rows = {(split_key(key)[0].lower(), row) for key, row in self.rows.items()}
         return np.bincount(np.fromiter((row for _, row in lemma_rows), dtype=np.int64), minlength=len(self.matrix))
 
     @classmethod
@@ -113,7 +114,7 @@ class WordVectors:
 
     def lexical_row(self, lemma: str, pos: str) -> int:
         """The row of a lemma with its POS initial: ``lemma::p`` (KeLP's keys), else ``lemma``."""
-        row = self.rows.get(f"{lemma}::{pos}", -1)
+        row = self.rows.get(join_key(lemma, pos), -1)
         return row if row >= 0 else self.rows.get(lemma, -1)
 
 

@@ -32,11 +32,11 @@ from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
-from ..approx._blocks import structure_list, structure_tags
-from ..approx.klsh import KLSH, random_knn_codes, random_knn_subsets, unpack_codes
+from ..approx.klsh import KLSH, KLSH_PARAMETERS, klsh_parameters, random_knn_codes, random_knn_subsets, unpack_codes
 from ..errors import InvalidParameterError
-from ..kernels.base import Kernel
-from .knn import training_set
+from ..inputs import structure_list, structure_tags, training_set
+from ..kernels.base import KERNEL, Kernel
+from ..validation import COUNT, Boolean, Interval
 
 
 class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
@@ -96,6 +96,14 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         reference optimization); coding n structures to predict costs n M more.
     """
 
+    _parameter_constraints = {
+        "kernel": [KERNEL],
+        **KLSH_PARAMETERS,
+        "n_estimators": [COUNT],
+        "subspace_bits": [Interval(1, "n_bits", integer=True)],
+        "optimize_references": [Boolean()],
+    }
+
     def __init__(
         self,
         kernel: Kernel,
@@ -138,10 +146,6 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Sequence, y):
         X, y = training_set(self, X, y, minimum=2)
-        if not isinstance(self.n_estimators, (int, np.integer)) or self.n_estimators < 1:
-            raise InvalidParameterError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
-        if not 1 <= self.subspace_bits <= self.n_bits:
-            raise InvalidParameterError(f"subspace_bits must be in 1..n_bits, got {self.subspace_bits!r}")
         if self.optimize_references and self.hash_function != "random_knn":
             raise InvalidParameterError(
                 "optimize_references needs hash_function='random_knn', whose bits need no Gram of the references"
@@ -151,10 +155,7 @@ class KLSHForestClassifier(ClassifierMixin, BaseEstimator):
         y_index = np.searchsorted(self.classes_, y)
         self.klsh_ = KLSH(
             self.kernel,
-            n_references=self.n_references,
-            n_bits=self.n_bits,
-            subset_size=self.subset_size,
-            hash_function=self.hash_function,
+            **klsh_parameters(self),
             random_state=rng.randint(2**31),
             n_jobs=self.n_jobs,
             verbose=self.verbose,

@@ -27,16 +27,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted
 
-from ..approx._blocks import (
-    check_structures,
-    row_blocks,
-    structure_list,
-    structure_tags,
-    symmetric_blocks,
-)
-from ..approx.klsh import KLSH, hamming_distances
-from ..errors import InvalidParameterError
-from ..kernels.base import Kernel
+from ..approx.klsh import KLSH, KLSH_PARAMETERS, hamming_distances, klsh_parameters
+from ..inputs import structure_list, structure_tags, training_set
+from ..kernels.base import KERNEL, Kernel
+from ..row_blocks import row_blocks, symmetric_blocks
+from ..validation import COUNT, Options, check_parameters, validate_params
 
 METHODS = ("exact", "klsh")
 
@@ -78,6 +73,7 @@ class NeighborSearch:
         codes (``"klsh"``), none (``"exact"``).
     """
 
+    @validate_params({"kernel": [KERNEL], "method": [Options(*METHODS)]})
     def __init__(
         self,
         kernel: Kernel,
@@ -93,8 +89,6 @@ class NeighborSearch:
         n_jobs: int | None = None,
         verbose: bool = False,
     ):
-        if method not in METHODS:
-            raise InvalidParameterError(f"method must be one of {METHODS}, got {method!r}")
         self.kernel = kernel
         self.structures = list(structures)
         self.probes = probes
@@ -272,26 +266,6 @@ def kernel_knn_graph(
     return similarities, indices, search.n_kernel_evaluations + evaluations
 
 
-def training_set(estimator, X: Sequence, y, minimum: int) -> tuple[list, np.ndarray]:
-    """X as a list and y as an array, after checking that X holds structures of the
-    estimator's kernel and that they agree and hold ``minimum`` structures."""
-    owner = type(estimator).__name__
-    if not isinstance(estimator.kernel, Kernel):
-        raise InvalidParameterError(
-            f"kernel must be a kernel of spacy_convkernels, got {type(estimator.kernel).__name__}"
-        )
-    X = check_structures(estimator.kernel, X, owner)
-    if y is None:
-        raise InvalidParameterError(f"{owner} requires y to be passed, but the target y is None")
-    y = np.asarray(y)
-    if y.ndim != 1 or len(X) != len(y) or len(X) < minimum:
-        raise InvalidParameterError(
-            f"{owner}: X and y must hold at least {minimum} structure(s) and agree, "
-            f"got {len(X)} sample(s) and labels of shape {y.shape}"
-        )
-    return X, y
-
-
 def kernel_distances(similarities: np.ndarray) -> np.ndarray:
     """sqrt(max(0, 2 - 2 K)): the feature-space distance of a normalized kernel value;
     inf for a missing neighbour (K = -inf)."""
@@ -340,6 +314,13 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         training codes, ``"klsh"``; none, ``"exact"``).
     """
 
+    _parameter_constraints = {
+        "kernel": [KERNEL],
+        "n_neighbors": [COUNT],
+        "method": [Options(*METHODS)],
+        **KLSH_PARAMETERS,
+    }
+
     def __init__(
         self,
         kernel: Kernel,
@@ -371,10 +352,6 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         return structure_tags(super().__sklearn_tags__())
 
     def fit(self, X: Sequence, y):
-        if self.method not in METHODS:
-            raise InvalidParameterError(f"method must be one of {METHODS}, got {self.method!r}")
-        if not isinstance(self.n_neighbors, (int, np.integer)) or self.n_neighbors < 1:
-            raise InvalidParameterError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
         X, y = training_set(self, X, y, minimum=1)
         self.classes_ = unique_labels(y)
         self._y_index = np.searchsorted(self.classes_, y)
@@ -382,10 +359,7 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
             self.kernel,
             X,
             method=self.method,
-            n_references=self.n_references,
-            n_bits=self.n_bits,
-            subset_size=self.subset_size,
-            hash_function=self.hash_function,
+            **klsh_parameters(self),
             probes=self.probes,
             random_state=self.random_state,
             n_jobs=self.n_jobs,
@@ -404,8 +378,7 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         index -1 at distance inf."""
         check_is_fitted(self, "search_")
         n_neighbors = self.n_neighbors if n_neighbors is None else n_neighbors
-        if not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
-            raise InvalidParameterError(f"n_neighbors must be a positive integer, got {n_neighbors!r}")
+        check_parameters(type(self).__name__, {"n_neighbors": n_neighbors}, {"n_neighbors": [COUNT]})
         if X is None:
             similarities, indices, _ = self.search_.graph(n_neighbors)
         else:

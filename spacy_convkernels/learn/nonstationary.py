@@ -23,11 +23,12 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ..approx._blocks import structure_tags
-from ..errors import InvalidParameterError
-from ..kernels.base import Kernel
+from ..approx.klsh import KLSH_PARAMETERS
+from ..inputs import structure_tags, training_set
+from ..kernels.base import KERNEL, Kernel
 from ..structures.paths import PathTuples, split_tuple_label
-from .knn import kernel_knn_graph, training_set
+from ..validation import COUNT, Options, Satisfies
+from .knn import METHODS, kernel_knn_graph
 
 
 class NonstationaryKernelLearner(BaseEstimator):
@@ -75,6 +76,19 @@ class NonstationaryKernelLearner(BaseEstimator):
     n_graph_evaluations_ : int
         Kernel values computed for the global k-NN graph (its KLSH codes included).
     """
+
+    _parameter_constraints = {
+        "kernel": [
+            Satisfies(
+                lambda kernel: KERNEL.accepts(kernel) and _weights_parameter(kernel) is not None,
+                "a kernel of spacy_convkernels with nonstationary weights (edge_weights or label_weights)",
+            )
+        ],
+        "n_neighbors": [COUNT],
+        "method": [Options(*METHODS)],
+        "n_references": KLSH_PARAMETERS["n_references"],
+        "n_bits": KLSH_PARAMETERS["n_bits"],
+    }
 
     def __init__(
         self,
@@ -185,11 +199,10 @@ class NonstationaryKernelLearner(BaseEstimator):
         return float(similarity[wrong].sum() - similarity[rewarded].sum())
 
 
-def _weights_parameter(kernel: Kernel) -> str:
-    for name in ("edge_weights", "label_weights"):
-        if name in kernel.get_params(deep=False):
-            return name
-    raise InvalidParameterError(f"{type(kernel).__name__} has no nonstationary weights (edge_weights or label_weights)")
+def _weights_parameter(kernel: Kernel) -> str | None:
+    """The kernel's parameter of nonstationary weights (None: it has none)."""
+    names = [name for name in ("edge_weights", "label_weights") if name in kernel.get_params(deep=False)]
+    return names[0] if names else None
 
 
 def _label_holders(X: list, parameter: str) -> dict[str, list[int]]:

@@ -31,9 +31,13 @@ from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted
 
-from ..approx._blocks import check_structures, gram_rows, structure_tags
 from ..errors import InvalidParameterError
-from ..kernels.base import Kernel, n_threads
+from ..inputs import check_structures, structure_tags, training_set
+from ..kernels.base import KERNEL, Kernel, n_threads
+from ..row_blocks import gram_rows
+from ..validation import COUNT, POSITIVE, Interval, validate_params
+
+FOLDS = Interval(2, None, integer=True)
 
 
 class KernelSVC(ClassifierMixin, BaseEstimator):
@@ -71,6 +75,8 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         b_j.
     """
 
+    _parameter_constraints = {"kernel": [KERNEL], "C": [POSITIVE], "max_support": [COUNT, None]}
+
     def __init__(
         self,
         kernel: Kernel,
@@ -105,24 +111,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         return self._fit_gram(K, X, y)
 
     def _training_set(self, X: Sequence, y) -> tuple[list, np.ndarray]:
-        owner = type(self).__name__
-        if not isinstance(self.kernel, Kernel):
-            kind = type(self.kernel).__name__
-            raise InvalidParameterError(f"kernel must be a kernel of spacy_convkernels, got {kind}")
-        if not isinstance(self.C, (int, float, np.number)) or not self.C > 0:
-            raise InvalidParameterError(f"C must be a positive number, got {self.C!r}")
-        budget = self.max_support
-        if budget is not None and (not isinstance(budget, (int, np.integer)) or isinstance(budget, bool) or budget < 1):
-            raise InvalidParameterError(f"max_support must be an integer >= 1 or None, got {budget!r}")
-        X = check_structures(self.kernel, X, owner)
-        if y is None:
-            raise InvalidParameterError(f"{owner} requires y to be passed, but the target y is None")
-        y = np.asarray(y)
-        if len(X) != len(y) or len(X) < 2:
-            raise InvalidParameterError(
-                f"{owner}: X and y must hold at least 2 structures and agree, "
-                f"got {len(X)} sample(s) and labels of shape {y.shape}"
-            )
+        X, y = training_set(self, X, y, minimum=2, multilabel=True)
         check_classification_targets(y)
         return X, y
 
@@ -232,6 +221,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(decisions, axis=1)]
 
 
+@validate_params({"n_folds": [FOLDS]})
 def out_of_fold_decisions(
     estimator: KernelSVC,
     X: Sequence,
@@ -250,8 +240,6 @@ def out_of_fold_decisions(
     comes from); the structures of a group then share a fold, so that no decision comes
     from an SVM that saw a near copy of its structure (the other candidates of its
     sentence), when there are at least ``n_folds`` groups."""
-    if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
-        raise InvalidParameterError(f"n_folds must be an integer >= 2, got {n_folds!r}")
     X, y = estimator._training_set(X, y)
     if len(X) < n_folds:
         raise InvalidParameterError(f"out_of_fold_decisions: {n_folds} folds need as many structures, got {len(X)}")

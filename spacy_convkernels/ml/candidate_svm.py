@@ -28,12 +28,25 @@ from thinc.api import Model
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
-from ..kernels.base import Kernel
+from ..kernels.base import KERNEL, Kernel
+from ..learn.svm import FOLDS
+from ..validation import POSITIVE, Interval, Options, validate_params
 from .kernel_encoders import StackedSVM
 from .relation_model import STRUCTURES, candidate_structures, flat_candidates
 
 
 @registry.architectures("spacy_convkernels.CandidateKernelSVM.v1")
+@validate_params(
+    {
+        "kernel": [KERNEL],
+        "structure": [Options(*STRUCTURES)],
+        "C": [POSITIVE],
+        "n_folds": [FOLDS],
+        "max_support": [Interval("n_folds", None, integer=True), None],
+        "max_train": [Interval("n_folds", None, integer=True), None],
+    },
+    owner="CandidateKernelSVM",
+)
 def candidate_kernel_svm(
     kernel: Kernel,
     structure: str = "path",
@@ -48,11 +61,6 @@ def candidate_kernel_svm(
     ``C`` and at most ``max_support`` support vectors (None: no bound); out-of-fold
     (``n_folds``) on the training candidates while training. ``max_train`` caps the
     training candidates, whose Gram is held in memory (8 bytes times their number squared)."""
-    if structure not in STRUCTURES:
-        raise InvalidParameterError(f"CandidateKernelSVM: structure must be in {STRUCTURES}, not {structure!r}")
-    for name, value in (("max_train", max_train), ("max_support", max_support)):
-        if value is not None and (not isinstance(value, int) or value < n_folds):
-            raise InvalidParameterError(f"CandidateKernelSVM: {name} must be an int >= n_folds or null, not {value!r}")
     svm = StackedSVM(
         kernel, C=C, max_support=max_support, n_folds=n_folds, max_train=max_train, random_state=random_state
     )

@@ -34,11 +34,12 @@ from thinc.api import Model
 from thinc.types import Floats2d
 
 from ..approx.nystroem import LANDMARK_INITS
-from ..components.sentences import check_choice, check_count, check_kernel, sentence_trees
-from ..errors import InvalidParameterError, NotInitializedError
+from ..components.sentences import TREE_KERNEL, sentence_trees
+from ..errors import NotInitializedError
 from ..kernels.base import Kernel
-from ..kernels.tree_kernels import NON_NEGATIVE, POSITIVE
+from ..learn.svm import FOLDS
 from ..structures.dependency import REPRESENTATIONS, join_sentences
+from ..validation import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options, validate_params
 from .kernel_encoders import KernelEncoder, StackedSVM
 
 CLASS_WEIGHTS = (None, "balanced", "fair")
@@ -55,6 +56,20 @@ def doc_words(doc: Doc) -> str:
 
 
 @registry.architectures("spacy_convkernels.KernelSVMFeatures.v1")
+@validate_params(
+    {
+        "kernel": [TREE_KERNEL],
+        "representation": [Options(*REPRESENTATIONS)],
+        "C": [POSITIVE],
+        "class_weight": [Options(*CLASS_WEIGHTS)],
+        "n_folds": [FOLDS],
+        "max_support": [Interval("n_folds", None, integer=True), None],
+        "max_train": [Interval("n_folds", None, integer=True), None],
+        "text_weight": [NON_NEGATIVE],
+        "ngram_size": [COUNT],
+    },
+    owner="KernelSVMFeatures",
+)
 def kernel_svm_features(
     kernel: Kernel,
     representation: str = "clct",
@@ -75,18 +90,6 @@ def kernel_svm_features(
     training; ``max_train`` caps the training Docs, whose Gram is held in memory (8 bytes
     times their number squared). ``layer_norm``: normalize the block like vectors (off:
     decisions are on the scale of the margin)."""
-    name = "KernelSVMFeatures"
-    check_kernel(name, kernel)
-    check_choice(name, "representation", representation, REPRESENTATIONS)
-    check_choice(name, "class_weight", class_weight, CLASS_WEIGHTS)
-    check_count(name, "n_folds", n_folds, minimum=2)
-    for setting, value in (("max_support", max_support), ("max_train", max_train)):
-        if value is not None:
-            check_count(name, setting, value, minimum=n_folds)
-    check_count(name, "ngram_size", ngram_size, minimum=1)
-    for setting, value, accepted in (("C", C, POSITIVE), ("text_weight", text_weight, NON_NEGATIVE)):
-        if not accepted.accepts(value):
-            raise InvalidParameterError(f"{name}: {setting} must be {accepted}, got {value!r}")
     encoder = StackedSVM(
         kernel,
         C=C,
@@ -102,6 +105,15 @@ def kernel_svm_features(
 
 
 @registry.architectures("spacy_convkernels.KernelNystroemFeatures.v1")
+@validate_params(
+    {
+        "kernel": [TREE_KERNEL],
+        "representation": [Options(*REPRESENTATIONS)],
+        "n_components": [COUNT],
+        "landmark_init": [Options(*LANDMARK_INITS)],
+    },
+    owner="KernelNystroemFeatures",
+)
 def kernel_nystroem_features(
     kernel: Kernel,
     representation: str = "grct",
@@ -111,11 +123,6 @@ def kernel_nystroem_features(
 ) -> Model[list[Doc], Floats2d]:
     """Nyström vectors of the Docs' ``representation`` trees under ``kernel``, with
     ``n_components`` landmarks chosen by ``landmark_init`` among the training Docs' trees."""
-    name = "KernelNystroemFeatures"
-    check_kernel(name, kernel)
-    check_choice(name, "representation", representation, REPRESENTATIONS)
-    check_count(name, "n_components", n_components, minimum=1)
-    check_choice(name, "landmark_init", landmark_init, LANDMARK_INITS)
     encoder = KernelEncoder(
         kernel, method="nystroem", n_components=n_components, landmark_init=landmark_init, random_state=random_state
     )

@@ -29,11 +29,11 @@ from thinc.api import deserialize_attr, serialize_attr
 
 from ..approx.klsh import KLSH
 from ..approx.nystroem import Nystroem
-from ..errors import InvalidParameterError
 from ..kernels.base import Kernel
 from ..learn.svm import KernelSVC, out_of_fold_decisions
 from ..structures.paths import PathTuples
 from ..structures.tree import Tree
+from ..validation import NATURAL, validate_params
 
 METHODS = ("nystroem", "klsh")
 MEMO_SIZE = 20_000
@@ -50,9 +50,8 @@ class DecisionCache:
     cache; thread-safe; ``size`` 0 keeps nothing). Not pickled or saved: a copy starts
     empty."""
 
+    @validate_params({"size": [NATURAL]})
     def __init__(self, size: int = MEMO_SIZE):
-        if size < 0:
-            raise InvalidParameterError(f"a cache size is at least 0, got {size}")
         self.size = size
         self._rows: OrderedDict = OrderedDict()
         self._lock = threading.Lock()

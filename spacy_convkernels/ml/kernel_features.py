@@ -28,6 +28,7 @@ from thinc.api import Model
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError, MissingAnnotationError
+from ..validation import COUNT, Options, validate_params
 
 EXTENSIONS = {
     "kernel_vector": "kernel_vectors",
@@ -36,14 +37,9 @@ EXTENSIONS = {
 
 
 @registry.architectures("spacy_convkernels.KernelFeatures.v1")
+@validate_params({"extension": [Options(*EXTENSIONS)], "nO": [COUNT, None]}, owner="KernelFeatures")
 def kernel_features(extension: str = "kernel_vector", nO: int | None = None) -> Model[list[Doc], Floats2d]:
     """The Docs' ``Doc._.<extension>`` as rows of a float32 matrix (see the module docstring)."""
-    if extension not in EXTENSIONS:
-        raise InvalidParameterError(
-            f"KernelFeatures: extension must be one of {', '.join(map(repr, EXTENSIONS))}, got {extension!r}"
-        )
-    if nO is not None and (not isinstance(nO, int) or isinstance(nO, bool) or nO < 1):
-        raise InvalidParameterError(f"KernelFeatures: nO must be an integer >= 1 or null, got {nO!r}")
     # the width is set at initialization (or by loading), so a saved width that followed the data loads
     attrs = {"extension": extension, "width": nO}
     return Model("kernel_features", forward, init=init, dims={"nO": None}, attrs=attrs)

@@ -34,10 +34,12 @@ from thinc.api import Linear, Logistic, Maxout, Model, Softmax, chain, concatena
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
+from ..validation import COUNT, validate_params
 from .kernel_blocks import as_kernel_blocks
 
 
 @registry.architectures("spacy_convkernels.KernelTextCat.v1")
+@validate_params({"hidden_width": [COUNT, None]}, owner="KernelTextCat")
 def kernel_textcat(
     kernel_features: Model[list[Doc], Floats2d] | None = None,
     text_features: Model[list[Doc], Floats2d] | None = None,
@@ -51,10 +53,6 @@ def kernel_textcat(
     parts = [part for part in (kernel_features, text_features) if part is not None]
     if not parts:
         raise InvalidParameterError("KernelTextCat: kernel_features and text_features are both null; give one")
-    if hidden_width is not None and (not isinstance(hidden_width, int) or hidden_width < 1):
-        raise InvalidParameterError(
-            f"KernelTextCat: hidden_width must be an integer >= 1 or null, got {hidden_width!r}"
-        )
     layers = [concatenate(*parts) if len(parts) > 1 else parts[0]]
     if hidden_width is not None:
         layers.append(Maxout(nO=hidden_width, nP=3, dropout=0.0))  # the rate is set by training

@@ -60,7 +60,8 @@ from thinc.types import Floats2d
 
 from ..approx.nystroem import LANDMARK_INITS
 from ..errors import InvalidParameterError
-from ..kernels.base import Kernel
+from ..kernels.base import KERNEL, Kernel
+from ..validation import COUNT, Options, validate_params
 from .kernel_blocks import as_kernel_blocks
 from .kernel_encoders import METHODS, KernelEncoder
 
@@ -68,6 +69,7 @@ STRUCTURES = ("path", "tree")
 
 
 @registry.architectures("spacy_convkernels.RelationModel.v1")
+@validate_params({"hidden_width": [COUNT, None]}, owner="RelationModel")
 def relation_model(
     candidates: Callable,
     kernel_features: Model | None = None,
@@ -85,8 +87,6 @@ def relation_model(
     blocks = {name: part for name, part in blocks.items() if part is not None}
     if not blocks:
         raise InvalidParameterError("RelationModel: kernel_features and tok2vec_features are both null; give one")
-    if hidden_width is not None and (not isinstance(hidden_width, int) or hidden_width < 1):
-        raise InvalidParameterError(f"RelationModel: hidden_width must be an int >= 1 or null, not {hidden_width!r}")
     output = Linear(nO=nO)
     classifier = chain(Maxout(nO=hidden_width, nP=3, dropout=0.0), output) if hidden_width else output
     return Model(
@@ -159,6 +159,16 @@ def flat_candidates(candidates: list[list]) -> list:
 
 
 @registry.architectures("spacy_convkernels.CandidateKernelFeatures.v1")
+@validate_params(
+    {
+        "kernel": [KERNEL],
+        "structure": [Options(*STRUCTURES)],
+        "method": [Options(*METHODS)],
+        "n_components": [COUNT],
+        "landmark_init": [Options(*LANDMARK_INITS)],
+    },
+    owner="CandidateKernelFeatures",
+)
 def candidate_kernel_features(
     kernel: Kernel,
     structure: str = "path",
@@ -178,14 +188,6 @@ def candidate_kernel_features(
     ``"pivoted_cholesky"``, greedy by largest residual diag(K - K~) (Fine & Scheinberg
     2001); ``"ridge_leverage"``, recursive ridge-leverage-score sampling (Musco & Musco
     2017, "Recursive Sampling for the Nyström Method", NeurIPS)."""
-    if structure not in STRUCTURES:
-        raise InvalidParameterError(f"CandidateKernelFeatures: structure must be in {STRUCTURES}, not {structure!r}")
-    if method not in METHODS:
-        raise InvalidParameterError(f"CandidateKernelFeatures: method must be in {METHODS}, not {method!r}")
-    if landmark_init not in LANDMARK_INITS:
-        raise InvalidParameterError(
-            f"CandidateKernelFeatures: landmark_init must be one of {LANDMARK_INITS}, got {landmark_init!r}"
-        )
     encoder = KernelEncoder(
         kernel,
         method=method,

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import MissingAnnotationError, UnknownRepresentationError
-from .labels import clean_label
+from .labels import LEX, POS, ROOT_KEY, SYNT, clean_label, compositional_label, lexical_key, node_label
 from .tree import Tree
 
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
@@ -187,12 +187,12 @@ def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPR
     if n == 0:
         return {name: None for name in representations}
     tags = [clean_label(t) for t in parse.tags]
-    keys = [f"{clean_label(lemma)}::{tag[:1].lower()}" for lemma, tag in zip(parse.lemmas, tags)]
+    keys = [lexical_key(clean_label(lemma), tag) for lemma, tag in zip(parse.lemmas, tags)]
     relations = [clean_label(r) for r in parse.relations]
-    lex = ["LEX##" + k for k in keys]
-    pos = ["POS##" + t for t in tags]
-    synt = ["SYNT##" + r for r in relations]
-    comp = [f"COMP##{r}<{keys[h] if h >= 0 else '*::*'},{k}>" for k, r, h in zip(keys, relations, parse.heads)]
+    lex = [node_label(LEX, k) for k in keys]
+    pos = [node_label(POS, t) for t in tags]
+    synt = [node_label(SYNT, r) for r in relations]
+    comp = [compositional_label(r, keys[h] if h >= 0 else ROOT_KEY, k) for k, r, h in zip(keys, relations, parse.heads)]
     layouts = {  # the node a token becomes; whether POS(LEX) sits among its dependents; leaves after them
         "grct": (synt, True, ()),
         "lct": (lex, False, (pos, synt)),
@@ -200,14 +200,14 @@ def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPR
         "cgrct": (comp, True, ()),
         "clct": (comp, False, (pos, synt, lex)),
     }
-    tour = _tour(parse.heads)
-    return {name: _emit(tour, *layouts[name], pos, lex) for name in representations}
+    walk = tour(parse.heads)
+    return {name: _emit(walk, *layouts[name], pos, lex) for name in representations}
 
 
-_ENTER, _MIDDLE, _EXIT = 0, 1, 2
+ENTER, MIDDLE, EXIT = 0, 1, 2  # the events of a tour
 
 
-def _tour(heads: Sequence[int]) -> list[tuple[int, int]]:
+def tour(heads: Sequence[int]) -> list[tuple[int, int]]:
     """(event, token) in the order a word-ordered walk of the dependency tree meets them:
     entering a token, passing it (its dependents before it are done, those after it to
     come) and leaving it. Iterative, so any depth."""
@@ -218,33 +218,33 @@ def _tour(heads: Sequence[int]) -> list[tuple[int, int]]:
             root = i
         else:
             dependents[h].append(i)
-    tour = []
-    stack = [(_ENTER, root)]
+    events = []
+    stack = [(ENTER, root)]
     while stack:
         event, t = stack.pop()
-        tour.append((event, t))
-        if event == _ENTER:
+        events.append((event, t))
+        if event == ENTER:
             deps = dependents[t]
-            stack.append((_EXIT, t))
-            stack.extend((_ENTER, d) for d in reversed(deps) if d > t)
-            stack.append((_MIDDLE, t))
-            stack.extend((_ENTER, d) for d in reversed(deps) if d < t)
-    return tour
+            stack.append((EXIT, t))
+            stack.extend((ENTER, d) for d in reversed(deps) if d > t)
+            stack.append((MIDDLE, t))
+            stack.extend((ENTER, d) for d in reversed(deps) if d < t)
+    return events
 
 
-def _emit(tour, own, pos_lex_inside, tail, pos, lex) -> Tree:
+def _emit(walk, own, pos_lex_inside, tail, pos, lex) -> Tree:
     """One representation: preorder labels and parents, and the bracket string alongside."""
     labels: list[str] = []
     parents: list[int] = []
     text: list[str] = []
     open_nodes = [-1]
-    for event, t in tour:
-        if event == _ENTER:
+    for event, t in walk:
+        if event == ENTER:
             parents.append(open_nodes[-1])
             open_nodes.append(len(labels))
             labels.append(own[t])
             text.append("(" + own[t])
-        elif event == _MIDDLE:
+        elif event == MIDDLE:
             if pos_lex_inside:
                 parents.append(open_nodes[-1])
                 parents.append(len(labels))

@@ -27,9 +27,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..errors import ForestParseError, InvalidForestError, InvalidTreeError
-from .dependency import _ENTER, _MIDDLE, REPRESENTATIONS, DependencyParse, _tour, parse_to_trees, span_to_parse
+from .dependency import ENTER, MIDDLE, REPRESENTATIONS, DependencyParse, parse_to_trees, span_to_parse, tour
 from .interning import LABELS, PRODUCTIONS
-from .tree import Tree, _check_label
+from .tree import Tree, check_label
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+|\s+")
 _ROOT = re.compile(r"(\d+):(\S+)")
@@ -550,10 +550,10 @@ def _token_spans(parse: DependencyParse, representation: str, tree: Tree) -> tup
     their spans coincide."""
     pos_lex_inside, n_tail = _SHAPES[representation]
     tokens = []
-    for event, t in _tour(parse.heads):  # the walk of dependency._emit, node by node
-        if event == _ENTER:
+    for event, t in tour(parse.heads):  # the walk of dependency._emit, node by node
+        if event == ENTER:
             tokens.append(t)
-        elif event == _MIDDLE:
+        elif event == MIDDLE:
             tokens.extend([t, t] if pos_lex_inside else [])
         else:
             tokens.extend([t] * n_tail)
@@ -606,7 +606,7 @@ def _check_node(k: int, node) -> tuple[str, int, int]:
         raise InvalidForestError(f"node {k} must be (label, start, end), got {node!r}")
     label, start, end = node
     try:
-        _check_label(label)
+        check_label(label)
     except InvalidTreeError as error:
         raise InvalidForestError(f"node {k}: {error}") from None
     for value in (start, end):

@@ -94,12 +94,6 @@ def _doubled(array: np.ndarray) -> np.ndarray:
     return np.concatenate([array, np.zeros_like(array)])
 
 
-def label_content(label: str) -> str:
-    """KeLP's node content: the text after the first ``##`` (``SYNT##nsubj`` -> ``nsubj``)."""
-    head, sep, tail = label.partition("##")
-    return tail if sep else label
-
-
 LABELS = Interner()
 CONTENTS = Interner()
 PRODUCTIONS = Interner()

@@ -38,12 +38,12 @@ their ``spans`` are empty.
 """
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
 
-from ..errors import ConvKernelsWarning, InvalidParameterError, MissingAnnotationError
-from ..validation import Interval, check_value
+from ..errors import ConvKernelsWarning, MissingAnnotationError
+from ..validation import COUNT, Options, Satisfies, validate_params
 from .dependency import REPRESENTATIONS, DependencyParse, parse_to_trees
 from .interactions import INTERACTIONS, find_candidates
 from .paths import PathTuples, feature_label
@@ -54,7 +54,8 @@ ROLE_SETS = (("theme",), ("catalyst", "theme"), ("theme", "theme2"), ("catalyst"
 DEFAULT_ROLE_SETS = ROLE_SETS[:3]  # triples are 10 of 5,109 candidates positive on GE 2013 train
 PATH_REPRESENTATIONS = ("tuples", "features", "separate")
 MAX_PAIRS_PER_SENTENCE = 1000  # GE 2013 train and devel: at most 14 proteins (182 ordered pairs) in a sentence
-PAIRS = Interval(1, None, integer=True)
+#: The representations of a candidate, as both candidate makers take them.
+CANDIDATE_FORMS = {"path": [Options(*PATH_REPRESENTATIONS)], "tree": [Options(*REPRESENTATIONS)]}
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ class _Participant:
     label: str
 
 
+@validate_params({**CANDIDATE_FORMS, "max_pairs_per_sentence": [COUNT, None]})
 def entity_pairs(
     doc,
     *,
@@ -120,8 +122,7 @@ def entity_pairs(
     ``max_pairs_per_sentence`` pairs (None: any), the nearest (fewest entities between
     them) first, with a :class:`~spacy_convkernels.errors.ConvKernelsWarning` when it cuts;
     candidates come in order of head, then child."""
-    _check(doc, path, tree)
-    check_value("entity_pairs", "max_pairs_per_sentence", max_pairs_per_sentence, [PAIRS, None])
+    _check_parse(doc)
     allowed = None if labels is None else {tuple(pair) for pair in labels}
     candidates = []
     for sentence in doc.sents:
@@ -168,12 +169,20 @@ def _nearest_pairs(ents: list, max_distance: int | None, allowed: set | None, ca
     return [(ents[h], ents[c]) for h, c in sorted(chosen)]
 
 
+@validate_params(
+    {
+        **CANDIDATE_FORMS,
+        "role_sets": [
+            Satisfies(lambda sets: all(tuple(roles) in ROLE_SETS for roles in sets), f"role sets among {ROLE_SETS}")
+        ],
+    }
+)
 def dependency_interactions(
     doc,
     *,
     triggers_key: str = "triggers",
     participants_key: str = "proteins",
-    role_sets: Iterable[Sequence[str]] = DEFAULT_ROLE_SETS,
+    role_sets: Sequence[Sequence[str]] = DEFAULT_ROLE_SETS,
     max_distance: int = 4,
     path: str = "tuples",
     tree: str = "lct",
@@ -183,11 +192,8 @@ def dependency_interactions(
     :data:`~.interactions.INTERACTIONS`), participants the spans of
     ``doc.spans[participants_key]`` (without it, ``doc.ents``); ``role_sets`` among
     :data:`ROLE_SETS`, by default all but the triples (:data:`DEFAULT_ROLE_SETS`)."""
-    _check(doc, path, tree)
+    _check_parse(doc)
     role_sets = [tuple(roles) for roles in role_sets]
-    for roles in role_sets:
-        if roles not in ROLE_SETS:
-            raise InvalidParameterError(f"unknown role set {list(roles)}; known: {[list(r) for r in ROLE_SETS]}")
     triggers = _trigger_spans(doc, triggers_key)
     mentions = list(doc.spans[participants_key]) if participants_key in doc.spans else list(doc.ents)
     candidates = []
@@ -244,11 +250,7 @@ def _trigger_spans(doc, key: str) -> dict[tuple[int, int], tuple[str, ...]]:
     return {(t.i, t.i + 1): (t.lemma_.lower(),) for t in doc if t.lemma_.lower() in INTERACTIONS}
 
 
-def _check(doc, path: str, tree: str) -> None:
-    if path not in PATH_REPRESENTATIONS:
-        raise InvalidParameterError(f"path must be one of {', '.join(PATH_REPRESENTATIONS)}, got {path!r}")
-    if tree not in REPRESENTATIONS:
-        raise InvalidParameterError(f"tree must be one of {', '.join(REPRESENTATIONS)}, got {tree!r}")
+def _check_parse(doc) -> None:
     if len(doc) and not doc.has_annotation("DEP"):
         raise MissingAnnotationError("relation candidates need a dependency parse; put a parser first")
 

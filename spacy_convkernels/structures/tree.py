@@ -6,7 +6,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..errors import InvalidTreeError, TreeParseError
-from .interning import CONTENTS, LABELS, PRODUCTIONS, label_content
+from .interning import CONTENTS, LABELS, PRODUCTIONS
+from .labels import label_content
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+|\s+")  # covers every character, so offsets can be recovered
 _FORBIDDEN = re.compile(r"[\s()]")
@@ -53,7 +54,7 @@ class Tree:
 
     def __init__(self, label: str, children: Sequence["Tree"] = ()):
         """A node over ``children``; it copies them, so build deep trees with ``from_flat``."""
-        _check_label(label)
+        check_label(label)
         if isinstance(children, (Tree, str, bytes)) or not hasattr(children, "__iter__"):
             raise InvalidTreeError(f"children of {label!r} must be a sequence of Trees, got {type(children).__name__}")
         labels, parents = [label], [-1]
@@ -78,7 +79,7 @@ class Tree:
         if not labels or len(labels) != len(parents):
             raise InvalidTreeError("labels and parents must be non-empty and of equal length")
         for label in labels:
-            _check_label(label)
+            check_label(label)
         if parents[0] != -1:
             raise InvalidTreeError("node 0 must be the root (parent -1)")
         open_nodes = [0]  # the path from the root to the last node: where a preorder node may hang
@@ -243,7 +244,8 @@ class Tree:
         return self._compiled
 
 
-def _check_label(label):
+def check_label(label):
+    """Refuse a label that is not a non-empty string without spaces or parentheses."""
     if not isinstance(label, str) or not label or _FORBIDDEN.search(label):
         raise InvalidTreeError(f"a tree label must be a non-empty string without spaces or parentheses, got {label!r}")
 

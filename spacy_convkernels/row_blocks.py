@@ -1,12 +1,12 @@
-"""What the estimators share: kernel blocks computed a few rows at a time (with a tqdm
-progress bar when asked) and the scikit-learn tags of estimators over structures."""
+"""Kernel values computed a few rows at a time (with a tqdm progress bar when asked), so
+that an estimator holds one block of a large Gram in memory."""
 
 from collections.abc import Iterator, Sequence
 
 import numpy as np
 from tqdm import tqdm
 
-from ..errors import StructureTypeError
+from .inputs import structure_list
 
 ROWS = 512  # rows of kernel values per engine call
 
@@ -19,26 +19,6 @@ def row_blocks(n: int, verbose: bool, desc: str) -> Iterator[tuple[int, int]]:
             stop = min(start + ROWS, n)
             yield start, stop
             bar.update(stop - start)
-
-
-def structure_list(X, owner: str) -> list:
-    """``X`` as a list, after checking it is a sequence of items (not a string, nor one object)."""
-    if isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
-        raise StructureTypeError(f"{owner} needs a sequence of structures, got {type(X).__name__}")
-    return list(X)
-
-
-def check_structures(kernel, X, owner: str) -> list:
-    """``X`` as a list, after checking every item is a structure ``kernel`` compares."""
-    convert = getattr(kernel, "as_structure", lambda x: x)  # a networkx graph, for the tuple kernels
-    X = [convert(x) for x in structure_list(X, owner)]
-    for k, x in enumerate(X):
-        if not isinstance(x, kernel.structure_type):
-            raise StructureTypeError(
-                f"{owner} with {type(kernel).__name__} takes "
-                f"{kernel.structure_type.__name__} objects; item {k} is {type(x).__name__}"
-            )
-    return X
 
 
 def gram_rows(
@@ -64,15 +44,6 @@ def gram_rows(
             out = np.empty((len(X), *block.shape[1:]), dtype=block.dtype)
         out[start:stop] = block
     return then(np.empty((0, len(Y)))) if out is None else out
-
-
-def structure_tags(tags):
-    """scikit-learn's tags of an estimator whose input is a list of structures (trees,
-    path tuples), not an array: ``two_d_array`` is False. No other input tag describes
-    structures (``string``, ``categorical`` and ``dict`` would have the checks feed
-    strings, integers or dicts), so scikit-learn's checks that feed arrays do not apply."""
-    tags.input_tags.two_d_array = False
-    return tags
 
 
 def symmetric_blocks(
