@@ -806,3 +806,31 @@ cdef double smoothed_kernel(Workspace* ws, const Settings* prm, const TreeView* 
     if n_pairs + <long long>a.n_smooth * b.n_smooth <= stored_pairs:
         return stored_smoothed_kernel(ws, prm, a, b, n_pairs)
     return top_down_smoothed_kernel(ws, prm, a, b)
+
+
+cdef bint delta_table(Workspace* ws, const Settings* prm, const TreeView* a, const TreeView* b,
+                      double* out) noexcept nogil:
+    """Delta(x, y) of every node pair of ST, SST, PTK or SPTK into ``out[x * b.n + y]``
+    (an a.n x b.n table, zeroed by the caller; pairs that do not match stay 0), Delta
+    times the pair's factor as K sums it: by the stored evaluation (the module), whatever
+    ``stored_pairs`` says, as the table is quadratic anyway. Summed, the table is K(a, b).
+    False (``failed``) if out of memory or stopped."""
+    cdef bint smoothed = prm.kind == SMOOTHED_PARTIAL_TREE
+    cdef long long n_pairs, k
+    cdef int x, t, y
+    if not reserve_nodes(ws, a.n):
+        ws.failed = True
+        return False
+    n_pairs = match_groups(ws, a, b, prm.similarity if smoothed else NULL)
+    if smoothed:
+        stored_smoothed_kernel(ws, prm, a, b, n_pairs)
+    else:
+        stored_tree_kernel(ws, prm, a, b, n_pairs)
+    if ws.failed:
+        return False
+    for x in range(a.n):
+        for t in range(ws.group_len[x]):
+            k = ws.pair_start[x] + t
+            y = ws.partner[k] if smoothed else b.order[ws.group_start[x] + t]
+            out[<long long>x * b.n + y] = ws.delta[k]
+    return True
