@@ -8,7 +8,7 @@ import pytest
 import reference_kernels as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from random_trees import ALPHABET
+from random_trees import ALPHABET, trees
 from smoothed_data import CASES as SMOOTHED_CASES
 from smoothed_data import LABELS as SMOOTH_LABELS
 from smoothed_data import VECTORS
@@ -34,15 +34,6 @@ def engine_deltas(kernel, a, b) -> np.ndarray:
     spec, tables = kernel._configuration()
     packed = kernel._pack([a, b], spec, tables)
     return deltas(_engine_settings(spec, tables), packed, packed, 0, 1)
-
-
-def trees(labels, max_leaves=10):
-    label = st.sampled_from(labels)
-    return st.recursive(
-        st.builds(Tree, label),
-        lambda children: st.builds(Tree, label, st.lists(children, min_size=1, max_size=4)),
-        max_leaves=max_leaves,
-    )
 
 
 decay = st.floats(0.1, 1.2)
