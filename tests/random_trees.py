@@ -1,6 +1,7 @@
 """Random trees for the reference tests, including the awkward shapes."""
 
 import numpy as np
+from hypothesis import strategies as st
 
 from spacy_convkernels import Tree
 
@@ -76,3 +77,13 @@ def small_tree(rng, n_leaves: int) -> Tree:
         label = free[int(rng.integers(0, len(free)))]
         level[i:j] = [(Tree(label, [tree for tree, _ in level[i:j]]), used | {label})]
     return level[0][0]
+
+
+def trees(labels, max_leaves=8):
+    """A hypothesis strategy of trees over ``labels``: up to ``max_leaves`` leaves, 1-4 children per node."""
+    label = st.sampled_from(labels)
+    return st.recursive(
+        st.builds(Tree, label),
+        lambda children: st.builds(Tree, label, st.lists(children, min_size=1, max_size=4)),
+        max_leaves=max_leaves,
+    )

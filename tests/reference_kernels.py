@@ -47,13 +47,26 @@ def production(node):
 
 
 def nodes(tree):
-    """All nodes, parents before children."""
+    """All nodes in preorder (a Tree's node numbering): parents before children."""
     found, stack = [], [tree]
     while stack:
         node = stack.pop()
         found.append(node)
-        stack.extend(node.children)
+        stack.extend(reversed(node.children))
     return found
+
+
+def memoized(delta):
+    """``delta(x, y, rec)`` with its recursion ``rec`` cached per (node, node)."""
+    cache = {}
+
+    def cached(x, y):
+        key = (id(x), id(y))
+        if key not in cache:
+            cache[key] = delta(x, y, cached)
+        return cache[key]
+
+    return cached
 
 
 def convolution(delta, a, b, match=None):
@@ -64,14 +77,7 @@ def convolution(delta, a, b, match=None):
     sum then skips the pairs whose keys differ, which add 0. The recursion inside delta
     still reaches every pair of children it asks for."""
     a, b = nested(a), nested(b)
-    cache = {}
-
-    def cached(x, y):
-        key = (id(x), id(y))
-        if key not in cache:
-            cache[key] = delta(x, y, cached)
-        return cache[key]
-
+    cached = memoized(delta)
     nodes_b = nodes(b)
     if match is None:
         return sum(cached(x, y) for x in nodes(a) for y in nodes_b)
@@ -81,6 +87,14 @@ def convolution(delta, a, b, match=None):
     return sum(cached(x, y) for x in nodes(a) for y in by_key.get(match(x), ()))
 
 
+def delta_table(delta, a, b):
+    """The terms of ``convolution``: Delta(x, y) of every node pair, a list of rows, x and
+    y numbered in preorder."""
+    cached = memoized(delta)
+    nodes_b = nodes(nested(b))
+    return [[cached(x, y) for y in nodes_b] for x in nodes(nested(a))]
+
+
 def weighted(delta, label_weights):
     """Delta times w(x) w(y), the nonstationary weights by label (default 1)."""
     if not label_weights:
@@ -88,7 +102,7 @@ def weighted(delta, label_weights):
     return lambda x, y, rec: label_weights.get(x.label, 1.0) * delta(x, y, rec) * label_weights.get(y.label, 1.0)
 
 
-def production_kernel(a, b, lam, offset, label_weights=None):
+def production_delta(lam, offset, label_weights=None):
     """KeLP's ST (offset = 0) and SST (offset = 1): Delta = lam * prod (offset + Delta(children))
     over aligned children that are both internal with equal productions."""
 
@@ -101,14 +115,20 @@ def production_kernel(a, b, lam, offset, label_weights=None):
                 prod *= offset + rec(cx, cy)
         return lam * prod
 
-    return convolution(weighted(delta, label_weights), a, b, match=production)
+    return weighted(delta, label_weights)
+
+
+def production_kernel(a, b, lam, offset, label_weights=None):
+    return convolution(production_delta(lam, offset, label_weights), a, b, match=production)
 
 
 def subtree_kelp(a, b, lam=0.4, label_weights=None):
     return production_kernel(a, b, lam, 0.0, label_weights)
 
 
-def subtree_textbook(a, b, lam=0.4, label_weights=None):
+def subtree_textbook_delta(lam, label_weights=None):
+    """Textbook ST: Delta = lam * prod Delta(children) over aligned children, two leaves giving 1."""
+
     def delta(x, y, rec):
         if production(x) != production(y):
             return 0.0
@@ -119,7 +139,11 @@ def subtree_textbook(a, b, lam=0.4, label_weights=None):
             prod *= rec(cx, cy)
         return lam * prod
 
-    return convolution(weighted(delta, label_weights), a, b, match=production)
+    return weighted(delta, label_weights)
+
+
+def subtree_textbook(a, b, lam=0.4, label_weights=None):
+    return convolution(subtree_textbook_delta(lam, label_weights), a, b, match=production)
 
 
 def subtree_textbook_brute(a, b, lam=0.4):
@@ -137,12 +161,17 @@ def subset_tree(a, b, lam=0.4, label_weights=None):
     return production_kernel(a, b, lam, 1.0, label_weights)
 
 
+def content_sigma(x, y):
+    """PTK's node similarity: 1 between equal label contents, else 0."""
+    return float(content(x) == content(y))
+
+
 def partial_tree(a, b, lam=0.4, mu=0.4, terminal_factor=1.0, subsequences=None, label_weights=None):
     """PTK; ``subsequences`` computes the child-subsequence sum (default: length by length)."""
     return smoothed_partial_tree(
         a,
         b,
-        lambda x, y: float(content(x) == content(y)),
+        content_sigma,
         lam,
         mu,
         terminal_factor,
@@ -151,6 +180,27 @@ def partial_tree(a, b, lam=0.4, mu=0.4, terminal_factor=1.0, subsequences=None, 
         label_weights=label_weights,
         match=lambda node: content(node.label),  # sigma is 0 between different contents
     )
+
+
+def smoothed_partial_delta(
+    sigma, lam=0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, subsequences=None, label_weights=None
+):
+    """SPTK's Delta (PTK's for ``content_sigma`` and threshold 1): see ``smoothed_partial_tree``."""
+    subsequences = subsequences or subsequence_sum_by_length
+    weights = label_weights or {}
+
+    def delta(x, y, rec):
+        s = sigma(x.label, y.label)
+        if s < threshold or s <= 0:
+            return 0.0
+        s *= weights.get(x.label, 1.0) * weights.get(y.label, 1.0)
+        if s == 0:
+            return 0.0
+        if not x.children or not y.children:
+            return mu * lam * lam * terminal_factor * s
+        return mu * s * (lam * lam + subsequences(x.children, y.children, rec, lam))
+
+    return delta
 
 
 def smoothed_partial_tree(
@@ -168,20 +218,7 @@ def smoothed_partial_tree(
     """SPTK (KeLP's SmoothedPartialTreeKernel) for a label similarity ``sigma(label, label)``;
     ``label_weights`` (label -> w, default 1) make it w(x) sigma(x, y) w(y) past the threshold;
     ``match`` as in ``convolution``, a key of the nodes that sigma is 0 across."""
-    subsequences = subsequences or subsequence_sum_by_length
-    weights = label_weights or {}
-
-    def delta(x, y, rec):
-        s = sigma(x.label, y.label)
-        if s < threshold or s <= 0:
-            return 0.0
-        s *= weights.get(x.label, 1.0) * weights.get(y.label, 1.0)
-        if s == 0:
-            return 0.0
-        if not x.children or not y.children:
-            return mu * lam * lam * terminal_factor * s
-        return mu * s * (lam * lam + subsequences(x.children, y.children, rec, lam))
-
+    delta = smoothed_partial_delta(sigma, lam, mu, terminal_factor, threshold, subsequences, label_weights)
     return convolution(delta, a, b, match)
 
 

@@ -1,5 +1,8 @@
 """kernel.explain(a, b): the node pairs of a tree kernel's value, summing to it, and their fragments."""
 
+import ast
+import inspect
+
 import numpy as np
 import pytest
 from data_paths import CORPORA
@@ -16,7 +19,11 @@ from spacy_convkernels.kernels import (
     SubsequencePathKernel,
     SubsetTreeKernel,
     SubtreeKernel,
+    ZelenkoTreeKernel,
 )
+from spacy_convkernels.kernels import explain as explain_module
+from spacy_convkernels.kernels._settings import KernelKind
+from spacy_convkernels.kernels.base import EngineSpec, Kernel
 from spacy_convkernels.kernels.explain import explain
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
@@ -123,6 +130,10 @@ def test_bad_calls_raise_package_errors():
     a = Tree.from_string("(A b)")
     with pytest.raises(InvalidParameterError, match="explain supports the tree kernels"):
         explain(SubsequencePathKernel(), a, a)
+    with pytest.raises(InvalidParameterError, match="explain supports the tree kernels, not ZelenkoTreeKernel"):
+        explain(ZelenkoTreeKernel(), Tree("x/y"), Tree("x/y"))  # it compares Trees, but not as a sum over node pairs
+    with pytest.raises(InvalidParameterError, match="explain supports the tree kernels, not str"):
+        explain("ptk", a, a)
     with pytest.raises(StructureTypeError, match="b is str"):
         PartialTreeKernel().explain(a, "(A b)")
     with pytest.raises(InvalidParameterError, match="top must be"):
@@ -161,3 +172,27 @@ def test_command_bad_inputs_are_one_line_and_status_1(tmp_path, capsys):
         assert main(["explain", *command]) == 1, command
         err = capsys.readouterr().err.strip()
         assert err.startswith("spacy-convkernels explain: error:") and message in err and "\n" not in err, err
+
+
+class _BareKernel(Kernel):
+    """A kernel that states only its engine spec: PTK's recursion, no TreeKernel base."""
+
+    structure_type = Tree
+
+    def _engine_spec(self) -> EngineSpec:
+        return EngineSpec(KernelKind.PARTIAL_TREE, 0.4, 0.4, 1.0, match_key="content")
+
+
+def test_explain_dispatches_on_the_engine_spec():
+    rng = np.random.default_rng(3)
+    a, b = random_tree(rng, 30), random_tree(rng, 30)
+    assert explain(_BareKernel(), a, b, top=None) == PartialTreeKernel().explain(a, b, top=None)
+
+
+def test_explain_reads_the_engine_not_the_kernel_classes():
+    """No import of the kernel modules (which import explain), none inside a function."""
+    tree = ast.parse(inspect.getsource(explain_module))
+    imported = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    assert "_driver" in imported and not {"tree_kernels", "smoothed_tree_kernels"} & set(imported)
+    top_level = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert len(top_level) == sum(isinstance(node, (ast.Import, ast.ImportFrom)) for node in ast.walk(tree))

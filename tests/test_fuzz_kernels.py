@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from path_data import EDGES, NODES, exponential
 from path_data import LABELS as TUPLE_LABELS
 from path_data import VECTORS as PATH_VECTORS
-from random_trees import ALPHABET
+from random_trees import ALPHABET, trees
 from smoothed_data import LABELS as SMOOTH_LABELS
 from smoothed_data import VECTORS as SMOOTH_VECTORS
 from smoothed_data import reference_sigma
@@ -37,15 +37,6 @@ def _settings(n):
 
 
 # --- structures ----------------------------------------------------------------------------
-
-
-def trees(labels, max_leaves=8):
-    label = st.sampled_from(labels)
-    return st.recursive(
-        st.builds(Tree, label),
-        lambda children: st.builds(Tree, label, st.lists(children, min_size=1, max_size=4)),
-        max_leaves=max_leaves,
-    )
 
 
 paths = st.lists(st.tuples(st.sampled_from(EDGES), st.sampled_from(NODES)), max_size=7).map(PathTuples)

@@ -39,3 +39,7 @@ def gram_against(
     n_threads: int = 1,
     progress: Callable[[int], object] | None = None,
 ) -> np.ndarray: ...
+
+DELTA_CELLS: int
+
+def deltas(settings: EngineSettings, A: PackedStructures, B: PackedStructures, r: int, c: int) -> np.ndarray: ...

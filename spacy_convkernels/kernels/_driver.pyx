@@ -1,7 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The threaded driver of the engine: Gram blocks and lists of pairs, computed with any
-kernel of ``_tree_kernels``, ``_tuple_kernels`` and ``_forest_kernels``, and Gram blocks
-against an indexed fixed set (``_index``, ``_one_against_many``).
+kernel of ``_tree_kernels``, ``_tuple_kernels`` and ``_forest_kernels``, Gram blocks
+against an indexed fixed set (``_index``, ``_one_against_many``), and the table of the
+node-pair Deltas of one pair of trees (:func:`deltas`, what ``explain`` reads).
 
 The entry points check every argument (the settings against the packed kinds and match
 keys, tables covering every label id, index pairs and norms against the packed sets) and
@@ -30,9 +31,9 @@ from ._forest_kernels cimport forest_kernel
 from ._index cimport FixedSet
 from ._one_against_many cimport Against, one_against_many
 from ._packing cimport ForestView, Packed, PackedStructures, PackedTrees, TreeView, forest_view, tree_view
-from ._settings cimport (EngineSettings, FOREST, Settings, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH,
-                         ZELENKO_TREE)
-from ._tree_kernels cimport smoothed_kernel, tree_kernel
+from ._settings cimport (EngineSettings, FOREST, PARTIAL_TREE, Settings, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH,
+                         SUBSET_TREE, SUBTREE_KELP, SUBTREE_TEXTBOOK, ZELENKO_TREE)
+from ._tree_kernels cimport delta_table, smoothed_kernel, tree_kernel
 from ._tuple_kernels cimport path_kernel, zelenko_kernel
 from ._workspace cimport Control, Workspace, control_init, workspace_attach, workspace_free, workspace_new
 
@@ -414,5 +415,56 @@ def pairs(EngineSettings settings not None, PackedStructures A, PackedStructures
     job.out = &values[0]
     job.against = NULL
     run(pair_value, &job, n, n_threads, 64 * n_threads, 64, progress)
+    _raise_on_failure(out)
+    return out
+
+
+DELTA_CELLS = 1 << 22  # the largest Delta table :func:`deltas` makes: 4,194,304 node pairs, 32 MB
+
+# the kinds whose K is the sum of Delta over node pairs
+_SUMS_OF_DELTAS = (SUBTREE_KELP, SUBTREE_TEXTBOOK, SUBSET_TREE, PARTIAL_TREE, SMOOTHED_PARTIAL_TREE)
+
+
+cdef bint delta_task(Workspace* ws, const Job* job, Py_ssize_t item) noexcept nogil:
+    cdef TreeView va = tree_view(job.A, job.index[0])
+    cdef TreeView vb = tree_view(job.B, job.index[1])
+    return delta_table(ws, &job.prm, &va, &vb, job.out)
+
+
+def deltas(EngineSettings settings not None, PackedStructures A, PackedStructures B, Py_ssize_t r, Py_ssize_t c):
+    """Delta(x, y) of every node pair of the trees A[r] and B[c] as the kernel ``settings``
+    sums them (ST, SST, PTK, SPTK: K = sum over node pairs of Delta, label weights and
+    sigma included): an (n_a, n_b) float64 table by preorder index, 0 for the pairs that do
+    not match, whose sum is the unnormalized K(A[r], B[c]). The recursion and tables are
+    the kernel's own (``_tree_kernels.delta_table``).
+
+    The table is quadratic in the nodes, where the kernel itself keeps only the matching
+    pairs (and, top-down, O(depth * children)); it is made for ``explain``, and a pair
+    whose table would exceed ``DELTA_CELLS`` cells raises :class:`InvalidParameterError`,
+    as do other kernel kinds and inconsistent arguments."""
+    cdef Job job
+    job.prm = checked_settings(settings, A, B, 1)
+    if settings.settings.kind not in _SUMS_OF_DELTAS:
+        raise InvalidParameterError(f"the Delta table is for the kernels that sum over node pairs (ST, SST, PTK, "
+                                    f"SPTK), not {settings.kind.name}")
+    if not (0 <= r < A.n_structures and 0 <= c < B.n_structures):
+        raise InvalidParameterError(f"({r}, {c}) refers to a tree outside A (0..{A.n_structures - 1}) "
+                                    f"or B (0..{B.n_structures - 1})")
+    n_a = int(A.node_offset[r + 1] - A.node_offset[r])
+    n_b = int(B.node_offset[c + 1] - B.node_offset[c])
+    if n_a * n_b > DELTA_CELLS:
+        raise InvalidParameterError(f"the Delta table of trees of {n_a} and {n_b} nodes has {n_a * n_b:,} cells, "
+                                    f"more than the {DELTA_CELLS:,} allowed (it is quadratic in the nodes)")
+    out = np.zeros((n_a, n_b), dtype=np.float64)
+    if out.size == 0:
+        return out
+    cdef double[:, ::1] table = out
+    cdef long long[2] pair = [r, c]
+    job.A = &A.packed
+    job.B = &B.packed
+    job.index = pair
+    job.out = &table[0, 0]
+    job.against = NULL
+    run(delta_task, &job, 1, 1, 1, 1)
     _raise_on_failure(out)
     return out

@@ -29,15 +29,15 @@ forest kernel loops over the fixed forests with the plain recursion.
 Memory grows with the work: O(pairs of query nodes and index nodes of their buckets) per
 query, plus one double per index node (the sums S, kept at 0 between queries).
 """
+from ._deltas cimport partial_value, production_factor
 from ._forest_kernels cimport forest_kernel
 from ._index cimport BY_KEY_OR_GROUP, NO_BUCKETS, bucket_of, find_bucket
 from ._packing cimport ForestView, TreeView, forest_view, is_leaf, tree_view
-from ._settings cimport (PARTIAL_TREE, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH, SUBSET_TREE, SUBTREE_TEXTBOOK,
-                         ZELENKO_TREE)
-from ._tables cimport (Similarity, row_dot, similarity_from_dot, similarity_without_vectors,
-                       tuple_similarity)
+from ._settings cimport PARTIAL_TREE, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH, ZELENKO_TREE
+from ._tables cimport (Similarity, row_dot, similarity_from_dot, similarity_without_vectors, tuple_similarity,
+                       weighted_similarity)
 from ._workspace cimport (SubsequenceSum, add_row, reserve, reserve_nodes, reserve_zeroed, start_sum,
-                          subsequence_rows, tick)
+                          subsequence_rows, tick, zelenko_row)
 
 
 cdef inline bint fixed_leaf(const Fixed* f, int u) noexcept nogil:
@@ -70,12 +70,13 @@ cdef long long match_ranges(Workspace* ws, const Settings* prm, const Fixed* f, 
 
 cdef double production_delta(const Workspace* ws, const Settings* prm, const TreeView* a, const Fixed* f,
                              int x, int u) noexcept nogil:
-    """ST/SST Delta of a query node and a subtree with equal productions
-    (``_tree_kernels.production_delta``)."""
+    """ST/SST Delta of a query node and a subtree with equal productions:
+    lam * prod_k f(c_xk, c_uk) (``_deltas.production_factor``), the children's keys equal
+    when cu lies in ca's range."""
     cdef int pa = a.child_ptr[x], pu = f.child_ptr[u]
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int k, ca, cu
-    cdef bint leaf_a, leaf_b
+    cdef bint leaf_a, leaf_b, inner_match
     cdef double prod = 1.0
     if f.child_ptr[u + 1] - pu != n:
         return 0.0
@@ -84,17 +85,10 @@ cdef double production_delta(const Workspace* ws, const Settings* prm, const Tre
         cu = f.child_idx[pu + k]
         leaf_a = is_leaf(a, ca)
         leaf_b = fixed_leaf(f, cu)
-        if prm.kind == SUBTREE_TEXTBOOK:
-            if leaf_a and leaf_b:
-                continue
-            if <unsigned int>(cu - ws.group_start[ca]) >= <unsigned int>ws.group_len[ca]:  # keys differ
-                return 0.0
-            prod *= fixed_child_delta(ws, ca, cu)
-        elif not leaf_a and not leaf_b and <unsigned int>(cu - ws.group_start[ca]) < <unsigned int>ws.group_len[ca]:
-            if prm.kind == SUBSET_TREE:
-                prod *= 1.0 + fixed_child_delta(ws, ca, cu)
-            else:
-                prod *= fixed_child_delta(ws, ca, cu)
+        inner_match = (not leaf_a and not leaf_b
+                       and <unsigned int>(cu - ws.group_start[ca]) < <unsigned int>ws.group_len[ca])
+        prod *= production_factor(prm, leaf_a and leaf_b, inner_match,
+                                  fixed_child_delta(ws, ca, cu) if inner_match else 0.0)
     return prm.lam * prod
 
 
@@ -105,7 +99,7 @@ cdef enum:
 cdef double child_subsequences(Workspace* ws, const Settings* prm, const TreeView* a, const Fixed* f,
                                int x, int u) noexcept nogil:
     """The child-subsequence sum of PTK and SPTK for the pair (x, u)
-    (``_tree_kernels.partial_delta``), child Deltas v[i][j] looked up in the children's
+    (``_tree_kernels.partial_children``), child Deltas v[i][j] looked up in the children's
     ranges. They are mostly 0 (a few matching child pairs): with k <= ``SPARSE`` non-zero
     ones, v_k at (i_k, j_k) in row-major order, the sum goes over them alone,
 
@@ -179,7 +173,7 @@ cdef double dense_subsequences(Workspace* ws, const Settings* prm, const TreeVie
 cdef inline double smoothed_sigma(const Similarity* sim, int la, int lb, int slot,
                                   const double* dot_row) noexcept nogil:
     """w(a) * sigma(a, b) * w(b) of a query label and a fixed label, 0 below the threshold
-    (``_tree_kernels.smoothed_kernel``); the dot product of their rows from the block's
+    (``_tables.weighted_similarity``); the dot product of their rows from the block's
     products when there (``dot_row``, the fixed row's ``slot``)."""
     cdef double sigma
     if not similarity_without_vectors(sim, la, lb, &sigma):
@@ -187,9 +181,7 @@ cdef inline double smoothed_sigma(const Similarity* sim, int la, int lb, int slo
             sigma = similarity_from_dot(sim, la, lb, dot_row[slot])
         else:
             sigma = similarity_from_dot(sim, la, lb, row_dot(sim, sim.row[la], sim.row[lb]))
-    if sigma >= sim.threshold and sigma > 0.0:
-        return sigma * (sim.label_weight[la] * sim.label_weight[lb])
-    return 0.0
+    return weighted_similarity(sim, la, lb, sigma)
 
 
 cdef bint tree_deltas(Workspace* ws, const Settings* prm, const TreeView* a, const Fixed* f,
@@ -202,8 +194,8 @@ cdef bint tree_deltas(Workspace* ws, const Settings* prm, const TreeView* a, con
     cdef const double* dot_row
     cdef int na = a.n, x, u, t, start, la, lb, last, i_smooth = a.n_smooth - 1
     cdef long long base, n_pairs
-    cdef double d, sigma = 0.0
-    cdef bint smoothed, leaf_x
+    cdef double d, weight, sigma = 0.0
+    cdef bint smoothed, leaf_x, leaf
     if not reserve_nodes(ws, na):
         return False
     n_pairs = match_ranges(ws, prm, f, na, a.key, a.label)
@@ -235,12 +227,11 @@ cdef bint tree_deltas(Workspace* ws, const Settings* prm, const TreeView* a, con
                         sigma = smoothed_sigma(sim, la, lb, f.vector_slot[u], dot_row)
                     else:
                         sigma = sim.label_weight[la] * sim.label_weight[lb]
+                leaf = leaf_x or fixed_leaf(f, u)
                 if sigma == 0.0:
                     d = 0.0
-                elif leaf_x or fixed_leaf(f, u):
-                    d = prm.mu * prm.lam2 * prm.terminal_factor * sigma
                 else:
-                    d = prm.mu * sigma * (prm.lam2 + child_subsequences(ws, prm, a, f, x, u))
+                    d = partial_value(prm, sigma, leaf, 0.0 if leaf else child_subsequences(ws, prm, a, f, x, u))
             elif prm.kind == ZELENKO_TREE:
                 if lb != last:
                     last = lb
@@ -248,15 +239,12 @@ cdef bint tree_deltas(Workspace* ws, const Settings* prm, const TreeView* a, con
                 ws.pair_sim[base + t] = sigma
                 d = sigma * (sigma + zelenko_children(ws, prm, a, f, x, u)) if sigma != 0.0 else 0.0
             else:
+                weight = w[la] * w[lb] if w != NULL else 1.0  # label weights w(x) w(y)
                 if prm.kind == PARTIAL_TREE:
-                    if leaf_x or fixed_leaf(f, u):
-                        d = prm.mu * prm.lam2 * prm.terminal_factor
-                    else:
-                        d = prm.mu * (prm.lam2 + child_subsequences(ws, prm, a, f, x, u))
+                    leaf = leaf_x or fixed_leaf(f, u)
+                    d = partial_value(prm, weight, leaf, 0.0 if leaf else child_subsequences(ws, prm, a, f, x, u))
                 else:
-                    d = production_delta(ws, prm, a, f, x, u)
-                if w != NULL:  # label weights w(x) w(y)
-                    d *= w[la] * w[lb]
+                    d = production_delta(ws, prm, a, f, x, u) * weight
             if ws.failed or not tick(ws, 1):
                 return False
             ws.delta[base + t] = d
@@ -283,47 +271,37 @@ cdef void scatter(Workspace* ws, const Fixed* f, int na, double* out) noexcept n
 
 cdef double zelenko_children(Workspace* ws, const Settings* prm, const TreeView* a, const Fixed* f,
                              int x, int u) noexcept nogil:
-    """The child term of Zelenko's kernel for the pair (x, u) (``_tuple_kernels.zelenko_children``),
+    """The child term of Zelenko's kernel for the pair (x, u) (``_workspace.zelenko_row``),
     k and K of a child pair looked up in the query child's range (k = 0 outside)."""
     cdef int pa = a.child_ptr[x], pu = f.child_ptr[u]
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int m = f.child_ptr[u + 1] - pu
-    cdef double* prev_a = subsequence_rows(ws, 4, m)
+    cdef double* prev_a = subsequence_rows(ws, 6, m)
     if prev_a == NULL:
         return 0.0
     cdef double* cur_a = prev_a + (m + 1)
     cdef double* prev_b = prev_a + 2 * (m + 1)
     cdef double* cur_b = prev_a + 3 * (m + 1)
+    cdef double* k = prev_a + 4 * (m + 1)
+    cdef double* K = prev_a + 5 * (m + 1)
     cdef double* swap
-    cdef double total = 0.0, row_a, row_b, e_a, e_b, k, lam = prm.lam
+    cdef double total = 0.0
     cdef int i, j, ca
     cdef unsigned int t
     cdef long long p
     for j in range(m + 1):
         prev_b[j] = 0.0
-    cur_a[0] = 0.0
-    cur_b[0] = 0.0
     for i in range(n):
         ca = a.child_idx[pa + i]
-        row_a = 0.0
-        row_b = 0.0
-        for j in range(1, m + 1):
-            t = <unsigned int>(f.child_idx[pu + j - 1] - ws.group_start[ca])
-            k = 0.0
+        for j in range(m):
+            t = <unsigned int>(f.child_idx[pu + j] - ws.group_start[ca])
+            k[j] = 0.0
+            K[j] = 0.0
             if t < <unsigned int>ws.group_len[ca]:
                 p = ws.pair_start[ca] + t
-                k = ws.pair_sim[p]
-            if k != 0.0:
-                e_a = k * prm.lam2 * (1.0 + prev_a[j - 1])
-                e_b = k * prm.lam2 * (ws.delta[p] * (1.0 + prev_a[j - 1]) + prev_b[j - 1])
-            else:
-                e_a = 0.0
-                e_b = 0.0
-            total += e_b
-            row_a = e_a + lam * row_a
-            cur_a[j] = row_a + lam * prev_a[j]
-            row_b = e_b + lam * row_b
-            cur_b[j] = row_b + lam * prev_b[j]
+                k[j] = ws.pair_sim[p]
+                K[j] = ws.delta[p]
+        total = zelenko_row(k, K, prev_a, cur_a, prev_b, cur_b, m, prm.lam, prm.lam2, total)
         swap = prev_a
         prev_a = cur_a
         cur_a = swap

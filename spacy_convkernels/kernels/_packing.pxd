@@ -123,3 +123,7 @@ cdef inline TreeView tree_view(const Packed* p, Py_ssize_t t) noexcept nogil:
 
 cdef inline bint is_leaf(const TreeView* t, int node) noexcept nogil:
     return t.child_ptr[node + 1] == t.child_ptr[node]
+
+
+cdef inline int n_children(const TreeView* t, int node) noexcept nogil:
+    return t.child_ptr[node + 1] - t.child_ptr[node]

@@ -140,6 +140,13 @@ cdef inline double node_similarity(const Similarity* s, int a, int b) noexcept n
     return similarity_from_dot(s, a, b, row_dot(s, s.row[a], s.row[b]))
 
 
+cdef inline double weighted_similarity(const Similarity* s, int a, int b, double sigma) noexcept nogil:
+    """SPTK's factor w(a) sigma w(b) of two labels of similarity sigma, 0 below the threshold."""
+    if sigma >= s.threshold and sigma > 0.0:
+        return sigma * (s.label_weight[a] * s.label_weight[b])
+    return 0.0
+
+
 cdef inline double tuple_similarity(const TupleSimilarity* t, int a, int b) noexcept nogil:
     """k((e, n), (e', n')) = w(e) [e = e'] w(e') * k_n(n, n') of two tuple label ids."""
     cdef int e = t.edge[a]

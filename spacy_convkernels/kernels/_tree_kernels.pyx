@@ -42,9 +42,10 @@ doubles per sum, never the n x m grid.
 """
 from libc.stdlib cimport qsort
 
-from ._packing cimport is_leaf
-from ._settings cimport PARTIAL_TREE, SMOOTHED_PARTIAL_TREE, SUBSET_TREE, SUBTREE_TEXTBOOK
-from ._tables cimport EXACT, Similarity, node_similarity
+from ._deltas cimport partial_value, production_factor
+from ._packing cimport is_leaf, n_children
+from ._settings cimport PARTIAL_TREE, SMOOTHED_PARTIAL_TREE
+from ._tables cimport EXACT, Similarity, node_similarity, weighted_similarity
 from ._workspace cimport (Frame, SubsequenceSum, add_row, push_frame, reserve, reserve_nodes, scratch_ints, start_sum,
                           subsequence_row, tick)
 
@@ -71,22 +72,12 @@ cdef inline double child_delta(const Workspace* ws, const TreeView* b, int x, in
 
 cdef double production_delta(const Workspace* ws, const Settings* prm,
                              const TreeView* a, const TreeView* b, int x, int y) noexcept nogil:
-    """ST/SST Delta of two nodes with equal productions (so equal child labels).
-
-    Delta = lam * prod_k f(c_xk, c_yk) over aligned children, where
-
-    - SST (``sigma = 1``): f = 1 + Delta if both children are internal with equal
-      productions, else 1 (a leaf child, or an internal child whose production differs,
-      ends the fragment there);
-    - ST, KeLP's SubTreeKernel: f = Delta if both are internal with equal productions,
-      else 1;
-    - ST, textbook: f = 1 if both children are leaves, else Delta (0 when the
-      productions differ).
-    """
+    """ST/SST Delta of two nodes with equal productions (so equal child labels):
+    lam * prod_k f(c_xk, c_yk) over aligned children (``_deltas.production_factor``)."""
     cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int k, ca, cb
-    cdef bint leaf_a, leaf_b
+    cdef bint leaf_a, leaf_b, inner_match
     cdef double prod = 1.0
     if b.child_ptr[y + 1] - pb != n:  # production ids of two different interners: no match
         return 0.0
@@ -95,35 +86,24 @@ cdef double production_delta(const Workspace* ws, const Settings* prm,
         cb = b.child_idx[pb + k]
         leaf_a = is_leaf(a, ca)
         leaf_b = is_leaf(b, cb)
-        if prm.kind == SUBTREE_TEXTBOOK:
-            if leaf_a and leaf_b:
-                continue
-            if a.key[ca] != b.key[cb]:
-                return 0.0
-            prod *= child_delta(ws, b, ca, cb)
-        elif not leaf_a and not leaf_b and a.key[ca] == b.key[cb]:
-            if prm.kind == SUBSET_TREE:
-                prod *= 1.0 + child_delta(ws, b, ca, cb)
-            else:
-                prod *= child_delta(ws, b, ca, cb)
+        inner_match = not leaf_a and not leaf_b and a.key[ca] == b.key[cb]
+        prod *= production_factor(prm, leaf_a and leaf_b, inner_match,
+                                  child_delta(ws, b, ca, cb) if inner_match else 0.0)
     return prm.lam * prod
 
 
-cdef double partial_delta(Workspace* ws, const Settings* prm,
-                          const TreeView* a, const TreeView* b, int x, int y) noexcept nogil:
-    """PTK Delta of two nodes with equal label contents (Moschitti 2006, KeLP conventions).
-
-    A leaf on either side: mu * lam^2 * terminal_factor. Otherwise
-    mu * (lam^2 + sum over pairs of equal-length child subsequences J1, J2 of
-    lam^(gaps(J1) + gaps(J2)) * prod_k Delta(c_x[J1k], c_y[J2k])), gaps = children skipped
-    between the first and last chosen child. The sum over all lengths is one O(n*m)
-    dynamic programme (:c:type:`SubsequenceSum`): D[i][j] = Delta(c_xi, c_yj) *
-    (1 + P[i-1][j-1]) for the subsequences ending at (i, j), P[i][j] =
-    sum_{i'<=i, j'<=j} D[i'][j'] lam^(i-i'+j-j'), computed row by row with the child
-    Deltas of row i looked up just before it: three rows of m + 1 doubles, whatever n.
+cdef double partial_children(Workspace* ws, const Settings* prm,
+                             const TreeView* a, const TreeView* b, int x, int y) noexcept nogil:
+    """The child-subsequence sum of PTK's Delta (``_deltas.partial_value``) for two inner
+    nodes with equal label contents (Moschitti 2006, KeLP conventions): the sum over pairs of
+    equal-length child subsequences J1, J2 of lam^(gaps(J1) + gaps(J2)) * prod_k
+    Delta(c_x[J1k], c_y[J2k]), gaps = children skipped between the first and last chosen
+    child. The sum over all lengths is one O(n*m) dynamic programme
+    (:c:type:`SubsequenceSum`): D[i][j] = Delta(c_xi, c_yj) * (1 + P[i-1][j-1]) for the
+    subsequences ending at (i, j), P[i][j] = sum_{i'<=i, j'<=j} D[i'][j'] lam^(i-i'+j-j'),
+    computed row by row with the child Deltas of row i looked up just before it: three rows
+    of m + 1 doubles, whatever n.
     """
-    if is_leaf(a, x) or is_leaf(b, y):
-        return prm.mu * prm.lam2 * prm.terminal_factor
     cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int m = b.child_ptr[y + 1] - pb
@@ -139,7 +119,7 @@ cdef double partial_delta(Workspace* ws, const Settings* prm,
         add_row(&rows, prm.lam, 1.0)
         if not tick(ws, m + 1):
             return 0.0
-    return prm.mu * (prm.lam2 + rows.total)
+    return rows.total
 
 
 cdef inline long long match_groups(Workspace* ws, const TreeView* a, const TreeView* b,
@@ -183,7 +163,8 @@ cdef double stored_tree_kernel(Workspace* ws, const Settings* prm, const TreeVie
     out of memory: ``failed`` set)."""
     cdef int na = a.n, node, t, other
     cdef long long base
-    cdef double total = 0.0, d
+    cdef double total = 0.0, d, f
+    cdef bint leaf
     cdef const double* w = prm.similarity.label_weight if prm.similarity != NULL else NULL
     if n_pairs == 0:
         return 0.0
@@ -194,12 +175,12 @@ cdef double stored_tree_kernel(Workspace* ws, const Settings* prm, const TreeVie
         base = ws.pair_start[node]
         for t in range(ws.group_len[node]):
             other = b.order[ws.group_start[node] + t]
+            f = w[a.label[node]] * w[b.label[other]] if w != NULL else 1.0  # label weights w(x) w(y)
             if prm.kind == PARTIAL_TREE:
-                d = partial_delta(ws, prm, a, b, node, other)
+                leaf = is_leaf(a, node) or is_leaf(b, other)
+                d = partial_value(prm, f, leaf, 0.0 if leaf else partial_children(ws, prm, a, b, node, other))
             else:
-                d = production_delta(ws, prm, a, b, node, other)
-            if w != NULL:  # label weights w(x) w(y)
-                d *= w[a.label[node]] * w[b.label[other]]
+                d = production_delta(ws, prm, a, b, node, other) * f
             if ws.failed or not tick(ws, 1):
                 return 0.0
             ws.delta[base + t] = d
@@ -250,6 +231,7 @@ cdef double stored_smoothed_kernel(Workspace* ws, const Settings* prm, const Tre
     cdef int na = a.n, i, x, y, t, u
     cdef long long bound, k, base
     cdef double total = 0.0, d, sigma
+    cdef bint leaf
     bound = n_pairs + <long long>a.n_smooth * b.n_smooth
     if bound == 0:
         return 0.0
@@ -275,13 +257,11 @@ cdef double stored_smoothed_kernel(Workspace* ws, const Settings* prm, const Tre
         ws.pair_start[x] = k
         for u in range(b.n_smooth):
             y = b.smooth[u]
-            sigma = node_similarity(sim, a.label[x], b.label[y])
-            if sigma >= sim.threshold and sigma > 0.0:
-                sigma *= sim.label_weight[a.label[x]] * sim.label_weight[b.label[y]]
-                if sigma != 0.0:
-                    ws.partner[k] = y
-                    ws.pair_sim[k] = sigma
-                    k += 1
+            sigma = weighted_similarity(sim, a.label[x], b.label[y], node_similarity(sim, a.label[x], b.label[y]))
+            if sigma != 0.0:
+                ws.partner[k] = y
+                ws.pair_sim[k] = sigma
+                k += 1
         ws.group_len[x] = <int>(k - ws.pair_start[x])
         if not tick(ws, 1 + b.n_smooth * (1 + sim.dim // 4)):
             return 0.0
@@ -290,10 +270,8 @@ cdef double stored_smoothed_kernel(Workspace* ws, const Settings* prm, const Tre
         for t in range(ws.group_len[x]):
             y = ws.partner[base + t]
             sigma = ws.pair_sim[base + t]
-            if is_leaf(a, x) or is_leaf(b, y):
-                d = prm.mu * prm.lam2 * prm.terminal_factor * sigma
-            else:
-                d = prm.mu * sigma * (prm.lam2 + smoothed_subsequences(ws, prm, a, b, x, y))
+            leaf = is_leaf(a, x) or is_leaf(b, y)
+            d = partial_value(prm, sigma, leaf, 0.0 if leaf else smoothed_subsequences(ws, prm, a, b, x, y))
             if ws.failed or not tick(ws, 1):
                 return 0.0
             ws.delta[base + t] = d
@@ -320,16 +298,9 @@ cdef struct Pairing:
     int n_slots_b
 
 
-cdef inline int n_children(const TreeView* t, int node) noexcept nogil:
-    return t.child_ptr[node + 1] - t.child_ptr[node]
-
-
 cdef inline double smoothed_factor(const Similarity* sim, int la, int lb) noexcept nogil:
     """w(a) sigma(a, b) w(b) of two smoothed labels, 0 below the threshold."""
-    cdef double sigma = node_similarity(sim, la, lb)
-    if sigma >= sim.threshold and sigma > 0.0:
-        return sigma * (sim.label_weight[la] * sim.label_weight[lb])
-    return 0.0
+    return weighted_similarity(sim, la, lb, node_similarity(sim, la, lb))
 
 
 cdef inline double pair_factor(const Pairing* P, int x, int y) noexcept nogil:
@@ -379,16 +350,8 @@ cdef void set_parents(const TreeView* t, int* parent, int* pos) noexcept nogil:
 cdef double production_pairs(Workspace* ws, const Pairing* P, int x0, int y0, double f0) noexcept nogil:
     """ST/SST: Delta(x0, y0) of two inner nodes with equal productions and factor f0 != 0,
     plus the Delta of every pair it reads, evaluated top-down (their sum). Delta is
-
-        lam * w(x) w(y) * prod_k g(c_xk, c_yk) over aligned children, where
-
-    - SST (``sigma = 1``): g = 1 + Delta if both children are inner nodes with equal
-      productions, else 1 (a leaf child, or a child whose production differs, ends the
-      fragment there);
-    - ST, KeLP's SubTreeKernel: g = Delta if both are inner nodes with equal productions,
-      else 1;
-    - ST, textbook: g = 1 if both children are leaves, else Delta (0 when the
-      productions differ, or when one child is a leaf).
+    lam * w(x) w(y) * prod_k f(c_xk, c_yk) over aligned children
+    (``_deltas.production_factor``).
 
     Different child counts (production ids of two different interners): Delta = 0, nothing
     read. Every read pair is evaluated, also after a factor 0, so that the pairs read are
@@ -396,7 +359,6 @@ cdef double production_pairs(Workspace* ws, const Pairing* P, int x0, int y0, do
     cdef const TreeView* a = P.a
     cdef const TreeView* b = P.b
     cdef const Settings* prm = P.prm
-    cdef bint textbook = prm.kind == SUBTREE_TEXTBOOK, subset = prm.kind == SUBSET_TREE
     cdef double total = 0.0, value = 0.0, f
     cdef Frame* fr
     cdef int depth, ca, cb, n
@@ -409,7 +371,7 @@ cdef double production_pairs(Workspace* ws, const Pairing* P, int x0, int y0, do
     while True:
         fr = ws.frames + depth - 1
         if returned:
-            fr.total *= (1.0 + value) if subset else value
+            fr.total *= production_factor(prm, False, True, value)
             fr.i += 1
             returned = False
         pushed = False
@@ -428,9 +390,9 @@ cdef double production_pairs(Workspace* ws, const Pairing* P, int x0, int y0, do
                     depth += 1
                     pushed = True
                     break
-                fr.total *= 1.0 if subset else 0.0
-            elif textbook and not (leaf_a and leaf_b):
-                fr.total = 0.0  # productions differ, or a leaf against an inner node: Delta 0
+                fr.total *= production_factor(prm, False, True, 0.0)  # a label weight 0: Delta 0
+            else:
+                fr.total *= production_factor(prm, leaf_a and leaf_b, False, 0.0)
             fr.i += 1
         if pushed:
             continue
@@ -462,8 +424,6 @@ cdef double partial_pairs(Workspace* ws, const Pairing* P, int x0, int y0, doubl
     cdef const TreeView* a = P.a
     cdef const TreeView* b = P.b
     cdef const Settings* prm = P.prm
-    cdef bint smoothed = prm.kind == SMOOTHED_PARTIAL_TREE
-    cdef double leaf_value = prm.mu * prm.lam2 * prm.terminal_factor
     cdef double total = 0.0, value = 0.0, f
     cdef Frame* fr
     cdef double* rows
@@ -494,7 +454,7 @@ cdef double partial_pairs(Workspace* ws, const Pairing* P, int x0, int y0, doubl
                 if f == 0.0:
                     v[j] = 0.0
                 elif is_leaf(a, ca) or is_leaf(b, cb):
-                    v[j] = leaf_value * f
+                    v[j] = partial_value(prm, f, True, 0.0)
                 else:
                     fr.j = j
                     if push_frame(ws, depth, ca, cb, n_children(a, ca), n_children(b, cb), 3, 1, f) == NULL:
@@ -514,10 +474,7 @@ cdef double partial_pairs(Workspace* ws, const Pairing* P, int x0, int y0, doubl
                 return 0.0
         if pushed:
             continue
-        if smoothed:
-            value = prm.mu * fr.factor * (prm.lam2 + fr.total)
-        else:
-            value = (prm.mu * (prm.lam2 + fr.total)) * fr.factor
+        value = partial_value(prm, fr.factor, False, fr.total)
         total += value
         ws.row_top = fr.rows
         depth -= 1
@@ -544,7 +501,7 @@ cdef double keyed_sums(Workspace* ws, const Pairing* P, int* inner_a, int* inner
     cdef const double* w = P.w
     cdef bint partial = prm.kind == SMOOTHED_PARTIAL_TREE or prm.kind == PARTIAL_TREE
     cdef bint aligned = not partial
-    cdef double leaf_value = prm.mu * prm.lam2 * prm.terminal_factor
+    cdef double leaf_value = partial_value(prm, 1.0, True, 0.0)  # a pair with a leaf, of factor 1
     cdef double total = 0.0, leaves_a, inner_sum_a, leaves_b, inner_sum_b, wx, f
     cdef int na = a.n, nb = b.n, i = 0, j = 0, i_end, j_end, key, x, y, k, t, n_inner_a = 0, n_inner_b = 0
     # leaves: per key, the sums of the factors of leaves and of inner nodes on either side
@@ -701,7 +658,7 @@ cdef double top_down_smoothed_kernel(Workspace* ws, const Settings* prm, const T
     cdef int* count_a
     cdef int* count_b
     cdef int na = a.n, nb = b.n, da, db, sa, sb, i, j, x, y, n_inner_a = 0, n_inner_b = 0
-    cdef double total, f, leaf_value = prm.mu * prm.lam2 * prm.terminal_factor
+    cdef double total, f, leaf_value = partial_value(prm, 1.0, True, 0.0)
     cdef double* cache = NULL
     P.prm = prm
     P.a = a
@@ -806,3 +763,31 @@ cdef double smoothed_kernel(Workspace* ws, const Settings* prm, const TreeView* 
     if n_pairs + <long long>a.n_smooth * b.n_smooth <= stored_pairs:
         return stored_smoothed_kernel(ws, prm, a, b, n_pairs)
     return top_down_smoothed_kernel(ws, prm, a, b)
+
+
+cdef bint delta_table(Workspace* ws, const Settings* prm, const TreeView* a, const TreeView* b,
+                      double* out) noexcept nogil:
+    """Delta(x, y) of every node pair of ST, SST, PTK or SPTK into ``out[x * b.n + y]``
+    (an a.n x b.n table, zeroed by the caller; pairs that do not match stay 0), Delta
+    times the pair's factor as K sums it: by the stored evaluation (the module), whatever
+    ``stored_pairs`` says, as the table is quadratic anyway. Summed, the table is K(a, b).
+    False (``failed``) if out of memory or stopped."""
+    cdef bint smoothed = prm.kind == SMOOTHED_PARTIAL_TREE
+    cdef long long n_pairs, k
+    cdef int x, t, y
+    if not reserve_nodes(ws, a.n):
+        ws.failed = True
+        return False
+    n_pairs = match_groups(ws, a, b, prm.similarity if smoothed else NULL)
+    if smoothed:
+        stored_smoothed_kernel(ws, prm, a, b, n_pairs)
+    else:
+        stored_tree_kernel(ws, prm, a, b, n_pairs)
+    if ws.failed:
+        return False
+    for x in range(a.n):
+        for t in range(ws.group_len[x]):
+            k = ws.pair_start[x] + t
+            y = ws.partner[k] if smoothed else b.order[ws.group_start[x] + t]
+            out[<long long>x * b.n + y] = ws.delta[k]
+    return True

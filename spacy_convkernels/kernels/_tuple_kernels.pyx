@@ -5,12 +5,8 @@ sparse subtree kernel (Zelenko et al. 2003), both with the tuple similarity of
 ``_tables.pxd``. Zelenko's kernel evaluates only the node pairs the roots' value reads,
 top-down."""
 from ._tables cimport tuple_similarity
-from ._packing cimport is_leaf
-from ._workspace cimport Frame, SubsequenceSum, add_row, push_frame, start_sum, tick
-
-
-cdef inline int n_children(const TreeView* t, int node) noexcept nogil:
-    return t.child_ptr[node + 1] - t.child_ptr[node]
+from ._packing cimport is_leaf, n_children
+from ._workspace cimport Frame, SubsequenceSum, add_row, push_frame, start_sum, tick, zelenko_row
 
 
 cdef double path_kernel(Workspace* ws, const Settings* prm, const int* a, int n, const int* b, int m) noexcept nogil:
@@ -40,21 +36,18 @@ cdef double zelenko_kernel(Workspace* ws, const Settings* prm, const TreeView* a
 
     the child term the sum over equal-length child subsequences i, j of lam^(span(i) +
     span(j)) * (sum_s K(c_x[i_s], c_y[j_s])) * prod_s k(c_x[i_s], c_y[j_s]), in one O(n*m)
-    pass with rolling rows carrying two sums: A of the products, B of the products times
-    the sums. Evaluated top-down from the roots on an explicit stack of frames (any depth):
-    row i of k and K of the child pairs is filled first, a child pair with k != 0 of two
-    inner nodes evaluated on a frame of its own when reached (a leaf's K is k^2), then the
-    row is added. Only the pairs the roots' value reads are evaluated, each once (a pair of
-    nodes has one pair of parents); memory is six rows of m + 1 doubles per level, however
-    many node pairs match (out of memory or stopped: ``failed``)."""
+    pass with rolling rows carrying two sums (``_workspace.zelenko_row``): A of the
+    products, B of the products times the sums. Evaluated top-down from the roots on an
+    explicit stack of frames (any depth): row i of k and K of the child pairs is filled
+    first, a child pair with k != 0 of two inner nodes evaluated on a frame of its own when
+    reached (a leaf's K is k^2), then the row is added. Only the pairs the roots' value
+    reads are evaluated, each once (a pair of nodes has one pair of parents); memory is six
+    rows of m + 1 doubles per level, however many node pairs match (out of memory or
+    stopped: ``failed``)."""
     cdef double s = tuple_similarity(prm.tuples, a.label[0], b.label[0])
-    cdef double lam = prm.lam, value = 0.0, k, row_a, row_b, e_a, e_b
+    cdef double value = 0.0, k
     cdef Frame* fr
     cdef double* rows
-    cdef double* prev_a
-    cdef double* cur_a
-    cdef double* prev_b
-    cdef double* cur_b
     cdef double* vk
     cdef double* vK
     cdef int depth, ca, cb, j, m, pa, pb
@@ -101,27 +94,9 @@ cdef double zelenko_kernel(Workspace* ws, const Settings* prm, const TreeView* a
                 j += 1
             if pushed:
                 break
-            prev_a = rows + fr.parity * (m + 1)
-            cur_a = rows + (1 - fr.parity) * (m + 1)
-            prev_b = rows + (2 + fr.parity) * (m + 1)
-            cur_b = rows + (3 - fr.parity) * (m + 1)
-            cur_a[0] = 0.0
-            cur_b[0] = 0.0
-            row_a = 0.0
-            row_b = 0.0
-            for j in range(1, m + 1):
-                k = vk[j - 1]
-                if k != 0.0:
-                    e_a = k * prm.lam2 * (1.0 + prev_a[j - 1])
-                    e_b = k * prm.lam2 * (vK[j - 1] * (1.0 + prev_a[j - 1]) + prev_b[j - 1])
-                else:
-                    e_a = 0.0
-                    e_b = 0.0
-                fr.total += e_b
-                row_a = e_a + lam * row_a
-                cur_a[j] = row_a + lam * prev_a[j]
-                row_b = e_b + lam * row_b
-                cur_b[j] = row_b + lam * prev_b[j]
+            fr.total = zelenko_row(vk, vK, rows + fr.parity * (m + 1), rows + (1 - fr.parity) * (m + 1),
+                                   rows + (2 + fr.parity) * (m + 1), rows + (3 - fr.parity) * (m + 1), m,
+                                   prm.lam, prm.lam2, fr.total)
             fr.parity = 1 - fr.parity
             fr.i += 1
             fr.j = 0

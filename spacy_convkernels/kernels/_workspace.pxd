@@ -179,6 +179,36 @@ cdef inline double subsequence_row(const double* v, const double* prev, double* 
     return total
 
 
+cdef inline double zelenko_row(const double* k, const double* K, const double* prev_a, double* cur_a,
+                               const double* prev_b, double* cur_b, int m, double lam, double lam2,
+                               double total) noexcept nogil:
+    """One row i of the child term of Zelenko's kernel (``_tuple_kernels.zelenko_kernel``):
+    the sum over pairs of equal-length child subsequences of lam^(span(i) + span(j)) *
+    (sum_s K_s) * prod_s k_s, with k and K of the child pairs of row i in ``k[0:m]`` and
+    ``K[0:m]``. Two sums roll as in :func:`subsequence_row`: A of the products,
+    E_a = k lam^2 (1 + A[i-1][j-1]), and B of the products times the sums,
+    E_b = k lam^2 (K (1 + A[i-1][j-1]) + B[i-1][j-1]); ``prev_*`` are the partial sums of
+    row i - 1, ``cur_*`` those of row i. Returns ``total`` plus the row's E_b values."""
+    cdef double row_a = 0.0, row_b = 0.0, e_a, e_b, kj
+    cdef int j
+    cur_a[0] = 0.0
+    cur_b[0] = 0.0
+    for j in range(1, m + 1):
+        kj = k[j - 1]
+        if kj != 0.0:
+            e_a = kj * lam2 * (1.0 + prev_a[j - 1])
+            e_b = kj * lam2 * (K[j - 1] * (1.0 + prev_a[j - 1]) + prev_b[j - 1])
+        else:
+            e_a = 0.0
+            e_b = 0.0
+        total += e_b
+        row_a = e_a + lam * row_a
+        cur_a[j] = row_a + lam * prev_a[j]
+        row_b = e_b + lam * row_b
+        cur_b[j] = row_b + lam * prev_b[j]
+    return total
+
+
 cdef inline bint start_sum(Workspace* ws, SubsequenceSum* rows, int m) noexcept nogil:
     """Start a subsequence sum over m columns in the workspace's rows; False (and
     ``failed``) if out of memory."""

@@ -2,16 +2,16 @@
 
 A tree kernel is a sum over node pairs, K(a, b) = sum_{n1, n2} Delta(n1, n2), Delta
 counting the common fragments rooted at n1 and n2 (the class docstrings of the kernels
-define it). :func:`explain` computes every Delta in plain Python, children before
-parents (no recursion), and returns the pairs with the largest ones, each with the
-largest common fragment rooted at it. Normalized, each Delta is divided by
+define it). :func:`explain` reads every Delta from the engine, computed by the kernel's
+own recursion and tables (:func:`~._driver.deltas`: label weights, SPTK's and CSPTK's
+similarities sigma and threshold included), and returns the pairs with the largest ones,
+each with the largest common fragment rooted at it. Normalized, each Delta is divided by
 sqrt(K(a, a) K(b, b)), so the values of all pairs sum to the kernel's value either way.
-SPTK and CSPTK take their node similarities sigma (lexical, compositional) from the
-engine's own tables: sigma(n1, n2) is their kernel between the two nodes alone with
-lam = mu = terminal_factor = 1.
+The Delta table is quadratic in the nodes: the engine refuses pairs of trees whose table
+would exceed ``_driver.DELTA_CELLS`` cells.
 
 For ST and SST the largest common fragment of a pair is its production, extended through
-every aligned pair of children with equal productions (the whole common subtree for the
+every aligned pair of inner children of positive Delta (the whole common subtree for the
 textbook ST). For PTK, SPTK and CSPTK it is the fragment with the most nodes: children
 aligned in order, pairs of positive Delta only, chosen as a longest common subsequence
 weighted by the fragments' sizes below them.
@@ -21,12 +21,23 @@ from dataclasses import dataclass
 from html import escape
 
 import numpy as np
-from sklearn.base import clone
 
 from ..errors import InvalidParameterError, StructureTypeError
-from ..structures.labels import label_content
 from ..structures.tree import Tree
 from ..validation import COUNT, validate_params
+from ._driver import deltas
+from ._settings import KernelKind
+from .base import Kernel, _engine_settings
+
+# the engine kinds explain takes, and whether a fragment's children align by position (ST,
+# SST: the children of equal productions) or as a subsequence (PTK, SPTK, CSPTK)
+ALIGNED_BY_POSITION = {
+    KernelKind.SUBTREE_TEXTBOOK: True,
+    KernelKind.SUBTREE_KELP: True,
+    KernelKind.SUBSET_TREE: True,
+    KernelKind.PARTIAL_TREE: False,
+    KernelKind.SMOOTHED_PARTIAL_TREE: False,
+}
 
 
 @dataclass(frozen=True)
@@ -71,7 +82,7 @@ class Explanation:
 
 
 class _Nodes:
-    """A tree's children lists, productions and label contents by preorder index."""
+    """A tree's labels, parents and children lists by preorder index."""
 
     def __init__(self, tree: Tree):
         self.labels = tree.labels
@@ -80,30 +91,25 @@ class _Nodes:
         for node, parent in enumerate(self.parents):
             if parent >= 0:
                 self.children[parent].append(node)
-        self.productions = [
-            (label, tuple(self.labels[c] for c in kids)) for label, kids in zip(self.labels, self.children)
-        ]
-        self.contents = [label_content(label) for label in self.labels]
 
 
 @validate_params({"top": [COUNT, None]})
 def explain(kernel, a: Tree, b: Tree, *, top: int | None = 10, normalize: bool = True) -> Explanation:
     """The ``top`` node pairs (None: every contributing pair) of largest Delta in K(a, b),
-    for ST, SST, PTK, SPTK and CSPTK (see the module)."""
-    from .smoothed_tree_kernels import SmoothedPartialTreeKernel  # these modules import this one
-    from .tree_kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
-
-    if not isinstance(kernel, (SubtreeKernel, SubsetTreeKernel, PartialTreeKernel, SmoothedPartialTreeKernel)):
+    for the kernels whose engine kind sums Delta over node pairs (ST, SST, PTK, SPTK,
+    CSPTK; see the module)."""
+    if not isinstance(kernel, Kernel):
         raise InvalidParameterError(f"explain supports the tree kernels, not {type(kernel).__name__}")
     for name, tree in (("a", a), ("b", b)):
         if not isinstance(tree, Tree):
             raise StructureTypeError(f"explain takes two Trees; {name} is {type(tree).__name__}")
-    kernel._configuration()  # validates the parameters
+    spec, tables = kernel._configuration()  # validates the parameters
+    if spec.kind not in ALIGNED_BY_POSITION:
+        raise InvalidParameterError(f"explain supports the tree kernels, not {type(kernel).__name__}")
+    packed = kernel._pack([a, b], spec, tables)
+    delta = deltas(_engine_settings(spec, tables), packed, packed, 0, 1)
     A, B = _Nodes(a), _Nodes(b)
-    if isinstance(kernel, (PartialTreeKernel, SmoothedPartialTreeKernel)):
-        delta, sizes = _partial_tree_deltas(kernel, A, B, _similarities(kernel, A, B))
-    else:
-        delta, sizes = _production_deltas(kernel, A, B), None
+    sizes = None if ALIGNED_BY_POSITION[spec.kind] else _fragment_sizes(A, B, delta)
     scale = 1.0
     if normalize:
         self_a, self_b = kernel.diag([a, b])
@@ -115,7 +121,7 @@ def explain(kernel, a: Tree, b: Tree, *, top: int | None = 10, normalize: bool =
     chosen = order if top is None else order[:top]
     matches = []
     for i, j in chosen:
-        nodes_a, nodes_b = _fragment(kernel, A, B, int(i), int(j), delta, sizes)
+        nodes_a, nodes_b = _fragment(A, B, int(i), int(j), delta, sizes)
         v = float(values[i, j])
         matches.append(
             FragmentMatch(
@@ -134,87 +140,15 @@ def explain(kernel, a: Tree, b: Tree, *, top: int | None = 10, normalize: bool =
     )
 
 
-def _weights(kernel, nodes: _Nodes) -> np.ndarray:
-    weights = kernel.label_weights or {}
-    return np.array([weights.get(label, 1.0) for label in nodes.labels])
-
-
-def _production_deltas(kernel, A: _Nodes, B: _Nodes) -> np.ndarray:
-    """ST (both variants) and SST: Delta = w w' lam prod_k f(children), children first."""
-    from .tree_kernels import SubsetTreeKernel
-
-    offset = 1.0 if isinstance(kernel, SubsetTreeKernel) else 0.0
-    textbook = offset == 0.0 and kernel.variant == "textbook"
-    wa, wb = _weights(kernel, A), _weights(kernel, B)
-    delta = np.zeros((len(A.labels), len(B.labels)))
-    for i in reversed(range(len(A.labels))):  # preorder reversed: children before parents
-        for j in reversed(range(len(B.labels))):
-            if A.productions[i] != B.productions[j]:
-                continue
-            product = 1.0
-            for ci, cj in zip(A.children[i], B.children[j]):
-                internal_a, internal_b = bool(A.children[ci]), bool(B.children[cj])
-                if textbook:
-                    if internal_a or internal_b:
-                        product *= delta[ci, cj]
-                elif internal_a and internal_b and A.productions[ci] == B.productions[cj]:
-                    product *= offset + delta[ci, cj]
-            delta[i, j] = wa[i] * kernel.lam * product * wb[j]
-    return delta
-
-
-def _similarities(kernel, A: _Nodes, B: _Nodes) -> np.ndarray:
-    """w(n1) sigma(n1, n2) w(n2) for every node pair: equal label contents for PTK; for
-    SPTK and CSPTK the engine's own similarity (lexical, compositional, thresholded), read
-    as the kernel of the two nodes alone with lam = mu = terminal_factor = 1."""
-    from .tree_kernels import PartialTreeKernel
-
-    if isinstance(kernel, PartialTreeKernel):
-        equal = np.array(A.contents, dtype=object)[:, None] == np.array(B.contents, dtype=object)[None, :]
-        return equal * np.outer(_weights(kernel, A), _weights(kernel, B))
-    probe = clone(kernel).set_params(lam=1.0, mu=1.0, terminal_factor=1.0)
-    labels_a, labels_b = sorted(set(A.labels)), sorted(set(B.labels))
-    sigma = probe.gram([Tree(x) for x in labels_a], [Tree(y) for y in labels_b], normalize=False)
-    row, column = {x: k for k, x in enumerate(labels_a)}, {y: k for k, y in enumerate(labels_b)}
-    rows, columns = [row[x] for x in A.labels], [column[y] for y in B.labels]
-    return sigma[np.ix_(rows, columns)]
-
-
-def _partial_tree_deltas(kernel, A: _Nodes, B: _Nodes, similarity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """PTK's (SPTK's) Delta for every pair, and the node count of the largest common fragment of each."""
-    lam, mu = kernel.lam, kernel.mu
-    delta = np.zeros((len(A.labels), len(B.labels)))
-    sizes = np.zeros((len(A.labels), len(B.labels)), dtype=np.int64)
-    for i in reversed(range(len(A.labels))):
-        for j in reversed(range(len(B.labels))):
-            s = similarity[i, j]
-            if s <= 0:
-                continue
-            kids_a, kids_b = A.children[i], B.children[j]
-            if not kids_a or not kids_b:
-                delta[i, j] = mu * lam * lam * kernel.terminal_factor * s
-                sizes[i, j] = 1
-                continue
-            d = delta[np.ix_(kids_a, kids_b)]
-            delta[i, j] = mu * s * (lam * lam + _subsequence_sum(d, lam))
-            sizes[i, j] = 1 + _alignment(d, sizes[np.ix_(kids_a, kids_b)])[0]
-    return delta, sizes
-
-
-def _subsequence_sum(d: np.ndarray, lam: float) -> float:
-    """Sum over pairs of equal-length child subsequences of lam^gaps prod Delta, all
-    lengths at once: S[i, j] (the sequences ending at children i, j) = d[i, j] (1 + R[i, j]),
-    R the lam-discounted sum of S over the pairs before (i, j)."""
-    n, m = d.shape
-    S, reach = np.zeros((n, m)), np.zeros((n, m))  # reach[i, j]: over the pairs before children i and j
-    for i in range(n):
-        for j in range(m):
-            if i and j:
-                reach[i, j] = (
-                    S[i - 1, j - 1] + lam * reach[i - 1, j] + lam * reach[i, j - 1] - lam * lam * reach[i - 1, j - 1]
-                )
-            S[i, j] = d[i, j] * (1.0 + reach[i, j])
-    return float(S.sum())
+def _fragment_sizes(A: _Nodes, B: _Nodes, delta: np.ndarray) -> np.ndarray:
+    """PTK, SPTK: the node count of the largest common fragment of each pair of positive
+    Delta (children before parents: decreasing preorder indices)."""
+    sizes = np.zeros(delta.shape, dtype=np.int64)
+    for i, j in np.argwhere(delta > 0)[::-1]:
+        kids_a, kids_b = A.children[i], B.children[j]
+        below = _alignment(delta[np.ix_(kids_a, kids_b)], sizes[np.ix_(kids_a, kids_b)])[0] if kids_a and kids_b else 0
+        sizes[i, j] = 1 + below
+    return sizes
 
 
 def _alignment(d: np.ndarray, sizes: np.ndarray) -> tuple[int, list[tuple[int, int]]]:
@@ -238,8 +172,9 @@ def _alignment(d: np.ndarray, sizes: np.ndarray) -> tuple[int, list[tuple[int, i
     return int(best[n, m]), pairs[::-1]
 
 
-def _fragment(kernel, A: _Nodes, B: _Nodes, i: int, j: int, delta: np.ndarray, sizes) -> tuple[list, list]:
-    """The nodes of the largest common fragment rooted at (i, j), in a and in b (preorder)."""
+def _fragment(A: _Nodes, B: _Nodes, i: int, j: int, delta: np.ndarray, sizes) -> tuple[list, list]:
+    """The nodes of the largest common fragment rooted at (i, j), in a and in b (preorder);
+    ``sizes`` None: children aligned by position (ST, SST)."""
     nodes_a, nodes_b, stack = [], [], [(i, j)]
     while stack:
         x, y = stack.pop()
@@ -252,7 +187,7 @@ def _fragment(kernel, A: _Nodes, B: _Nodes, i: int, j: int, delta: np.ndarray, s
                 stack.extend((kids_a[p], kids_b[q]) for p, q in _alignment(d, sizes[np.ix_(kids_a, kids_b)])[1])
             continue
         for cx, cy in zip(kids_a, kids_b):  # ST, SST: the production's children, expanded where they match
-            if A.children[cx] and B.children[cy] and A.productions[cx] == B.productions[cy] and delta[cx, cy] > 0:
+            if A.children[cx] and B.children[cy] and delta[cx, cy] > 0:
                 stack.append((cx, cy))
             else:
                 nodes_a.append(cx)
