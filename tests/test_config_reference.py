@@ -24,7 +24,7 @@ def test_committed_reference_is_current():
 def test_reference_covers_every_entry_point():
     config_reference()  # imports the registering modules
     assert set(package_factories()) == entry_points("spacy_factories")
-    for registry_name in ("architectures", "misc", "readers"):
+    for registry_name in ("architectures", "misc", "readers", "callbacks"):
         assert set(package_functions(registry_name)) == entry_points(f"spacy_{registry_name}")
 
 

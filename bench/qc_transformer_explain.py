@@ -1,0 +1,110 @@
+"""Why the kernel features help the transformer on TREC QC (issue 29, point 5).
+
+    HF_HUB_OFFLINE=1 python bench/qc_transformer_explain.py --keep DIR [--results bench/qc_transformer.json]
+        [--docs docs] [--seed 0] [--examples 5]
+
+Reads the test labels that bench/qc_transformer.py recorded for the transformer alone and
+for the transformer + kernels (all training questions, ``--seed``), and the combined
+pipeline it saved with ``--keep DIR``. For the first ``--examples`` test questions the
+combined model gets right and the transformer alone gets wrong, it parses the question
+(md and kernel_trees, as the benchmark does) and, in each SVM block of the combined
+textcat, finds the support question whose term alpha K(question, support) adds most to
+the decision of the right class; ``explain`` draws the fragments the two trees share
+(docs/qc_transformer_explain/*.svg) and a section of docs/qc_transformer_explain.md
+lists them.
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import spacy
+from locations import DATA, MD_MODEL, add_outputs
+from qc_transformer import questions, settings_of
+
+from spacy_convkernels.kernels.explain import explain, to_svg
+from spacy_convkernels.ml.doc_kernel_features import doc_tree
+from spacy_convkernels.ml.kernel_blocks import blocks_of
+from spacy_convkernels.outputs import replacing
+
+
+def recorded_labels(results: dict, method: str, seed: int) -> np.ndarray:
+    """The test labels of ``method`` at all training questions and ``seed``."""
+    everything = f"{results['setup']['questions']} questions | {method} | "
+    rows = [row for key, row in results.items() if key.startswith(everything) and key.endswith(f"| seed {seed}")]
+    if not rows:
+        raise SystemExit(f"no row for {method!r}, seed {seed}, at all training questions in the results")
+    return np.asarray(rows[-1]["test_predicted"])
+
+
+def strongest_support(block, doc, label: str):
+    """(the question's tree, the support tree of ``block``'s SVM for ``label`` whose term
+    alpha K adds most to ``doc``'s decision, that term, the block's kernel)."""
+    svm = block.attrs["encoder"].estimator
+    tree = doc_tree(doc, block.attrs["representation"])
+    row = list(svm.classes_).index(label)
+    terms = svm.dual_coef_[row] * svm.kernel.gram([tree], svm.support_vectors_)[0]
+    best = int(np.argmax(terms))
+    return tree, svm.support_vectors_[best], float(terms[best]), svm.kernel
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, required=True, help="the folder of bench/qc_transformer.py --keep")
+    add_outputs(parser, "qc_transformer")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--examples", type=int, default=5)
+    args = parser.parse_args()
+    results = json.loads(args.results.read_text(encoding="utf-8"))
+    test = questions(DATA / "trec-qc-kelp" / "TREC_10.coarse.klp.gz")
+    gold = np.array([label for _, label in test])
+    alone, combined = (recorded_labels(results, method, args.seed) for method in ("transformer", "transformer + kernels"))
+    helped = np.flatnonzero((combined == gold) & (alone != gold))
+    hurt = np.flatnonzero((combined != gold) & (alone == gold))
+    nlp = spacy.load(args.keep / f"transformer_and_kernels-{results['setup']['questions']}-{args.seed}")
+    md = spacy.load(MD_MODEL, exclude=["ner", "senter"])
+    md.add_pipe("kernel_trees", config=settings_of("kernel_trees"))
+    blocks = blocks_of(nlp.get_pipe("textcat").model.get_ref("kernel_features"))
+    training = [text for text, _ in questions(DATA / "trec-qc-kelp" / "train_5500.coarse.klp.gz")]
+    text_of = {  # a support question's text, by its tree in each block's representation
+        (block.attrs["representation"], doc_tree(doc, block.attrs["representation"])): doc.text
+        for doc in md.pipe(training, batch_size=256)
+        for block in blocks
+    }
+    figures = args.docs / "qc_transformer_explain"
+    lines = [
+        "# What the kernel features add to the transformer on TREC QC",
+        "",
+        f"Made by `python bench/qc_transformer_explain.py` from bench/qc_transformer.json (seed {args.seed},"
+        " all training questions). Of TREC-10's 500 test questions, the transformer + kernel features get"
+        f" {len(helped)} right that the transformer alone gets wrong, and {len(hurt)} wrong that it gets right."
+        " For the first of the former, each SVM block's support question that adds most to the decision of"
+        " the right class (its term alpha K(question, support)), and the fragments the two trees share"
+        " (`explain`, largest contribution first; the drawings colour them in both trees).",
+        "",
+    ]
+    for i in helped[: args.examples]:
+        text, label = test[i]
+        doc = md(text)
+        lines += [f"## {text}", "", f"Right: {label}; the transformer alone: {alone[i]}.", ""]
+        for b, block in enumerate(blocks):
+            tree, support, term, kernel = strongest_support(block, doc, label)
+            support_text = text_of.get((block.attrs["representation"], support), "?")
+            explanation = explain(kernel, tree, support, top=3)
+            name = f"q{i}-block{b}.svg"
+            with replacing(figures / name) as temporary:
+                temporary.write_text(to_svg(explanation, tree, support), encoding="utf-8")
+            fragments = "; ".join(f"`{m.fragment}` ({100 * m.share:.0f} %)" for m in explanation.matches)
+            lines += [
+                f"- block {b} ({type(kernel).__name__}): support question \"{support_text}\", term {term:+.3f};"
+                f" shared fragments: {fragments}. ![{name}](qc_transformer_explain/{name})",
+            ]
+        lines.append("")
+    with replacing(args.docs / "qc_transformer_explain.md") as temporary:
+        temporary.write_text("\n".join(lines), encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
