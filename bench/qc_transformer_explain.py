@@ -59,7 +59,9 @@ def main():
     results = json.loads(args.results.read_text(encoding="utf-8"))
     test = questions(DATA / "trec-qc-kelp" / "TREC_10.coarse.klp.gz")
     gold = np.array([label for _, label in test])
-    alone, combined = (recorded_labels(results, method, args.seed) for method in ("transformer", "transformer + kernels"))
+    alone, combined = (
+        recorded_labels(results, method, args.seed) for method in ("transformer", "transformer + kernels")
+    )
     helped = np.flatnonzero((combined == gold) & (alone != gold))
     hurt = np.flatnonzero((combined != gold) & (alone == gold))
     nlp = spacy.load(args.keep / f"transformer_and_kernels-{results['setup']['questions']}-{args.seed}")
@@ -97,7 +99,7 @@ def main():
                 temporary.write_text(to_svg(explanation, tree, support), encoding="utf-8")
             fragments = "; ".join(f"`{m.fragment}` ({100 * m.share:.0f} %)" for m in explanation.matches)
             lines += [
-                f"- block {b} ({type(kernel).__name__}): support question \"{support_text}\", term {term:+.3f};"
+                f'- block {b} ({type(kernel).__name__}): support question "{support_text}", term {term:+.3f};'
                 f" shared fragments: {fragments}. ![{name}](qc_transformer_explain/{name})",
             ]
         lines.append("")

@@ -26,14 +26,14 @@ from thinc.api import Model
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
+from ..validation import COUNT, validate_params
 
 
 @registry.architectures("spacy_convkernels.PooledTok2Vec.v1")
+@validate_params({"nO": [COUNT, None]}, owner="PooledTok2Vec")
 def pooled_tok2vec(tok2vec: Model[list[Doc], list[Floats2d]], nO: int | None = None) -> Model[list[Doc], Floats2d]:
     """Each Doc's vector, the mean of its ``tok2vec`` rows (zeros for a Doc without tokens),
     of width ``nO``: the tok2vec's when null (a transformer listener's, from its upstream)."""
-    if nO is not None and (not isinstance(nO, int) or isinstance(nO, bool) or nO < 1):
-        raise InvalidParameterError(f"PooledTok2Vec: nO must be an integer >= 1 or null, got {nO!r}")
     return Model("pooled_tok2vec", forward, init=init, layers=[tok2vec], refs={"tok2vec": tok2vec}, dims={"nO": nO})
 
 
