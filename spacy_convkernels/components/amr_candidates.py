@@ -24,10 +24,10 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..errors import InvalidGraphError, MissingAnnotationError
+from ..extensions import INTERACTIONS_KEY, install_extensions
 from ..structures.interactions import INTERACTIONS, PARTICIPANTS, find_candidates
 from ..structures.semantic_graph import SemanticGraph
 from ..validation import COUNT, NATURAL, Options, validate_params
-from .extensions import INTERACTIONS_KEY, install_extensions
 
 
 @Language.factory(

@@ -21,10 +21,10 @@ from spacy.tokens import Doc
 from spacy.util import minibatch
 
 from ..errors import MissingAnnotationError, UnknownRepresentationError
+from ..extensions import install_extensions
 from ..structures.dependency import REPRESENTATIONS
 from ..structures.forest import beam_forests
 from ..validation import COUNT, POSITIVE, Interval, Options, validate_params
-from .extensions import install_extensions
 from .kernel_trees import PARSE
 
 

@@ -32,8 +32,8 @@ from spacy.training import Example, validate_get_examples
 from thinc.api import Model
 
 from ..errors import MissingAnnotationError
+from ..extensions import install_extensions
 from ..ml.doc_kernel_features import doc_blocks, fit_doc_blocks
-from .extensions import install_extensions
 from .kernel_trees import PARSE
 from .registered_kernels import bind_model_vectors
 from .sentences import fitting_docs

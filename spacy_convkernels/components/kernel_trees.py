@@ -13,8 +13,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..errors import MissingAnnotationError, UnknownRepresentationError
+from ..extensions import install_extensions
 from ..structures.dependency import REPRESENTATIONS, span_to_trees
-from .extensions import install_extensions
 
 PARSE = ["token.dep", "token.head", "token.tag", "token.lemma"]  # what a sentence's trees are made of
 

@@ -16,12 +16,12 @@ from ..errors import (
     NotInitializedError,
     UnknownRepresentationError,
 )
+from ..extensions import install_extensions
 from ..kernels import Kernel
 from ..structures.dependency import REPRESENTATIONS, span_to_tree
 from ..structures.forest import Forest
 from ..structures.tree import Tree
 from ..validation import Satisfies, validate_parameters
-from .extensions import install_extensions
 from .kernel_trees import KernelTrees
 from .registered_kernels import bind_pipeline_vectors
 
