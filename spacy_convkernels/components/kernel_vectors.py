@@ -45,10 +45,9 @@ from ..approx.nystroem import LANDMARK_INITS, Nystroem
 from ..ml.kernel_features import set_feature_widths
 from ..validation import COUNT, Boolean, Options, validate_params
 from .kernel_trees import PARSE
+from .registered_kernels import DEFAULT_KERNEL
 from .sentences import TREE_KERNEL, TREE_SOURCES, SentenceTreeModel, read_structure
 from .similarity import KernelVectorHooks
-
-DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 1.0}
 
 
 @Language.factory(

@@ -22,7 +22,7 @@ from spacy.language import Language
 from ..approx.klsh import KLSH, KLSH_PARAMETERS
 from ..validation import COUNT, Interval, Options, validate_params
 from .kernel_trees import PARSE
-from .kernel_vectors import DEFAULT_KERNEL
+from .registered_kernels import DEFAULT_KERNEL
 from .sentences import TREE_KERNEL, TREE_SOURCES, SentenceTreeModel, read_structure
 
 
