@@ -15,7 +15,7 @@ SCRIPTS = sorted(BENCH.glob("*.py"))
 
 def readme_section(title: str) -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return re.search(rf"^## {title}\n(.*?)(?=^## )", text, re.S | re.M).group(1)
+    return re.search(rf"^## {title}\n(.*?)(?=^## |\Z)", text, re.S | re.M).group(1)
 
 
 def flags(tree: ast.AST) -> set[str]:
@@ -52,3 +52,17 @@ def test_the_benchmarks_find_the_data_where_the_tests_do():
     locations = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(locations)
     assert locations.SHARED == SHARED and locations.ROOT == ROOT
+
+
+def test_the_layout_names_every_module_and_folder():
+    """README.md's Layout names every module of the package (the engine's too) and every
+    folder of the repository, so a new one is described where a newcomer looks."""
+    layout = readme_section("Layout")
+    words = set(re.findall(r"[\w.]+", layout))
+    package = ROOT / "spacy_convkernels"
+    modules = {path.stem for suffix in ("*.py", "*.pyx") for path in package.rglob(suffix)} - {"__init__", "__main__"}
+    folders = {path.name for path in package.iterdir() if path.is_dir() and not path.name.startswith("__")}
+    folders |= {path.name for path in ROOT.iterdir() if path.is_dir() and not path.name.startswith((".", "_"))}
+    folders -= {"build", "spacy_convkernels.egg-info"}
+    missing = sorted(name for name in modules | folders if name not in words and f"{name}.py" not in words)
+    assert not missing, f"README.md's Layout does not name {missing}"
