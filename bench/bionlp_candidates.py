@@ -20,9 +20,9 @@ import spacy
 from locations import DATA, MD_MODEL
 from spacy.tokens import DocBin
 
-from spacy_convkernels.components.extensions import install_extensions
 from spacy_convkernels.corpora import read_standoff
 from spacy_convkernels.corpora.lexicon import read_lexicon
+from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.structures.relations import ROLE_SETS, GoldRelations, dependency_interactions
 
 LEXICON_TRIGGERS = "lexicon_triggers"

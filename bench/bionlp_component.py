@@ -62,10 +62,10 @@ from locations import add_outputs
 from spacy.training import Example
 from spacy.util import fix_random_seed, minibatch
 
-from spacy_convkernels.components.extensions import INTERACTIONS_KEY
 from spacy_convkernels.components.relation_extractor import score_relations
 from spacy_convkernels.corpora.lexicon import read_lexicon
 from spacy_convkernels.corpora.standoff import split_articles
+from spacy_convkernels.extensions import INTERACTIONS_KEY
 from spacy_convkernels.ml.kernel_blocks import blocks_of
 from spacy_convkernels.ml.relation_model import candidates_of
 from spacy_convkernels.outputs import replacing

@@ -24,9 +24,9 @@ from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, load_parse
 from bionlp_component import add_protein_ruler
 from spacy.training import Example
 
-from spacy_convkernels.components.extensions import INTERACTIONS_KEY, install_extensions
 from spacy_convkernels.components.relation_extractor import score_relations
 from spacy_convkernels.corpora.lexicon import read_lexicon
+from spacy_convkernels.extensions import INTERACTIONS_KEY, install_extensions
 from spacy_convkernels.structures.relations import DEFAULT_ROLE_SETS, ROLE_SETS, GoldRelations, dependency_interactions
 
 

@@ -61,7 +61,7 @@ from locations import DATA, MD_MODEL, ROOT, add_outputs
 from sklearn.svm import SVC
 from spacy.tokens import DocBin
 
-from spacy_convkernels.components.extensions import install_extensions
+from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.kernels import PartialTreeKernel, SubsequencePathKernel
 from spacy_convkernels.learn import KernelKNeighborsClassifier, KLSHForestClassifier, NonstationaryKernelLearner
 from spacy_convkernels.outputs import replacing

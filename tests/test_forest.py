@@ -517,10 +517,28 @@ def test_kernel_forests_component_writes_each_sentence_forest(md_forests):
     assert [[s._.kernel_forest for s in d.sents] for d in back] == [[s._.kernel_forest for s in d.sents] for d in docs]
 
 
+def test_kernel_forests_gives_a_failing_doc_to_the_error_handler(md_forests):
+    from spacy.util import raise_error
+
+    component = md_forests.get_pipe("kernel_forests")
+    with md_forests.select_pipes(disable=["kernel_forests"]):
+        first, second = md_forests.pipe(SENTENCES[:2])
+    unparsed = md_forests.make_doc("No parse here")
+    failures = []
+    component.set_error_handler(lambda *given: failures.append(given))
+    try:
+        out = list(component.pipe([first, unparsed, second], batch_size=3))
+    finally:
+        component.set_error_handler(raise_error)
+    assert [id(doc) for doc in out] == [id(first), id(second)]
+    assert [[id(doc) for doc in failed] for _, _, failed, _ in failures] == [[id(unparsed)]]
+    assert all(sentence._.kernel_forest is not None for doc in out for sentence in doc.sents)
+
+
 def test_kernel_forests_settings_are_checked(md):
     import spacy_convkernels.components.kernel_forests  # noqa: F401
 
-    with pytest.raises(InvalidParameterError, match="k \\(5\\) cannot exceed beam_width \\(4\\)"):
+    with pytest.raises(InvalidParameterError, match=r"bad: k must be an integer in \[1, beam_width=4\], got 5"):
         md.add_pipe("kernel_forests", name="bad", config={"k": 5, "beam_width": 4})
     md.add_pipe("kernel_forests", name="lost", config={"parser": "nope"})
     try:

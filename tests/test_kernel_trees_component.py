@@ -12,9 +12,9 @@ from spacy.tokens import Doc, DocBin, Span
 from spacy.vocab import Vocab
 
 from spacy_convkernels import Tree
-from spacy_convkernels.components.extensions import install_extensions
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import ExtensionConflictError
+from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel
 from spacy_convkernels.structures import MissingAnnotationError, UnknownRepresentationError
 

@@ -6,9 +6,9 @@ from relation_samples import SOS, parsed
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
 
-from spacy_convkernels.components.extensions import INTERACTIONS_KEY, install_extensions
 from spacy_convkernels.components.relation_candidates import entity_pair_candidates, interaction_candidates
 from spacy_convkernels.errors import ConvKernelsWarning, InvalidParameterError, MissingAnnotationError
+from spacy_convkernels.extensions import INTERACTIONS_KEY, install_extensions
 from spacy_convkernels.structures.paths import PathTuples, label_features
 from spacy_convkernels.structures.relations import GoldRelations, dependency_interactions, entity_pairs
 
@@ -120,7 +120,7 @@ def test_registered_generators_and_bad_options():
 
 
 def test_a_doc_with_an_amr_graph_gives_its_amr_candidates():
-    from spacy_convkernels.components.extensions import install_extensions
+    from spacy_convkernels.extensions import install_extensions
 
     install_extensions("doc._.kernel_amr")
     doc = parsed()

@@ -17,9 +17,9 @@ from spacy.training import Example
 from spacy.util import fix_random_seed
 
 from spacy_convkernels.cli import main
-from spacy_convkernels.components.extensions import install_extensions
 from spacy_convkernels.components.relation_extractor import RelationExtractor, evaluate_relations, score_relations
 from spacy_convkernels.errors import InvalidParameterError
+from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.ml.kernel_blocks import blocks_of
 
 RELATIONS_SAMPLE = CORPORA / "relations-sample" / "relations.jsonl"

@@ -24,10 +24,11 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..errors import InvalidGraphError, MissingAnnotationError
+from ..extensions import INTERACTIONS_KEY, install_extensions
 from ..structures.interactions import INTERACTIONS, PARTICIPANTS, find_candidates
 from ..structures.semantic_graph import SemanticGraph
 from ..validation import COUNT, NATURAL, Options, validate_params
-from .extensions import INTERACTIONS_KEY, install_extensions
+from .pipe import KernelPipe
 
 
 @Language.factory(
@@ -63,7 +64,7 @@ def make_kernel_amr_candidates(
     )
 
 
-class AmrCandidates:
+class AmrCandidates(KernelPipe):
     """Writes the candidate interactions of each Doc (see the module docstring).
 
     Parameters
@@ -114,7 +115,11 @@ class AmrCandidates:
             "participant_concepts": frozenset(participants) if participants else PARTICIPANTS,
         }
 
-    def __call__(self, doc: Doc) -> Doc:
+    def predict(self, docs: list[Doc]) -> list[list[dict]]:
+        """Each Doc's candidates, as ``Doc._.kernel_interactions`` holds them."""
+        return [self._candidates(doc) for doc in docs]
+
+    def _candidates(self, doc: Doc) -> list[dict]:
         records = []
         if self.source == "amr":
             if doc._.kernel_amr is None:
@@ -140,5 +145,8 @@ class AmrCandidates:
                 ]
                 options = dict(self.options, participant_nodes=entities)
                 records += [c.to_dict(graph) for c in find_candidates(graph, **options)]
-        doc.user_data[INTERACTIONS_KEY] = records
-        return doc
+        return records
+
+    def set_annotations(self, docs: list[Doc], predictions: list[list[dict]]) -> None:
+        for doc, records in zip(docs, predictions):
+            doc.user_data[INTERACTIONS_KEY] = records

@@ -14,18 +14,17 @@ the parser's beam reads the shared ``tok2vec`` output of the Doc.
 """
 
 import math
-from collections.abc import Iterable, Iterator
 
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.util import minibatch
 
 from ..errors import MissingAnnotationError, UnknownRepresentationError
+from ..extensions import install_extensions
 from ..structures.dependency import REPRESENTATIONS
 from ..structures.forest import beam_forests
 from ..validation import COUNT, POSITIVE, Interval, Options, validate_params
-from .extensions import install_extensions
 from .kernel_trees import PARSE
+from .pipe import KernelPipe
 
 
 @Language.factory(
@@ -69,7 +68,7 @@ def make_kernel_forests(
     )
 
 
-class KernelForests:
+class KernelForests(KernelPipe):
     """Writes the packed forest of each sentence's k-best parses (see the module docstring).
 
     Parameters
@@ -132,26 +131,23 @@ class KernelForests:
         self.options = {"lowercase": lowercase, "collapse_prepositions": collapse_prepositions}
         self.batch_size = batch_size
 
-    def __call__(self, doc: Doc) -> Doc:
-        return next(iter(self.pipe([doc], batch_size=1)))
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int | None = None) -> Iterator[Doc]:
+    def predict(self, docs: list[Doc]) -> list[list[str]]:
+        """Each Doc's sentences' forests, as ``Span._.kernel_forest`` holds them."""
         if self.parser not in self.nlp.pipe_names:
             raise MissingAnnotationError(
                 f"{self.name}: the pipeline has no component {self.parser!r} to parse with a beam; "
                 f"set 'parser' to the dependency parser's name (components: {', '.join(self.nlp.pipe_names)})"
             )
-        parser = self.nlp.get_pipe(self.parser)
-        for batch in minibatch(stream, size=batch_size or self.batch_size):
-            parsed = [doc for doc in batch if len(doc)]
-            for doc in parsed:
-                if not doc.has_annotation("DEP"):
-                    raise MissingAnnotationError(
-                        f"{self.name}: the Doc {doc.text[:40]!r} has no dependency parse; put {self.parser!r} "
-                        "before this component"
-                    )
-            forests = beam_forests(
-                parser,
+        parsed = [doc for doc in docs if len(doc)]
+        for doc in parsed:
+            if not doc.has_annotation("DEP"):
+                raise MissingAnnotationError(
+                    f"{self.name}: the Doc {doc.text[:40]!r} has no dependency parse; put {self.parser!r} "
+                    "before this component"
+                )
+        forests = iter(
+            beam_forests(
+                self.nlp.get_pipe(self.parser),
                 parsed,
                 k=self.k,
                 beam_width=self.beam_width,
@@ -159,7 +155,10 @@ class KernelForests:
                 temperature=self.temperature,
                 **self.options,
             )
-            for doc, sentence_forests in zip(parsed, forests):
-                for sentence, forest in zip(doc.sents, sentence_forests):
-                    sentence._.kernel_forest = str(forest) if forest is not None else ""
-            yield from batch
+        )
+        return [[str(f) if f is not None else "" for f in next(forests)] if len(doc) else [] for doc in docs]
+
+    def set_annotations(self, docs: list[Doc], predictions: list[list[str]]) -> None:
+        for doc, forests in zip(docs, predictions):
+            for sentence, forest in zip(doc.sents if len(doc) else [], forests):
+                sentence._.kernel_forest = forest

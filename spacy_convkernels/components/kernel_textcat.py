@@ -32,10 +32,10 @@ from spacy.training import Example, validate_get_examples
 from thinc.api import Model
 
 from ..errors import MissingAnnotationError
+from ..extensions import install_extensions
 from ..ml.doc_kernel_features import doc_blocks, fit_doc_blocks
-from .extensions import install_extensions
 from .kernel_trees import PARSE
-from .registered_kernels import bind_model_vectors
+from .registered_kernels import DEFAULT_KERNEL, bind_model_vectors
 from .sentences import fitting_docs
 
 DEFAULT_MODEL = {
@@ -44,7 +44,7 @@ DEFAULT_MODEL = {
     "kernel_features": {
         "@architectures": "spacy_convkernels.KernelSVMFeatures.v1",
         "representation": "grct",
-        "kernel": {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 1.0},
+        "kernel": DEFAULT_KERNEL,
     },
     "text_features": None,
 }

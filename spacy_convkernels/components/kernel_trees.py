@@ -10,11 +10,12 @@ values are plain strings stored with the sentences, so they survive
 """
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from ..errors import MissingAnnotationError, UnknownRepresentationError
+from ..extensions import install_extensions
 from ..structures.dependency import REPRESENTATIONS, span_to_trees
-from .extensions import install_extensions
+from .pipe import KernelPipe
 
 PARSE = ["token.dep", "token.head", "token.tag", "token.lemma"]  # what a sentence's trees are made of
 
@@ -31,7 +32,7 @@ def make_kernel_trees(
     return KernelTrees(name, representations, lowercase=lowercase, collapse_prepositions=collapse_prepositions)
 
 
-class KernelTrees:
+class KernelTrees(KernelPipe):
     """Writes the tree representations of each sentence (see the module docstring).
 
     Parameters
@@ -67,15 +68,21 @@ class KernelTrees:
         self.representations = list(representations)
         self.options = {"lowercase": lowercase, "collapse_prepositions": collapse_prepositions}
 
-    def __call__(self, doc: Doc) -> Doc:
-        if len(doc) == 0:
-            return doc
-        if not doc.has_annotation("DEP"):
-            raise MissingAnnotationError(
-                f"{self.name}: the Doc has no dependency parse (token.dep_, token.head); "
-                "put a parser before this component"
-            )
-        for sentence in doc.sents:
-            trees = span_to_trees(sentence, self.representations, **self.options)
-            sentence._.kernel_trees = {name: str(tree) if tree is not None else "" for name, tree in trees.items()}
-        return doc
+    def predict(self, docs: list[Doc]) -> list[list[dict]]:
+        """Each Doc's sentences' trees, as ``Span._.kernel_trees`` holds them."""
+        for doc in docs:
+            if len(doc) and not doc.has_annotation("DEP"):
+                raise MissingAnnotationError(
+                    f"{self.name}: the Doc {doc.text[:40]!r} has no dependency parse (token.dep_, token.head); "
+                    "put a parser before this component"
+                )
+        return [[self._strings(sentence) for sentence in doc.sents] if len(doc) else [] for doc in docs]
+
+    def _strings(self, sentence: Span) -> dict[str, str]:
+        trees = span_to_trees(sentence, self.representations, **self.options)
+        return {name: str(tree) if tree is not None else "" for name, tree in trees.items()}
+
+    def set_annotations(self, docs: list[Doc], predictions: list[list[dict]]) -> None:
+        for doc, sentences in zip(docs, predictions):
+            for sentence, trees in zip(doc.sents if len(doc) else [], sentences):
+                sentence._.kernel_trees = trees

@@ -35,7 +35,7 @@ spaCy does not serialize hooks: after ``DocBin`` or ``nlp.pipe(..., n_process=N)
 them back with ``nlp.get_pipe("kernel_vectors").hooks.install(doc)``.
 """
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 from spacy.language import Language
@@ -45,10 +45,9 @@ from ..approx.nystroem import LANDMARK_INITS, Nystroem
 from ..ml.kernel_features import set_feature_widths
 from ..validation import COUNT, Boolean, Options, validate_params
 from .kernel_trees import PARSE
-from .sentences import TREE_KERNEL, TREE_SOURCES, SentenceTreeModel, read_structure
+from .registered_kernels import DEFAULT_KERNEL
+from .sentences import SENTENCE_MODEL_PARAMETERS, TREE_SOURCES, SentenceTreeModel
 from .similarity import KernelVectorHooks
-
-DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 1.0}
 
 
 @Language.factory(
@@ -138,11 +137,10 @@ class KernelVectors(SentenceTreeModel):
 
     @validate_params(
         {
-            "kernel": [TREE_KERNEL],
+            **SENTENCE_MODEL_PARAMETERS,
             "n_components": [COUNT],
             "landmark_init": [Options(*LANDMARK_INITS)],
             "landmark_source": [Options(*TREE_SOURCES)],
-            "batch_size": [COUNT],
             "similarity_hook": [Boolean()],
         }
     )
@@ -171,13 +169,14 @@ class KernelVectors(SentenceTreeModel):
         self, get_examples: Callable, *, nlp: Language | None = None, landmark_corpus: Callable | None = None
     ) -> None:
         """Pick the landmarks among the training sentences, or those of ``landmark_corpus``."""
-        nlp = nlp or self.nlp
-        self._fit(landmark_corpus(nlp) if landmark_corpus is not None else get_examples(), nlp)
-        set_feature_widths(nlp, extension=self.extension, width=self.model.n_features_out_)
+        self._fit(get_examples, nlp=nlp, corpus=landmark_corpus)
+        set_feature_widths(nlp or self.nlp, extension=self.extension, width=self.model.n_features_out_)
 
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int | None = None) -> Iterator[Doc]:
-        for doc in super().pipe(stream, batch_size=batch_size):
-            yield self.hooks.install(doc) if self.similarity_hook else doc
+    def set_annotations(self, docs: list[Doc], predictions: list[list]) -> None:
+        super().set_annotations(docs, predictions)
+        if self.similarity_hook:
+            for doc in docs:
+                self.hooks.install(doc)
 
     def doc_value(self, values: list):
         """The mean of the sentence vectors (None when no sentence has one)."""
@@ -189,6 +188,4 @@ class KernelVectors(SentenceTreeModel):
         return {"landmarks": [str(t) for t in self.model.components_], "normalization": self.model.normalization_}
 
     def _set_state(self, state: dict) -> None:
-        self.model.set_landmarks(
-            [read_structure(self.model.kernel, s) for s in state["landmarks"]], state["normalization"]
-        )
+        self.model.set_landmarks(self._read(state["landmarks"]), state["normalization"])

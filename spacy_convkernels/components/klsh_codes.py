@@ -20,10 +20,10 @@ from collections.abc import Callable
 from spacy.language import Language
 
 from ..approx.klsh import KLSH, KLSH_PARAMETERS
-from ..validation import COUNT, Interval, Options, validate_params
+from ..validation import Interval, Options, validate_params
 from .kernel_trees import PARSE
-from .kernel_vectors import DEFAULT_KERNEL
-from .sentences import TREE_KERNEL, TREE_SOURCES, SentenceTreeModel, read_structure
+from .registered_kernels import DEFAULT_KERNEL
+from .sentences import SENTENCE_MODEL_PARAMETERS, TREE_SOURCES, SentenceTreeModel
 
 
 @Language.factory(
@@ -109,12 +109,11 @@ class KLSHCodes(SentenceTreeModel):
 
     @validate_params(
         {
-            "kernel": [TREE_KERNEL],
+            **SENTENCE_MODEL_PARAMETERS,
             **KLSH_PARAMETERS,
             # two subsets of every reference give constant bits
             "subset_size": [Interval(1, "n_references", closed="left", integer=True)],
             "reference_source": [Options(*TREE_SOURCES)],
-            "batch_size": [COUNT],
         }
     )
     def __init__(
@@ -148,8 +147,7 @@ class KLSHCodes(SentenceTreeModel):
         self, get_examples: Callable, *, nlp: Language | None = None, reference_corpus: Callable | None = None
     ) -> None:
         """Draw the reference set among the training sentences, or those of ``reference_corpus``."""
-        nlp = nlp or self.nlp
-        self._fit(reference_corpus(nlp) if reference_corpus is not None else get_examples(), nlp)
+        self._fit(get_examples, nlp=nlp, corpus=reference_corpus)
 
     def doc_value(self, values: list) -> list:
         """The list of the sentence codes."""
@@ -166,7 +164,7 @@ class KLSHCodes(SentenceTreeModel):
 
     def _set_state(self, state: dict) -> None:
         self.model.restore(
-            [read_structure(self.model.kernel, s) for s in state["references"]],
+            self._read(state["references"]),
             subsets=state.get("subsets"),
             hyperplanes=state.get("hyperplanes"),
         )

@@ -38,9 +38,9 @@ from tqdm import tqdm
 
 from ..corpora.examples import give_annotations, training_example
 from ..errors import InvalidParameterError
+from ..extensions import INTERACTIONS_KEY, install_extensions
 from ..ml.relation_model import candidates_of
 from ..structures.relations import GoldRelations, char_offsets, role_key
-from .extensions import INTERACTIONS_KEY, install_extensions
 from .registered_kernels import bind_model_vectors
 from .sentences import fitting_docs
 

@@ -1,12 +1,13 @@
 """What the components share: checks of their settings, a Doc's sentence trees, the docs
 they are fitted on, and the base of the components whose model is fitted on sentence trees."""
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 import srsly
+from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.util import ensure_path, minibatch
 
 from ..errors import (
     ConvKernelsError,
@@ -16,13 +17,14 @@ from ..errors import (
     NotInitializedError,
     UnknownRepresentationError,
 )
+from ..extensions import install_extensions
 from ..kernels import Kernel
 from ..structures.dependency import REPRESENTATIONS, span_to_tree
 from ..structures.forest import Forest
 from ..structures.tree import Tree
-from ..validation import Satisfies, validate_parameters
-from .extensions import install_extensions
+from ..validation import COUNT, Satisfies, validate_parameters
 from .kernel_trees import KernelTrees
+from .pipe import KernelPipe
 from .registered_kernels import bind_pipeline_vectors
 
 TREE_SOURCES = ("predicted", "reference")
@@ -40,6 +42,9 @@ def _tree_kernel(kernel) -> bool:
 
 #: The kernel of a component over sentence trees (its repr in a message shows the parameters).
 TREE_KERNEL = Satisfies(_tree_kernel, "a tree or forest kernel of spacy_convkernels with valid parameters")
+
+#: The constraints of the settings every :class:`SentenceTreeModel` has.
+SENTENCE_MODEL_PARAMETERS = {"kernel": [TREE_KERNEL], "batch_size": [COUNT]}
 
 
 def read_structure(kernel: Kernel, text: str) -> Tree | Forest:
@@ -107,16 +112,17 @@ def fitting_docs(examples: Iterable, nlp: Language, component_name: str, source:
         yield doc
 
 
-class SentenceTreeModel:
+class SentenceTreeModel(KernelPipe):
     """A component around a model fitted on sentence trees: ``initialize`` fits it on the
-    trees of the training sentences (or of a corpus given at initialization), ``pipe``
-    writes ``model.transform`` of each sentence's tree to ``Span._.<extension>`` (None for
-    a sentence without a tree) and a summary of them to ``Doc._.<extension>``, one batch
-    of sentences per ``transform`` call; the fitted state is saved with the pipeline.
+    trees of the training sentences (or of a corpus given at initialization), ``predict``
+    computes ``model.transform`` of each sentence's tree, one call per batch, and
+    ``set_annotations`` writes the values to ``Span._.<extension>`` (None for a sentence
+    without a tree) and a summary of them to ``Doc._.<extension>``; the fitted state is
+    saved with the pipeline (``model``, which ``exclude`` can leave out).
 
     Subclasses set ``extension``, ``fitted_attribute`` (set once the model is fitted) and
-    ``minimum_trees``, validate their settings (``validate_params`` on their constructor)
-    and define ``doc_value``, ``_state`` and ``_set_state``."""
+    ``minimum_trees``, validate their settings (``validate_params`` on their constructor,
+    with ``SENTENCE_MODEL_PARAMETERS``) and define ``doc_value``, ``_state`` and ``_set_state``."""
 
     extension: str
     fitted_attribute: str
@@ -146,8 +152,11 @@ class SentenceTreeModel:
         ``spacy.load`` creates the component, they are not loaded yet."""
         bind_pipeline_vectors(self.model.kernel, self.nlp.vocab)
 
-    def _fit(self, examples: Iterable, nlp: Language) -> None:
+    def _fit(self, get_examples: Callable, *, nlp: Language | None, corpus: Callable | None) -> None:
+        """Fit the model on the trees of the training sentences, or of ``corpus`` (a spaCy reader)."""
+        nlp = nlp or self.nlp
         self._bind_vectors()
+        examples = corpus(nlp) if corpus is not None else get_examples()
         trees = [
             tree
             for doc in fitting_docs(examples, nlp, self.name, self.tree_source)
@@ -160,35 +169,29 @@ class SentenceTreeModel:
             )
         self.model.fit(trees)
 
+    def _read(self, texts: list[str]) -> list[Tree | Forest]:
+        """Structures of the kernel's type from their text forms."""
+        return [read_structure(self.model.kernel, text) for text in texts]
+
     def doc_value(self, values: list):
         """``Doc._.<extension>`` from the values of its sentences (None where no tree)."""
         raise NotImplementedError
 
-    def __call__(self, doc: Doc) -> Doc:
-        return next(iter(self.pipe([doc], batch_size=1)))
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int | None = None) -> Iterator[Doc]:
+    def predict(self, docs: list[Doc]) -> list[list]:
+        """The values of each Doc's sentences (None for a sentence without a tree)."""
         if not hasattr(self.model, self.fitted_attribute):
             raise NotInitializedError(f"{self.name}: not fitted yet; run nlp.initialize() or load a trained pipeline")
         self._bind_vectors()
-        for batch in minibatch(stream, size=batch_size or self.batch_size):
-            sentences = [
-                (sentence, tree)
-                for doc in batch
-                for sentence, tree in zip(
-                    doc.sents if len(doc) else [],
-                    sentence_trees(doc, self.representation, self.model.kernel.structure_type),
-                )
-            ]
-            with_tree = [(sentence, tree) for sentence, tree in sentences if tree is not None]
-            values = self.model.transform([tree for _, tree in with_tree]) if with_tree else []
-            for (sentence, _), value in zip(with_tree, values):
+        trees = [sentence_trees(doc, self.representation, self.model.kernel.structure_type) for doc in docs]
+        found = [tree for doc_trees in trees for tree in doc_trees if tree is not None]
+        values = iter(self.model.transform(found) if found else [])
+        return [[None if tree is None else next(values) for tree in doc_trees] for doc_trees in trees]
+
+    def set_annotations(self, docs: list[Doc], predictions: list[list]) -> None:
+        for doc, values in zip(docs, predictions):
+            for sentence, value in zip(doc.sents if len(doc) else [], values):
                 sentence._.set(self.extension, value)
-            for doc in batch:
-                doc._.set(
-                    self.extension, self.doc_value([s._.get(self.extension) for s in doc.sents] if len(doc) else [])
-                )
-                yield doc
+            doc._.set(self.extension, self.doc_value(values))
 
     def _state(self) -> dict:
         raise NotImplementedError
@@ -196,17 +199,20 @@ class SentenceTreeModel:
     def _set_state(self, state: dict) -> None:
         raise NotImplementedError
 
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
+    def _state_bytes(self) -> bytes:
         return srsly.msgpack_dumps(self._state() if hasattr(self.model, self.fitted_attribute) else {})
 
-    def from_bytes(self, data: bytes, *, exclude=tuple(), source: str = "its bytes"):
-        """The state of :meth:`to_bytes`; a damaged one raises :class:`ModelFileError` naming ``source``."""
+    def _unpack(self, data: bytes, source: str) -> dict:
         try:
-            state = srsly.msgpack_loads(data)
+            return srsly.msgpack_loads(data)
         except (ValueError, TypeError) as error:  # msgpack's "Unpack failed", truncated data
             raise ModelFileError(
                 f"{self.name}: {source} is not a saved {type(self).__name__} state ({error})"
             ) from error
+
+    def _load_state(self, data: bytes, source: str) -> None:
+        """The state of ``_state_bytes``; a damaged one raises :class:`ModelFileError` naming ``source``."""
+        state = self._unpack(data, source)
         if state:
             self._bind_vectors()
             try:
@@ -216,15 +222,22 @@ class SentenceTreeModel:
                 raise ModelFileError(
                     f"{self.name}: {source} is a damaged {type(self).__name__} state ({problem})"
                 ) from error
+
+    def _load_state_file(self, path: Path) -> None:
+        if path.exists():
+            self._load_state(path.read_bytes(), source=str(path))
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        return util.to_bytes({"model": self._state_bytes}, exclude)
+
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = tuple()):
+        source = "its bytes"
+        util.from_dict(self._unpack(data, source), {"model": lambda b: self._load_state(b, source)}, exclude)
         return self
 
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        (path / "model.msgpack").write_bytes(self.to_bytes())
+    def to_disk(self, path, *, exclude: Iterable[str] = tuple()) -> None:
+        util.to_disk(path, {"model.msgpack": lambda p: p.write_bytes(self._state_bytes())}, exclude)
 
-    def from_disk(self, path, *, exclude=tuple()):
-        path = ensure_path(path)
-        if (path / "model.msgpack").exists():
-            self.from_bytes((path / "model.msgpack").read_bytes(), source=str(path / "model.msgpack"))
+    def from_disk(self, path, *, exclude: Iterable[str] = tuple()):
+        util.from_disk(path, {"model.msgpack": self._load_state_file}, exclude)
         return self

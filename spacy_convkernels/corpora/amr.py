@@ -16,8 +16,8 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from ..components.extensions import install_extensions
 from ..errors import CorpusFormatError
+from ..extensions import install_extensions
 from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 

@@ -72,8 +72,8 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import filter_spans, registry
 
-from ..components.extensions import INTERACTIONS_KEY, install_extensions
 from ..errors import ConvKernelsError, ConvKernelsWarning, CorpusFileError, CorpusFormatError
+from ..extensions import INTERACTIONS_KEY, install_extensions
 from ..validation import COUNT, Interval, Options, validate_params
 from .examples import training_example
 from .lines import Unreadable, corpus_error, corpus_lines

@@ -10,7 +10,7 @@ instead of being overwritten.
 
 from spacy.tokens import Doc, Span
 
-from ..errors import ExtensionConflictError, InvalidParameterError
+from .errors import ExtensionConflictError, InvalidParameterError
 
 INTERACTIONS_KEY = ("spacy_convkernels", "interactions")  # where Doc._.kernel_interactions is kept in Doc.user_data
 REL_KEY = ("spacy_convkernels", "rel")  # where Doc._.kernel_rel is kept, as {"head,child": {label: score}}
