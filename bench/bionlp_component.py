@@ -3,7 +3,7 @@ exact-SVM kernel blocks, tok2vec, several blocks), with the gold proteins and fr
 
     python bench/bionlp_component.py --lexicon DIR [--cache DIR] [--seeds 3] [--epochs 10]
         [--variants both,sep-svm+tok2vec,...] [--data ../shared/data/bionlp-st-2013-ge/original-data]
-        [--model ../shared/models/en_core_web_md-3.8.0] [--results bench/bionlp_component.json]
+        [--model ../shared/models/en_core_web_md-3.8.0] [--results docs/results/bionlp_component.json]
 
 Documents as bench/bionlp_candidates.py reads them: gold proteins given, parsed by the md
 model (its NER left out); triggers from the lexicon's trigger patterns (``--lexicon``,

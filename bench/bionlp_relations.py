@@ -2,7 +2,7 @@
 
     python bench/bionlp_relations.py [--data ../shared/data/bionlp-st-2013-ge/original-data]
         [--model ../shared/models/en_core_web_md-3.8.0] [--cache /tmp/spacy_convkernels_bionlp]
-        [--lexicon DIR] [--seeds 3] [--svm-train N] [--results bench/bionlp_relations.json] [--docs docs]
+        [--lexicon DIR] [--seeds 3] [--svm-train N] [--results docs/results/bionlp_relations.json] [--docs docs]
 
 Documents are read and parsed as bench/bionlp_candidates.py does (gold proteins, the
 model's NER left out), once: the parsed Docs are cached as DocBins under ``--cache``.
@@ -44,7 +44,7 @@ the devel predictions compute (the Gram and pair calls; the SVM's devel values a
 support vectors only, which is all its decision needs); self-kernels for the
 normalization are not counted, nor the choices on the split, whose wall time is given
 apart. The rows of a run go to ``--json`` under its trigger setting ("gold" or "lexicon"),
-and docs/bionlp_relations.md is written from every setting there.
+and docs/results/bionlp_relations.md is written from every setting there.
 """
 
 import argparse
@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from bionlp_candidates import parsed_documents
-from locations import DATA, MD_MODEL, ROOT, add_outputs
+from locations import DATA, MD_MODEL, RESULTS, add_outputs
 from sklearn.svm import SVC
 from spacy.tokens import DocBin
 
@@ -421,8 +421,8 @@ def main():
 
 
 def component_rows(key: str) -> list[str]:
-    """The kernel_relations rows of bench/bionlp_component.json for this trigger setting, or a marked place."""
-    path = ROOT / "bench" / "bionlp_component.json"
+    """The kernel_relations rows of docs/results/bionlp_component.json for this trigger setting, or a marked place."""
+    path = RESULTS / "bionlp_component.json"
     found = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     if found.get("triggers") != {"lexicon": "lexicon_triggers", "gold": "triggers"}[key]:
         return [
@@ -434,7 +434,7 @@ def component_rows(key: str) -> list[str]:
         if "seeds" not in r:  # a row of the single-seed format before issue 25
             continue
         rows.append(
-            f"| kernel_relations, {r['variant']} (`bench/bionlp_component.json`) "
+            f"| kernel_relations, {r['variant']} (`docs/results/bionlp_component.json`) "
             f"| {r['f1']['mean']:.3f} ± {r['f1']['sd']:.3f} | {r['precision']['mean']:.3f} "
             f"| {r['recall']['mean']:.3f} | - | - | - | - "
             f"| epoch and threshold per seed on the held-out articles; held-out F1 {r['held_out_f1']['mean']:.3f} "
@@ -445,7 +445,7 @@ def component_rows(key: str) -> list[str]:
 
 
 def render(results: dict) -> str:
-    """docs/bionlp_relations.md from the results of each trigger setting."""
+    """docs/results/bionlp_relations.md from the results of each trigger setting."""
     lines = [
         "# Candidate interactions of BioNLP-ST 2013 GE: kernel classifiers",
         "",
@@ -528,7 +528,7 @@ def render(results: dict) -> str:
         "## Not in the tables",
         "",
         "- SPTK on the path-enclosed trees (optional): left out for time.",
-        "- The kernel_relations rows are not measured here: they are copied from `bench/bionlp_component.json` "
+        "- The kernel_relations rows are not measured here: they are copied from `docs/results/bionlp_component.json` "
         "(written by `bench/bionlp_component.py`) into the table of its trigger setting when it is there.",
     ]
     return "\n".join(lines) + "\n"

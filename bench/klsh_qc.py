@@ -12,7 +12,7 @@ Kernel evaluations count the kernel values between two questions computed by the
 classifier, training and test, as the kernel's Gram and pair calls see them (the 5,952
 self-kernels, computed once before every row, are not counted). Mean and standard
 deviation over seeds. Beside them, the exact-kernel SVM of qc_classification.py with the
-same kernel, and its kernel evaluations. Writes docs/klsh_qc.md.
+same kernel, and its kernel evaluations. Writes docs/results/klsh_qc.md.
 """
 
 import argparse

@@ -4,7 +4,7 @@
         [--model ../shared/models/en_core_web_md-3.8.0] [--cache /tmp/spacy_convkernels_landmarks]
         [--lexicon DIR] [--sizes 250 500 1000 2000 4000] [--seeds 3]
         [--kernels PTK-GRCT SPTK-LCT CSPTK-CLCT] [--no-kernel-timing] [--no-references]
-        [--results bench/nystroem_landmarks.json] [--docs docs] [--report-only]
+        [--results docs/results/nystroem_landmarks.json] [--docs docs] [--report-only]
 
 For each landmark method of ``spacy_convkernels.approx.landmarks`` (uniform, kmeans++,
 pivoted_cholesky, ridge_leverage), M landmarks among the training structures and
@@ -50,7 +50,7 @@ candidates; no label is used to choose them), then it is refitted on all of trai
 scored on devel (F1 of the positive class).
 
 Results go to ``--results`` as they come (a run can be resumed: keys already there are not
-computed again), then docs/nystroem_landmarks.md and .png are drawn from it;
+computed again), then docs/results/nystroem_landmarks.md and .png are drawn from it;
 ``--report-only`` only redraws them, computing nothing. Cells of the
 protocol without results read "not run" there. ``--kernels`` narrows the QC kernels,
 ``--no-kernel-timing`` skips the timed selection with the kernel (it evaluates the kernel
@@ -515,14 +515,14 @@ def reference(results: dict, prefix: str, key: str, field: str, scale: float = 1
 
 
 def report(results: dict) -> str:
-    """docs/nystroem_landmarks.md from the figures."""
+    """docs/results/nystroem_landmarks.md from the figures."""
     missing = not_run(results)
     lines = [
         "# Landmark selection for Nyström: kernel mass kept and accuracy",
         "",
         "Made by `python bench/nystroem_landmarks.py --lexicon LEXICON` (its docstring has the protocol; LEXICON",
         "made by `python -m spacy_convkernels lexicon ../shared/data/bionlp-st-2013-ge/original-data/train LEXICON",
-        "--model ../shared/models/en_core_web_md-3.8.0`); raw figures in bench/nystroem_landmarks.json, from",
+        "--model ../shared/models/en_core_web_md-3.8.0`); raw figures in docs/results/nystroem_landmarks.json, from",
         "which `python bench/nystroem_landmarks.py --report-only` redraws this page and its plot without computing.",
         "Methods (`Nystroem(landmark_init=...)`, `spacy_convkernels.approx.landmarks`): uniform; kernel",
         "k-means++ seeding; pivoted Cholesky (greedy: largest residual diag(K - K~), ties broken in a",

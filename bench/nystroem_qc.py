@@ -1,6 +1,6 @@
 """Nyström vectors of tree kernels on TREC question classification and clustering.
 
-    python bench/nystroem_qc.py [--data ../shared/data/trec-qc-kelp] [--results bench/nystroem_qc.json]
+    python bench/nystroem_qc.py [--data ../shared/data/trec-qc-kelp] [--results docs/results/nystroem_qc.json]
         [--docs docs] [--report-only]
 
 Needs matplotlib for the plot (the plot extra). For PTK on GRCT and SPTK on LCT (md vectors, shared rows
@@ -17,9 +17,9 @@ diluted) and M landmarks (uniform, as Croce et al.), on 5,452 training / 500 tes
 - Nyström vectors joined to a TF-IDF bag of unigrams and bigrams in one LinearSVC;
 - sentences per second through ``transform`` with M = 500, one thread and every core.
 
-Writes the figures to bench/nystroem_qc.json (percentages as in the tables), then
-docs/nystroem_qc.md and docs/nystroem_qc.png from them; ``--report-only`` only redraws the
-table and the plot from an existing bench/nystroem_qc.json.
+Writes the figures to docs/results/nystroem_qc.json (percentages as in the tables), then
+docs/results/nystroem_qc.md and docs/results/nystroem_qc.png from them; ``--report-only`` only redraws the
+table and the plot from an existing docs/results/nystroem_qc.json.
 """
 
 import argparse
@@ -183,7 +183,7 @@ def measure(data):
 
 
 def report(results):
-    """docs/nystroem_qc.md from the figures."""
+    """docs/results/nystroem_qc.md from the figures."""
     clusters = results["clusters"]
     lines = [
         "# Nyström vectors of tree kernels on TREC question classification",

@@ -1,6 +1,6 @@
 """TREC question classification from raw text: 1-best trees against k-best forests.
 
-    python bench/qc_forest.py [--data ../shared/data/trec-qc-kelp] [--results bench/qc_forest.json] [--docs docs]
+    python bench/qc_forest.py [--data ../shared/data/trec-qc-kelp] [--results docs/results/qc_forest.json] [--docs docs]
 
 The questions are parsed by en_core_web_md. Baselines: the parser's 1-best GRCT tree (first
 sentence with a tree) with SST and PTK. Forests: the 1-, 2-, 4- and 8-best parses of a beam of

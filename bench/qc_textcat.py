@@ -22,7 +22,7 @@ draws of 100, 300, 1,000 and all training questions.
 
 Groups (--groups): baselines, nystroem, landmarks, svm, several, both, exact, curve;
 --kernels and --sizes narrow the Nyström and landmark groups. Results go to
-bench/qc_textcat.json as they come (a run can be resumed) and to docs/qc_textcat.md.
+docs/results/qc_textcat.json as they come (a run can be resumed) and to docs/results/qc_textcat.md.
 """
 
 import argparse
@@ -499,7 +499,7 @@ def learning_curve(bench: Bench, seeds, run, shipped, record, results) -> None:
 
 
 def write_docs(results: dict, path: Path) -> None:
-    """docs/qc_textcat.md from the results: a table per group, mean ± sd over seeds."""
+    """docs/results/qc_textcat.md from the results: a table per group, mean ± sd over seeds."""
     rows: dict[tuple, list] = {}
     single = {}
     for key, r in results.items():
@@ -512,7 +512,7 @@ def write_docs(results: dict, path: Path) -> None:
         "# TREC question classification from raw text with kernel features",
         "",
         "Made by `python bench/qc_textcat.py` (its docstring gives the protocol); raw results in",
-        "bench/qc_textcat.json. Accuracy in %, mean ± sample standard deviation over the seeds",
+        "docs/results/qc_textcat.json. Accuracy in %, mean ± sample standard deviation over the seeds",
         "(n = number of seeds); one question of the test set is 0.2 points.",
         "",
         "| group | model | n | dev % | test % | best epoch | training s | dev mass |",

@@ -34,8 +34,8 @@ textcat's own layers a second Adam at that constant rate instead); the others Ad
 1e-3 (configs/qc_textcat.cfg's). Seconds: training (parse share, initialization with
 the SVMs' fit, updates, dev evaluations); speed: questions per second of the trained
 pipeline from raw text on test (md, kernel_trees when read, transformer, textcat).
-Results go to bench/qc_transformer.json as they come (a run can be resumed) and to
-docs/qc_transformer.md.
+Results go to docs/results/qc_transformer.json as they come (a run can be resumed) and to
+docs/results/qc_transformer.md.
 """
 
 import argparse
@@ -293,7 +293,7 @@ def main():
 
 
 def write_docs(results: dict, path: Path) -> None:
-    """docs/qc_transformer.md from the results: mean ± sd over seeds per size and method."""
+    """docs/results/qc_transformer.md from the results: mean ± sd over seeds per size and method."""
     runs: dict[tuple, list] = {}
     for key, row in results.items():
         parts = key.split(" | ")
@@ -304,7 +304,7 @@ def write_docs(results: dict, path: Path) -> None:
         "# TREC question classification: a transformer beside the kernel features",
         "",
         "Made by `python bench/qc_transformer.py` (its docstring gives the protocol); raw results",
-        f"in bench/qc_transformer.json. Transformer: {setup.get('weights', '?')}. Accuracy in %,",
+        f"in docs/results/qc_transformer.json. Transformer: {setup.get('weights', '?')}. Accuracy in %,",
         "mean ± sample standard deviation over the seeds (n); one test question is 0.2 points.",
         "Training seconds include the md parse of the training questions where the method reads it;",
         "speed: questions per second of the trained pipeline from raw text on test (2 cores).",

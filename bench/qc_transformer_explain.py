@@ -1,6 +1,6 @@
 """Why the kernel features help the transformer on TREC QC (issue 29, point 5).
 
-    HF_HUB_OFFLINE=1 python bench/qc_transformer_explain.py --keep DIR [--results bench/qc_transformer.json]
+    HF_HUB_OFFLINE=1 python bench/qc_transformer_explain.py --keep DIR [--results docs/results/qc_transformer.json]
         [--docs docs] [--seed 0] [--examples 5]
 
 Reads the test labels that bench/qc_transformer.py recorded for the transformer alone and
@@ -10,7 +10,7 @@ combined model gets right and the transformer alone gets wrong, it parses the qu
 (md and kernel_trees, as the benchmark does) and, in each SVM block of the combined
 textcat, finds the support question whose term alpha K(question, support) adds most to
 the decision of the right class; ``explain`` draws the fragments the two trees share
-(docs/qc_transformer_explain/*.svg) and a section of docs/qc_transformer_explain.md
+(docs/results/qc_transformer_explain/*.svg) and a section of docs/results/qc_transformer_explain.md
 lists them.
 """
 
@@ -78,7 +78,7 @@ def main():
     lines = [
         "# What the kernel features add to the transformer on TREC QC",
         "",
-        f"Made by `python bench/qc_transformer_explain.py` from bench/qc_transformer.json (seed {args.seed},"
+        f"Made by `python bench/qc_transformer_explain.py` from docs/results/qc_transformer.json (seed {args.seed},"
         " all training questions). Of TREC-10's 500 test questions, the transformer + kernel features get"
         f" {len(helped)} right that the transformer alone gets wrong, and {len(hurt)} wrong that it gets right."
         " For the first of the former, each SVM block's support question that adds most to the decision of"

@@ -2,7 +2,7 @@
 
     python bench/sts.py [--data ../shared/data/semeval-sts-2012-2015]
         [--model ../shared/models/en_core_web_md-3.8.0] [--cache /tmp/spacy_convkernels_sts]
-        [--results bench/sts_landmarks.json] [--docs docs]
+        [--results docs/results/sts_landmarks.json] [--docs docs]
         [--landmark-settings chosen paper] [--report-only]
 
 Croce et al., "Kernel-based sentence embeddings" (§4, Table 1), on every set of STS
@@ -440,7 +440,7 @@ def main():
 def write_report(
     args, bench: Bench, skipped: dict, rows: dict, log: list, best: dict, nystroem: dict, methods: dict
 ) -> None:
-    """docs/sts.md: the data, the tables, the goals."""
+    """docs/results/sts.md: the data, the tables, the goals."""
     sets, tuning, testing = bench.sets, bench.tuning(), bench.testing()
     trees = bench.tree_list("loct")
     several = sum(1 for doc in bench.docs.values() if len(list(doc.sents)) > 1)
@@ -537,7 +537,7 @@ def write_report(
         "kmeans++ and pivoted Cholesky, about 2 n M for ridge leverage, none for uniform, n the number of texts). "
         "Mean squared norm: of the 2015 texts' vectors, the kernel mass the landmarks keep (1 = all). Difference: "
         f"mean Pearson minus the exact kernel's (goal: within 0.02 at M <= {max(METHOD_SIZES):,}). *not run*: a cell "
-        "that no run computed (the table is drawn from bench/sts_landmarks.json).",
+        "that no run computed (the table is drawn from docs/results/sts_landmarks.json).",
         "",
         "| kernel | method | M | mean Pearson | exact | difference | mean Spearman | mean squared norm | selection s |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -66,3 +66,12 @@ def test_the_layout_names_every_module_and_folder():
     folders -= {"build", "spacy_convkernels.egg-info"}
     missing = sorted(name for name in modules | folders if name not in words and f"{name}.py" not in words)
     assert not missing, f"README.md's Layout does not name {missing}"
+
+
+def test_results_live_in_docs_results_and_guides_in_docs():
+    """The benchmarks' JSON, tables and plots are in docs/results/; docs/ holds guides."""
+    assert not list(BENCH.glob("*.json")), "a benchmark's JSON belongs in docs/results/"
+    assert not list((ROOT / "docs").glob("*.png")), "a benchmark's plot belongs in docs/results/"
+    generated = {path.stem for path in (ROOT / "docs" / "results").glob("*.json")}
+    guides = {path.stem for path in (ROOT / "docs").glob("*.md")}
+    assert not generated & guides, "a page drawn from a benchmark's JSON belongs in docs/results/"

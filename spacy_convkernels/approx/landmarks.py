@@ -173,7 +173,7 @@ def pivoted_cholesky_landmarks(
     The rule bounds the largest residual, not their sum: it takes the structures least like
     any landmark so far (rare ones) first, and keeps less held-out kernel mass than uniform
     landmarks in every TREC run (M up to 4,000) and on GE candidates up to M = 2,000
-    (docs/nystroem_landmarks.md).
+    (docs/results/nystroem_landmarks.md).
     Ties (exactly equal residuals, as every self-similarity of a normalized kernel at the
     start) go to the structure first in a random order drawn from ``random_state``, so the
     choice is deterministic for a given ``random_state`` and not tied to the order of X.

@@ -19,7 +19,7 @@ representation, or both.
     nO = 32
 
 The two feature blocks (any ``Model[List[Doc], Floats2d]``; ``text_features`` may also
-be a mean-pooled ``tok2vec`` listener, see docs/qc_textcat.md) are concatenated, go
+be a mean-pooled ``tok2vec`` listener, see docs/results/qc_textcat.md) are concatenated, go
 through a maxout hidden layer of ``hidden_width`` units (none when null; its dropout is
 ``[training] dropout``), then a softmax (``exclusive_classes``) or logistic output of
 one unit per label. ``kernel_features`` may be one block or several
