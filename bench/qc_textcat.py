@@ -27,7 +27,6 @@ docs/results/qc_textcat.json as they come (a run can be resumed) and to docs/res
 
 import argparse
 import copy
-import json
 import random
 import statistics
 import time
@@ -36,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from locations import DATA, MD_MODEL, ROOT, add_outputs
+from results_file import ResultsFile
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 from spacy.training import Example
@@ -344,18 +344,8 @@ def main():
     parser.add_argument("--kernels", nargs="+", choices=list(KERNELS), default=list(KERNELS))
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     args = parser.parse_args()
-    results = json.loads(args.results.read_text()) if args.results.exists() else {}
-
-    def record(key, **values):
-        """Keep the row, with any row another run of this script has written meanwhile."""
-        if args.results.exists():
-            written = json.loads(args.results.read_text())
-            results.update({name: row for name, row in written.items() if name not in results})
-        results[key] = values
-        with replacing(args.results) as temporary:
-            temporary.write_text(json.dumps(results, indent=1))
-        write_docs(results, args.docs / "qc_textcat.md")
-        print(key, values, flush=True)
+    results = ResultsFile(args.results, draw=lambda rows: write_docs(rows, args.docs / "qc_textcat.md"))
+    record = results.record
 
     reuse_training_grams()
     bench = Bench(args.data, args.epochs, args.patience)

@@ -40,7 +40,6 @@ docs/results/qc_transformer.md.
 
 import argparse
 import copy
-import json
 import random
 import statistics
 import time
@@ -50,6 +49,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from locations import DATA, MD_MODEL, ROOT, add_outputs
+from results_file import ResultsFile
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_config, registry
 from thinc.api import Adam
@@ -264,18 +264,8 @@ def main():
     parser.add_argument("--speed-runs", type=int, default=3)
     args = parser.parse_args()
     transformer = args.transformer or default_transformer()
-    results = json.loads(args.results.read_text()) if args.results.exists() else {}
-
-    def record(key, **values):
-        """Keep the row, with any row another run of this script has written meanwhile."""
-        if args.results.exists():
-            written = json.loads(args.results.read_text())
-            results.update({name: row for name, row in written.items() if name not in results})
-        results[key] = values
-        with replacing(args.results) as temporary:
-            temporary.write_text(json.dumps(results, indent=1))
-        write_docs(results, args.docs / "qc_transformer.md")
-        print(key, values, flush=True)
+    results = ResultsFile(args.results, draw=lambda rows: write_docs(rows, args.docs / "qc_transformer.md"))
+    record = results.record
 
     bench = Bench(args.data, transformer, args)
     n = len(bench.docs["train"])

@@ -63,6 +63,15 @@ KERNEL = {
     "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "vectors": None},
 }
 
+# exact path-kernel SVM decisions as a relation model's kernel features
+PATH_SVM = {
+    "@architectures": "spacy_convkernels.CandidateKernelSVM.v1",
+    "structure": "path",
+    "C": 100.0,
+    "n_folds": 2,
+    "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "vectors": None},
+}
+
 
 def model_config(candidates: str, *, kernel=True, tok2vec=True, kernel_features=KERNEL) -> dict:
     return {

@@ -6,21 +6,18 @@ import numpy as np
 import pytest
 import spacy
 import tomllib
-from data_paths import CORPORA, ROOT
-from kelp_parses import doc_from_grct
+from data_paths import ROOT
+from kelp_parses import QC_SAMPLE, questions
 from spacy.tokens import Doc, DocBin
-from spacy.training import Example
 from spacy.util import fix_random_seed, load_config, registry
 from thinc.api import Adam
 
 from spacy_convkernels import Tree
 from spacy_convkernels.cli.convert import CLASSES, convert
-from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import InvalidParameterError, MissingAnnotationError
 from spacy_convkernels.ml import kernel_features, kernel_textcat
 from spacy_convkernels.ml.doc_kernel_features import doc_blocks
 
-SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 CONFIG = ROOT / "configs" / "qc_textcat.cfg"
 VECTORS = {
     "representation": "grct",
@@ -55,12 +52,7 @@ def textcat_pipeline(kernel=FEATURES, text=BOW):
             }
         },
     )
-    examples = []
-    for example in read_klp(SAMPLE):
-        doc = doc_from_grct(nlp.vocab, example.trees["grct"])
-        doc.cats = {name: float(name == example.labels[0]) for name in CLASSES}
-        examples.append(Example(doc.copy(), doc))
-    return nlp, examples
+    return nlp, questions(nlp.vocab)
 
 
 def train(nlp, examples, steps: int) -> list:
@@ -161,7 +153,7 @@ def test_registered_and_published_by_entry_points():
 
 @pytest.fixture
 def sample_corpus(tmp_path, md_model):
-    convert(SAMPLE, tmp_path / "train.spacy", dev=tmp_path / "dev.spacy")
+    convert(QC_SAMPLE, tmp_path / "train.spacy", dev=tmp_path / "dev.spacy")
     return {
         "paths.train": str(tmp_path / "train.spacy"),
         "paths.dev": str(tmp_path / "dev.spacy"),

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import spacy
 from data_paths import CORPORA
-from relation_samples import KERNEL, model_config, pair_examples, parsed, parsed_in
+from relation_samples import KERNEL, PATH_SVM, model_config, pair_examples, parsed, parsed_in
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
@@ -23,13 +23,6 @@ from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.ml.kernel_blocks import blocks_of
 
 RELATIONS_SAMPLE = CORPORA / "relations-sample" / "relations.jsonl"
-SVM = {
-    "@architectures": "spacy_convkernels.CandidateKernelSVM.v1",
-    "structure": "path",
-    "C": 100.0,
-    "n_folds": 2,
-    "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "vectors": None},
-}
 
 
 def trained_pair_pipeline(*, kernel=True, tok2vec=True, steps=30, kernel_features=KERNEL):
@@ -111,7 +104,7 @@ def test_relations_of_two_processes_are_those_of_one():
 @pytest.mark.parametrize("kernel_features", ["nystroem", "svm"])
 def test_a_saved_pipeline_loads_without_an_import(tmp_path, kernel_features):
     nlp, extractor, _, _ = trained_pair_pipeline(
-        steps=5, kernel_features=KERNEL if kernel_features == "nystroem" else SVM
+        steps=5, kernel_features=KERNEL if kernel_features == "nystroem" else PATH_SVM
     )
     nlp.to_disk(tmp_path / "pipeline")
     parsed().to_disk(tmp_path / "doc.spacy")
@@ -289,7 +282,7 @@ def test_a_batch_without_candidates_updates_nothing():
 def test_exact_svm_decisions_as_kernel_features_learn_and_round_trip():
     fix_random_seed(0)
     nlp = spacy.blank("en")
-    config = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features=SVM)
+    config = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features=PATH_SVM)
     extractor = nlp.add_pipe("kernel_relations", config={"model": config})
     examples = pair_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
@@ -334,7 +327,10 @@ PTK_NYSTROEM = {
     "n_components": 6,
     "kernel": {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4},
 }
-TWO_BLOCKS = {"@architectures": "spacy_convkernels.KernelBlocks.v1", "*": {"pk_svm": SVM, "ptk_nystroem": PTK_NYSTROEM}}
+TWO_BLOCKS = {
+    "@architectures": "spacy_convkernels.KernelBlocks.v1",
+    "*": {"pk_svm": PATH_SVM, "ptk_nystroem": PTK_NYSTROEM},
+}
 
 
 def test_two_kernel_blocks_train_save_and_reload_with_identical_predictions(tmp_path):

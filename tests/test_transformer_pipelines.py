@@ -11,23 +11,20 @@ import string
 import pytest
 import spacy
 from data_paths import CORPORA, ROOT, require_extra
-from kelp_parses import doc_from_grct
-from relation_samples import model_config, pair_examples, parsed_in
+from kelp_parses import QC_SAMPLE, questions
+from relation_samples import PATH_SVM, model_config, pair_examples, parsed_in
 from spacy.tokens import Doc
-from spacy.training import Example
 from spacy.training.initialize import init_nlp
 from spacy.training.loop import train as train_loop
 from spacy.util import fix_random_seed, load_config
 from thinc.api import Adam
 
 from spacy_convkernels.cli.convert import CLASSES, convert
-from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.ml.doc_kernel_features import doc_blocks
 
 transformers = require_extra("transformers", "transformers", module_level=True)
 require_extra("spacy_transformers", "transformers", module_level=True)
 
-SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 LISTENER = {
     "@architectures": "spacy-transformers.TransformerListener.v1",
     "grad_factor": 1.0,
@@ -42,13 +39,6 @@ NYSTROEM = {
     "representation": "grct",
     "n_components": 20,
     "kernel": PTK,
-}
-PATH_SVM = {
-    "@architectures": "spacy_convkernels.CandidateKernelSVM.v1",
-    "structure": "path",
-    "C": 100.0,
-    "n_folds": 2,
-    "kernel": {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "vectors": None},
 }
 INITIALIZE_FROZEN = "spacy_convkernels.InitializeFrozen.v1"
 WIDTH = 16  # the tiny BERT's hidden size
@@ -101,12 +91,7 @@ def textcat_pipeline(bert, kernel_features):
         "hidden_width": None,
     }
     nlp.add_pipe("kernel_textcat", name="textcat", config={"model": model})
-    examples = []
-    for example in read_klp(SAMPLE):
-        doc = doc_from_grct(nlp.vocab, example.trees["grct"])
-        doc.cats = {name: float(name == example.labels[0]) for name in CLASSES}
-        examples.append(Example(doc.copy(), doc))
-    return nlp, examples
+    return nlp, questions(nlp.vocab)
 
 
 def train(nlp, examples, component: str, *, frozen: bool, steps: int, learn_rate: float):
@@ -191,7 +176,7 @@ def test_relation_extractor_of_transformer_and_kernel_svm_trains_saves_and_loads
 @pytest.mark.shared
 @pytest.mark.parametrize("frozen", [False, True], ids=["fine-tuned", "frozen"])
 def test_qc_transformer_config_trains_in_spacy_train(tiny_bert, md_model, tmp_path, frozen):
-    convert(SAMPLE, tmp_path / "train.spacy", dev=tmp_path / "dev.spacy")
+    convert(QC_SAMPLE, tmp_path / "train.spacy", dev=tmp_path / "dev.spacy")
     overrides = {
         "paths.train": str(tmp_path / "train.spacy"),
         "paths.dev": str(tmp_path / "dev.spacy"),

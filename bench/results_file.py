@@ -1,0 +1,29 @@
+"""A benchmark's results as they come: rows by key, kept in a JSON file (``--results``)
+that several runs of one script may share, and the page drawn from them."""
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from spacy_convkernels.outputs import replacing
+
+
+class ResultsFile(dict):
+    """The rows of ``path`` (none when it does not exist yet); :meth:`record` adds one."""
+
+    def __init__(self, path: Path, *, draw: Callable[[dict], None]):
+        super().__init__(json.loads(path.read_text()) if path.exists() else {})
+        self.path = path
+        self.draw = draw
+
+    def record(self, key: str, **values) -> None:
+        """Keep the row, with any row another run has written meanwhile; write the file
+        (a temporary file renamed) and draw the page."""
+        if self.path.exists():
+            written = json.loads(self.path.read_text())
+            self.update({name: row for name, row in written.items() if name not in self})
+        self[key] = values
+        with replacing(self.path) as temporary:
+            temporary.write_text(json.dumps(self, indent=1))
+        self.draw(self)
+        print(key, values, flush=True)
