@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from locations import DATA, MD_MODEL, ROOT, add_outputs
-from results_file import ResultsFile
+from results_file import ResultsFile, write_page
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 from spacy.training import Example
@@ -48,7 +48,6 @@ from spacy_convkernels.kernels.base import Kernel, Prepared
 from spacy_convkernels.learn import fair_one_vs_all
 from spacy_convkernels.ml.doc_kernel_features import doc_tree, doc_words
 from spacy_convkernels.ml.kernel_encoders import NgramCosine
-from spacy_convkernels.outputs import replacing
 
 CONFIG = ROOT / "configs" / "qc_textcat.cfg"
 KERNELS = {
@@ -522,15 +521,8 @@ def write_docs(results: dict, path: Path) -> None:
     lines += [
         f"| {group} | {name} | {r['dev']:.1f} | {r['test']:.1f} | {r['C']} |" for (group, name), r in single.items()
     ]
-    kept = ""
-    if path.exists():  # the hand-written findings below the tables stay
-        text = path.read_text(encoding="utf-8")
-        kept = text[text.index(FINDINGS) :] if FINDINGS in text else ""
-    with replacing(path) as temporary:
-        temporary.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""))
+    write_page(path, lines)
 
-
-FINDINGS = "## Findings"
 
 if __name__ == "__main__":
     main()

@@ -49,14 +49,13 @@ from pathlib import Path
 import numpy as np
 import spacy
 from locations import DATA, MD_MODEL, ROOT, add_outputs
-from results_file import ResultsFile
+from results_file import ResultsFile, write_page
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_config, registry
 from thinc.api import Adam
 
 from spacy_convkernels.cli.convert import CLASSES
 from spacy_convkernels.corpora import read_klp
-from spacy_convkernels.outputs import replacing
 
 CONFIG = ROOT / "configs" / "qc_transformer.cfg"
 KERNEL_CONFIG = ROOT / "configs" / "qc_textcat.cfg"
@@ -312,15 +311,8 @@ def write_docs(results: dict, path: Path) -> None:
             f"| {size} | {method} | {settings} | {len(rows)} | {dev:.1f} ± {dev_sd:.1f} | {test:.1f} ± {test_sd:.1f} "
             f"| {steps} | {seconds:.0f} | {speed:.0f} |"
         )
-    kept = ""
-    if path.exists():  # the hand-written findings below the table stay
-        text = path.read_text(encoding="utf-8")
-        kept = text[text.index(FINDINGS) :] if FINDINGS in text else ""
-    with replacing(path) as temporary:
-        temporary.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""))
+    write_page(path, lines)
 
-
-FINDINGS = "## Findings"
 
 if __name__ == "__main__":
     main()

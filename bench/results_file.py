@@ -7,6 +7,8 @@ from pathlib import Path
 
 from spacy_convkernels.outputs import replacing
 
+FINDINGS = "## Findings"  # a page's hand-written section, below the tables
+
 
 class ResultsFile(dict):
     """The rows of ``path`` (none when it does not exist yet); :meth:`record` adds one."""
@@ -27,3 +29,14 @@ class ResultsFile(dict):
             temporary.write_text(json.dumps(self, indent=1))
         self.draw(self)
         print(key, values, flush=True)
+
+
+def write_page(path: Path, lines: list[str]) -> None:
+    """Write the page of ``lines``; the hand-written section that starts at ``## Findings``
+    of the page already there stays below them."""
+    kept = ""
+    if path.exists():
+        text = path.read_text(encoding="utf-8")
+        kept = text[text.index(FINDINGS) :] if FINDINGS in text else ""
+    with replacing(path) as temporary:
+        temporary.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""), encoding="utf-8")
