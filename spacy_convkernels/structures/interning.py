@@ -22,18 +22,18 @@ class Lease:
 
     __slots__ = ("ids", "_returned")
 
-    def __init__(self, ids: np.ndarray, returned: list):
+    def __init__(self, ids: np.ndarray, returned: list) -> None:
         self.ids = ids
         self._returned = returned
 
-    def __del__(self):
+    def __del__(self) -> None:
         self._returned.append(self.ids)  # atomic: safe from a collection in any thread
 
 
 class Interner:
     """Gives each hashable key an id while a lease on it is alive; a freed id is reused."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._ids: dict = {}
         self._keys: list = []  # by id, None for a free id
         self._free: list[int] = []
