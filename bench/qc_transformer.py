@@ -34,8 +34,9 @@ textcat's own layers a second Adam at that constant rate instead); the others Ad
 1e-3 (configs/qc_textcat.cfg's). Seconds: training (parse share, initialization with
 the SVMs' fit, updates, dev evaluations); speed: questions per second of the trained
 pipeline from raw text on test (md, kernel_trees when read, transformer, textcat).
-Results go to docs/results/qc_transformer.json as they come (a run can be resumed) and to
-docs/results/qc_transformer.md.
+Results go to docs/results/qc_transformer.json as they come (a run can be resumed; each
+row keeps the method's label of every test question) and to docs/results/qc_transformer.md;
+``--keep DIR`` saves each trained pipeline (bench/qc_transformer_explain.py reads them).
 """
 
 import argparse
@@ -204,8 +205,19 @@ class Bench:
         if kernels or not transformer:  # the parse of the training questions
             seconds += self.parse_per_question * len(examples["train"])
         nlp.from_bytes(best[2])
-        speed, test = self.speed(nlp, kernels or not transformer)
-        return {"dev": best[0], "test": test, "step": best[1], "steps": step, "train_s": seconds, "speed": speed}
+        if self.args.keep is not None:
+            self.args.keep.mkdir(parents=True, exist_ok=True)
+            nlp.to_disk(self.args.keep / kept_name(method, len(examples["train"]), seed))
+        speed, predicted = self.speed(nlp, kernels or not transformer)
+        return {
+            "dev": best[0],
+            "test": float(100.0 * np.mean(predicted == self.labels["test"])),
+            "step": best[1],
+            "steps": step,
+            "train_s": seconds,
+            "speed": speed,
+            "test_predicted": predicted.tolist(),
+        }
 
     def accuracy(self, nlp, examples: list[Example], *, frozen: bool) -> float:
         docs = [e.predicted for e in examples]
@@ -219,7 +231,7 @@ class Bench:
     def speed(self, trained, parsed: bool) -> tuple[float, float]:
         """Questions per second (median of --speed-runs) of the trained pipeline from raw
         text on test, with the md pipeline and kernel_trees when it reads the parse; and its
-        test accuracy."""
+        label of each test question."""
         if parsed:
             nlp = spacy.load(MD_MODEL, exclude=["ner", "senter"], vocab=self.md.vocab)
             nlp.add_pipe("kernel_trees", config=self._settings("kernel_trees"))
@@ -234,8 +246,12 @@ class Bench:
             start = time.perf_counter()
             docs = list(nlp.pipe(texts, batch_size=64))
             speeds.append(len(texts) / (time.perf_counter() - start))
-        predicted = np.array([max(d.cats, key=d.cats.get) for d in docs])
-        return statistics.median(speeds), float(100.0 * np.mean(predicted == self.labels["test"]))
+        return statistics.median(speeds), np.array([max(d.cats, key=d.cats.get) for d in docs])
+
+
+def kept_name(method: str, n_train: int, seed: int) -> str:
+    """The folder of a trained pipeline under --keep."""
+    return f"{method.replace(' + ', '_and_').replace(' ', '_')}-{n_train}-{seed}"
 
 
 def weights_name(transformer: Path) -> str:
@@ -261,6 +277,7 @@ def main():
     parser.add_argument("--patience", type=int, default=4, help="evaluations without gain before stopping")
     parser.add_argument("--head-learn-rate", type=float, default=None)
     parser.add_argument("--speed-runs", type=int, default=3)
+    parser.add_argument("--keep", type=Path, default=None, help="save each trained pipeline in this folder")
     args = parser.parse_args()
     transformer = args.transformer or default_transformer()
     results = ResultsFile(args.results, draw=lambda rows: write_docs(rows, args.docs / "qc_transformer.md"))

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from locations import DATA, MD_MODEL, add_outputs
-from qc_transformer import questions, settings_of
+from qc_transformer import kept_name, questions, settings_of
 
 from spacy_convkernels.kernels.explain import explain, to_svg
 from spacy_convkernels.ml.doc_kernel_features import doc_tree
@@ -64,7 +64,7 @@ def main():
     )
     helped = np.flatnonzero((combined == gold) & (alone != gold))
     hurt = np.flatnonzero((combined != gold) & (alone == gold))
-    nlp = spacy.load(args.keep / f"transformer_and_kernels-{results['setup']['questions']}-{args.seed}")
+    nlp = spacy.load(args.keep / kept_name("transformer + kernels", results["setup"]["questions"], args.seed))
     md = spacy.load(MD_MODEL, exclude=["ner", "senter"])
     md.add_pipe("kernel_trees", config=settings_of("kernel_trees"))
     blocks = blocks_of(nlp.get_pipe("textcat").model.get_ref("kernel_features"))
