@@ -55,16 +55,18 @@ def main():
     add_outputs(parser, "qc_transformer")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--examples", type=int, default=5)
+    parser.add_argument("--frozen", action="store_true", help="the frozen transformer, alone and with the kernels")
     args = parser.parse_args()
+    without = "frozen transformer" if args.frozen else "transformer"
+    combined_method = f"{without} + kernels"
     results = json.loads(args.results.read_text(encoding="utf-8"))
     test = questions(DATA / "trec-qc-kelp" / "TREC_10.coarse.klp.gz")
     gold = np.array([label for _, label in test])
-    alone, combined = (
-        recorded_labels(results, method, args.seed) for method in ("transformer", "transformer + kernels")
-    )
+    alone = recorded_labels(results, without, args.seed)
+    combined = recorded_labels(results, combined_method, args.seed)
     helped = np.flatnonzero((combined == gold) & (alone != gold))
     hurt = np.flatnonzero((combined != gold) & (alone == gold))
-    nlp = spacy.load(args.keep / kept_name("transformer + kernels", results["setup"]["questions"], args.seed))
+    nlp = spacy.load(args.keep / kept_name(combined_method, results["setup"]["questions"], args.seed))
     md = spacy.load(MD_MODEL, exclude=["ner", "senter"])
     md.add_pipe("kernel_trees", config=settings_of("kernel_trees"))
     blocks = blocks_of(nlp.get_pipe("textcat").model.get_ref("kernel_features"))
@@ -74,13 +76,15 @@ def main():
         for doc in md.pipe(training, batch_size=256)
         for block in blocks
     }
-    figures = args.docs / "qc_transformer_explain"
+    page = "qc_transformer_explain_frozen" if args.frozen else "qc_transformer_explain"
+    figures = args.docs / page
     lines = [
-        "# What the kernel features add to the transformer on TREC QC",
+        f"# What the kernel features add to the {without} on TREC QC",
         "",
-        f"Made by `python bench/qc_transformer_explain.py` from docs/results/qc_transformer.json (seed {args.seed},"
-        " all training questions). Of TREC-10's 500 test questions, the transformer + kernel features get"
-        f" {len(helped)} right that the transformer alone gets wrong, and {len(hurt)} wrong that it gets right."
+        f"Made by `python bench/qc_transformer_explain.py{' --frozen' if args.frozen else ''}` from"
+        f" docs/results/qc_transformer.json (seed {args.seed}, all training questions). Of TREC-10's 500 test"
+        f" questions, the {combined_method} get {len(helped)} right that the {without} alone gets wrong, and"
+        f" {len(hurt)} wrong that it gets right."
         " For the first of the former, each SVM block's support question that adds most to the decision of"
         " the right class (its term alpha K(question, support)), and the fragments the two trees share"
         " (`explain`, largest contribution first; the drawings colour them in both trees).",
@@ -89,7 +93,7 @@ def main():
     for i in helped[: args.examples]:
         text, label = test[i]
         doc = md(text)
-        lines += [f"## {text}", "", f"Right: {label}; the transformer alone: {alone[i]}.", ""]
+        lines += [f"## {text}", "", f"Right: {label}; the {without} alone: {alone[i]}.", ""]
         for b, block in enumerate(blocks):
             tree, support, term, kernel = strongest_support(block, doc, label)
             support_text = text_of.get((block.attrs["representation"], support), "?")
@@ -100,10 +104,10 @@ def main():
             fragments = "; ".join(f"`{m.fragment}` ({100 * m.share:.0f} %)" for m in explanation.matches)
             lines += [
                 f'- block {b} ({type(kernel).__name__}): support question "{support_text}", term {term:+.3f};'
-                f" shared fragments: {fragments}. ![{name}](qc_transformer_explain/{name})",
+                f" shared fragments: {fragments}. ![{name}]({page}/{name})",
             ]
         lines.append("")
-    with replacing(args.docs / "qc_transformer_explain.md") as temporary:
+    with replacing(args.docs / f"{page}.md") as temporary:
         temporary.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
 
