@@ -104,7 +104,7 @@ def test_bad_arguments_are_package_errors_before_any_work(spread, dask_client):
     with pytest.raises(InvalidParameterError, match=r"out must have shape \(60, 60\)"):
         spread.gram(kernel, GRCT, out=np.zeros((60, 59)), client=dask_client)
     model = Nystroem(kernel, n_components=5, random_state=0).fit(GRCT)
-    with pytest.raises(InvalidParameterError, match=r"nystroem_transform: block_size must be a positive multiple of 512, got 100"):
+    with pytest.raises(InvalidParameterError, match=r"block_size must be a positive multiple of 512, got 100"):
         spread.nystroem_transform(model, GRCT, block_size=100, client=dask_client)
     with pytest.raises(InvalidParameterError, match=r"out must have 60 rows, got shape \(59, 5\)"):
         spread.nystroem_transform(model, GRCT, out=np.zeros((59, 5)), client=dask_client)
