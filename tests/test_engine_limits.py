@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import reference_kernels as ref
+from address_space import run_limited
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from interrupts import default_sigint
@@ -103,7 +104,7 @@ def test_five_thousand_children(kernel):
 
 
 MEMORY_SCRIPT = """
-import json, resource, sys
+import json, sys
 from spacy_convkernels import Tree
 from spacy_convkernels.kernels import (PartialTreeKernel, SmoothedPartialTreeKernel, SubsequencePathKernel,
                                        ZelenkoTreeKernel)
@@ -117,9 +118,7 @@ cases = [("ptk", PartialTreeKernel(), flat), ("sptk", SmoothedPartialTreeKernel(
          ("path", SubsequencePathKernel(), path), ("zelenko", ZelenkoTreeKernel(), star)]
 for _, kernel, x in cases:  # tables and packing warmed up before the limit
     kernel.pairs([x], [(0, 0)], normalize=False, n_jobs=1)
-size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
-limit = size + (512 << 20)
-resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+limit_address_space(512)
 values = {name: float(kernel.pairs([x], [(0, 0)], normalize=False, n_jobs=1)[0]) for name, kernel, x in cases}
 print(json.dumps(values))
 """
@@ -134,13 +133,7 @@ def test_wide_structures_fit_in_half_a_gigabyte():
     """Roots with 12,000 children (an n x m scratch matrix would need 1.15 GB) computed
     under an address-space limit of 512 MB above what the process already maps."""
     n = 12_000
-    done = subprocess.run(
-        [sys.executable, "-c", MEMORY_SCRIPT, str(n)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    done = run_limited(MEMORY_SCRIPT, n, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     values = json.loads(done.stdout)
     assert values["ptk"] == pytest.approx(wide_ptk(n), rel=1e-9)
@@ -230,7 +223,7 @@ def test_top_down_evaluation_equals_the_stored_one(top_down):
 
 
 NESTED_SCRIPT = """
-import json, resource, sys
+import json, sys
 sys.path.insert(0, sys.argv[3])
 from test_engine_limits import nested_tree
 from spacy_convkernels.kernels import PartialTreeKernel, SmoothedPartialTreeKernel, SubtreeKernel, ZelenkoTreeKernel
@@ -243,8 +236,7 @@ small, small_star = nested_tree(3, period), nested_tree(3, period, zelenko=True)
 for _, kernel, x in cases:  # tables warmed up before the limit
     kernel.pairs([small_star if x is star else small], [(0, 0)], normalize=False, n_jobs=1)
     kernel.prepare([x])
-size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
-resource.setrlimit(resource.RLIMIT_AS, (size + (500 << 20), resource.getrlimit(resource.RLIMIT_AS)[1]))
+limit_address_space(500)
 print(json.dumps({name: float(kernel.pairs([x], [(0, 0)], normalize=False, n_jobs=1)[0]) for name, kernel, x in cases}))
 """
 
@@ -260,13 +252,7 @@ def test_wide_nodes_whose_children_have_children_fit_in_half_a_gigabyte(period):
     50): 144 million pairs of x leaves match, whose Deltas (1.15 GB) are not kept; K(t, t)
     under an address-space limit of 500 MB above what the process maps."""
     n = 12_000
-    done = subprocess.run(
-        [sys.executable, "-c", NESTED_SCRIPT, str(n), str(period), str(TESTS)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    done = run_limited(NESTED_SCRIPT, n, period, TESTS, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
     values = json.loads(done.stdout)
     assert all(np.isfinite(v) and v > 0 for v in values.values())

@@ -3,13 +3,11 @@ last structure holding it is collected and given to the next new label, and ever
 described by id (node similarities, tuple tables, packed sets) stays right across that."""
 
 import gc
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from address_space import run_limited
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from path_data import EDGES, NODES
@@ -68,14 +66,12 @@ def test_memory_follows_live_work():
 
 
 CHURN_SCRIPT = """
-import resource
 from spacy_convkernels import Tree
 from spacy_convkernels.kernels import PartialTreeKernel
 
 kernel = PartialTreeKernel()
 kernel.pairs([Tree("S", [Tree("a")])], [(0, 0)], n_jobs=1)  # tables and imports before the limit
-size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
-resource.setrlimit(resource.RLIMIT_AS, (size + (50 << 20), resource.getrlimit(resource.RLIMIT_AS)[1]))
+limit_address_space(50)
 for first in range(0, 400_000, 1000):
     tree = Tree("S", [Tree(f"w{i}") for i in range(first, first + 1000)])
     kernel.pairs([tree], [(0, 0)], n_jobs=1)
@@ -89,13 +85,7 @@ def test_dropping_400000_distinct_labels_fits_in_50_megabytes():
     """The labels of trees compiled and dropped one after another never pile up: 400,000
     distinct labels (about 120 MB when the interners kept them) under an address-space limit
     of 50 MB above what the process maps."""
-    done = subprocess.run(
-        [sys.executable, "-c", CHURN_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
-    )
+    done = run_limited(CHURN_SCRIPT, timeout=600)
     assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr[-2000:]
 
 

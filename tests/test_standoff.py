@@ -1,14 +1,13 @@
 """BioNLP shared-task standoff reader: Docs, flattened gold interactions, errors, registry, convert."""
 
 import json
-import os
-import subprocess
 import sys
 import warnings
 from collections import Counter
 
 import pytest
 import spacy
+from address_space import run_limited
 from data_paths import CORPORA, ROOT, need_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -422,7 +421,7 @@ def test_the_cap_leaves_real_data_alone_and_is_checked():
 
 
 EXPANSION_SCRIPT = """
-import json, resource, sys, warnings
+import json, sys, warnings
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
 import spacy
@@ -437,8 +436,7 @@ binding = "E1\\tBinding:T101 " + " ".join(f"Theme{i if i > 1 else ''}:T{i}" for 
 regulations = [f"E{k}\\tRegulation:T102 Theme:E1 Cause:E1" for k in (2, 3, 4)]
 nested = many_proteins(folder / "nested", 100, [binding] + regulations)
 list(read_standoff(folder / "nested" / "doc.txt", nlp, max_interactions_per_event=1))
-size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
-resource.setrlimit(resource.RLIMIT_AS, (size + (200 << 20), resource.getrlimit(resource.RLIMIT_AS)[1]))
+limit_address_space(200)
 found = {}
 warnings.simplefilter("ignore")
 for name, path in (("equiv", equiv), ("nested", nested)):
@@ -456,13 +454,7 @@ def test_the_two_documents_of_issue_26_read_in_200_megabytes(tmp_path):
     bench/standoff_expansion.py)."""
     for name in ("equiv", "nested"):
         (tmp_path / name).mkdir()
-    done = subprocess.run(
-        [sys.executable, "-c", EXPANSION_SCRIPT, str(tmp_path), str(ROOT / "tests")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    done = run_limited(EXPANSION_SCRIPT, tmp_path, ROOT / "tests", timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout)
     assert found == {"equiv": 1000, "nested": 4000}
