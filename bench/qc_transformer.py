@@ -112,7 +112,7 @@ class Bench:
             "test": questions(data / "TREC_10.coarse.klp.gz"),
         }
         self.md = spacy.load(MD_MODEL, exclude=["ner", "senter"])
-        self.md.add_pipe("kernel_trees", config=self._settings("kernel_trees"))
+        self.md.add_pipe("kernel_trees", config=settings_of("kernel_trees", self.config))
         start = time.perf_counter()
         self.docs = {
             name: list(self.md.pipe([text for text, _ in rows], batch_size=256)) for name, rows in self.split.items()
@@ -120,9 +120,6 @@ class Bench:
         self.parse_seconds = time.perf_counter() - start
         self.parse_per_question = self.parse_seconds / sum(len(docs) for docs in self.docs.values())
         self.labels = {name: np.array([label for _, label in rows]) for name, rows in self.split.items()}
-
-    def _settings(self, component: str) -> dict:
-        return settings_of(component, self.config)
 
     def model(self, method: str, seed: int) -> dict:
         """The textcat model of ``method``, its SVM blocks seeded."""
@@ -141,7 +138,7 @@ class Bench:
         fix_random_seed(seed)
         nlp = spacy.blank("en", vocab=self.md.vocab)
         if METHODS[method][1]:
-            nlp.add_pipe("transformer", config=self._settings("transformer"))
+            nlp.add_pipe("transformer", config=settings_of("transformer", self.config))
         nlp.add_pipe("kernel_textcat", name="textcat", config={"model": self.model(method, seed)})
         return nlp
 
@@ -234,7 +231,7 @@ class Bench:
         label of each test question."""
         if parsed:
             nlp = spacy.load(MD_MODEL, exclude=["ner", "senter"], vocab=self.md.vocab)
-            nlp.add_pipe("kernel_trees", config=self._settings("kernel_trees"))
+            nlp.add_pipe("kernel_trees", config=settings_of("kernel_trees", self.config))
         else:
             nlp = spacy.blank("en", vocab=self.md.vocab)
         for name in trained.pipe_names:
