@@ -70,11 +70,22 @@ METHODS = {
     "kernels": (True, None),
 }
 SIZES = (100, 300, 1000, 0)
+FUSION_WEIGHTS = np.round(np.linspace(0.0, 1.0, 21), 2)
 
 
 def questions(path: Path):
     """(text, label) of the questions of a KeLP file, in order."""
     return [(e.texts["quest"], e.labels[0].split(":")[0]) for e in read_klp(path)]
+
+
+def split_questions(data: Path) -> dict:
+    """(text, label) of the questions of each split: train, dev (every 10th training question), test."""
+    train = questions(data / "train_5500.coarse.klp.gz")
+    return {
+        "train": [q for i, q in enumerate(train, 1) if i % 10],
+        "dev": [q for i, q in enumerate(train, 1) if not i % 10],
+        "test": questions(data / "TREC_10.coarse.klp.gz"),
+    }
 
 
 def default_transformer() -> Path:
@@ -105,12 +116,7 @@ class Bench:
         self.config = load_config(CONFIG, overrides=overrides, interpolate=True)
         self.kernel_config = load_config(KERNEL_CONFIG, overrides={"paths.md_model": str(MD_MODEL)}, interpolate=True)
         self.args = args
-        train = questions(data / "train_5500.coarse.klp.gz")
-        self.split = {
-            "train": [q for i, q in enumerate(train, 1) if i % 10],
-            "dev": [q for i, q in enumerate(train, 1) if not i % 10],
-            "test": questions(data / "TREC_10.coarse.klp.gz"),
-        }
+        self.split = split_questions(data)
         self.md = spacy.load(MD_MODEL, exclude=["ner", "senter"])
         self.md.add_pipe("kernel_trees", config=settings_of("kernel_trees", self.config))
         start = time.perf_counter()
@@ -191,9 +197,9 @@ class Bench:
                     optimizer.step_schedules()
                 step += 1
                 if step % self.args.eval_frequency == 0 or step == self.args.max_steps:
-                    dev = self.accuracy(nlp, examples["dev"], frozen=transformer == "frozen")
+                    dev, dev_scores = self.accuracy(nlp, examples["dev"], frozen=transformer == "frozen")
                     if dev > best[0]:
-                        best, since = (dev, step, nlp.to_bytes()), 0
+                        best, since = (dev, step, nlp.to_bytes(), dev_scores), 0
                     else:
                         since += 1
                     if since >= self.args.patience or step >= self.args.max_steps:
@@ -205,7 +211,8 @@ class Bench:
         if self.args.keep is not None:
             self.args.keep.mkdir(parents=True, exist_ok=True)
             nlp.to_disk(self.args.keep / kept_name(method, len(examples["train"]), seed))
-        speed, predicted = self.speed(nlp, kernels or not transformer)
+        speed, test_scores = self.speed(nlp, kernels or not transformer)
+        predicted = np.array(CLASSES)[test_scores.argmax(axis=1)]
         return {
             "dev": best[0],
             "test": float(100.0 * np.mean(predicted == self.labels["test"])),
@@ -214,21 +221,25 @@ class Bench:
             "train_s": seconds,
             "speed": speed,
             "test_predicted": predicted.tolist(),
+            "dev_scores": best[3].astype(float).round(5).tolist(),
+            "test_scores": test_scores.astype(float).round(5).tolist(),
         }
 
-    def accuracy(self, nlp, examples: list[Example], *, frozen: bool) -> float:
+    def accuracy(self, nlp, examples: list[Example], *, frozen: bool) -> tuple[float, np.ndarray]:
+        """Accuracy in % and the class scores (columns in CLASSES order)."""
         docs = [e.predicted for e in examples]
         if "transformer" in nlp.pipe_names and not frozen:
             docs = list(nlp.get_pipe("transformer").pipe(docs, batch_size=64))
-        scores = np.asarray(nlp.get_pipe("textcat").predict(docs))
-        predicted = np.array(nlp.get_pipe("textcat").labels)[scores.argmax(axis=1)]
+        textcat = nlp.get_pipe("textcat")
+        scores = np.asarray(textcat.predict(docs))[:, [list(textcat.labels).index(c) for c in CLASSES]]
+        predicted = np.array(CLASSES)[scores.argmax(axis=1)]
         gold = np.array([max(e.reference.cats, key=e.reference.cats.get) for e in examples])
-        return float(100.0 * np.mean(predicted == gold))
+        return float(100.0 * np.mean(predicted == gold)), scores
 
-    def speed(self, trained, parsed: bool) -> tuple[float, float]:
+    def speed(self, trained, parsed: bool) -> tuple[float, np.ndarray]:
         """Questions per second (median of --speed-runs) of the trained pipeline from raw
         text on test, with the md pipeline and kernel_trees when it reads the parse; and its
-        label of each test question."""
+        class scores of each test question (columns in CLASSES order)."""
         if parsed:
             nlp = spacy.load(MD_MODEL, exclude=["ner", "senter"], vocab=self.md.vocab)
             nlp.add_pipe("kernel_trees", config=settings_of("kernel_trees", self.config))
@@ -243,7 +254,7 @@ class Bench:
             start = time.perf_counter()
             docs = list(nlp.pipe(texts, batch_size=64))
             speeds.append(len(texts) / (time.perf_counter() - start))
-        return statistics.median(speeds), np.array([max(d.cats, key=d.cats.get) for d in docs])
+        return statistics.median(speeds), np.array([[d.cats[c] for c in CLASSES] for d in docs])
 
 
 def kept_name(method: str, n_train: int, seed: int) -> str:
@@ -275,10 +286,15 @@ def main():
     parser.add_argument("--head-learn-rate", type=float, default=None)
     parser.add_argument("--speed-runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, default=None, help="save each trained pipeline in this folder")
+    parser.add_argument("--report-only", action="store_true", help="redraw the page from --results, train nothing")
     args = parser.parse_args()
     transformer = args.transformer or default_transformer()
     results = ResultsFile(args.results, draw=lambda rows: write_docs(rows, args.docs / "qc_transformer.md"))
     record = results.record
+    split = split_questions(args.data)
+    record("labels", **{name: [label for _, label in split[name]] for name in ("dev", "test")})
+    if args.report_only:
+        return
 
     bench = Bench(args.data, transformer, args)
     n = len(bench.docs["train"])
@@ -295,13 +311,62 @@ def main():
                     record(key, **bench.run(method, seed, rows))
 
 
+def fused(transformer: dict, kernels: dict, labels: dict) -> dict:
+    """Late fusion of two runs' class scores: the argmax of a linear, (1 - w) p_t + w p_k, or
+    log-linear, (1 - w) log p_t + w log p_k, combination; the form and w in 0, 0.05, ..., 1
+    of best dev accuracy (the smallest w on ties, linear first)."""
+
+    def accuracy(form: str, w: float, split: str) -> float:
+        t, k = (np.asarray(run[f"{split}_scores"]) for run in (transformer, kernels))
+        if form == "log-linear":
+            t, k = np.log(t + 1e-9), np.log(k + 1e-9)
+        predicted = np.array(CLASSES)[((1 - w) * t + w * k).argmax(axis=1)]
+        return float(100.0 * np.mean(predicted == np.array(labels[split])))
+
+    choices = [(form, float(w)) for form in ("linear", "log-linear") for w in FUSION_WEIGHTS]
+    form, w = max(choices, key=lambda choice: (accuracy(*choice, "dev"), -choice[1]))
+    return {"form": form, "weight": w, "dev": accuracy(form, w, "dev"), "test": accuracy(form, w, "test")}
+
+
+def fusion_lines(runs: dict, labels: dict) -> list[str]:
+    """The late-fusion table: per size, the seeds whose fine-tuned transformer and kernels
+    runs kept their class scores."""
+    lines = [
+        "## Late fusion",
+        "",
+        "The fine-tuned transformer's and the kernels' pipelines, trained apart as above, their class",
+        "scores combined (`fused` in the script: linear or log-linear, the form and the kernels' weight",
+        "w chosen on dev). Test % of the transformer alone on the same seeds beside it.",
+        "",
+        "| training questions | settings | n | form, w per seed | dev % | test % | transformer alone, test % |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (size, method, settings), rows in runs.items():
+        if method != "transformer":
+            continue
+        kernels = {r["seed"]: r for r in runs.get((size, "kernels", settings), []) if "dev_scores" in r}
+        pairs = [(r, kernels[r["seed"]]) for r in rows if "dev_scores" in r and r["seed"] in kernels]
+        if not pairs:
+            continue
+        fusions = [fused(t, k, labels) for t, k in pairs]
+        dev, dev_sd = mean_sd(f["dev"] for f in fusions)
+        test, test_sd = mean_sd(f["test"] for f in fusions)
+        alone, alone_sd = mean_sd(t["test"] for t, _ in pairs)
+        chosen = ", ".join(f"{f['form']} {f['weight']:.2f}" for f in fusions)
+        lines.append(
+            f"| {size} | {settings} | {len(pairs)} | {chosen} | {dev:.1f} ± {dev_sd:.1f} | {test:.1f} ± {test_sd:.1f} "
+            f"| {alone:.1f} ± {alone_sd:.1f} |"
+        )
+    return lines
+
+
 def write_docs(results: dict, path: Path) -> None:
     """docs/results/qc_transformer.md from the results: mean ± sd over seeds per size and method."""
     runs: dict[tuple, list] = {}
     for key, row in results.items():
         parts = key.split(" | ")
         if len(parts) == 4:
-            runs.setdefault(tuple(parts[:3]), []).append(row)
+            runs.setdefault(tuple(parts[:3]), []).append(dict(row, seed=int(parts[3].removeprefix("seed "))))
     setup = results.get("setup", {})
     lines = [
         "# TREC question classification: a transformer beside the kernel features",
@@ -325,6 +390,8 @@ def write_docs(results: dict, path: Path) -> None:
             f"| {size} | {method} | {settings} | {len(rows)} | {dev:.1f} ± {dev_sd:.1f} | {test:.1f} ± {test_sd:.1f} "
             f"| {steps} | {seconds:.0f} | {speed:.0f} |"
         )
+    if "labels" in results:
+        lines += ["", *fusion_lines(runs, results["labels"])]
     write_page(path, lines)
 
 
