@@ -58,9 +58,9 @@ from pathlib import Path
 
 import numpy as np
 from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, load_parser, parsed_documents
-from locations import add_outputs
+from locations import ROOT, add_outputs
 from spacy.training import Example
-from spacy.util import fix_random_seed, minibatch
+from spacy.util import fix_random_seed, load_config, minibatch, registry
 
 from spacy_convkernels.components.relation_extractor import score_relations
 from spacy_convkernels.corpora.lexicon import read_lexicon
@@ -75,16 +75,20 @@ THRESHOLDS = np.round(np.arange(0.05, 0.951, 0.05), 2)
 PK = {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "lam": 0.5, "vectors": None}
 PTK = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4}
 SVM_C = {"tuples": 10.0, "separate": 1.0, "tree": 0.1}  # chosen by bench/bionlp_relations.py on its train split
-VARIANTS = {  # name: (path representation, kernel blocks, tok2vec)
-    "both": ("tuples", ("pk-nystroem",), True),
-    "kernel": ("tuples", ("pk-nystroem",), False),
-    "tok2vec": ("tuples", (), True),
-    "svm+tok2vec": ("tuples", ("pk-svm",), True),
-    "sep-svm": ("separate", ("pk-svm",), False),
-    "sep-svm+tok2vec": ("separate", ("pk-svm",), True),
-    "sep-svm+ptk-svm": ("separate", ("pk-svm", "ptk-svm"), False),
-    "sep-svm+ptk-svm+tok2vec": ("separate", ("pk-svm", "ptk-svm"), True),
-    "sep-svm+ptk-nystroem+tok2vec": ("separate", ("pk-svm", "ptk-nystroem"), True),
+VARIANTS = {  # name: (path representation, kernel blocks, token features: None, "tok2vec" or a transformer's)
+    "both": ("tuples", ("pk-nystroem",), "tok2vec"),
+    "kernel": ("tuples", ("pk-nystroem",), None),
+    "tok2vec": ("tuples", (), "tok2vec"),
+    "svm+tok2vec": ("tuples", ("pk-svm",), "tok2vec"),
+    "sep-svm": ("separate", ("pk-svm",), None),
+    "sep-svm+tok2vec": ("separate", ("pk-svm",), "tok2vec"),
+    "sep-svm+ptk-svm": ("separate", ("pk-svm", "ptk-svm"), None),
+    "sep-svm+ptk-svm+tok2vec": ("separate", ("pk-svm", "ptk-svm"), "tok2vec"),
+    "sep-svm+ptk-nystroem+tok2vec": ("separate", ("pk-svm", "ptk-nystroem"), "tok2vec"),
+    "sep-frozen-transformer": ("separate", (), "frozen transformer"),
+    "sep-svm+frozen-transformer": ("separate", ("pk-svm",), "frozen transformer"),
+    "sep-transformer": ("separate", (), "transformer"),
+    "sep-svm+transformer": ("separate", ("pk-svm",), "transformer"),
 }
 
 
@@ -131,8 +135,53 @@ TOK2VEC = {
 }
 
 
+TRANSFORMER_CONFIG = ROOT / "configs" / "relations_transformer.cfg"
+TRANSFORMER_FEATURES = dict(
+    load_config(TRANSFORMER_CONFIG)["components"]["kernel_relations"]["model"]["tok2vec_features"]
+)
+
+
+class Transformer:
+    """The transformer component of configs/relations_transformer.cfg (weights from a
+    local folder) over the bench's Docs: its rows in ``doc._.trf_data``, which a frozen
+    transformer's listener reads in training too; every run starts from the given weights."""
+
+    def __init__(self, path: Path, vocab_nlp, data):
+        import spacy
+
+        config = load_config(TRANSFORMER_CONFIG, overrides={"paths.transformer": str(path)}, interpolate=True)
+        self.config = config
+        settings = dict(config["components"]["transformer"])
+        settings.pop("factory")
+        nlp = spacy.blank("en", vocab=vocab_nlp.vocab)
+        self.pipe = nlp.add_pipe("transformer", config=settings)
+        nlp.initialize()
+        self.initial = self.pipe.to_bytes()
+        self.data = data
+        self.annotated_by_initial = False
+
+    def start(self, extractor) -> None:
+        """Initial weights, the rows of every Doc from them, the extractor listening."""
+        self.pipe.from_bytes(self.initial)
+        self.pipe.listener_map.clear()
+        self.pipe.find_listeners(extractor)
+        if not self.annotated_by_initial:
+            for examples in self.data:
+                self.annotate(examples)
+            self.annotated_by_initial = True
+
+    def annotate(self, examples) -> None:
+        list(self.pipe.pipe([eg.predicted for eg in examples], batch_size=8))
+
+    def optimizer(self, total_steps: int):
+        """configs/relations_transformer.cfg's optimizer (warm-up, then linear decay to 0)."""
+        settings = dict(self.config["training"]["optimizer"])
+        settings["learn_rate"] = dict(settings["learn_rate"], total_steps=total_steps)
+        return registry.resolve({"optimizer": settings})["optimizer"]
+
+
 def model_config(variant: str, *, triggers_key: str, n_components: int, max_support: int | None) -> dict:
-    path, blocks, tok2vec = VARIANTS[variant]
+    path, blocks, features = VARIANTS[variant]
     configs = {b: block_config(b, path=path, n_components=n_components, max_support=max_support) for b in blocks}
     kernel_features = None
     if len(configs) == 1:
@@ -148,7 +197,7 @@ def model_config(variant: str, *, triggers_key: str, n_components: int, max_supp
             "path": path,
         },
         "kernel_features": kernel_features,
-        "tok2vec_features": TOK2VEC if tok2vec else None,
+        "tok2vec_features": TOK2VEC if features == "tok2vec" else TRANSFORMER_FEATURES if features else None,
     }
 
 
@@ -326,8 +375,23 @@ def raw_documents(docs: list, lexicon: Path, vocab_nlp) -> list:
     return raw
 
 
-def run(nlp, variant, seed, data, *, fitted, triggers_key, epochs, n_components, max_support, batch_size, learn_rate):
+def run(
+    nlp,
+    variant,
+    seed,
+    data,
+    *,
+    fitted,
+    transformer,
+    triggers_key,
+    epochs,
+    n_components,
+    max_support,
+    batch_size,
+    learn_rate,
+):
     train, held_out, devel, raw = data
+    features = VARIANTS[variant][2]
     fix_random_seed(seed)
     if "kernel_relations" in nlp.pipe_names:
         nlp.remove_pipe("kernel_relations")
@@ -336,15 +400,26 @@ def run(nlp, variant, seed, data, *, fitted, triggers_key, epochs, n_components,
     fitted.prepare(extractor.model, variant)
     extractor.model.attrs["candidates"] = KeptCandidates(extractor.model.attrs["candidates"], data)
     start = time.perf_counter()
+    tuned = features == "transformer"
+    if features in ("transformer", "frozen transformer"):
+        transformer.start(extractor)
     extractor.initialize(lambda: train)
     optimizer = extractor.create_optimizer()
     optimizer.learn_rate = learn_rate
-    best = (-1.0, 0, 0.5, None, {})
+    if tuned:
+        transformer_optimizer = transformer.optimizer(epochs * -(-len(train) // batch_size))
+        transformer.annotated_by_initial = False
+    best = (-1.0, 0, 0.5, None, {}, None)
     order = list(train)
     for epoch in range(1, epochs + 1):
         random.Random(seed * 1000 + epoch).shuffle(order)
         for batch in minibatch(order, size=batch_size):
+            if tuned:
+                transformer.pipe.update(batch, sgd=transformer_optimizer, drop=0.1)
+                transformer_optimizer.step_schedules()
             extractor.update(batch, sgd=optimizer, drop=0.1)
+        if tuned:
+            transformer.annotate(held_out)
         scores, truth, candidates = candidate_truths(extractor, held_out)
         f, threshold = max((prf(best_of(scores) >= t, truth)[0], t) for t in THRESHOLDS)
         print(f"  {variant} seed {seed} epoch {epoch}: held-out F1 {f:.3f} at threshold {threshold}", flush=True)
@@ -354,10 +429,15 @@ def run(nlp, variant, seed, data, *, fitted, triggers_key, epochs, n_components,
                 single: max((typed(annotated_held_out, t, single)["rel_micro_f"], float(t)) for t in THRESHOLDS)
                 for single in (False, True)
             }
-            best = (f, epoch, float(threshold), extractor.model.to_bytes(), typed_choices)
+            weights = transformer.pipe.to_bytes() if tuned else None
+            best = (f, epoch, float(threshold), extractor.model.to_bytes(), typed_choices, weights)
     train_seconds = time.perf_counter() - start
     extractor.model.from_bytes(best[3])
     start = time.perf_counter()
+    if tuned:
+        transformer.pipe.from_bytes(best[5])
+        transformer.annotate(devel)
+        transformer.annotate(raw)
     scores, truth, _ = candidate_truths(extractor, devel)
     f, p, r = prf(best_of(scores) >= best[2], truth)
     devel_annotated = annotated(extractor, devel, scores)
@@ -434,6 +514,9 @@ def main():
     parser.add_argument("--limit", type=int, help="use only the first documents of each set (a quick check)")
     add_outputs(parser, "bionlp_component", docs=False)
     parser.add_argument("--keep", type=Path, help="a folder keeping the fitted kernel blocks between runs")
+    parser.add_argument(
+        "--transformer", type=Path, help="the transformer variants' local model folder (default: MiniLM's)"
+    )
     parser.add_argument("--table", action="store_true", help="print the table of --results as markdown, run nothing")
     args = parser.parse_args()
     if args.table:
@@ -465,6 +548,11 @@ def main():
     fitted = Fitted(args.keep)
     data = (train, held_out, devel, raw)
     variants = args.variants.split(",")
+    transformer = None
+    if any(VARIANTS[v][2] in ("transformer", "frozen transformer") for v in variants):
+        from qc_transformer import default_transformer
+
+        transformer = Transformer(args.transformer or default_transformer(), nlp, data)
     runs = {variant: [] for variant in variants}
     for seed in range(args.seeds):  # seed by seed, every variant: an interrupted run keeps whole seeds
         for variant in variants:
@@ -474,6 +562,7 @@ def main():
                 seed,
                 data,
                 fitted=fitted,
+                transformer=transformer,
                 triggers_key=LEXICON_TRIGGERS,
                 epochs=args.epochs,
                 n_components=args.n_components,
