@@ -70,6 +70,7 @@ METHODS = {
     "kernels": (True, None),
 }
 SIZES = (100, 300, 1000, 0)
+FUSED = ("transformer", "kernels")  # the methods whose scores the late fusion combines
 FUSION_WEIGHTS = np.round(np.linspace(0.0, 1.0, 21), 2)
 
 
@@ -213,7 +214,7 @@ class Bench:
             nlp.to_disk(self.args.keep / kept_name(method, len(examples["train"]), seed))
         speed, test_scores = self.speed(nlp, kernels or not transformer)
         predicted = np.array(CLASSES)[test_scores.argmax(axis=1)]
-        return {
+        row = {
             "dev": best[0],
             "test": float(100.0 * np.mean(predicted == self.labels["test"])),
             "step": best[1],
@@ -221,9 +222,11 @@ class Bench:
             "train_s": seconds,
             "speed": speed,
             "test_predicted": predicted.tolist(),
-            "dev_scores": best[3].astype(float).round(5).tolist(),
-            "test_scores": test_scores.astype(float).round(5).tolist(),
         }
+        if method in FUSED:  # the inputs of the late fusion
+            scores = {"dev_scores": best[3], "test_scores": test_scores}
+            row.update({name: values.astype(float).round(5).tolist() for name, values in scores.items()})
+        return row
 
     def accuracy(self, nlp, examples: list[Example], *, frozen: bool) -> tuple[float, np.ndarray]:
         """Accuracy in % and the class scores (columns in CLASSES order)."""
@@ -342,9 +345,9 @@ def fusion_lines(runs: dict, labels: dict) -> list[str]:
         "|---|---|---|---|---|---|---|",
     ]
     for (size, method, settings), rows in runs.items():
-        if method != "transformer":
+        if method != FUSED[0]:
             continue
-        kernels = {r["seed"]: r for r in runs.get((size, "kernels", settings), []) if "dev_scores" in r}
+        kernels = {r["seed"]: r for r in runs.get((size, FUSED[1], settings), []) if "dev_scores" in r}
         pairs = [(r, kernels[r["seed"]]) for r in rows if "dev_scores" in r and r["seed"] in kernels]
         if not pairs:
             continue
