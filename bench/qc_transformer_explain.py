@@ -11,7 +11,7 @@ combined model gets right and the transformer alone gets wrong, it parses the qu
 textcat, finds the support question whose term alpha K(question, support) adds most to
 the decision of the right class; ``explain`` draws the fragments the two trees share
 (docs/results/qc_transformer_explain/*.svg) and a section of docs/results/qc_transformer_explain.md
-lists them.
+lists them (seeds other than 0: qc_transformer_explain_seedN.md).
 """
 
 import argparse
@@ -76,7 +76,9 @@ def main():
         for doc in md.pipe(training, batch_size=256)
         for block in blocks
     }
-    page = "qc_transformer_explain_frozen" if args.frozen else "qc_transformer_explain"
+    page = ("qc_transformer_explain_frozen" if args.frozen else "qc_transformer_explain") + (
+        f"_seed{args.seed}" if args.seed else ""
+    )
     figures = args.docs / page
     lines = [
         f"# What the kernel features add to the {without} on TREC QC",
