@@ -38,7 +38,8 @@ variants that use it, and every structure's SVM decisions and Nystroem vector ar
 computed once (memoized by structure: the values are a function of it), as are the
 candidates of each Doc; ``--keep DIR`` keeps the fitted blocks for later runs (their
 ``fit s`` is then the first run's). The runs go seed by seed through the variants, and
-the JSON is written after each (an interrupted run keeps the seeds it finished). Rows give the
+the JSON is written after each (an interrupted run keeps the seeds it finished; ``--resume``
+runs only the seeds that the JSON does not hold for the same epochs and support budget). Rows give the
 mean and sample standard deviation over the seeds; ``fit s`` is the wall time of the
 first (real) fit of the variant's kernel blocks, ``train s`` that plus the first seed's
 training epochs.
@@ -522,6 +523,7 @@ def main():
         "--transformer", type=Path, help="the transformer variants' local model folder (default: MiniLM's)"
     )
     parser.add_argument("--table", action="store_true", help="print the table of --results as markdown, run nothing")
+    parser.add_argument("--resume", action="store_true", help="keep the seeds --results holds, trained as now")
     args = parser.parse_args()
     if args.table:
         print("\n".join(markdown_rows(json.loads(args.results.read_text())["results"])))
@@ -555,9 +557,12 @@ def main():
     transformer = None
     if any(VARIANTS[v][2] in TRANSFORMERS for v in variants):
         transformer = Transformer(args.transformer or default_transformer(), nlp, data)
-    runs = {variant: [] for variant in variants}
+    done = finished_runs(args.results, epochs=args.epochs, max_support=args.max_support) if args.resume else {}
+    runs = {variant: done.get(variant, []) for variant in variants}
     for seed in range(args.seeds):  # seed by seed, every variant: an interrupted run keeps whole seeds
         for variant in variants:
+            if any(r["seed"] == seed for r in runs[variant]):
+                continue
             result = run(
                 nlp,
                 variant,
@@ -579,6 +584,7 @@ def main():
                 if runs[name]:
                     row = summary(runs[name], fitted)
                     row["max_support"] = args.max_support
+                    row["epochs"] = args.epochs
                     rows.append(row)
             _save(args.results, rows, held_articles, len(train), len(held_out))
             row = rows[[r["variant"] for r in rows].index(variant)]
@@ -588,6 +594,12 @@ def main():
                 f"raw typed {row['raw']['rel_micro_f']['mean']:.3f} ± {row['raw']['rel_micro_f']['sd']:.3f}",
                 flush=True,
             )
+
+
+def finished_runs(path: Path, *, epochs: int, max_support) -> dict:
+    """The runs of each variant that ``path`` holds, trained for ``epochs`` with ``max_support``."""
+    found = json.loads(path.read_text())["results"] if path.exists() else []
+    return {r["variant"]: r["runs"] for r in found if (r.get("epochs"), r.get("max_support")) == (epochs, max_support)}
 
 
 def markdown_rows(results: list[dict]) -> list[str]:
