@@ -32,7 +32,7 @@ class Interval:
 
     def __init__(self, low, high, *, closed: str = "both", integer: bool = False):
         self.low, self.high, self.closed, self.integer = low, high, closed, integer
-        self.shown = ("-inf" if low is None else low, "inf" if high is None else high)
+        self.shown: tuple = ("-inf" if low is None else low, "inf" if high is None else high)
 
     def bound(self, values: Mapping) -> "Interval":
         """This interval with the bounds that name a parameter replaced by its value."""

@@ -43,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action=VersionAction, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
     for name, module in COMMANDS.items():
-        module.add_parser(commands.add_parser(name, help=module.__doc__.splitlines()[0], description=module.__doc__))
+        doc = str(module.__doc__)
+        module.add_parser(commands.add_parser(name, help=doc.splitlines()[0], description=doc))
     arguments = parser.parse_args(argv)
     prefix = f"spacy-convkernels {arguments.command}"
     formatwarning = warnings.formatwarning

@@ -18,7 +18,7 @@ from ..structures.dependency import REPRESENTATIONS, span_to_trees
 from ..structures.relations import GoldRelations, dependency_interactions
 from .demo import DOCUMENTS, PARSES, QUESTIONS
 
-PARSE_ATTRS = ["TAG", "POS", "MORPH", "LEMMA", "DEP", "HEAD", "SENT_START"]
+PARSE_ATTRS: list[int | str] = ["TAG", "POS", "MORPH", "LEMMA", "DEP", "HEAD", "SENT_START"]
 STORED = "en_core_web_md 3.8.0 (parses stored with the package; --model parses live)"
 
 

@@ -187,7 +187,8 @@ def _questions(path: Path, representation: str) -> tuple:
 
     from ..corpora import read_klp
 
-    trees, labels = [], []
+    trees: list = []
+    labels: list[str] = []
     for example in read_klp(path):
         if representation not in example.trees or len(example.labels) != 1:
             raise ConvKernelsError(f"{path}: question {len(trees) + 1} lacks a {representation} tree or one label")

@@ -81,10 +81,9 @@ def write_gram(
 
     if block_size < 1:
         raise InvalidParameterError(f"--block-size must be positive, got {block_size}")
-    symmetric = Y is None
     kernel.prepare([])  # reads what the kernel reads lazily (a vectors file) before the output is opened
     with replacing(output) as temporary:
-        out = open_memmap(temporary, mode="w+", dtype=dtype, shape=(len(X), len(X) if symmetric else len(Y)))
+        out = open_memmap(temporary, mode="w+", dtype=dtype, shape=(len(X), len(X) if Y is None else len(Y)))
         _fill(
             kernel,
             X,

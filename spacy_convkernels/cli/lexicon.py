@@ -61,7 +61,7 @@ def run(arguments: argparse.Namespace) -> None:
     if not any(train.glob("*.a2")):
         raise CorpusFileError("a directory without .a2 files (event annotations): not training data", train)
     nlp = spacy.load(arguments.model) if arguments.model is not None else spacy.blank("en")
-    counts = Counter()
+    counts: Counter[str] = Counter()
     docs = read_standoff(train, nlp, skip_errors=arguments.skip_errors, counts=counts)
     lexicon = build_lexicon(
         docs,

@@ -16,6 +16,7 @@ pipeline, so that the components listening to it learn their widths.
 """
 
 from collections.abc import Callable
+from typing import Any
 
 from spacy.language import Language
 from spacy.util import registry
@@ -29,7 +30,7 @@ def initialize_frozen(names: list[str]) -> Callable[[Language], Language]:
 
     def before_init(nlp: Language) -> Language:
         for name in names:
-            component = nlp.get_pipe(name)
+            component: Any = nlp.get_pipe(name)  # a TrainablePipe, not the Callable spaCy types it as
             component.initialize(lambda: [], nlp=nlp)
             if hasattr(component, "find_listeners"):  # a transformer or tok2vec others listen to
                 for _, other in nlp.components:

@@ -45,7 +45,7 @@ def register(kernel_class: type[Kernel]):
         )
         for name, parameter in inspect.signature(kernel_class).parameters.items()
     ]
-    make.__signature__ = inspect.Signature(parameters, return_annotation=kernel_class)
+    make.__signature__ = inspect.Signature(parameters, return_annotation=kernel_class)  # type: ignore[attr-defined]
     make.__name__ = make.__qualname__ = kernel_class.__name__
     make.__doc__ = kernel_class.__doc__
     return registry.misc(f"spacy_convkernels.{kernel_class.__name__}.v1", func=make)

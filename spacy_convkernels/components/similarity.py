@@ -35,7 +35,7 @@ def text_tree(text: Doc | Span, representation: str = "loct") -> Tree | None:
     if not len(text):
         return None
     parts = []
-    for sentence in text.sents:
+    for sentence in text.sents:  # type: ignore[attr-defined]  # Span.sents: spaCy >= 3.2, not in its stubs
         start, end = max(sentence.start, text.start), min(sentence.end, text.end)
         if (start, end) == (sentence.start, sentence.end):
             parts.append(_stored_tree(sentence, representation))

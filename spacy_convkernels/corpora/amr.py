@@ -89,7 +89,7 @@ def create_penman_reader(path: Path, skip_errors: bool = False) -> Callable:
 
 
 class _Malformed(Exception):
-    def __init__(self, message: str, line: int, cause: BaseException = None):
+    def __init__(self, message: str, line: int, cause: BaseException | None = None):
         self.message = message
         self.line = line  # 0-based, in the block
         self.cause = cause

@@ -81,7 +81,7 @@ def parse_klp_line(line: str) -> KlpExample:
     if first is None:
         raise ValueError("no representation (|BT:...|, |BV:...|, |BDV:...| or |BS:...|) on the line")
     example = KlpExample(labels=tuple(line[: first.start()].split()))
-    names = set()
+    names: set[str] = set()
     position = first.start()
     while True:
         begin = _MARKER.search(line, position)

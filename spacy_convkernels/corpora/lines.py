@@ -23,7 +23,7 @@ def corpus_lines(path: Path, progress: bool = False) -> Iterator[tuple[int, str 
     return tqdm(lines, desc=path.name, unit=" lines", disable=not progress)
 
 
-def corpus_error(message: str, path: Path, line: int, cause: BaseException = None) -> CorpusFormatError:
+def corpus_error(message: str, path: Path, line: int, cause: BaseException | None = None) -> CorpusFormatError:
     """A :class:`~spacy_convkernels.CorpusFormatError` with ``cause`` as its ``__cause__``."""
     error = CorpusFormatError(message, path, line)
     error.__cause__ = cause

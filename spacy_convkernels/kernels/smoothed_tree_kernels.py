@@ -162,6 +162,6 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
         self.lexical = lexical
         self.syntactic_restriction = syntactic_restriction
 
-    def _similarity(self) -> SimilaritySpec:
+    def _similarity(self) -> SimilaritySpec:  # type: ignore[override]  # the rules are this class's own
         composition = (float(self.alpha), float(self.beta), bool(self.syntactic_restriction))
         return super()._similarity(lexical=bool(self.lexical), compositional=composition)

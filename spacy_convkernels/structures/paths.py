@@ -80,6 +80,7 @@ class PathTuples:
     """
 
     __slots__ = ("tuples", "_compiled")
+    tuples: tuple[tuple[str, str], ...]
 
     def __init__(self, tuples: Iterable[tuple[str, str]]):
         checked = []

@@ -144,7 +144,7 @@ def _nearest_pairs(ents: list, max_distance: int | None, allowed: set | None, ca
     """The ordered pairs of ``ents`` (sorted, not overlapping) within ``max_distance`` and
     of labels in ``allowed``: by gap (entities i and i + gap), at most ``cap``, in the order
     of :func:`itertools.permutations`."""
-    chosen = []
+    chosen: list[tuple] = []
     for gap in range(1, len(ents)):
         within = False
         for i in range(len(ents) - gap):
