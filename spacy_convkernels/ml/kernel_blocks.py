@@ -30,12 +30,13 @@ from thinc.types import Floats2d
 @registry.architectures("spacy_convkernels.KernelBlocks.v1")
 def kernel_blocks(*blocks: Model) -> Model:
     """The blocks, each normalized, concatenated (see the module)."""
-    parts, refs = [], {}
+    parts: list[Model] = []
+    refs: dict[str, Model | None] = {}
     for i, block in enumerate(blocks):
         refs[f"block{i}"] = block
         if block.attrs.get("layer_norm", True):
-            refs[f"norm{i}"] = LayerNorm()
-            parts.append(chain(block, refs[f"norm{i}"]))
+            norm = refs[f"norm{i}"] = LayerNorm()
+            parts.append(chain(block, norm))
         else:
             parts.append(block)
     return Model("kernel_blocks", blocks_forward, init=blocks_init, layers=parts, refs=refs, dims={"nO": None})

@@ -114,7 +114,7 @@ def find_candidates(
         parents = graph.walk_from(trigger, max_distance)
         near = [p for p in participants if p in parents and p != trigger]
         n = len(near)
-        roles = chain(
+        roles: Iterable[Iterable[tuple[str, str]]] = chain(
             (zip(("catalyst", "theme"), pair) for pair in permutations(near, 2)),
             (
                 zip(ROLES, (catalyst, *themes))
@@ -164,7 +164,8 @@ def _subgraph(
             if below not in edge_into:
                 edge_into[below] = edge
                 children.setdefault(above, []).append(below)
-    labels, parents = [], []
+    labels: list[str] = []
+    parents: list[int] = []
     stack = [(trigger, -1)]
     while stack:
         node, parent = stack.pop()
