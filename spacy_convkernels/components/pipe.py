@@ -15,6 +15,7 @@ class KernelPipe(Pipe):
     """A component that writes what ``predict`` computes (module docstring); subclasses
     define ``predict`` and ``set_annotations``."""
 
+    name: str  # set by the subclass's constructor, as spaCy's components do
     batch_size = 128  # Docs per ``predict`` in ``pipe`` when it is given no batch size
 
     def predict(self, docs: list[Doc]) -> list:
@@ -25,7 +26,7 @@ class KernelPipe(Pipe):
         """Write the predictions of ``predict`` on the Docs."""
         raise NotImplementedError
 
-    def __call__(self, doc: Doc) -> Doc | None:
+    def __call__(self, doc: Doc) -> Doc | None:  # type: ignore[override]  # None when an error handler skips it
         error_handler = self.get_error_handler()
         try:
             self.set_annotations([doc], self.predict([doc]))
