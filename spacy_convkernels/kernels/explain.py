@@ -87,7 +87,7 @@ class _Nodes:
     def __init__(self, tree: Tree):
         self.labels = tree.labels
         self.parents = tree.parents
-        self.children = [[] for _ in self.labels]
+        self.children: list[list[int]] = [[] for _ in self.labels]
         for node, parent in enumerate(self.parents):
             if parent >= 0:
                 self.children[parent].append(node)
@@ -211,7 +211,8 @@ def to_svg(explanation: Explanation, a: Tree, b: Tree) -> str:
     colour (the largest match first, ten colours) and each match's root marked by its rank."""
     parts, height, width = [], MARGIN, 0.0
     for side, tree in (("a", a), ("b", b)):
-        colours, ranks = {}, {}
+        colours: dict[int, str] = {}
+        ranks: dict[int, int] = {}
         for rank, match in enumerate(explanation.matches[: len(COLORS)], start=1):
             nodes = match.nodes_a if side == "a" else match.nodes_b
             for node in nodes:

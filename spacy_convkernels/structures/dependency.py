@@ -70,7 +70,7 @@ class DependencyParse:
         relations = [r.lower() for r in relations]
         lemmas = [lemma.lower() for lemma in lemmas] if lowercase else list(lemmas)
         keep = [True] * n
-        children = [[] for _ in range(n)]
+        children: list[list[int]] = [[] for _ in range(n)]
         for i, h in enumerate(heads):
             if h >= 0:
                 children[h].append(i)
@@ -152,13 +152,13 @@ def span_to_parse(span, *, lowercase: bool = True, collapse_prepositions: bool =
     )
 
 
-def span_to_tree(span, representation: str, **options) -> Tree:
+def span_to_tree(span, representation: str, **options) -> Tree | None:
     """The tree of a spaCy sentence ``Span`` in one representation (``grct``, ``lct``,
-    ``loct``, ``cgrct`` or ``clct``); options as :func:`span_to_parse`."""
+    ``loct``, ``cgrct`` or ``clct``; None for an empty one); options as :func:`span_to_parse`."""
     return parse_to_trees(span_to_parse(span, **options), [representation])[representation]
 
 
-def span_to_trees(span, representations: Iterable[str] = REPRESENTATIONS, **options) -> dict[str, Tree]:
+def span_to_trees(span, representations: Iterable[str] = REPRESENTATIONS, **options) -> dict[str, Tree | None]:
     """The trees of a sentence in several representations, from one parse."""
     return parse_to_trees(span_to_parse(span, **options), representations)
 
@@ -169,13 +169,13 @@ def join_sentences(trees: Iterable[Tree | None]) -> Tree | None:
     is, and None when no sentence has a tree. The virtual root matches only another
     virtual root, so two texts of several sentences share it (and their fragments that
     span sentences), and a text of one sentence compares with another one's sentences."""
-    trees = [tree for tree in trees if tree is not None]
-    if len(trees) > 1:
-        return Tree(VIRTUAL_ROOT, trees)
-    return trees[0] if trees else None
+    present = [tree for tree in trees if tree is not None]
+    if len(present) > 1:
+        return Tree(VIRTUAL_ROOT, present)
+    return present[0] if present else None
 
 
-def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPRESENTATIONS) -> dict[str, Tree]:
+def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPRESENTATIONS) -> dict[str, Tree | None]:
     """Build the requested representations of a normalized parse (None for an empty one)."""
     representations = list(representations)
     for name in representations:

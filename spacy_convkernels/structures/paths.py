@@ -81,6 +81,7 @@ class PathTuples:
 
     __slots__ = ("tuples", "_compiled")
     tuples: tuple[tuple[str, str], ...]
+    _compiled: "CompiledPath | None"
 
     def __init__(self, tuples: Iterable[tuple[str, str]]):
         checked = []
@@ -123,9 +124,11 @@ class PathTuples:
 
     @property
     def compiled(self) -> "CompiledPath":
-        if self._compiled is None:
-            object.__setattr__(self, "_compiled", CompiledPath(self.labels))
-        return self._compiled
+        compiled = self._compiled
+        if compiled is None:
+            compiled = CompiledPath(self.labels)
+            object.__setattr__(self, "_compiled", compiled)
+        return compiled
 
 
 class CompiledPath:
@@ -143,4 +146,4 @@ class CompiledPath:
     def __init__(self, labels: tuple[str, ...]):
         self._lease = LABELS.lease(labels)  # the ids stay ours while this lives
         self.labels = self._lease.ids
-        self.self_kernels = {}
+        self.self_kernels: dict[tuple, float] = {}

@@ -41,6 +41,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
+from typing import cast
 
 from ..errors import ConvKernelsWarning, MissingAnnotationError
 from ..validation import COUNT, Options, Satisfies, validate_params
@@ -344,7 +345,7 @@ class _Graph:
             relations.append("role")
             heads.append(index[i])
         parse = DependencyParse.normalized(words, lemmas, tags, relations, heads)
-        return parse_to_trees(parse, [representation])[representation]
+        return cast(Tree, parse_to_trees(parse, [representation])[representation])  # not empty: it has the roles
 
 
 class GoldRelations:

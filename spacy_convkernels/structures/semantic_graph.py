@@ -50,7 +50,7 @@ class SemanticGraph:
                 raise InvalidGraphError(f"node {instance.source!r} has no concept")
         name_nodes = {e.target: e.source for e in graph.edges() if e.role == ":name"}
         labels = {i.source: _concept(i.target) for i in graph.instances() if i.source not in name_nodes}
-        names = {}
+        names: dict[str, str] = {}
         for attribute in graph.attributes():
             owner = name_nodes.get(attribute.source)
             if owner is not None and attribute.role.startswith(":op"):
@@ -87,11 +87,11 @@ class SemanticGraph:
             adjacent[target].append((role + "-of", source))
         return adjacent
 
-    def walk_from(self, root: str, max_distance: int | None = None) -> dict[str, tuple[str, str]]:
+    def walk_from(self, root: str, max_distance: int | None = None) -> dict[str, tuple[str | None, str]]:
         """Breadth-first from ``root``: node -> (parent, edge label walked from the parent),
         the first shortest path to every node within ``max_distance`` edges."""
         adjacent = self.neighbours
-        parent = {root: (None, "")}
+        parent: dict[str, tuple[str | None, str]] = {root: (None, "")}
         depth = {root: 0}
         queue = deque([root])
         while queue:
