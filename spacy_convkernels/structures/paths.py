@@ -146,4 +146,4 @@ class CompiledPath:
     def __init__(self, labels: tuple[str, ...]):
         self._lease = LABELS.lease(labels)  # the ids stay ours while this lives
         self.labels = self._lease.ids
-        self.self_kernels: dict[tuple, float] = {}
+        self.self_kernels: dict = {}  # K(path, path) by engine spec, filled by the kernels
