@@ -596,7 +596,7 @@ def main():
             )
 
 
-def finished_runs(path: Path, *, epochs: int, max_support) -> dict:
+def finished_runs(path: Path, *, epochs: int, max_support: int | None) -> dict:
     """The runs of each variant that ``path`` holds, trained for ``epochs`` with ``max_support``."""
     found = json.loads(path.read_text())["results"] if path.exists() else []
     return {r["variant"]: r["runs"] for r in found if (r.get("epochs"), r.get("max_support")) == (epochs, max_support)}

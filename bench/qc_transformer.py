@@ -85,6 +85,7 @@ def classes_of(scores) -> np.ndarray:
 
 
 def percent_right(predicted, gold) -> float:
+    """The percentage of ``predicted`` classes equal to ``gold``."""
     return float(100.0 * np.mean(np.asarray(predicted) == np.asarray(gold)))
 
 
