@@ -52,10 +52,10 @@ def test_interactions_fill_the_role_sets_around_each_trigger():
     }
     regulation = next(c for c in candidates if c.spans == (("trigger", 1, 2), ("catalyst", 0, 1), ("theme", 2, 3)))
     assert regulation.labels == ("Positive_regulation",)
-    # Garg et al.'s layout: up from the catalyst to the trigger, then down to the theme (the trigger twice)
-    assert regulation.path == PathTuples(
-        [("nsubj", "protein"), ("", "activate"), ("", "activate"), ("dobj", "protein")]
-    )
+    # Garg et al.'s layout: up from the catalyst to the trigger, then down to the theme; the trigger once
+    assert regulation.path == PathTuples([("nsubj", "protein"), ("", "activate"), ("dobj", "protein")])
+    binding = next(c for c in candidates if c.spans == (("trigger", 1, 2), ("theme", 0, 1), ("theme2", 2, 3)))
+    assert binding.path == PathTuples([("", "activate"), ("nsubj", "protein"), ("dobj", "protein")])
     assert "LEX##catalyst::r" in str(regulation.tree) and "LEX##trigger::r" in str(regulation.tree)
     triples = dependency_interactions(parsed(), role_sets=[("catalyst", "theme", "theme2")])
     assert len(triples) == 2 * 3
@@ -80,7 +80,7 @@ def test_feature_paths_give_each_position_its_features():
     )
     separate = dependency_interactions(parsed(), path="separate", role_sets=[("catalyst", "theme")])[0]
     features = [label_features(label) for _, label in separate.path.tuples]
-    # node, edge, trigger, trigger, edge, node: the edge walked up from the catalyst comes after it
+    # node, edge, trigger, edge, node: the edge walked up from the catalyst comes after it
     assert [f for f in features if len(f) == 1] == [frozenset({"edge=nsubj"}), frozenset({"edge=dobj"})]
     assert "role=catalyst" in features[0] and features[1] == frozenset({"edge=nsubj"})
 

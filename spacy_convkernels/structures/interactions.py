@@ -10,7 +10,9 @@ makes a candidate, to be classified as a correct or wrong reading of the text:
 - its **path**: the sequence of (edge, node) tuples of Table 1 of Garg et al. (2018),
   the walk from the catalyst up to the trigger followed by the walks from the trigger
   down to each theme, every walk along a shortest path; edges walked against their
-  direction read ``role-of``;
+  direction read ``role-of``. The trigger is on the path once (Table 1 repeats it at
+  the start of every walk, ``(bind) (bind)``: a position that every candidate of the
+  trigger shares, which only inflates their similarity);
 - its **subgraph**: the union of those shortest paths as a tree rooted at the trigger
   with the participants as leaves, each node labelled ``edge/node``
   (:func:`~spacy_convkernels.structures.paths.tuple_label`) and each participant
@@ -141,8 +143,8 @@ def _candidate(graph: SemanticGraph, trigger: str, parents, roles) -> Interactio
     label = graph.labels.__getitem__
     catalyst_walk = [(edge, label(node)) for edge, node in walks["catalyst"]]
     tuples = catalyst_walk[::-1]
-    for role, _ in roles[1:]:
-        tuples += [(edge, label(node)) for edge, node in walks[role]]
+    for role, _ in roles[1:]:  # each walk starts at the trigger, which the path holds already
+        tuples += [(edge, label(node)) for edge, node in walks[role][1:]]
     return InteractionCandidate(
         trigger,
         label(trigger),

@@ -12,8 +12,9 @@ A token stands for its span (its ``root``). Every candidate carries:
 
 - ``path``: the shortest dependency path of the candidate, for a pair from head to
   child, for an interaction in Garg et al.'s layout (the walk from the catalyst up to
-  the trigger, then the walks from the trigger down to each theme; edges walked against
-  their direction read ``rel-of``), in one of three representations (``path``):
+  the trigger, then the walks from the trigger down to each theme, the trigger once;
+  edges walked against their direction read ``rel-of``), in one of three
+  representations (``path``):
 
   - ``"tuples"``: (edge, node) tuples, the node the lemma, or the lower-cased entity
     label for a participant (as AMR's ``protein``); two tuples match only when both
@@ -278,11 +279,10 @@ class _Graph:
         """The candidate of ``parts`` (trigger first, or head then child) and its walks
         (from the trigger to each participant, or from head to child)."""
         role_of = {p.token: p for p in parts}
-        downward = [(edge, node, False) for walk in walks for edge, node in walk]
-        if parts[0].role == "trigger" and parts[1].role == "catalyst":  # up from the catalyst, then down
-            positions = [(edge, node, True) for edge, node in walks[0][::-1]] + downward[len(walks[0]) :]
-        else:
-            positions = downward
+        up = parts[0].role == "trigger" and parts[1].role == "catalyst"  # up from the catalyst, then down
+        first = [(edge, node, up) for edge, node in (walks[0][::-1] if up else walks[0])]
+        # the later walks start at the trigger, which the path holds already
+        positions = first + [(edge, node, False) for walk in walks[1:] for edge, node in walk[1:]]
         structures = self._path(positions, role_of, labels, path)
         return RelationCandidate(
             tuple((p.role, *p.span) for p in parts),
