@@ -375,6 +375,29 @@ def test_a_symmetric_gram_of_an_indexed_set_is_the_plain_one():
     np.testing.assert_array_equal(kernel.gram(kernel.prepare(trees)), kernel.gram(trees))
 
 
+@pytest.mark.parametrize("kernel", list(path_kernels()), ids=repr)
+def test_a_path_gram_is_indexed_and_equals_the_plain_one(kernel, monkeypatch):
+    """Paths (plain tuples and feature positions) are always computed against an index made
+    on the fly, a symmetric Gram from the diagonal on: the values of the plain engine."""
+    calls = []
+    against = _driver.gram_against
+    monkeypatch.setattr(_driver, "gram_against", lambda *a, **k: calls.append(k["symmetric"]) or against(*a, **k))
+    paths = random_paths(np.random.default_rng(5), 40)
+    other = random_paths(np.random.default_rng(6), 9)
+    for normalize in (True, False):
+        for n_jobs in (1, 2):
+            plain = kernel.gram(paths, kernel.prepare(paths, index=False), normalize=normalize, n_jobs=n_jobs)
+            symmetric = kernel.gram(paths, normalize=normalize, n_jobs=n_jobs)
+            np.testing.assert_allclose(symmetric, plain, rtol=1e-12, atol=1e-12)
+            assert (symmetric == symmetric.T).all() and np.count_nonzero(plain) > len(paths)
+            rows = kernel.gram(other, paths, normalize=normalize, n_jobs=n_jobs)
+            expected = kernel.gram(other, kernel.prepare(paths, index=False), normalize=normalize, n_jobs=n_jobs)
+            np.testing.assert_allclose(rows, expected, rtol=1e-12, atol=1e-12)
+        if normalize:
+            assert (np.diag(symmetric)[np.diag(plain) > 0] == 1.0).all()
+    assert calls.count(True) == 4 and calls.count(False) == 4
+
+
 def test_an_index_follows_its_kernel_configuration():
     """A set indexed under other parameters is packed again (and computed by the plain
     engine), never read with the new parameters."""

@@ -141,19 +141,21 @@ cdef bint gram_row(Workspace* ws, const Job* job, Py_ssize_t r) noexcept nogil:
 
 
 cdef bint against_row(Workspace* ws, const Job* job, Py_ssize_t r) noexcept nogil:
-    """Row r of a Gram block against an indexed fixed set, normalized as :func:`gram_row`
-    does; False if out of memory."""
-    cdef Py_ssize_t c
+    """Row r of a Gram block against an indexed fixed set (symmetric: from column r on),
+    normalized as :func:`gram_row` does (its diagonal 1 without rounding); False if out of memory."""
+    cdef Py_ssize_t c, first = r if job.symmetric else 0
     cdef double* K = job.out + r * job.n_b
-    for c in range(job.n_b):
+    for c in range(first, job.n_b):
         K[c] = 0.0
     if job.inv_a != NULL and job.inv_a[r] == 0:
         return True
-    if not one_against_many(ws, &job.prm, job.A, r, job.against, K):
+    if not one_against_many(ws, &job.prm, job.A, r, job.against, first, K):
         return False
     if job.inv_a != NULL:
-        for c in range(job.n_b):
+        for c in range(first, job.n_b):
             K[c] = 0.0 if job.inv_a[r] * job.inv_b[c] == 0 else K[c] * job.inv_a[r] * job.inv_b[c]
+        if job.symmetric:
+            K[r] = 1.0
     return True
 
 
@@ -193,15 +195,17 @@ cdef class _BlockSimilarities:
 cdef Py_ssize_t SIMILARITY_BLOCK = 256  # SPTK against a fixed set: at most this many rows per block of dot products
 
 
-def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet B not None, *, inv_norm_a=None,
-                 inv_norm_b=None, int n_threads=1, progress=None):
+def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet B not None, *, bint symmetric=False,
+                 inv_norm_a=None, inv_norm_b=None, int n_threads=1, progress=None):
     """Gram block K[r, c] = K(A[r], B[c]) of the kernel ``settings`` against the indexed
     fixed set B (:class:`~._index.FixedSet`), one row per query against all of B at once
     (``_one_against_many``); normalized, progress and Ctrl-C as :func:`gram`. The values
     are those of ``gram`` with B's packed structures up to rounding (sums taken in another
     order: about 1e-16 relative). For SPTK the dot products of each block of rows' smoothed
     labels with B's vector rows are computed first, once per distinct pair of rows
-    (:meth:`FixedSet.block_similarities`), on the same ``n_threads``.
+    (:meth:`FixedSet.block_similarities`), on the same ``n_threads``. With ``symmetric``
+    (paths only, A the packed structures of B: the Gram of one set) each row is computed
+    from its diagonal on and the upper triangle mirrored, as :func:`gram` does.
     Inconsistent arguments, or tables that no longer hold what B's index read, raise
     :class:`InvalidParameterError`."""
     cdef Job job
@@ -210,6 +214,8 @@ def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet 
     cdef _BlockSimilarities block = None
     job.prm = checked_settings(settings, A, B.packed, n_threads)
     B.check_settings(settings)
+    if symmetric and (A is not B.packed or job.prm.kind != SUBSEQUENCE_PATH):
+        raise InvalidParameterError("a symmetric Gram block against a fixed set needs paths, and A the fixed set's")
     inverse_norms(&job, inv_norm_a, inv_norm_b, A, B.packed, keep)
     cdef Py_ssize_t n_a = A.n_structures, n_b = B.n_structures
     out = np.zeros((n_a, n_b), dtype=np.float64)
@@ -223,7 +229,7 @@ def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet 
     job.A = &A.packed
     job.B = &B.packed.packed
     job.n_b = n_b
-    job.symmetric = False
+    job.symmetric = symmetric
     job.index = NULL
     job.out = &K[0, 0]
     job.against = &against
@@ -233,6 +239,9 @@ def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet 
         run(against_row, &job, n_a, n_threads, n_threads, 1, progress, block, SIMILARITY_BLOCK)
     else:
         run(against_row, &job, n_a, n_threads, n_threads, 1, progress)
+    if symmetric:
+        with nogil:
+            mirror_upper(K, n_threads)
     _raise_on_failure(out)
     return out
 

@@ -29,6 +29,12 @@ cdef struct Fixed:
     const int* vector_slot          # SPTK: per index node, its vector row's place among its group's rows, or -1
     const long long* path_offset    # paths: per fixed path, n_structures + 1 offsets into path_node
     const int* path_node            # paths: the index node (distinct label) of each position
+    # paths of feature positions: the distinct features of the index nodes (increasing), and
+    # n_features + 1 offsets into feature_node, the index nodes of each feature (increasing)
+    int n_features
+    const int* feature
+    const long long* feature_ptr
+    const int* feature_node
 
 
 cdef class FixedSet:
@@ -39,10 +45,12 @@ cdef class FixedSet:
     cdef readonly object labels, child_ptr, child_idx, buckets, bucket_start
     cdef readonly object occurrence_ptr, occurrence_structure, occurrence_count, roots
     cdef readonly object vector_slot, vector_groups, panel_start, group_panels, path_node
+    cdef readonly object features, feature_ptr, feature_node
     cdef object described, description, first_rows  # the label ids and vector rows read when built, what was read
     cdef bint ready
     cdef _index_trees(self, EngineSettings settings)
     cdef _index_paths(self, EngineSettings settings)
+    cdef _index_features(self, EngineSettings settings)
     cdef _sort(self, EngineSettings settings, label, key)
     cdef _group_vectors(self, EngineSettings settings, bucket)
     cdef _read_tables(self, EngineSettings settings)
@@ -86,3 +94,15 @@ cdef inline int find_bucket(const Fixed* f, long long value) noexcept nogil:
         else:
             hi = mid
     return lo if lo < f.n_buckets and f.bucket[lo] == value else -1
+
+
+cdef inline int find_feature(const Fixed* f, int value) noexcept nogil:
+    """The index of feature ``value`` among the fixed set's features, -1 if none has it."""
+    cdef int lo = 0, hi = f.n_features, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if f.feature[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < f.n_features and f.feature[lo] == value else -1

@@ -41,6 +41,7 @@ import numpy as np
 from ..errors import InvalidParameterError
 from ._packing cimport Packed, PackedSequences, PackedTrees, TreeView, tree_view
 from ._readonly import frozen_copy
+from ._tables cimport SHARED_FEATURES
 from ._settings cimport (EngineSettings, FOREST, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH, SUBSET_TREE,
                          SUBTREE_KELP, SUBTREE_TEXTBOOK, PARTIAL_TREE, ZELENKO_TREE)
 
@@ -141,6 +142,9 @@ cdef class FixedSet:
         self.panel_start = np.zeros(1, np.int64)
         self.group_panels = np.zeros(1)
         self.described = self.first_rows = np.zeros(0, np.int32)
+        self.features = self.feature_node = empty_int
+        self.feature_ptr = empty_long
+        self.fixed.n_features = 0
         if self.kind == SUBSEQUENCE_PATH:
             self._index_paths(settings)
         elif self.kind != FOREST:
@@ -210,6 +214,30 @@ cdef class FixedSet:
         _, position, _ = self._sort(settings, distinct, np.zeros_like(distinct))
         self.path_node = frozen_copy(np.append(position[np.searchsorted(distinct, labels)], 0), np.int32)
         self.described = distinct
+        self._index_features(settings)
+
+    cdef _index_features(self, EngineSettings settings):
+        """Paths of feature positions: the index nodes of each feature (the postings of the
+        index nodes whose node label is a set of features), so that a query position meets
+        only the index nodes it shares a feature with, once per shared feature
+        (``_one_against_many.path_row``)."""
+        if settings.tuples is None:
+            return
+        table = settings.tuples.node_similarity
+        label = np.asarray(self.labels)[: self.fixed.n_nodes]
+        node = np.asarray(settings.tuples.nodes)[label]
+        featured = np.flatnonzero(np.asarray(table.kinds)[node] == SHARED_FEATURES)
+        if not len(featured):
+            return
+        rows = np.asarray(table.features)[node[featured]]
+        present = rows >= 0
+        pairs = np.stack([rows[present], np.broadcast_to(featured[:, None], rows.shape)[present]], axis=1)
+        pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+        features, first = np.unique(pairs[:, 0], return_index=True)
+        self.features = frozen_copy(features, np.int32)
+        self.feature_ptr = frozen_copy(np.append(first, len(pairs)), np.int64)
+        self.feature_node = frozen_copy(pairs[:, 1], np.int32)
+        self.fixed.n_features = <int>len(features)
 
     cdef _sort(self, EngineSettings settings, label, key):
         """Sort index nodes (their labels and match keys) by bucket, then label, then
@@ -378,6 +406,8 @@ cdef class FixedSet:
         cdef const int[::1] bucket_start = self.bucket_start, structures = self.occurrence_structure
         cdef const int[::1] roots = self.roots, vector_slot = self.vector_slot, path_node = self.path_node
         cdef const long long[::1] buckets = self.buckets, occurrence_ptr = self.occurrence_ptr
+        cdef const int[::1] features = self.features, feature_node = self.feature_node
+        cdef const long long[::1] feature_ptr = self.feature_ptr
         cdef const double[::1] counts = self.occurrence_count
         self.fixed.label = &labels[0]
         self.fixed.child_ptr = &child_ptr[0]
@@ -390,6 +420,9 @@ cdef class FixedSet:
         self.fixed.root = &roots[0]
         self.fixed.vector_slot = &vector_slot[0]
         self.fixed.path_node = &path_node[0]
+        self.fixed.feature = &features[0]
+        self.fixed.feature_ptr = &feature_ptr[0]
+        self.fixed.feature_node = &feature_node[0]
         self.fixed.path_offset = NULL
         if self.kind == SUBSEQUENCE_PATH:
             self.fixed.path_offset = (<PackedSequences>self.packed).packed.node_offset

@@ -31,11 +31,11 @@ query, plus one double per index node (the sums S, kept at 0 between queries).
 """
 from ._deltas cimport partial_value, production_factor
 from ._forest_kernels cimport forest_kernel
-from ._index cimport BY_KEY_OR_GROUP, NO_BUCKETS, bucket_of, find_bucket
+from ._index cimport BY_KEY_OR_GROUP, NO_BUCKETS, bucket_of, find_bucket, find_feature
 from ._packing cimport ForestView, TreeView, forest_view, is_leaf, tree_view
 from ._settings cimport PARTIAL_TREE, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH, ZELENKO_TREE
-from ._tables cimport (Similarity, row_dot, similarity_from_dot, similarity_without_vectors, tuple_similarity,
-                       weighted_similarity)
+from ._tables cimport (SHARED_FEATURES, Similarity, TupleSimilarity, row_dot, similarity_from_dot,
+                       similarity_without_vectors, tuple_similarity, weighted_similarity)
 from ._workspace cimport (SubsequenceSum, add_row, reserve, reserve_nodes, reserve_zeroed, start_sum,
                           subsequence_rows, tick, zelenko_row)
 
@@ -331,13 +331,43 @@ cdef bint tree_row(Workspace* ws, const Settings* prm, const TreeView* a, const 
     return True
 
 
-cdef bint path_row(Workspace* ws, const Settings* prm, const int* a, int n, const Fixed* f,
+cdef void shared_feature_counts(const TupleSimilarity* t, int a, const Fixed* f, int start, int length,
+                                double* out) noexcept nogil:
+    """The tuple similarities w(e)^2 * |F_a & F_u| of the query label ``a`` (a set of
+    features) with the index nodes ``start .. start + length - 1`` (its bucket: same edge,
+    featured nodes), into ``out``: each shared feature counted through the fixed set's
+    postings, so an index node sharing nothing costs nothing; equal to ``tuple_similarity``."""
+    cdef const Similarity* s = t.nodes
+    cdef const int* features = s.features + <long long>t.node[a] * s.feature_width
+    cdef double w = t.weight[t.edge[a]]
+    cdef int k, b, u
+    cdef long long p
+    cdef unsigned int r
+    for u in range(length):
+        out[u] = 0.0
+    for k in range(s.feature_width):
+        if features[k] < 0:
+            break
+        b = find_feature(f, features[k])
+        if b < 0:
+            continue
+        for p in range(f.feature_ptr[b], f.feature_ptr[b + 1]):
+            r = <unsigned int>(f.feature_node[p] - start)
+            if r < <unsigned int>length:
+                out[r] += 1.0
+    for u in range(length):
+        if out[u] != 0.0:
+            out[u] = w * w * out[u]
+
+
+cdef bint path_row(Workspace* ws, const Settings* prm, const int* a, int n, const Fixed* f, Py_ssize_t first,
                    double* out) noexcept nogil:
     """The subsequence path kernel of the path ``a`` (n tuple labels) against every fixed
-    path, added into ``out``: the tuple similarities of a's positions with the fixed set's
-    distinct labels of their buckets first, then the plain dynamic programme
+    path from ``first`` on, added into ``out``: the tuple similarities of a's positions with
+    the fixed set's distinct labels of their buckets first, then the plain dynamic programme
     (``_tuple_kernels.path_kernel``) per fixed path, with lookups; False if out of memory."""
-    cdef int i, j, m, u
+    cdef int i, m, u
+    cdef Py_ssize_t j
     cdef long long n_pairs, o
     cdef unsigned int t
     cdef SubsequenceSum rows
@@ -347,11 +377,16 @@ cdef bint path_row(Workspace* ws, const Settings* prm, const int* a, int n, cons
     if not reserve(<void**>&ws.pair_sim, &ws.sim_capacity, n_pairs, sizeof(double)):
         return False
     for i in range(n):
-        for u in range(ws.group_len[i]):
-            ws.pair_sim[ws.pair_start[i] + u] = tuple_similarity(prm.tuples, a[i], f.label[ws.group_start[i] + u])
+        if prm.tuples.nodes.kind[prm.tuples.node[a[i]]] == SHARED_FEATURES:
+            shared_feature_counts(prm.tuples, a[i], f, ws.group_start[i], ws.group_len[i],
+                                  ws.pair_sim + ws.pair_start[i])
+        else:
+            for u in range(ws.group_len[i]):
+                ws.pair_sim[ws.pair_start[i] + u] = tuple_similarity(prm.tuples, a[i],
+                                                                     f.label[ws.group_start[i] + u])
         if not tick(ws, 1 + 2 * <long long>ws.group_len[i]):
             return False
-    for j in range(f.n_structures):
+    for j in range(first, f.n_structures):
         o = f.path_offset[j]
         m = <int>(f.path_offset[j + 1] - o)
         if not start_sum(ws, &rows, m):
@@ -384,9 +419,10 @@ cdef bint forest_row(Workspace* ws, const Settings* prm, const ForestView* a, co
 
 
 cdef bint one_against_many(Workspace* ws, const Settings* prm, const Packed* A, Py_ssize_t r,
-                           const Against* against, double* out) noexcept nogil:
-    """Unnormalized K(A[r], B_j) for every structure j of the fixed set, added into ``out``
-    (zeroed by the caller); False (and ``ws.failed``) if out of memory."""
+                           const Against* against, Py_ssize_t first, double* out) noexcept nogil:
+    """Unnormalized K(A[r], B_j) for every structure j of the fixed set (for paths, from j =
+    ``first`` on: the upper triangle of a symmetric Gram; the other kinds need 0), added into
+    ``out`` (zeroed by the caller); False (and ``ws.failed``) if out of memory."""
     cdef TreeView va
     cdef ForestView fa
     cdef long long o
@@ -396,7 +432,7 @@ cdef bint one_against_many(Workspace* ws, const Settings* prm, const Packed* A, 
         ok = forest_row(ws, prm, &fa, against.forests, against.fixed.n_structures, out)
     elif prm.kind == SUBSEQUENCE_PATH:
         o = A.node_offset[r]
-        ok = path_row(ws, prm, A.label + o, <int>(A.node_offset[r + 1] - o), against.fixed, out)
+        ok = path_row(ws, prm, A.label + o, <int>(A.node_offset[r + 1] - o), against.fixed, first, out)
     else:
         va = tree_view(A, r)
         ok = tree_row(ws, prm, &va, against,

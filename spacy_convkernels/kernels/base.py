@@ -31,7 +31,7 @@ from . import _driver
 from ._index import FixedSet
 from ._openmp import max_threads
 from ._packing import PackedSequences, PackedTrees
-from ._settings import EngineSettings
+from ._settings import EngineSettings, KernelKind
 from ._tables import NodeSimilarity
 
 
@@ -152,7 +152,10 @@ class Kernel(BaseEstimator):
 
         With ``Y=None`` only the upper triangle is computed. When ``Y`` was prepared with
         an index (:meth:`prepare`), each row of X is computed against all of Y at once
-        (the one-against-many engine: the same values, up to rounding in the last bits).
+        (the one-against-many engine: the same values, up to rounding in the last bits);
+        so are paths unless Y was prepared without an index, Y indexed on the fly (a row's
+        tuple similarities are computed once per distinct label of Y, through the postings
+        of its features, not once per position pair).
         ``progress`` shows a tqdm bar of the rows done.
         """
         threads = n_threads(n_jobs)
@@ -165,12 +168,15 @@ class Kernel(BaseEstimator):
             inv_a = self._inverse_norms(X, A, spec, tables, threads)
             inv_b = inv_a if B is A else self._inverse_norms(Y, B, spec, tables, threads)
         index = given.index if isinstance(given, Prepared) and B is given.packed and B is not A else None
+        if spec.kind == KernelKind.SUBSEQUENCE_PATH and not isinstance(given, Prepared):
+            index = FixedSet(_engine_settings(spec, tables), B)
         with tqdm(total=len(X), desc=f"{type(self).__name__} Gram", unit=" rows", disable=not progress) as bar:
             if index is not None:
                 return _driver.gram_against(
                     _engine_settings(spec, tables),
                     A,
                     index,
+                    symmetric=B is A,
                     inv_norm_a=inv_a,
                     inv_norm_b=inv_b,
                     n_threads=threads,
