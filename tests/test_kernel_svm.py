@@ -9,7 +9,7 @@ from sklearn.svm import SVC
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import InvalidParameterError, StructureTypeError
 from spacy_convkernels.kernels import PartialTreeKernel, SubtreeKernel
-from spacy_convkernels.learn.svm import KernelSVC, fair_one_vs_all, out_of_fold_decisions
+from spacy_convkernels.learn.svm import KernelSVC, cross_validate_svm, fair_one_vs_all, out_of_fold_decisions
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 
@@ -99,6 +99,62 @@ def test_out_of_fold_groups_stay_in_one_fold(questions):
     assert not np.allclose(decisions, ungrouped)
     with pytest.raises(InvalidParameterError, match="one group per structure"):
         out_of_fold_decisions(KernelSVC(kernel), X, y, n_folds=3, groups=groups[:-1])
+
+
+def test_cross_validation_chooses_c_by_its_score_on_one_gram(questions):
+    """Every C's out-of-fold decisions are those of SVMs fitted by hand on the other folds;
+    the chosen C is the one of the best score (ties: the smaller), the estimator refitted with it."""
+    X, labels = questions
+    y = (labels == labels[0]).astype(int)
+    kernel = PartialTreeKernel()
+    calls = []
+
+    def score(decisions, truth):  # prefers the C whose decisions are largest on the positives
+        calls.append(decisions.copy())
+        return float(decisions[truth == 1].mean())
+
+    estimator = KernelSVC(kernel)
+    found = cross_validate_svm(estimator, X, y, Cs=[10.0, 0.1, 1.0], score=score, n_folds=3, random_state=1)
+    assert sorted(found.scores) == [0.1, 1.0, 10.0] and len(calls) == 3
+    assert found.C == max(found.scores, key=found.scores.get) and estimator.C == found.C
+    folds = list(StratifiedKFold(n_splits=3, shuffle=True, random_state=1).split(X, y))
+    for C, decisions in zip([0.1, 1.0, 10.0], calls):
+        for fit, held in folds:
+            expected = precomputed(kernel, [X[i] for i in fit], y[fit], [X[i] for i in held], C=C)
+            assert decisions[held] == pytest.approx(expected)
+    assert found.decisions == pytest.approx(calls[[0.1, 1.0, 10.0].index(found.C)])
+    assert estimator.decision_function(X) == pytest.approx(precomputed(kernel, X, y, X, C=found.C))
+    again = cross_validate_svm(KernelSVC(kernel), X, y, Cs=[10.0, 0.1, 1.0], score=score, n_folds=3, random_state=1)
+    assert again.C == found.C and (again.decisions == found.decisions).all()
+    with pytest.raises(InvalidParameterError, match="needs a score"):
+        cross_validate_svm(KernelSVC(kernel), X, y, Cs=[0.1, 1.0], n_folds=3)
+    with pytest.raises(InvalidParameterError, match="Cs"):
+        cross_validate_svm(KernelSVC(kernel), X, y, Cs=[0.0], n_folds=3)
+
+
+def test_each_output_trains_on_its_rows_and_decides_on_all(questions):
+    """A second stage (``within``): output 0 is trained on the rows of class A or B only,
+    output 1 on all; every row gets both decisions, out of fold and after the final fit,
+    with or without a support budget."""
+    X, labels = questions
+    a, b = np.unique(labels)[:2]
+    Y = np.stack([labels == a, np.isin(labels, [a, b])], axis=1).astype(int)
+    within = np.stack([np.isin(labels, [a, b]), np.ones(len(X), dtype=bool)], axis=1)
+    kernel = PartialTreeKernel()
+    for budget in (None, 10_000):
+        estimator = KernelSVC(kernel, max_support=budget)
+        found = cross_validate_svm(estimator, X, Y, n_folds=3, random_state=2, within=within)
+        strata = np.where(Y.any(axis=1), Y.argmax(axis=1), -1)
+        for fit, held in StratifiedKFold(n_splits=3, shuffle=True, random_state=2).split(X, strata):
+            rows = fit[within[fit, 0]]
+            first = precomputed(kernel, [X[i] for i in rows], Y[rows, 0], [X[i] for i in held])
+            assert found.decisions[held, 0] == pytest.approx(first)
+            second = precomputed(kernel, [X[i] for i in fit], Y[fit, 1], [X[i] for i in held])
+            assert found.decisions[held, 1] == pytest.approx(second)
+        rows = np.flatnonzero(within[:, 0])
+        final = estimator.decision_function(X)
+        assert final[:, 0] == pytest.approx(precomputed(kernel, [X[i] for i in rows], Y[rows, 0], X))
+        assert final[:, 1] == pytest.approx(precomputed(kernel, X, Y[:, 1], X))
 
 
 def test_fair_class_weight_is_kelps_fairness(questions):

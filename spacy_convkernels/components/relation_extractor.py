@@ -15,10 +15,14 @@ its generator and gives each one sigmoid score per label; the component writes t
   (the trigger text) and ``spans`` (role -> [start, end] tokens), as the standoff
   reader writes the gold ones.
 
-A label is predicted when its score reaches ``threshold`` (in ``cfg``); with
-``single_label``, only a candidate's best label can be (an interaction candidate is one
-event, of one type: on GE 2013 train, none of the 2,826 gold trigger-participant groups
-has two). Training labels
+A label's score is P(relation) x P(label | relation), the model's two outputs
+(:mod:`~spacy_convkernels.ml.relation_model`). A label is predicted when its score
+reaches ``threshold`` (in ``cfg``); null (the default) chooses it at initialization: the
+threshold of the best micro F1 of the training candidates' scores as training first sees
+them (from the out-of-fold SVM decisions), logged and saved. With ``single_label``, only
+a candidate's best label can be predicted (an interaction candidate is one event, of one
+type: on GE 2013 train, none of the 2,826 gold trigger-participant groups has two).
+Training labels
 each candidate with the gold relations of the example's reference Doc
 (:class:`~spacy_convkernels.structures.relations.GoldRelations`); ``score`` reports micro
 precision, recall and F1 and per-label figures (:func:`score_relations`).
@@ -31,6 +35,7 @@ from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_get_examples
+from spacy.util import logger
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
@@ -50,11 +55,11 @@ SETTINGS = ("gold", "predicted")  # where evaluate_relations takes entities and 
 @Language.factory(
     "kernel_relations",
     assigns=["doc._.kernel_rel", "doc._.kernel_interactions"],
-    default_config={"threshold": 0.5, "single_label": False},
+    default_config={"threshold": None, "single_label": False},
     default_score_weights={"rel_micro_f": 1.0, "rel_micro_p": 0.0, "rel_micro_r": 0.0},
 )
 def make_kernel_relations(
-    nlp: Language, name: str, model: Model, threshold: float, single_label: bool
+    nlp: Language, name: str, model: Model, threshold: float | None, single_label: bool
 ) -> "RelationExtractor":
     return RelationExtractor(nlp.vocab, model, name, threshold=threshold, single_label=single_label)
 
@@ -70,8 +75,8 @@ class RelationExtractor(TrainablePipe):
         A ``spacy_convkernels.RelationModel.v1``.
     name : str, default="kernel_relations"
         The component's name.
-    threshold : float in [0, 1], default=0.5
-        The score from which a label is predicted.
+    threshold : float in [0, 1] or None, default=None
+        The score from which a label is predicted; None: chosen at initialization.
     single_label : bool, default=False
         Predict at most one label per candidate, its best.
     """
@@ -82,18 +87,18 @@ class RelationExtractor(TrainablePipe):
         model: Model,
         name: str = "kernel_relations",
         *,
-        threshold: float = 0.5,
+        threshold: float | None = None,
         single_label: bool = False,
     ):
-        if not 0.0 <= threshold <= 1.0:
-            raise InvalidParameterError(f"{name}: threshold must be in [0, 1], got {threshold!r}")
+        if threshold is not None and not 0.0 <= threshold <= 1.0:
+            raise InvalidParameterError(f"{name}: threshold must be in [0, 1] or null, got {threshold!r}")
         if not isinstance(single_label, bool):
             raise InvalidParameterError(f"{name}: single_label must be true or false, got {single_label!r}")
         install_extensions("doc._.kernel_rel", "doc._.kernel_interactions")
         self.vocab = vocab
         self.model = model
         self.name = name
-        self.cfg = {"labels": [], "threshold": threshold, "single_label": single_label}
+        self.cfg = {"labels": [], "threshold": threshold, "single_label": single_label, "chosen_threshold": None}
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -101,7 +106,11 @@ class RelationExtractor(TrainablePipe):
 
     @property
     def threshold(self) -> float:
-        return self.cfg["threshold"]
+        """The configured threshold, else the one chosen at initialization (0.5 before)."""
+        if self.cfg["threshold"] is not None:
+            return self.cfg["threshold"]
+        chosen = self.cfg.get("chosen_threshold")
+        return 0.5 if chosen is None else chosen
 
     def add_label(self, label: str) -> int:
         if label in self.labels:
@@ -114,12 +123,12 @@ class RelationExtractor(TrainablePipe):
         bind_model_vectors(self.model, self.vocab)
         docs = list(docs)
         if not any(len(doc) for doc in docs):
-            return self.model.ops.alloc2f(0, len(self.labels))
+            return self.model.ops.alloc2f(0, len(self.labels) + 1)
         return self.model.predict(docs)
 
-    def set_annotations(self, docs: Iterable[Doc], scores: Floats2d) -> None:
+    def set_annotations(self, docs: Iterable[Doc], probabilities: Floats2d) -> None:
         docs = list(docs)
-        scores = self.model.ops.to_numpy(scores)
+        scores = label_scores(self.model.ops.to_numpy(probabilities))
         row = 0
         for doc, candidates in zip(docs, candidates_of(self.model, docs)):
             doc_scores = scores[row : row + len(candidates)]
@@ -173,14 +182,23 @@ class RelationExtractor(TrainablePipe):
                 rows.append([label in found for label in self.labels])
         return np.asarray(rows, dtype=np.float32).reshape(len(rows), len(self.labels))
 
-    def get_loss(self, examples: Iterable[Example], scores: Floats2d) -> tuple[float, Floats2d]:
-        """Binary cross-entropy of the sigmoid scores, summed over candidates and labels,
-        and its gradient with respect to the model's logits, scores - truths."""
+    def get_loss(self, examples: Iterable[Example], probabilities: Floats2d) -> tuple[float, Floats2d]:
+        """The negative log-likelihood of the gold relations, summed over candidates: the
+        binary cross-entropy of P(relation), plus, for a candidate with a relation, the
+        cross-entropy of P(label | relation) against its gold labels (shared equally when
+        it has several); and its gradient with respect to the model's logits."""
         truths = self.model.ops.asarray2f(self.truths(examples))
         xp = self.model.ops.xp
-        clipped = xp.clip(scores, 1e-7, 1 - 1e-7)
-        loss = -(truths * xp.log(clipped) + (1 - truths) * xp.log(1 - clipped)).sum()
-        return float(loss), scores - truths
+        n_labels = truths.shape[1]
+        labels, related = probabilities[:, :n_labels], probabilities[:, n_labels]
+        has = truths.sum(axis=1)
+        gold = has > 0
+        wanted = truths / xp.maximum(has, 1)[:, None]
+        p = xp.clip(related, 1e-7, 1 - 1e-7)
+        loss = -(gold * xp.log(p) + (1 - gold) * xp.log(1 - p)).sum()
+        loss -= (wanted * xp.log(xp.clip(labels, 1e-7, 1.0))).sum()
+        gradient = xp.hstack([(labels - wanted) * gold[:, None], (related - gold)[:, None]])
+        return float(loss), self.model.ops.asarray2f(gradient)
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Language | None = None, labels=None):
         """Label set from the gold relations (or ``labels``), landmarks and layer sizes
@@ -196,7 +214,23 @@ class RelationExtractor(TrainablePipe):
         docs = list(fitting_docs(examples, nlp, self.name, "predicted")) if nlp is not None else []
         docs = docs or [eg.predicted for eg in examples]
         annotated = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
-        self.model.initialize(X=docs, Y=self.model.ops.asarray2f(self.truths(annotated)))
+        truths = self.truths(annotated)
+        self.model.initialize(X=docs, Y=self.model.ops.asarray2f(truths))
+        if self.cfg["threshold"] is None:
+            self.cfg["chosen_threshold"] = self._choose_threshold(docs, truths)
+
+    def _choose_threshold(self, docs: list[Doc], truths: np.ndarray) -> float:
+        """The threshold of the best micro F1 over the training candidates' labels, their
+        scores as training first sees them (the out-of-fold kernel decisions, no dropout), logged."""
+        set_dropout_rate(self.model, 0.0)
+        probabilities, _ = self.model.begin_update(docs)
+        scores = label_scores(self.model.ops.to_numpy(probabilities))
+        threshold, f1 = best_threshold(scores, truths.astype(bool), single_label=self.cfg["single_label"])
+        logger.info(
+            f"{self.name}: threshold {threshold:.3f} chosen on the {len(scores):,} training candidates "
+            f"(micro F1 {f1:.3f} from their out-of-fold decisions)"
+        )
+        return threshold
 
     def from_bytes(self, bytes_data, **settings):
         bind_model_vectors(self.model, self.vocab)  # saved landmarks and support vectors are prepared with them
@@ -208,6 +242,31 @@ class RelationExtractor(TrainablePipe):
 
     def score(self, examples: Iterable[Example], **kwargs) -> dict:
         return score_relations(examples, threshold=self.threshold, single_label=self.cfg.get("single_label", False))
+
+
+def label_scores(probabilities: np.ndarray) -> np.ndarray:
+    """The label scores P(relation) x P(label | relation) of the model's output (the
+    labels' conditional probabilities, then P(relation))."""
+    return probabilities[:, :-1] * probabilities[:, -1:]
+
+
+def best_threshold(scores: np.ndarray, truths: np.ndarray, *, single_label: bool) -> tuple[float, float]:
+    """(threshold, micro F1) of the best threshold on the label ``scores`` of candidates
+    whose gold labels are ``truths`` (candidates x labels): a label is predicted when its
+    score reaches the threshold (with ``single_label``, only a candidate's best label)."""
+    if single_label:
+        best = scores.argmax(axis=1) if scores.size else np.zeros(0, dtype=int)
+        values = scores[np.arange(len(scores)), best] if scores.size else np.zeros(0)
+        right = truths[np.arange(len(truths)), best] if truths.size else np.zeros(0, dtype=bool)
+    else:
+        values, right = scores.ravel(), truths.ravel()
+    gold = int(truths.sum())
+    if not gold or not len(values):
+        return 0.5, 0.0
+    order = np.argsort(-values, kind="stable")
+    f1 = 2 * np.cumsum(right[order]) / (np.arange(1, len(order) + 1) + gold)
+    k = int(f1.argmax())
+    return float(values[order][k]), float(f1[k])
 
 
 def _interaction_record(doc: Doc, candidate, scores: dict[str, float]) -> dict:

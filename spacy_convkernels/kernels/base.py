@@ -17,7 +17,7 @@ calls reuse it.
 import os
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -146,7 +146,7 @@ class Kernel(BaseEstimator):
         *,
         normalize: bool = True,
         n_jobs: int | None = None,
-        progress: bool = False,
+        progress: bool | Callable[[int], None] = False,
     ) -> np.ndarray:
         """The Gram matrix K[i, j] = K(X[i], Y[j]) (Y = X when None), float64.
 
@@ -156,7 +156,8 @@ class Kernel(BaseEstimator):
         so are paths unless Y was prepared without an index, Y indexed on the fly (a row's
         tuple similarities are computed once per distinct label of Y, through the postings
         of its features, not once per position pair).
-        ``progress`` shows a tqdm bar of the rows done.
+        ``progress`` shows a tqdm bar of the rows done; a function is called instead with
+        the number of rows of each block done (about every 0.1 s).
         """
         threads = n_threads(n_jobs)
         spec, tables = self._configuration()
@@ -170,7 +171,8 @@ class Kernel(BaseEstimator):
         index = given.index if isinstance(given, Prepared) and B is given.packed and B is not A else None
         if spec.kind == KernelKind.SUBSEQUENCE_PATH and not isinstance(given, Prepared):
             index = FixedSet(_engine_settings(spec, tables), B)
-        with tqdm(total=len(X), desc=f"{type(self).__name__} Gram", unit=" rows", disable=not progress) as bar:
+        with tqdm(total=len(X), desc=f"{type(self).__name__} Gram", unit=" rows", disable=progress is not True) as bar:
+            rows_done = progress if callable(progress) else bar.update if progress else None
             if index is not None:
                 return _driver.gram_against(
                     _engine_settings(spec, tables),
@@ -180,7 +182,7 @@ class Kernel(BaseEstimator):
                     inv_norm_a=inv_a,
                     inv_norm_b=inv_b,
                     n_threads=threads,
-                    progress=bar.update if progress else None,
+                    progress=rows_done,
                 )
             return _driver.gram(
                 _engine_settings(spec, tables),
@@ -190,7 +192,7 @@ class Kernel(BaseEstimator):
                 inv_norm_a=inv_a,
                 inv_norm_b=inv_b,
                 n_threads=threads,
-                progress=bar.update if progress else None,
+                progress=rows_done,
             )
 
     def pairs(

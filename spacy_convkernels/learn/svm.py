@@ -17,12 +17,15 @@ intercepts and the remaining weights out of balance.
 The outputs are the second class for binary labels, every class for more, and every
 column for a label-indicator matrix (multilabel). :func:`out_of_fold_decisions` gives the
 decision values of the training structures from SVMs that did not see them (k folds over
-one Gram), the inputs of a model stacked on the SVM.
+one Gram), the inputs of a model stacked on the SVM; :func:`cross_validate_svm` also
+chooses C among several by those folds, every fit of every C, fold and output reading the
+one Gram.
 """
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -35,7 +38,7 @@ from ..errors import InvalidParameterError
 from ..inputs import check_structures, structure_tags, training_set
 from ..kernels.base import KERNEL, Kernel, n_threads
 from ..row_blocks import gram_rows
-from ..validation import COUNT, POSITIVE, Interval, validate_params
+from ..validation import COUNT, POSITIVE, Interval, Satisfies, validate_params
 
 FOLDS = Interval(2, None, integer=True)
 
@@ -115,10 +118,10 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         return X, y
 
-    def _fit_gram(self, K: np.ndarray, X: list, y: np.ndarray) -> "KernelSVC":
-        """Fit on the Gram ``K`` of ``X``."""
+    def _fit_gram(self, K: np.ndarray, X: list, y: np.ndarray, within: np.ndarray | None = None) -> "KernelSVC":
+        """Fit on the Gram ``K`` of ``X``; ``within``: the rows each output's SVM is trained on."""
         self.classes_, self.multilabel_, columns = self._outputs(y)
-        return self._fit_columns(K, X, columns)
+        return self._fit_columns(K, X, columns, within=within)
 
     def _outputs(self, y: np.ndarray) -> tuple[np.ndarray, bool, np.ndarray]:
         """(classes, multilabel, one boolean column per output) of the labels ``y``."""
@@ -127,12 +130,14 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         classes = unique_labels(y)
         return classes, False, y[:, None] == (classes[1:] if len(classes) == 2 else classes)
 
-    def _fit_columns(self, K: np.ndarray, X: list, columns: np.ndarray, *, prepare: bool = True) -> "KernelSVC":
+    def _fit_columns(
+        self, K: np.ndarray, X: list, columns: np.ndarray, *, within: np.ndarray | None = None, prepare: bool = True
+    ) -> "KernelSVC":
         """Fit one SVM per output column on the Gram ``K`` of ``X`` (within the budget,
-        see the module); ``prepare`` the support vectors (indexed) for
-        :meth:`decision_function`, not needed by the folds of :func:`out_of_fold_decisions`,
-        whose decisions come from the Gram."""
-        machines = self._binary_svms(K, columns)
+        see the module), the SVM of column j on the rows where ``within[:, j]`` (None: all);
+        ``prepare`` the support vectors (indexed) for :meth:`decision_function`."""
+        within = np.ones(columns.shape, dtype=bool) if within is None else within
+        machines = self._binary_svms(K, columns, within)
         support = np.unique(np.concatenate([support for support, _, _ in machines]))
         if self.max_support is not None and len(support) > self.max_support:
             weight = np.zeros(len(X))
@@ -141,7 +146,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
             kept = np.sort(np.argsort(-weight, kind="stable")[: self.max_support])
             machines = [
                 (kept[rows], coef, intercept)
-                for rows, coef, intercept in self._binary_svms(K[np.ix_(kept, kept)], columns[kept])
+                for rows, coef, intercept in self._binary_svms(K[np.ix_(kept, kept)], columns[kept], within[kept])
             ]
         self.support_ = np.unique(np.concatenate([support for support, _, _ in machines])).astype(np.int64)
         self.support_vectors_ = [X[i] for i in self.support_]
@@ -153,19 +158,29 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
             self._prepared = self.kernel.prepare(self.support_vectors_)
         return self
 
-    def _binary_svms(self, K: np.ndarray, columns: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
-        """The binary SVM of every column, on threads (libsvm releases the GIL)."""
+    def _binary_svms(
+        self, K: np.ndarray, columns: np.ndarray, within: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        """The binary SVM of every column on its rows, on threads (libsvm releases the GIL)."""
         with ThreadPoolExecutor(n_threads(self.n_jobs)) as pool:
-            return list(pool.map(lambda column: self._binary_svm(K, column), columns.T))
+            return list(pool.map(lambda j: self._binary_svm(K, columns[:, j], within[:, j]), range(columns.shape[1])))
 
-    def _binary_svm(self, K: np.ndarray, positive: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        """(support rows, a, b) of the SVM separating ``positive``; a constant
+    def _binary_svm(
+        self, K: np.ndarray, positive: np.ndarray, rows: np.ndarray, C: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray, float]:
+        """(support rows, a, b) of the SVM separating ``positive`` among the ``rows``
+        (a mask) of the Gram ``K``, regularized by ``C`` (default ``self.C``); a constant
         decision of -1 or +1 when one side is empty."""
+        chosen = np.flatnonzero(rows)
+        positive = positive[chosen]
         if positive.all() or not positive.any():
-            return np.zeros(0, dtype=np.int64), np.zeros(0), 1.0 if positive.all() else -1.0
+            return np.zeros(0, dtype=np.int64), np.zeros(0), 1.0 if positive.all() and len(chosen) else -1.0
         weight = fair_weights(positive) if self.class_weight == "fair" else self.class_weight
-        svm = SVC(kernel="precomputed", C=self.C, class_weight=weight).fit(K, positive.astype(int))
-        return svm.support_, svm.dual_coef_[0], float(svm.intercept_[0])
+        sub = K if len(chosen) == len(K) else K[np.ix_(chosen, chosen)]
+        svm = SVC(kernel="precomputed", C=self.C if C is None else C, class_weight=weight).fit(
+            sub, positive.astype(int)
+        )
+        return chosen[svm.support_], svm.dual_coef_[0], float(svm.intercept_[0])
 
     def set_support(self, support_vectors: Sequence, *, dual_coef, intercept, classes, multilabel: bool) -> "KernelSVC":
         """Fit to saved support vectors, coefficients, intercepts and classes."""
@@ -221,6 +236,20 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(decisions, axis=1)]
 
 
+def _positive_values(values) -> bool:
+    return len(values) > 0 and all(isinstance(v, (int, float)) and v > 0 for v in values)
+
+
+@dataclass(frozen=True)
+class CrossValidated:
+    """What :func:`cross_validate_svm` found: the chosen ``C``, the out-of-fold decisions
+    at that C (the shape of ``decision_function``'s), and the score of every C tried."""
+
+    C: float
+    decisions: np.ndarray
+    scores: dict
+
+
 @validate_params({"n_folds": [FOLDS]})
 def out_of_fold_decisions(
     estimator: KernelSVC,
@@ -232,38 +261,100 @@ def out_of_fold_decisions(
     gram=None,
     groups: Sequence | None = None,
 ) -> np.ndarray:
-    """The decision values of each structure of ``X`` by SVMs fitted on the other folds
-    (``n_folds`` folds over one Gram of ``X``, stratified by class, or for multilabel ``y``
-    by first label, when every stratum fills the folds); ``estimator`` is then fitted on
-    all of ``X``. ``gram``: a precomputed Gram of ``X`` to use instead of the kernel's
-    (as :meth:`KernelSVC.fit_gram`). ``groups``: one group per structure (the document it
-    comes from); the structures of a group then share a fold, so that no decision comes
-    from an SVM that saw a near copy of its structure (the other candidates of its
-    sentence), when there are at least ``n_folds`` groups."""
+    """The decision values of each structure of ``X`` by SVMs fitted on the other folds, with
+    ``estimator``'s C; ``estimator`` is then fitted on all of ``X``
+    (:func:`cross_validate_svm` with one C)."""
+    return cross_validate_svm(
+        estimator, X, y, n_folds=n_folds, random_state=random_state, gram=gram, groups=groups
+    ).decisions
+
+
+@validate_params({"n_folds": [FOLDS], "Cs": [Satisfies(_positive_values, "positive numbers"), None]})
+def cross_validate_svm(
+    estimator: KernelSVC,
+    X: Sequence,
+    y,
+    *,
+    Cs: Sequence[float] | None = None,
+    score: Callable[[np.ndarray, np.ndarray], float] | None = None,
+    n_folds: int = 5,
+    random_state: int | None = 0,
+    gram=None,
+    groups: Sequence | None = None,
+    within=None,
+    progress: Callable[[str], None] | None = None,
+) -> CrossValidated:
+    """Out-of-fold decisions of ``X`` and the choice of C among ``Cs`` (default: the
+    estimator's C alone), on one Gram of ``X`` (``gram``, precomputed, or the kernel's).
+
+    ``n_folds`` folds, stratified by class (for multilabel ``y``, by first label) when
+    every stratum fills them; with ``groups`` (one per structure: its document) the
+    structures of a group share a fold, when there are at least ``n_folds`` groups, so no
+    decision comes from an SVM that saw a near copy of its structure. Each C is scored by
+    ``score(decisions, y)`` on its out-of-fold decisions (higher is better; ties go to the
+    smaller C); ``estimator`` is then fitted on all of ``X`` with the chosen C (its ``C``
+    set to it). ``within`` (n_structures x n_outputs, boolean): the rows each output's
+    SVMs train on (a second stage trained on the items the first one accepts); every row
+    still gets every output's decision. Fits run on threads (``estimator.n_jobs``), each
+    fold's Gram copied once for all its fits; ``progress(message)`` after each fold."""
     X, y = estimator._training_set(X, y)
+    Cs = [float(estimator.C)] if Cs is None else sorted({float(C) for C in Cs})
+    if len(Cs) > 1 and score is None:
+        raise InvalidParameterError("cross_validate_svm: choosing among several Cs needs a score")
     if len(X) < n_folds:
         raise InvalidParameterError(f"out_of_fold_decisions: {n_folds} folds need as many structures, got {len(X)}")
+    if groups is not None and len(groups) != len(X):
+        raise InvalidParameterError(f"groups must give one group per structure, got {len(groups)} for {len(X)}")
     if gram is None:
         K = estimator.kernel.gram(X, n_jobs=estimator.n_jobs, progress=estimator.verbose)
     else:
         K = _check_gram(gram, (len(X), len(X)), "gram")
-    estimator._fit_gram(K, X, y)
     _, _, columns = estimator._outputs(y)
+    within = np.ones(columns.shape, dtype=bool) if within is None else np.asarray(within, dtype=bool)
+    if within.shape != columns.shape:
+        raise InvalidParameterError(f"within must have the shape of the outputs {columns.shape}, got {within.shape}")
+    decisions = {C: np.zeros(columns.shape) for C in Cs}
+    folds = _folds(y, columns, n_folds, random_state, groups)
+    for number, (fit, held) in enumerate(folds, start=1):
+        fold_gram = K[np.ix_(fit, fit)]
+        if estimator.max_support is None:  # every (C, output) SVM apart, all on threads
+            jobs = [(C, j) for C in Cs for j in range(columns.shape[1])]
+
+            def fold_fit(job, fit=fit, held=held, fold_gram=fold_gram):
+                C, j = job
+                support, coef, intercept = estimator._binary_svm(fold_gram, columns[fit, j], within[fit, j], C)
+                decisions[C][held, j] = K[np.ix_(held, fit[support])] @ coef + intercept
+
+            with ThreadPoolExecutor(n_threads(estimator.n_jobs)) as pool:
+                list(pool.map(fold_fit, jobs))
+        else:  # the budget retrains on the outputs' joint support: the fold's SVMs of a C together
+            jobs = Cs
+            for C in Cs:
+                fold = clone(estimator).set_params(C=C)
+                fold._fit_columns(fold_gram, [X[i] for i in fit], columns[fit], within=within[fit], prepare=False)
+                decisions[C][held] = K[np.ix_(held, fit[fold.support_])] @ fold.dual_coef_.T + fold.intercept_
+        if progress is not None:
+            progress(f"fold {number}/{n_folds}: {len(jobs)} SVMs on {len(fit):,} structures")
+    estimator.classes_, estimator.multilabel_ = estimator._outputs(y)[:2]
+    shaped = {C: values[:, 0] if estimator._binary else values for C, values in decisions.items()}
+    scores = {C: float(score(shaped[C], y)) if score is not None else float("nan") for C in Cs}
+    best = max(Cs, key=lambda C: (scores[C], -C)) if score is not None else Cs[0]
+    estimator.set_params(C=best)
+    estimator._fit_gram(K, X, y, within=within)
+    return CrossValidated(best, shaped[best], scores)
+
+
+def _folds(y: np.ndarray, columns: np.ndarray, n_folds: int, random_state, groups) -> list:
+    """The (fitting rows, held-out rows) of ``n_folds`` folds (:func:`cross_validate_svm`)."""
     strata = y if y.ndim == 1 else np.where(columns.any(axis=1), columns.argmax(axis=1), -1)
     stratify = np.unique(strata, return_counts=True)[1].min() >= n_folds
-    if groups is not None and len(groups) != len(X):
-        raise InvalidParameterError(f"groups must give one group per structure, got {len(groups)} for {len(X)}")
     if groups is not None and len(set(groups)) >= n_folds:
         splits = StratifiedGroupKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
-        splits = splits.split(np.zeros(len(X)), strata, groups=np.unique(np.asarray(groups), return_inverse=True)[1])
-    else:
-        folds = (StratifiedKFold if stratify else KFold)(n_splits=n_folds, shuffle=True, random_state=random_state)
-        splits = folds.split(np.zeros(len(X)), strata)
-    decisions = np.zeros((len(X), columns.shape[1]))
-    for fit, held in splits:
-        fold = clone(estimator)._fit_columns(K[np.ix_(fit, fit)], [X[i] for i in fit], columns[fit], prepare=False)
-        decisions[held] = K[np.ix_(held, fit[fold.support_])] @ fold.dual_coef_.T + fold.intercept_
-    return decisions[:, 0] if estimator._binary else decisions
+        return list(
+            splits.split(np.zeros(len(y)), strata, groups=np.unique(np.asarray(groups), return_inverse=True)[1])
+        )
+    folds = (StratifiedKFold if stratify else KFold)(n_splits=n_folds, shuffle=True, random_state=random_state)
+    return list(folds.split(np.zeros(len(y)), strata))
 
 
 def _check_gram(K, shape: tuple, name: str) -> np.ndarray:

@@ -4,35 +4,50 @@ features of ``spacy_convkernels.RelationModel.v1`` (stacking).
     [components.kernel_relations.model.kernel_features]
     @architectures = "spacy_convkernels.CandidateKernelSVM.v1"
     structure = "path"
-    C = 10.0
+    C = [0.3, 1.0, 3.0, 10.0, 30.0]
 
     [components.kernel_relations.model.kernel_features.kernel]
     @misc = "spacy_convkernels.SubsequencePathKernel.v1"
 
-At initialization one SVM per label (:class:`~spacy_convkernels.learn.KernelSVC`, one
-against the rest), and one for any label (whether the candidate is an interaction at
-all, a task with all the positives and a far sharper decision than the rarer labels'
-alone), are fitted on the training candidates' structures
-(:class:`~.kernel_encoders.StackedSVM`). Each candidate's features are the SVMs'
-decision values; the layers above learn on out-of-fold decisions of the training
-candidates (the candidates of a Doc in one fold, as they are near copies of each other),
-looked up by the Doc's text and the candidate's spans, so they learn how far to trust the
-SVMs on candidates they have not seen, and the exact kernel, which Nyström
-vectors only approximate, reaches the component.
+At initialization two stages of SVMs (:class:`~spacy_convkernels.learn.KernelSVC`) are
+fitted on the training candidates' structures (:class:`~.kernel_encoders.StackedSVM`): one
+for whether a candidate holds any relation, on every candidate (a task with all the
+positives and a sharp decision), and one per label, one against the rest, on the
+candidates that hold a relation (which relation it is, given that it is one). Each
+candidate's features are the decision values, the labels' first and the gate last. C is
+chosen from the ``C`` values by cross-validation over the training documents (the
+candidates of a Doc in one fold, as they are near copies of each other), by the micro F1
+of the labels the decisions give (the best label of the candidates whose gate decision
+reaches a threshold, at the best threshold: :func:`relation_f1`), and logged. The layers
+above learn on the out-of-fold decisions of the training candidates at that C, looked
+up by the Doc's text and the candidate's spans, so they learn how far to trust the SVMs
+on candidates they have not seen; the exact kernel, which Nyström vectors only
+approximate, reaches the component. All fits read one Gram of the training candidates,
+held in memory (8 bytes times their number squared): ``max_train`` caps them.
 """
+
+from collections.abc import Sequence
 
 import numpy as np
 from spacy.tokens import Doc
-from spacy.util import registry
+from spacy.util import logger, registry
 from thinc.api import Model
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
 from ..kernels.base import KERNEL, Kernel
 from ..learn.svm import FOLDS
-from ..validation import POSITIVE, Interval, Options, validate_params
+from ..validation import POSITIVE, Interval, Options, Satisfies, validate_params
 from .kernel_encoders import StackedSVM
 from .relation_model import STRUCTURES, candidate_structures, flat_candidates
+
+C_VALUES = Satisfies(
+    lambda value: (
+        POSITIVE.accepts(value)
+        or (isinstance(value, (list, tuple)) and len(value) > 0 and all(POSITIVE.accepts(c) for c in value))
+    ),
+    "a positive number or a list of them",
+)
 
 
 @registry.architectures("spacy_convkernels.CandidateKernelSVM.v1")
@@ -40,7 +55,7 @@ from .relation_model import STRUCTURES, candidate_structures, flat_candidates
     {
         "kernel": [KERNEL],
         "structure": [Options(*STRUCTURES)],
-        "C": [POSITIVE],
+        "C": [C_VALUES],
         "n_folds": [FOLDS],
         "max_support": [Interval("n_folds", None, integer=True), None],
         "max_train": [Interval("n_folds", None, integer=True), None],
@@ -50,17 +65,19 @@ from .relation_model import STRUCTURES, candidate_structures, flat_candidates
 def candidate_kernel_svm(
     kernel: Kernel,
     structure: str = "path",
-    C: float = 1.0,
+    C: float | Sequence[float] = 1.0,
     max_support: int | None = None,
     n_folds: int = 5,
     max_train: int | None = None,
     random_state: int = 0,
 ) -> Model:
     """The decision values of exact-kernel SVMs over each candidate's ``structure``
-    (``"path"`` or ``"tree"``), one per label and one for any label, with regularization
-    ``C`` and at most ``max_support`` support vectors (None: no bound); out-of-fold
-    (``n_folds``) on the training candidates while training. ``max_train`` caps the
-    training candidates, whose Gram is held in memory (8 bytes times their number squared)."""
+    (``"path"`` or ``"tree"``), one per label (trained on the candidates with a relation)
+    and one for any label, with regularization ``C`` (several values: chosen by
+    cross-validation) and at most ``max_support`` support vectors (None: no bound);
+    out-of-fold (``n_folds``) on the training candidates while training. ``max_train``
+    caps the training candidates (drawn at random), whose Gram is held in memory (8
+    bytes times their number squared)."""
     svm = StackedSVM(
         kernel, C=C, max_support=max_support, n_folds=n_folds, max_train=max_train, random_state=random_state
     )
@@ -77,6 +94,26 @@ def with_any_label(Y: np.ndarray) -> np.ndarray:
     """The label indicator ``Y`` and one more column, whether a row has any label."""
     Y = Y.astype(int)
     return np.hstack([Y, Y.any(axis=1, keepdims=True)])
+
+
+def gated_rows(Y: np.ndarray) -> np.ndarray:
+    """The rows each SVM trains on: the labels' on the rows with a label, the gate's on all."""
+    has_label = Y.any(axis=1, keepdims=True)
+    return np.hstack([np.repeat(has_label, Y.shape[1], axis=1), np.ones_like(has_label)])
+
+
+def relation_f1(decisions: np.ndarray, Y: np.ndarray) -> float:
+    """The micro F1 of the labels that the decisions (labels' columns, then the gate)
+    predict for the rows of ``Y`` (labels, then whether any): the best label of each row
+    whose gate decision reaches a threshold, at the threshold of the best F1."""
+    labels = Y[:, :-1].astype(bool)
+    gold = int(labels.sum())
+    if not gold:
+        return 0.0
+    right = labels[np.arange(len(labels)), decisions[:, :-1].argmax(axis=1)]
+    order = np.argsort(-decisions[:, -1], kind="stable")
+    true_positives = np.cumsum(right[order])
+    return float((2 * true_positives / (np.arange(1, len(order) + 1) + gold)).max())
 
 
 def candidate_keys(docs: list[Doc], candidates: list[list]) -> list[tuple]:
@@ -96,7 +133,8 @@ def svm_forward(model: Model, inputs, is_train: bool):
 
 
 def svm_init(model: Model, X=None, Y=None) -> None:
-    """Fit the SVMs on the candidates of ``X`` (docs, candidates) and their labels ``Y``."""
+    """Fit the SVMs on the candidates of ``X`` (docs, candidates) and their labels ``Y``,
+    logging (spaCy's logger) how far the fit is every few seconds and the C chosen."""
     if X is None:
         return
     if Y is None:
@@ -105,5 +143,25 @@ def svm_init(model: Model, X=None, Y=None) -> None:
     structures = candidate_structures(flat_candidates(candidates), model.attrs["structure"])
     encoder = model.attrs["encoder"]
     groups = [d for d, doc_candidates in enumerate(candidates) for _ in doc_candidates]  # a Doc's share a fold
-    encoder.fit(candidate_keys(docs, candidates), structures, with_any_label(model.ops.to_numpy(Y)), groups=groups)
+    Y = with_any_label(model.ops.to_numpy(Y))
+    n = sum(s is not None for s in structures)
+    logger.info(f"CandidateKernelSVM: fitting on {n:,} candidates of {len(docs):,} documents, C in {encoder.Cs}")
+
+    def progress(message: str) -> None:
+        logger.info(f"CandidateKernelSVM: {message}")
+
+    encoder.fit(
+        candidate_keys(docs, candidates),
+        structures,
+        Y,
+        groups=groups,
+        within=gated_rows(Y[:, :-1]),
+        score=relation_f1,
+        progress=progress,
+    )
+    scores = ", ".join(f"{C:g}: {value:.3f}" for C, value in encoder.choice["scores"].items())
+    logger.info(
+        f"CandidateKernelSVM: C = {encoder.choice['C']:g} chosen by {encoder.n_folds}-fold cross-validation over "
+        f"the documents (out-of-fold micro F1 {scores}); {len(encoder.estimator.support_vectors_):,} support vectors"
+    )
     model.set_dim("nO", encoder.n_outputs, force=True)

@@ -19,8 +19,9 @@ An item without a structure gets a row of zeros.
 """
 
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
 import srsly
@@ -30,7 +31,7 @@ from thinc.api import deserialize_attr, serialize_attr
 from ..approx.klsh import KLSH
 from ..approx.nystroem import Nystroem
 from ..kernels.base import Kernel
-from ..learn.svm import KernelSVC, out_of_fold_decisions
+from ..learn.svm import KernelSVC, cross_validate_svm
 from ..structures.paths import PathTuples
 from ..structures.tree import Tree
 from ..validation import NATURAL, validate_params
@@ -93,6 +94,22 @@ class DecisionCache:
 
     def __setstate__(self, state: dict) -> None:
         self.__init__(state["size"])
+
+
+def progress_of_rows(progress: Callable[[str], None], total: int, every: float = 5.0) -> Callable[[int], None]:
+    """A counter of Gram rows done that tells ``progress`` how far it is, at most every
+    ``every`` seconds (and at the end)."""
+    done, began, told = 0, time.perf_counter(), [0.0]
+
+    def count(rows: int) -> None:
+        nonlocal done
+        done += rows
+        elapsed = time.perf_counter() - began
+        if elapsed - told[0] >= every or done == total:
+            told[0] = elapsed
+            progress(f"Gram: {done:,} of {total:,} rows ({100 * done / max(total, 1):.0f} %), {elapsed:.0f} s")
+
+    return count
 
 
 def saved_with_the_model(cls):
@@ -240,16 +257,18 @@ class StackedSVM:
     class_weight=class_weight, max_support=max_support)`` fitted on at most ``max_train``
     training structures (drawn at random), with ``n_folds`` out-of-fold decisions for
     them; with ``text_weight`` > 0, over the kernel plus ``text_weight`` times
-    :class:`NgramCosine` (n-grams up to ``ngram_size``) of the items' texts. Only the
-    support vectors (and their texts) are saved. The decisions of the last ``memo_size``
-    structures scored are kept (:data:`MEMO_SIZE`, :class:`DecisionCache`; not with a
-    text weight, whose rows depend on the texts too)."""
+    :class:`NgramCosine` (n-grams up to ``ngram_size``) of the items' texts. ``C`` may be
+    several values: :meth:`fit` then chooses one by the out-of-fold decisions
+    (:func:`~spacy_convkernels.learn.svm.cross_validate_svm`), kept in :attr:`choice`.
+    Only the support vectors (and their texts) and the choice are saved. The decisions
+    of the last ``memo_size`` structures scored are kept (:data:`MEMO_SIZE`,
+    :class:`DecisionCache`; not with a text weight, whose rows depend on the texts too)."""
 
     def __init__(
         self,
         kernel: Kernel,
         *,
-        C: float,
+        C: float | Sequence[float],
         class_weight=None,
         max_support: int | None = None,
         n_folds: int = 5,
@@ -264,7 +283,9 @@ class StackedSVM:
         self.text_weight = text_weight
         self.ngram_size = ngram_size
         self.random_state = random_state
-        self.estimator = KernelSVC(kernel, C=C, class_weight=class_weight, max_support=max_support)
+        self.Cs = [float(C)] if isinstance(C, (int, float)) else [float(c) for c in C]
+        self.estimator = KernelSVC(kernel, C=self.Cs[0], class_weight=class_weight, max_support=max_support)
+        self.choice: dict = {}  # after fit: {"C": the chosen C, "scores": {C: its score}}
         self.text_kernel: NgramCosine | None = None
         self.support_texts: list[str] = []
         self.out_of_fold: dict[Hashable, np.ndarray] = {}
@@ -294,30 +315,43 @@ class StackedSVM:
         y,
         texts: Sequence[str] | None = None,
         groups: Sequence[Hashable] | None = None,
+        *,
+        within=None,
+        score=None,
+        progress: Callable[[str], None] | None = None,
     ) -> None:
         """Fit on the items with a structure; ``y`` holds their labels (one per item, or a
         label-indicator matrix), ``texts`` their texts (needed with a text weight) and
-        ``groups`` their groups (items of a group share an out-of-fold fold), indexed like
-        ``structures``."""
+        ``groups`` their groups (items of a group share an out-of-fold fold), ``within``
+        the items each output's SVM trains on (items x outputs), all indexed like
+        ``structures``; ``score(decisions, y)`` chooses among several C.
+        ``progress(message)`` hears of the Gram's rows and of each fold."""
         where, found = present(structures)
         if self.max_train is not None and len(where) > self.max_train:
             rng = np.random.default_rng(self.random_state)
             chosen = np.sort(rng.choice(len(where), self.max_train, replace=False))
             where, found = [where[i] for i in chosen], [found[i] for i in chosen]
-        gram = None
+        gram = self.kernel.gram(found, progress=progress_of_rows(progress, len(found))) if progress else None
         if self.text_weight:
             chosen_texts = [texts[i] for i in where]
             self.text_kernel = NgramCosine(self.ngram_size).fit(chosen_texts)
-            gram = self.kernel.gram(found) + self.text_weight * self.text_kernel.gram(chosen_texts)
-        decisions = out_of_fold_decisions(
+            base = self.kernel.gram(found) if gram is None else gram
+            gram = base + self.text_weight * self.text_kernel.gram(chosen_texts)
+        found_cv = cross_validate_svm(
             self.estimator,
             found,
             np.asarray(y)[where],
+            Cs=self.Cs,
+            score=score,
             n_folds=self.n_folds,
             random_state=self.random_state,
             gram=gram,
             groups=None if groups is None else [groups[i] for i in where],
+            within=None if within is None else np.asarray(within)[where],
+            progress=progress,
         )
+        self.choice = {"C": found_cv.C, "scores": found_cv.scores}
+        decisions = found_cv.decisions
         if self.text_weight:
             self.support_texts = [chosen_texts[i] for i in self.estimator.support_]
         self.out_of_fold = {keys[i]: row for i, row in zip(where, decisions.reshape(len(where), -1))}
@@ -361,12 +395,17 @@ class StackedSVM:
         }
         if self.text_weight:
             state["text"] = {"support_texts": self.support_texts, **self.text_kernel.state()}
+        if self.choice:
+            state["choice"] = {"C": self.choice["C"], "scores": [[C, v] for C, v in self.choice["scores"].items()]}
         return srsly.msgpack_dumps(state)
 
     def from_bytes(self, data: bytes) -> "StackedSVM":
         state = srsly.msgpack_loads(data)
         self.decisions.clear()
         if state is not None:
+            choice = state.pop("choice", None)
+            if choice is not None:
+                self.choice = {"C": choice["C"], "scores": dict(map(tuple, choice["scores"]))}
             text = state.pop("text", None)
             support_vectors = [structure_from_state(s) for s in state.pop("support_vectors")]
             self.estimator.set_support(support_vectors, **state)

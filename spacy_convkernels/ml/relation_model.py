@@ -1,17 +1,16 @@
-"""``spacy_convkernels.RelationModel.v1``: one sigmoid score per relation label for every
-candidate of a batch of Docs.
+"""``spacy_convkernels.RelationModel.v1``: for every candidate of a batch of Docs, the
+probability that it holds a relation and, given that it does, the probability of each
+label.
 
     [components.kernel_relations.model]
     @architectures = "spacy_convkernels.RelationModel.v1"
     hidden_width = 64
 
     [components.kernel_relations.model.candidates]
-    @misc = "spacy_convkernels.InteractionCandidates.v1"
+    @misc = "spacy_convkernels.EntityPairCandidates.v1"
 
     [components.kernel_relations.model.kernel_features]
-    @architectures = "spacy_convkernels.CandidateKernelFeatures.v1"
-    structure = "path"
-    n_components = 200
+    @architectures = "spacy_convkernels.CandidateKernelSVM.v1"
 
     [components.kernel_relations.model.kernel_features.kernel]
     @misc = "spacy_convkernels.SubsequencePathKernel.v1"
@@ -26,36 +25,45 @@ candidate of a batch of Docs.
 The candidates of each Doc (``candidates``, a registered generator) are made once per
 batch and given to the two feature blocks, either of which may be null:
 
-- ``kernel_features``: the Nyström vector (Croce et al. §3) of each candidate's
-  structure (its path or its path-enclosed tree) under a kernel of the package, the
-  landmarks chosen among the training candidates at initialization (kernel k-means++ by
-  default; also uniform, pivoted Cholesky, ridge leverage scores) and saved with the
-  model, or its KLSH bits (``method = "klsh"``); no gradient;
+- ``kernel_features``: the decision values of exact-kernel SVMs over each candidate's
+  structure (``spacy_convkernels.CandidateKernelSVM.v1``, :mod:`.candidate_svm`), or its
+  Nyström vector (Croce et al. §3) or KLSH bits (``CandidateKernelFeatures.v1``), or
+  several such blocks (``spacy_convkernels.KernelBlocks.v1``); no gradient;
 - ``tok2vec_features``: the tok2vec rows of each role's span, mean-pooled per span and
   concatenated in the order of the generator's ``roles`` (zeros for a role the
   candidate lacks), as in explosion's ``rel_component`` tutorial.
 
-``kernel_features`` can instead be ``spacy_convkernels.CandidateKernelSVM.v1``
-(:mod:`.candidate_svm`): the decision values of exact-kernel SVMs, one per label and one
-for any label; and several kernel blocks at once, through ``spacy_convkernels.KernelBlocks.v1``.
+The output has a column per label and one more: ``P(label | relation)``, a softmax over
+the labels, then ``P(relation)``, a sigmoid; the score of a label is their product. (Two
+questions apart: on the candidates of GE and CoNLL04 the product beat one sigmoid per
+label, as the rare labels' own decisions are weak while whether there is a relation at
+all is a sharp one; no candidate of either corpus holds two labels.) The logits are the
+sum of
 
-Each block goes through its own layer norm (the SVM decisions, already on the scale of
-the margin, through none: a layer norm over a few decisions near -1 would blow their
-noise up; see :mod:`.kernel_blocks`), the blocks are concatenated and go through a maxout hidden layer of
-``hidden_width`` units (none when null) and a linear layer of one unit per label whose
-sigmoid is the score. The backward pass takes the gradient of the loss with respect to
-those logits (binary cross-entropy gives scores - truths), which, unlike the gradient
-with respect to the scores, does not vanish where the sigmoid saturates: with one
-positive candidate in ten or a hundred, the scores of the positives saturate near 0
-early, and training through a logistic layer then stalls.
+- a **linear layer over the kernel features** (``skip``), fitted at initialization by
+  logistic regressions on the training candidates' rows as training sees them (the
+  out-of-fold decisions of the SVMs): P(relation) on every candidate, the label on the
+  candidates that hold one. Training starts from the exact kernel's calibrated
+  decisions, not from noise;
+- a **residual** over both blocks side by side (each through its own layer norm, none
+  for SVM decisions, see :mod:`.kernel_blocks`): a maxout hidden layer of
+  ``hidden_width`` units (none when null), dropout, and a linear layer that starts at 0
+  when there is a skip, so the text features learn only what the kernel misses.
+
+The backward pass takes the gradient of the loss with respect to the logits (the
+component's loss: binary cross-entropy of P(relation), cross-entropy of the label
+distribution on the candidates with a relation), which does not vanish where a sigmoid
+or softmax saturates.
 """
 
 from collections.abc import Callable
 from itertools import accumulate
 
+import numpy as np
+from sklearn.linear_model import LogisticRegression
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import LayerNorm, Linear, Maxout, Model, chain
+from thinc.api import Dropout, LayerNorm, Linear, Maxout, Model, chain, zero_init
 from thinc.types import Floats2d
 
 from ..approx.nystroem import LANDMARK_INITS
@@ -77,7 +85,8 @@ def relation_model(
     hidden_width: int | None = 64,
     nO: int | None = None,
 ) -> Model[list[Doc], Floats2d]:
-    """The scorer of the module docstring."""
+    """The scorer of the module docstring; ``nO`` is the number of labels (the output
+    has one more column)."""
     if kernel_features is not None:
         kernel_features = as_kernel_blocks(kernel_features)
     if tok2vec_features is not None:
@@ -87,15 +96,21 @@ def relation_model(
     blocks = {name: part for name, part in blocks.items() if part is not None}
     if not blocks:
         raise InvalidParameterError("RelationModel: kernel_features and tok2vec_features are both null; give one")
-    output = Linear(nO=nO)
-    classifier = chain(Maxout(nO=hidden_width, nP=3, dropout=0.0), output) if hidden_width else output
+    width = None if nO is None else nO + 1
+    output = Linear(nO=width, init_W=zero_init) if kernel_features is not None else Linear(nO=width)
+    residual = chain(Maxout(nO=hidden_width, nP=3), Dropout(0.0), output) if hidden_width else output
+    refs = {**blocks, "residual": residual, "output_layer": output}
+    layers = [*blocks.values(), residual]
+    if kernel_features is not None:
+        refs["skip"] = Linear(nO=width, init_W=zero_init)
+        layers.append(refs["skip"])
     return Model(
         "relation_model",
         relation_forward,
         init=relation_init,
-        layers=[*blocks.values(), classifier],
-        refs={**blocks, "classifier": classifier, "output_layer": output},
-        dims={"nO": nO},
+        layers=layers,
+        refs=refs,
+        dims={"nO": width},
         attrs={"candidates": candidates},
     )
 
@@ -105,45 +120,93 @@ def candidates_of(model: Model, docs: list[Doc]) -> list[list]:
     return [model.attrs["candidates"](doc) for doc in docs]
 
 
+def feature_blocks(model: Model) -> list[Model]:
+    """The model's feature blocks, the kernel's first."""
+    return [model.get_ref(name) for name in ("kernel_features", "tok2vec_features") if model.has_ref(name)]
+
+
 def relation_forward(model: Model, docs: list[Doc], is_train: bool):
     candidates = candidates_of(model, docs)
-    blocks, backprops = zip(*(block((docs, candidates), is_train) for block in model.layers[:-1]))
+    blocks, backprops = zip(*(block((docs, candidates), is_train) for block in feature_blocks(model)))
     X = model.ops.xp.hstack(blocks) if len(blocks) > 1 else blocks[0]
-    logits, backprop_logits = model.get_ref("classifier")(X, is_train)
-    scores = model.ops.sigmoid(logits)
+    logits, backprop_residual = model.get_ref("residual")(X, is_train)
+    backprop_skip = None
+    if model.has_ref("skip"):
+        skipped, backprop_skip = model.get_ref("skip")(blocks[0], is_train)
+        logits = logits + skipped
+    n_labels = logits.shape[1] - 1
+    probabilities = model.ops.xp.hstack(
+        [model.ops.softmax(logits[:, :n_labels]), model.ops.sigmoid(logits[:, n_labels:])]
+    )
 
     def backprop(d_logits: Floats2d) -> list:
-        dX = backprop_logits(d_logits)
+        dX = backprop_residual(d_logits)
+        if backprop_skip is not None:
+            dX[:, : blocks[0].shape[1]] += backprop_skip(d_logits)
         start = 0
         for rows, backprop_block in zip(blocks, backprops):
             backprop_block(dX[:, start : start + rows.shape[1]])
             start += rows.shape[1]
         return []
 
-    return scores, backprop
+    return probabilities, backprop
 
 
 def relation_init(model: Model, X: list[Doc] | None = None, Y: Floats2d | None = None) -> None:
-    """Fit the kernel blocks and size the layers on the candidates of ``X``."""
+    """Fit the kernel blocks and the skip layer, and size the layers, on the candidates of
+    ``X`` and their labels ``Y`` (one column per label)."""
     if X is None:
         return
     inputs = (X, candidates_of(model, X))
-    width = 0
-    for block in model.layers[:-1]:
+    width, kernel_rows = 0, None
+    for block in feature_blocks(model):
         if block.name == "kernel_blocks":
             block.initialize(X=inputs, Y=Y)
-            width += block.get_dim("nO")
+            kernel_rows = model.ops.to_numpy(block(inputs, is_train=True)[0])  # as training will see them
+            width += kernel_rows.shape[1]
         else:  # tok2vec, then its layer norm
             block.layers[0].initialize(X=inputs, Y=Y)
             rows = block.layers[0].predict(inputs)
             block.layers[1].initialize(X=rows)
             width += rows.shape[1]
     if Y is not None:
-        model.set_dim("nO", Y.shape[1])
+        model.set_dim("nO", Y.shape[1] + 1, force=True)
     if model.has_dim("nO"):
-        model.get_ref("output_layer").set_dim("nO", model.get_dim("nO"))
-    rows = model.ops.alloc2f(1 if Y is None else len(Y), width)
-    model.get_ref("classifier").initialize(X=rows, Y=Y)
+        model.get_ref("output_layer").set_dim("nO", model.get_dim("nO"), force=True)
+    model.get_ref("residual").initialize(X=model.ops.alloc2f(1, width))
+    if model.has_ref("skip"):
+        skip = model.get_ref("skip")
+        skip.set_dim("nO", model.get_dim("nO"), force=True)
+        skip.initialize(X=model.ops.alloc2f(1, kernel_rows.shape[1]))
+        if Y is not None and len(kernel_rows):
+            W, b = calibration(kernel_rows, model.ops.to_numpy(Y))
+            skip.set_param("W", model.ops.asarray2f(W))
+            skip.set_param("b", model.ops.asarray1f(b))
+
+
+def calibration(rows: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(W, b) of the logits ``rows @ W.T + b`` (labels, then the relation) that logistic
+    regressions give: whether a row holds a relation, on every row; which label, on the
+    rows that hold one (multinomial; a label no such row has gets a logit far below)."""
+    n_labels = Y.shape[1]
+    W, b = np.zeros((n_labels + 1, rows.shape[1])), np.zeros(n_labels + 1)
+    related = Y.any(axis=1)
+    if related.all() or not related.any():
+        b[n_labels] = 10.0 if related.all() else -10.0
+    else:
+        gate = LogisticRegression(max_iter=1000).fit(rows, related)
+        W[n_labels], b[n_labels] = gate.coef_[0], gate.intercept_[0]
+    label = Y[related].argmax(axis=1)
+    present = np.unique(label)
+    b[:n_labels] = -10.0
+    if len(present) == 1:
+        b[present[0]] = 0.0
+    elif len(present) > 1:
+        which = LogisticRegression(max_iter=1000).fit(rows[related], label)
+        coef = which.coef_ if len(present) > 2 else np.stack([-which.coef_[0], which.coef_[0]]) / 2
+        intercept = which.intercept_ if len(present) > 2 else np.array([-1, 1]) * which.intercept_[0] / 2
+        W[present], b[present] = coef, intercept
+    return W, b
 
 
 def candidate_structures(candidates: list, structure: str) -> list:
