@@ -182,14 +182,14 @@ def test_self_kernels_are_computed_once_per_structure(monkeypatch):
         return original(A, index, spec, tables, threads, inv, progress)
 
     monkeypatch.setattr(type(kernel), "_raw_pairs", staticmethod(counting))
-    first = kernel(a, b)
+    first = kernel.pairs([a, b], [(0, 1)])
     assert computed == [2]  # K(a,a) and K(b,b)
     computed.clear()
-    assert kernel(a, b) == first and computed == []  # the self-kernels were kept
-    kernel(a, c)
+    assert kernel.pairs([a, b], [(0, 1)]) == first and computed == []  # the self-kernels were kept
+    kernel.pairs([a, c], [(0, 1)])
     assert computed == [1]  # only K(c, c) is new
     computed.clear()
-    kernel.set_params(lam=0.5)(a, b)
+    kernel.set_params(lam=0.5).pairs([a, b], [(0, 1)])
     assert computed == [2]  # another configuration, other self-kernels
 
 

@@ -34,6 +34,7 @@ def gram_against(
     A: PackedStructures,
     B: FixedSet,
     *,
+    symmetric: bool = False,
     inv_norm_a: ArrayLike | None = None,
     inv_norm_b: ArrayLike | None = None,
     n_threads: int = 1,

@@ -319,6 +319,7 @@ def cross_validate_svm(
         fold_gram = K[np.ix_(fit, fit)]
         if estimator.max_support is None:  # every (C, output) SVM apart, all on threads
             jobs = [(C, j) for C in Cs for j in range(columns.shape[1])]
+            n_fits = len(jobs)
 
             def fold_fit(job, fit=fit, held=held, fold_gram=fold_gram):
                 C, j = job
@@ -328,13 +329,13 @@ def cross_validate_svm(
             with ThreadPoolExecutor(n_threads(estimator.n_jobs)) as pool:
                 list(pool.map(fold_fit, jobs))
         else:  # the budget retrains on the outputs' joint support: the fold's SVMs of a C together
-            jobs = Cs
+            n_fits = len(Cs)
             for C in Cs:
                 fold = clone(estimator).set_params(C=C)
                 fold._fit_columns(fold_gram, [X[i] for i in fit], columns[fit], within=within[fit], prepare=False)
                 decisions[C][held] = K[np.ix_(held, fit[fold.support_])] @ fold.dual_coef_.T + fold.intercept_
         if progress is not None:
-            progress(f"fold {number}/{n_folds}: {len(jobs)} SVMs on {len(fit):,} structures")
+            progress(f"fold {number}/{n_folds}: {n_fits} SVMs on {len(fit):,} structures")
     estimator.classes_, estimator.multilabel_ = estimator._outputs(y)[:2]
     shaped = {C: values[:, 0] if estimator._binary else values for C, values in decisions.items()}
     scores = {C: float(score(shaped[C], y)) if score is not None else float("nan") for C in Cs}
