@@ -169,6 +169,10 @@ def test_score_counts_micro_and_per_label_figures():
     assert scores["rel_f_per_type"]["A"] == {"p": 0.5, "r": 0.5, "f": 0.5}
     assert scores["rel_f_per_type"]["B"] == {"p": 1.0, "r": 1.0, "f": 1.0}
     assert score_relations([example], threshold=0.8)["rel_micro_p"] == 1.0
+    # whatever the label: (0,2) and (2,6) are related pairs, predicted; (6,2) is missed
+    assert (scores["rel_untyped_p"], scores["rel_untyped_r"]) == (1.0, pytest.approx(2 / 3))
+    strict = score_relations([example], threshold=0.8)
+    assert (strict["rel_untyped_p"], strict["rel_untyped_r"]) == (1.0, pytest.approx(1 / 3))
 
 
 def test_single_label_predicts_only_the_best_label_of_a_candidate():
@@ -201,6 +205,23 @@ def test_an_equiv_variant_finds_its_interaction_once():
     predicted._.kernel_rel = reference._.kernel_rel = {}
     scores = score_relations([Example(predicted, reference)])
     assert scores["rel_micro_p"] == 1.0 and scores["rel_micro_r"] == 1.0
+
+
+def test_untyped_scores_count_interaction_candidates():
+    predicted, reference = parsed(), parsed()
+    predicted.user_data[("spacy_convkernels", "interactions")] = [
+        {"scores": {"Binding": 0.2, "Expression": 0.9}, "spans": {"trigger": [5, 6], "theme": [6, 7]}},  # wrong type
+        {"scores": {"Binding": 0.8}, "spans": {"trigger": [5, 6], "theme": [0, 1]}},  # no such interaction
+        {"scores": {"Binding": 0.1}, "spans": {"trigger": [5, 6], "theme": [2, 3]}},  # below the threshold
+    ]
+    reference.user_data[("spacy_convkernels", "interactions")] = [
+        {"interaction": "Binding", "unit": "E1", "spans": {"trigger": [5, 6], "theme": [6, 7]}},
+        {"interaction": "Binding", "unit": "E2", "spans": {"trigger": [5, 6], "theme": [2, 3]}},
+    ]
+    predicted._.kernel_rel = reference._.kernel_rel = {}
+    scores = score_relations([Example(predicted, reference)])
+    assert scores["rel_micro_p"] == 0.0
+    assert (scores["rel_untyped_p"], scores["rel_untyped_r"]) == (0.5, 0.5)
 
 
 def test_bad_settings_fail_with_their_reason():
@@ -308,6 +329,37 @@ def test_exact_svm_decisions_as_kernel_features_learn_and_round_trip():
     copy.add_pipe("kernel_relations", config={"model": config})
     copy.from_bytes(nlp.to_bytes())
     assert copy.get_pipe("kernel_relations")(parsed_in(copy))._.kernel_rel == extractor(parsed_in(nlp))._.kernel_rel
+
+
+def test_the_svm_block_gives_the_decisions_of_svms_fitted_by_hand():
+    from spacy_convkernels.kernels import SubsequencePathKernel
+    from spacy_convkernels.learn import KernelSVC
+
+    nlp = spacy.blank("en")
+    config = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features=PATH_SVM)
+    extractor = nlp.add_pipe("kernel_relations", config={"model": config})
+    examples = pair_examples(nlp)
+    nlp.initialize(lambda: examples)
+    (block,) = blocks_of(extractor.model.get_ref("kernel_features"))
+    generate = extractor.model.attrs["candidates"]
+    paths, gold = [], []  # every training candidate's path and label ("" for none)
+    for example in examples:
+        for candidate in generate(example.predicted):
+            head, child = (start for _, start, _ in candidate.spans)
+            paths.append(candidate.path)
+            gold.append(next(iter(example.reference._.kernel_rel.get((head, child), {})), ""))
+    gold = np.array(gold)
+    related = gold != ""
+    assert related.sum() == 8 and len(gold) == 24  # two relations among six ordered pairs, four documents
+    kernel = SubsequencePathKernel(vectors=None)
+    by_hand = [  # a label's SVM on the related candidates, then the gate's on all of them
+        KernelSVC(kernel, C=100.0).fit([p for p, r in zip(paths, related) if r], gold[related] == label)
+        for label in ("ACTIVATES", "PHOSPHORYLATES")
+    ] + [KernelSVC(kernel, C=100.0).fit(paths, related)]
+    doc = parsed_in(nlp)
+    candidates = generate(doc)
+    expected = np.stack([svm.decision_function([c.path for c in candidates]) for svm in by_hand], axis=1)
+    assert block.predict(([doc], [candidates])) == pytest.approx(expected, abs=1e-5)
 
 
 def test_the_svm_block_needs_labels_and_a_sane_cap():

@@ -129,6 +129,7 @@ def evaluate_relations(arguments: argparse.Namespace) -> None:
         f"relations: {arguments.model} on {corpus}, {arguments.entities} entities, {arguments.triggers} triggers: "
         f"{_figures(scores['rel_micro_p'], scores['rel_micro_r'], scores['rel_micro_f'])}"
     )
+    print(f"  any label: {_figures(scores['rel_untyped_p'], scores['rel_untyped_r'], scores['rel_untyped_f'])}")
     for label, figures in scores["rel_f_per_type"].items():
         print(f"  {label}: {_figures(figures['p'], figures['r'], figures['f'])}")
     if arguments.output is not None:

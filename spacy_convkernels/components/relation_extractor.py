@@ -299,11 +299,21 @@ def score_relations(examples: Iterable[Example], *, threshold: float = 0.5, sing
     label. A predicted interaction is right when a gold interaction of that label has its
     participants and an overlapping trigger; a gold interaction is found when it or an
     ``Equiv`` variant of it (same event, same roles) is predicted. Gold relations no
-    candidate reaches count as missed."""
-    counts: dict[str, list[int]] = {}  # label -> [right predictions, predictions, found gold, gold]
+    candidate reaches count as missed.
 
-    def add(label: str, index: int, value: int) -> None:
-        counts.setdefault(label, [0, 0, 0, 0])[index] += value
+    ``rel_untyped_p``, ``_r``, ``_f``: whether there is a relation at all, whatever its
+    label: a pair with a predicted label is right when the reference relates it; an
+    interaction candidate is counted once, positive when a gold interaction of any label
+    has its participants and an overlapping trigger (the candidate level of Garg et al.,
+    over the candidates the component scored)."""
+    counts: dict[str, list[int]] = {}  # label -> [right predictions, predictions, found gold, gold]
+    untyped = [0, 0, 0, 0]
+
+    def add(label: str | None, index: int, value: int) -> None:
+        if label is None:
+            untyped[index] += value
+        else:
+            counts.setdefault(label, [0, 0, 0, 0])[index] += value
 
     for example in examples:
         predicted, reference = example.predicted, example.reference
@@ -320,8 +330,15 @@ def score_relations(examples: Iterable[Example], *, threshold: float = 0.5, sing
             for label in labels:
                 add(label, 3, 1)
                 add(label, 2, label in predicted_pairs.get(key, ()))
+        related = {key for key, labels in gold.pairs.items() if labels}
+        for key, labels in predicted_pairs.items():
+            add(None, 1, bool(labels))
+            add(None, 0, bool(labels) and key in related)
+        for key in related:
+            add(None, 3, 1)
+            add(None, 2, bool(predicted_pairs.get(key)))
         _score_interactions(predicted, gold, threshold, single_label, add)
-    return _summary(counts)
+    return _summary(counts, untyped)
 
 
 def evaluate_relations(
@@ -391,17 +408,20 @@ def _score_interactions(predicted: Doc, gold: GoldRelations, threshold: float, s
             continue
         chars = {role: char_offsets(predicted, *span) for role, span in record["spans"].items()}
         matches = gold.matches(chars.pop("trigger"), role_key(chars))
-        for label in _predicted_labels(record["scores"], threshold, single_label):
+        labels = _predicted_labels(record["scores"], threshold, single_label)
+        for label in labels:
             right = {(unit, lab) for unit, lab in matches if lab == label}
             add(label, 1, 1)
             add(label, 0, bool(right))
             found |= right
+        for index, value in enumerate((bool(labels and matches), bool(labels), bool(labels and matches), bool(matches))):
+            add(None, index, value)
     for unit, label in gold.units():
         add(label, 3, 1)
         add(label, 2, (unit, label) in found)
 
 
-def _summary(counts: dict[str, list[int]]) -> dict:
+def _summary(counts: dict[str, list[int]], untyped: list[int]) -> dict:
     def prf(right: int, predicted: int, found: int, gold: int) -> dict[str, float]:
         p = right / predicted if predicted else 0.0
         r = found / gold if gold else 0.0
@@ -412,5 +432,6 @@ def _summary(counts: dict[str, list[int]]) -> dict:
         "rel_micro_p": total["p"],
         "rel_micro_r": total["r"],
         "rel_micro_f": total["f"],
+        **{f"rel_untyped_{key}": value for key, value in prf(*untyped).items()},
         "rel_f_per_type": {label: prf(*c) for label, c in sorted(counts.items())},
     }

@@ -41,6 +41,7 @@ from ..validation import POSITIVE, Interval, Options, Satisfies, validate_params
 from .kernel_encoders import StackedSVM
 from .relation_model import STRUCTURES, candidate_structures, flat_candidates
 
+MAX_TRAIN = 15_000  # the Gram takes 1.8 GB; bench/relations_initialize.py measures the time it takes
 C_VALUES = Satisfies(
     lambda value: (
         POSITIVE.accepts(value)
@@ -68,7 +69,7 @@ def candidate_kernel_svm(
     C: float | Sequence[float] = 1.0,
     max_support: int | None = None,
     n_folds: int = 5,
-    max_train: int | None = None,
+    max_train: int | None = MAX_TRAIN,
     random_state: int = 0,
 ) -> Model:
     """The decision values of exact-kernel SVMs over each candidate's ``structure``
@@ -76,8 +77,8 @@ def candidate_kernel_svm(
     and one for any label, with regularization ``C`` (several values: chosen by
     cross-validation) and at most ``max_support`` support vectors (None: no bound);
     out-of-fold (``n_folds``) on the training candidates while training. ``max_train``
-    caps the training candidates (drawn at random), whose Gram is held in memory (8
-    bytes times their number squared)."""
+    caps the training candidates (drawn at random, with a warning), whose Gram is held in
+    memory (8 bytes times their number squared; :data:`MAX_TRAIN` by default)."""
     svm = StackedSVM(
         kernel, C=C, max_support=max_support, n_folds=n_folds, max_train=max_train, random_state=random_state
     )

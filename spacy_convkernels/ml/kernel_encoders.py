@@ -20,6 +20,7 @@ An item without a structure gets a row of zeros.
 
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 
@@ -30,6 +31,7 @@ from thinc.api import deserialize_attr, serialize_attr
 
 from ..approx.klsh import KLSH
 from ..approx.nystroem import Nystroem
+from ..errors import ConvKernelsWarning
 from ..kernels.base import Kernel
 from ..learn.svm import KernelSVC, cross_validate_svm
 from ..structures.paths import PathTuples
@@ -328,6 +330,13 @@ class StackedSVM:
         ``progress(message)`` hears of the Gram's rows and of each fold."""
         where, found = present(structures)
         if self.max_train is not None and len(where) > self.max_train:
+            warnings.warn(
+                f"{len(where):,} training structures are more than max_train = {self.max_train:,}: the SVMs fit on "
+                f"{self.max_train:,} of them drawn at random (their Gram takes {8 * self.max_train**2 / 1e9:.1f} GB); "
+                "raise max_train, or use Nystroem or KLSH features for more",
+                ConvKernelsWarning,
+                stacklevel=2,
+            )
             rng = np.random.default_rng(self.random_state)
             chosen = np.sort(rng.choice(len(where), self.max_train, replace=False))
             where, found = [where[i] for i in chosen], [found[i] for i in chosen]
@@ -406,6 +415,7 @@ class StackedSVM:
             choice = state.pop("choice", None)
             if choice is not None:
                 self.choice = {"C": choice["C"], "scores": dict(map(tuple, choice["scores"]))}
+                self.estimator.set_params(C=choice["C"])
             text = state.pop("text", None)
             support_vectors = [structure_from_state(s) for s in state.pop("support_vectors")]
             self.estimator.set_support(support_vectors, **state)

@@ -1,0 +1,109 @@
+"""configs/bionlp_relations.cfg as a user runs it: ``spacy train`` on BioNLP-ST 2013 GE
+train (model-best chosen on its held-out fifth of articles, the config's split), then
+``evaluate relations`` on devel with the gold proteins (the shared task's setting) and
+from raw text (the pipeline's own proteins), once per seed.
+
+    python -m spacy_convkernels lexicon ../shared/data/bionlp-st-2013-ge/original-data/train LEXICON \
+        --model ../shared/models/en_core_web_md-3.8.0
+    python bench/bionlp_config.py --lexicon LEXICON --work /tmp/bionlp-config [--seeds 0 1 2] \
+        [--results docs/results/bionlp_config.json]
+
+Per seed: the seconds to initialize (spaCy's "Initialized pipeline") and in all; on
+devel, the candidate level (``rel_untyped_*``: a candidate is positive when a gold
+interaction has its trigger and participants, predicted when a label reaches the
+threshold; Garg et al.'s measure) and the typed micro figures (``rel_micro_*``), with
+the gold proteins and from raw text. Each seed's row is kept in ``--work``.
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from locations import DATA, MD_MODEL, ROOT
+from spacy_train import train
+
+CONFIG = ROOT / "configs" / "bionlp_relations.cfg"
+FIGURES = ("rel_untyped_p", "rel_untyped_r", "rel_untyped_f", "rel_micro_p", "rel_micro_r", "rel_micro_f")
+
+
+def evaluate(model: Path, devel: Path, entities: str, scores: Path) -> dict:
+    """``evaluate relations`` of ``model`` on ``devel`` with ``entities``; its figures."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "spacy_convkernels",
+            "evaluate",
+            "relations",
+            str(model),
+            str(devel),
+            "--entities",
+            entities,
+            "--output",
+            str(scores),
+            "--quiet",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    values = json.loads(scores.read_text())
+    return {key: values[key] for key in FIGURES}
+
+
+def run(seed: int, args) -> dict:
+    kept = args.work / f"seed{seed}.json"
+    if kept.exists():
+        return json.loads(kept.read_text())
+    output = args.work / f"seed{seed}"
+    overrides = [
+        "--paths.train",
+        str(args.data / "train"),
+        "--paths.lexicon",
+        str(args.lexicon),
+        "--paths.md_model",
+        str(args.model),
+        "--system.seed",
+        str(seed),
+        *args.overrides,
+    ]
+    row = {"seed": seed, **train(CONFIG, output, overrides, log=args.work / f"seed{seed}.log")}
+    for entities in ("gold", "predicted"):
+        figures = evaluate(
+            output / "model-best", args.data / "devel", entities, args.work / f"seed{seed}-{entities}.json"
+        )
+        row[entities] = figures
+    kept.write_text(json.dumps(row))
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA / "bionlp-st-2013-ge" / "original-data")
+    parser.add_argument("--model", type=Path, default=MD_MODEL)
+    parser.add_argument("--lexicon", type=Path, required=True)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--results", type=Path)
+    parser.add_argument("overrides", nargs="*", help="more spacy train overrides, after --")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for seed in args.seeds:
+        row = run(seed, args)
+        rows.append(row)
+        gold, raw = row["gold"], row["predicted"]
+        print(
+            f"seed {seed}: initialize {row['initialize_seconds']:.0f} s, train {row['train_seconds']:.0f} s; "
+            f"gold proteins: candidate F1 {gold['rel_untyped_f']:.3f} (P {gold['rel_untyped_p']:.3f}, "
+            f"R {gold['rel_untyped_r']:.3f}), typed F1 {gold['rel_micro_f']:.3f}; "
+            f"raw text: candidate F1 {raw['rel_untyped_f']:.3f}, typed F1 {raw['rel_micro_f']:.3f}",
+            flush=True,
+        )
+    if args.results is not None:
+        args.results.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

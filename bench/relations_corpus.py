@@ -1,0 +1,146 @@
+"""The relation configs on a relations JSONL corpus (such as CoNLL04): ``spacy train`` on
+train (or a random subset of its lines, the same for every model), model-best chosen on
+dev, then ``evaluate relations`` on test with the gold entities, once per model and seed.
+
+    python bench/relations_corpus.py --corpus ../shared/data/conll04 \
+        --md-model ../shared/models/en_core_web_md-3.8.0 --transformer PATH \
+        --models svm kernel shipped transformer --seeds 0 1 2 --sentences 100 300 all \
+        --work /tmp/relations --out docs/results/conll04_relations.json
+
+The models:
+
+- ``svm``: the exact-kernel SVM block of ``configs/relations.cfg`` alone, as initialize
+  leaves it (C chosen by grouped cross-validation on train, the SVM decisions calibrated
+  by logistic regression on their out-of-fold values, the threshold chosen out-of-fold),
+  no training step: one run per size, as nothing in it depends on the seed;
+- ``kernel``: the same block, trained (``tok2vec_features null``);
+- ``shipped``: ``configs/relations.cfg`` as it is;
+- ``transformer``: ``configs/relations_transformer.cfg`` with the transformer alone
+  (``kernel_features null``), fine-tuned; needs ``--transformer``, a local Hugging Face
+  model folder.
+
+Each result is kept in ``--work`` (a rerun skips what is there); ``--out`` gets every row.
+"""
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from spacy_train import train
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+MODELS = {
+    "svm": (
+        "relations.cfg",
+        [
+            "--components.kernel_relations.model.tok2vec_features",
+            "null",
+            "--training.max_steps",
+            "1",
+            "--training.optimizer.learn_rate",
+            "0",
+        ],
+    ),
+    "kernel": ("relations.cfg", ["--components.kernel_relations.model.tok2vec_features", "null"]),
+    "shipped": ("relations.cfg", []),
+    "transformer": ("relations_transformer.cfg", ["--components.kernel_relations.model.kernel_features", "null"]),
+}
+
+
+def subset(lines_of: Path, size: str, folder: Path) -> Path:
+    """``lines_of``, or ``size`` of its lines drawn at random (seed 0), in their order."""
+    if size == "all":
+        return lines_of
+    lines = lines_of.read_text(encoding="utf-8").splitlines(keepends=True)
+    chosen = sorted(random.Random(0).sample(range(len(lines)), int(size)))
+    path = folder / f"train-{size}.jsonl"
+    path.write_text("".join(lines[i] for i in chosen), encoding="utf-8")
+    return path
+
+
+def run(model: str, size: str, seed: int, args) -> dict:
+    """Train and score one model; the row, kept as JSON in the work folder."""
+    name = f"{model}-{size}-seed{seed}"
+    kept = args.work / f"{name}.json"
+    if kept.exists():
+        return json.loads(kept.read_text())
+    config, overrides = MODELS[model]
+    paths = [
+        "--paths.train",
+        str(subset(args.corpus / "train.jsonl", size, args.work)),
+        "--paths.dev",
+        str(args.corpus / "dev.jsonl"),
+        "--paths.md_model",
+        str(args.md_model),
+    ]
+    if model == "transformer":
+        paths += ["--paths.transformer", str(args.transformer)]
+    output = args.work / name
+    times = train(
+        CONFIGS / config, output, ["--system.seed", str(seed), *paths, *overrides], log=args.work / f"{name}.log"
+    )
+    scores_file = args.work / f"{name}-test.json"
+    best = output / ("model-last" if model == "svm" else "model-best")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "spacy_convkernels",
+            "evaluate",
+            "relations",
+            str(best),
+            str(args.corpus / "test.jsonl"),
+            "--output",
+            str(scores_file),
+            "--quiet",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    scores = json.loads(scores_file.read_text())
+    row = {
+        "model": model,
+        "sentences": size,
+        "seed": seed,
+        **times,
+        **{key: scores[f"rel_micro_{key}"] for key in ("p", "r", "f")},
+    }
+    kept.write_text(json.dumps(row))
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, required=True, help="folder of train/dev/test.jsonl")
+    parser.add_argument("--md-model", type=Path, required=True)
+    parser.add_argument("--transformer", type=Path)
+    parser.add_argument("--models", nargs="+", choices=list(MODELS), default=["svm", "kernel", "shipped"])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--sentences", nargs="+", default=["all"])
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    if "transformer" in args.models and args.transformer is None:
+        parser.error("the transformer model needs --transformer")
+    args.work.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for size in args.sentences:
+        for model in args.models:
+            for seed in args.seeds[:1] if model == "svm" else args.seeds:
+                row = run(model, size, seed, args)
+                rows.append(row)
+                print(
+                    f"{model} {size} seed {seed}: P {row['p']:.3f} R {row['r']:.3f} F {row['f']:.3f}, "
+                    f"initialize {row.get('initialize_seconds', float('nan')):.0f} s, "
+                    f"train {row['train_seconds']:.0f} s",
+                    flush=True,
+                )
+    if args.out is not None:
+        args.out.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
