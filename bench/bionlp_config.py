@@ -68,7 +68,7 @@ def run(seed: int, args) -> dict:
         str(seed),
         *args.overrides,
     ]
-    row = {"seed": seed, **train(CONFIG, output, overrides, log=args.work / f"seed{seed}.log")}
+    row = {"seed": seed, **train(args.config, output, overrides, log=args.work / f"seed{seed}.log")}
     for entities in ("gold", "predicted"):
         figures = evaluate(
             output / "model-best", args.data / "devel", entities, args.work / f"seed{seed}-{entities}.json"
@@ -83,6 +83,7 @@ def main():
     parser.add_argument("--data", type=Path, default=DATA / "bionlp-st-2013-ge" / "original-data")
     parser.add_argument("--model", type=Path, default=MD_MODEL)
     parser.add_argument("--lexicon", type=Path, required=True)
+    parser.add_argument("--config", type=Path, default=CONFIG)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--results", type=Path)

@@ -20,10 +20,11 @@ def train(config: Path, output: Path, overrides: list[str], *, log: Path) -> dic
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
-            env={**os.environ, "HF_HUB_OFFLINE": "1"},
+            env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"},
         )
         for line in process.stdout:
             written.write(line)
+            written.flush()
             if initialized is None and "Initialized pipeline" in line:
                 initialized = time.perf_counter() - start
         if process.wait():

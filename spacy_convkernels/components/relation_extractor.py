@@ -414,7 +414,8 @@ def _score_interactions(predicted: Doc, gold: GoldRelations, threshold: float, s
             add(label, 1, 1)
             add(label, 0, bool(right))
             found |= right
-        for index, value in enumerate((bool(labels and matches), bool(labels), bool(labels and matches), bool(matches))):
+        right_candidate = bool(labels and matches)  # the candidate level: one count per candidate
+        for index, value in enumerate((right_candidate, bool(labels), right_candidate, bool(matches))):
             add(None, index, value)
     for unit, label in gold.units():
         add(label, 3, 1)

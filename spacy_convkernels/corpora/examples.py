@@ -4,14 +4,16 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 
 
-def training_example(nlp, reference: Doc, *, given_entities: bool, span_groups: tuple[str, ...] = ()) -> Example:
+def training_example(
+    nlp, reference: Doc, *, given_entities: bool, span_groups: tuple[str, ...] = (), given_ents: bool = True
+) -> Example:
     """An Example of ``reference`` whose predicted Doc is its text tokenized by ``nlp``
-    and, with ``given_entities``, its entities and the named span groups: the given input
-    of relation extraction (explosion's ``rel_component`` tutorial; the proteins of the
-    BioNLP shared task)."""
+    and, with ``given_entities``, its entities (unless not ``given_ents``) and the named
+    span groups: the given input of relation extraction (explosion's ``rel_component``
+    tutorial; the proteins of the BioNLP shared task)."""
     predicted = nlp.make_doc(reference.text)
     if given_entities:
-        give_annotations(predicted, reference, entities=True, span_groups=span_groups)
+        give_annotations(predicted, reference, entities=given_ents, span_groups=span_groups)
     return Example(predicted, reference)
 
 

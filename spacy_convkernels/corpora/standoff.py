@@ -146,11 +146,15 @@ def create_standoff_reader(
     split: str = "all",
     dev_share: float = 0.2,
     split_seed: int = 0,
+    given_ents: bool = True,
 ) -> Callable:
     """spaCy reader for training configs: ``@readers = "spacy_convkernels.BioNLPStandoff.v1"``.
     With ``given_entities``, the predicted Doc of each Example has the proteins
-    (``doc.ents`` and ``doc.spans["proteins"]``: the shared task gives the ``.a1``), as
-    relation extraction takes them as input; else only the text. ``split``: ``"all"``
+    (``doc.spans["proteins"]`` and, with ``given_ents``, ``doc.ents``: the shared task
+    gives the ``.a1``), as relation extraction takes them as input; else only the text.
+    ``given_ents = false`` when a ``ner`` in the pipeline learns the proteins from the
+    reference in the same run (a ``ner`` keeps the entities a Doc has, so it would learn
+    nothing), while the relation component trains on the given ones. ``split``: ``"all"``
     the documents of ``path``, ``"dev"`` the whole articles :func:`split_articles` holds
     out (``dev_share`` of the documents, articles shuffled with ``split_seed``),
     ``"train"`` the others: a dev corpus for ``spacy train`` taken from the training set."""
@@ -167,7 +171,9 @@ def create_standoff_reader(
             max_interactions_per_event=max_interactions_per_event,
         )
         for doc in docs:
-            yield training_example(nlp, doc, given_entities=given_entities, span_groups=("proteins",))
+            yield training_example(
+                nlp, doc, given_entities=given_entities, span_groups=("proteins",), given_ents=given_ents
+            )
 
     return read
 

@@ -1,0 +1,119 @@
+"""Seconds and memory to initialize the relation component's SVM block against the number
+of training candidates: ``CandidateKernelSVM.v1`` as configs/relations.cfg sets it (the
+subsequence path kernel, lam 0.5, on separate-position paths; C from five values by
+5-fold cross-validation grouped by document; ``max_train`` 15,000 unless told).
+
+    python bench/relations_initialize.py --lexicon LEXICON [--sizes 1000 3000 10000 20000 40000 all]
+        [--max-train 15000] [--results docs/results/relations_initialize.json]
+
+The candidates are real: every ordered entity pair of CoNLL04 (train, dev and test, gold
+entities) and every interaction candidate of BioNLP-ST 2013 GE train and devel (gold
+proteins, the lexicon's triggers), parsed by the md model, their documents shuffled
+(seed 0) and taken in that order until a size is reached; labels are the union of the
+two corpora's. The figure is the wall time of the block's initialize (the Gram, the
+cross-validated fits, the final SVMs, the out-of-fold decisions), and the peak resident
+memory of the process so far (it only grows), on all cores.
+"""
+
+import argparse
+import json
+import random
+import resource
+import time
+from pathlib import Path
+
+import numpy as np
+import spacy
+from bionlp_candidates import LEXICON_TRIGGERS, load_parser, parsed_documents
+from locations import DATA, MD_MODEL
+from spacy.util import registry
+
+from spacy_convkernels.corpora import read_relations_jsonl
+from spacy_convkernels.ml.candidate_svm import MAX_TRAIN
+from spacy_convkernels.structures.relations import GoldRelations
+
+C_VALUES = [0.3, 1.0, 3.0, 10.0, 30.0]
+
+
+def corpus(args) -> list[tuple]:
+    """(doc, candidates, their gold labels) of every document of the two corpora."""
+    pairs = registry.misc.get("spacy_convkernels.EntityPairCandidates.v1")(path="separate")
+    interactions = registry.misc.get("spacy_convkernels.InteractionCandidates.v1")(
+        triggers_key=LEXICON_TRIGGERS, path="separate"
+    )
+    md = spacy.load(args.model, exclude=["ner"])
+    conll = DATA / "conll04"
+    docs = [d for split in ("train", "dev", "test") for d in read_relations_jsonl(conll / f"{split}.jsonl", md)]
+    found = [(doc, pairs) for doc in md.pipe(docs)]
+    ge = load_parser(args.model, args.lexicon)
+    for split in ("train", "devel"):
+        found += [(doc, interactions) for doc in parsed_documents(args.data / split, ge)]
+    documents = []
+    for doc, generate in found:
+        gold = GoldRelations(doc)
+        candidates = generate(doc)
+        documents.append((doc, candidates, [gold.labels(c, doc) for c in candidates]))
+    random.Random(0).shuffle(documents)
+    return documents
+
+
+def initialize(documents: list[tuple], labels: list[str], max_train: int | None) -> float:
+    block = registry.architectures.get("spacy_convkernels.CandidateKernelSVM.v1")(
+        kernel=registry.misc.get("spacy_convkernels.SubsequencePathKernel.v1")(lam=0.5),
+        structure="path",
+        C=C_VALUES,
+        max_train=max_train,
+    )
+    docs = [doc for doc, _, _ in documents]
+    candidates = [c for _, c, _ in documents]
+    Y = np.array([[label in gold for label in labels] for _, _, golds in documents for gold in golds], dtype="f")
+    start = time.perf_counter()
+    block.initialize(X=(docs, candidates), Y=Y)
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA / "bionlp-st-2013-ge" / "original-data")
+    parser.add_argument("--model", type=Path, default=MD_MODEL)
+    parser.add_argument("--lexicon", type=Path, required=True)
+    parser.add_argument("--sizes", nargs="+", default=["1000", "3000", "10000", "20000", "40000", "all"])
+    parser.add_argument("--max-train", type=int, default=MAX_TRAIN, help="0 for none")
+    parser.add_argument("--results", type=Path)
+    args = parser.parse_args()
+    documents = corpus(args)
+    total = sum(len(c) for _, c, _ in documents)
+    labels = sorted({label for _, _, golds in documents for gold in golds for label in gold})
+    print(f"{total:,} candidates of {len(documents):,} documents, {len(labels)} labels", flush=True)
+    rows = []
+    for size in args.sizes:
+        wanted = total if size == "all" else int(size)
+        taken, n = [], 0
+        for document in documents:
+            if n >= wanted:
+                break
+            taken.append(document)
+            n += len(document[1])
+        seconds = initialize(taken, labels, args.max_train or None)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        rows.append(
+            {
+                "candidates": n,
+                "documents": len(taken),
+                "max_train": args.max_train,
+                "seconds": round(seconds, 1),
+                "peak_rss_mb": round(peak),
+            }
+        )
+        print(
+            f"{n:,} candidates ({len(taken):,} documents): initialize {seconds:.1f} s, peak RSS {peak:,.0f} MB",
+            flush=True,
+        )
+    if args.results is not None:
+        args.results.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    from pathlib import Path as Path
+
+    main()
