@@ -6,10 +6,10 @@ Its model (``spacy_convkernels.RelationModel.v1``) makes the candidates of each 
 its generator and gives each one sigmoid score per label; the component writes them:
 
 - entity pairs: ``Doc._.kernel_rel[(head.start, child.start)] = {label: score}`` (the
-  reading of explosion's ``rel_component`` tutorial, ``{}`` by default). It is kept in
-  ``Doc.user_data`` under string keys, so ``Doc.to_bytes``, ``DocBin`` and
-  ``nlp.pipe(..., n_process=2)`` keep it; reading it gives a copy, so set it whole
-  (``doc._.kernel_rel = {...}``): changing the copy in place changes nothing;
+  reading of explosion's ``rel_component`` tutorial, empty by default), a
+  :class:`~spacy_convkernels.pair_scores.PairScores` kept in ``Doc.user_data``: changes
+  in place persist, and ``Doc.to_bytes``, ``DocBin``, ``nlp.pipe(..., n_process=2)``
+  and JSON keep it (its keys written as ``"head,child"``);
 - interactions: ``Doc._.kernel_interactions``, one dict per candidate with ``interaction``
   (the best label), ``score`` (its score), ``scores`` (every label's), ``trigger``
   (the trigger text) and ``spans`` (role -> [start, end] tokens), as the standoff
