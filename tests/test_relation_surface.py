@@ -4,11 +4,22 @@ here; no download, nothing from ../shared."""
 
 import json
 
-from relation_samples import parsed
-from spacy.tokens import Doc
+import pytest
+import spacy
+from relation_samples import DEPS, HEADS, LEMMAS, POS, TAGS, WORDS, model_config, parsed, parsed_in
+from spacy import attrs
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin, Span
+from spacy.training import Corpus, Example
+from spacy.util import fix_random_seed, registry
 
+from spacy_convkernels.errors import MissingAnnotationError
 from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.pair_scores import PairScores
+from spacy_convkernels.structures.relations import REL as TUTORIAL_REL
+
+TEXT = "RAS activates RAF, which phosphorylates MEK1."  # the sample's words
+PARSE = [attrs.HEAD, attrs.DEP, attrs.TAG, attrs.POS, attrs.LEMMA]
 
 
 def test_writes_into_the_relations_persist():
@@ -41,3 +52,58 @@ def test_to_json_round_trips_through_json_dumps():
     scores = PairScores(data["_"]["kernel_rel"])  # the JSON form read back without a Doc
     assert scores == doc._.kernel_rel and sorted(scores) == [(0, 2), (6, 2)]
     assert [(head, child) for (head, child), _ in scores.items()] == [(0, 2), (6, 2)]
+
+
+@Language.component("test_sample_parse")
+def sample_parse(doc: Doc) -> Doc:
+    """The sample's parse, tags and lemmas, as a parser would give them to its text."""
+    parse = Doc(doc.vocab, words=WORDS, heads=HEADS, deps=DEPS, tags=TAGS, pos=POS, lemmas=LEMMAS)
+    return doc.from_array(PARSE, parse.to_array(PARSE))
+
+
+def tutorial_corpus(path, nlp) -> None:
+    """Four Docs of the sample in the format of explosion's rel_component tutorial: the
+    entities in doc.ents, every ordered pair's labels in Doc._.rel (1.0 gold, 0.0 not),
+    in a DocBin with the user data."""
+    docs = []
+    for _ in range(4):
+        doc = nlp.make_doc(TEXT)
+        doc.ents = [Span(doc, i, i + 1, "PROTEIN") for i in (0, 2, 6)]
+        gold = {(0, 2): "ACTIVATES", (2, 6): "PHOSPHORYLATES"}
+        pairs = [(head.start, child.start) for head in doc.ents for child in doc.ents if head != child]
+        # what the tutorial's `doc._.rel = rels` stores (it registers Doc._.rel; this process need not)
+        doc.user_data[TUTORIAL_REL] = {
+            pair: {label: float(gold.get(pair) == label) for label in ("ACTIVATES", "PHOSPHORYLATES")} for pair in pairs
+        }
+        docs.append(doc)
+    DocBin(docs=docs, store_user_data=True).to_disk(path)
+
+
+def test_a_spacy_corpus_in_the_tutorials_format_trains(tmp_path):
+    fix_random_seed(0)
+    nlp = spacy.blank("en")
+    tutorial_corpus(tmp_path / "train.spacy", nlp)
+    nlp.add_pipe("test_sample_parse")
+    extractor = nlp.add_pipe("kernel_relations", config={"model": model_config("EntityPairCandidates")})
+    # spacy.Corpus.v1 gives the text only: no entity, no candidate, and an error that says so
+    with pytest.raises(MissingAnnotationError, match=r"4 of them have no entities \(doc.ents\).*GoldEntitiesCorpus"):
+        nlp.initialize(lambda: Corpus(tmp_path / "train.spacy")(nlp))
+    corpus = registry.readers.get("spacy_convkernels.GoldEntitiesCorpus.v1")(tmp_path / "train.spacy")
+    optimizer = nlp.initialize(lambda: corpus(nlp))
+    assert extractor.labels == ("ACTIVATES", "PHOSPHORYLATES")
+    optimizer.learn_rate = 0.01
+    examples = list(corpus(nlp))
+    losses = [
+        nlp.update(examples, sgd=optimizer, annotates=["test_sample_parse"])["kernel_relations"] for _ in range(8)
+    ]
+    assert losses[-1] < losses[0]
+    scores = nlp.evaluate(examples)  # the gold read from the references' Doc._.rel
+    assert scores["rel_micro_r"] > 0.0
+
+
+def test_a_reference_without_gold_relations_fails_with_its_reason():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("kernel_relations", config={"model": model_config("EntityPairCandidates")})
+    examples = [Example(parsed_in(nlp), parsed()) for _ in range(2)]
+    with pytest.raises(MissingAnnotationError, match="hold no gold relation .*Doc._.kernel_rel or Doc._.rel"):
+        nlp.initialize(lambda: examples)

@@ -42,7 +42,7 @@ from thinc.types import Floats2d
 from tqdm import tqdm
 
 from ..corpora.examples import give_annotations, training_example
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, MissingAnnotationError
 from ..extensions import INTERACTIONS_KEY, install_extensions
 from ..ml.relation_model import candidates_of
 from ..structures.relations import GoldRelations, char_offsets, role_key
@@ -215,6 +215,7 @@ class RelationExtractor(TrainablePipe):
         docs = docs or [eg.predicted for eg in examples]
         annotated = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
         truths = self.truths(annotated)
+        _check_training_data(self.name, self.model.attrs["candidates"], docs, truths, self.labels)
         self.model.initialize(X=docs, Y=self.model.ops.asarray2f(truths))
         if self.cfg["threshold"] is None:
             self.cfg["chosen_threshold"] = self._choose_threshold(docs, truths)
@@ -267,6 +268,34 @@ def best_threshold(scores: np.ndarray, truths: np.ndarray, *, single_label: bool
     f1 = 2 * np.cumsum(right[order]) / (np.arange(1, len(order) + 1) + gold)
     k = int(f1.argmax())
     return float(values[order][k]), float(f1[k])
+
+
+def _check_training_data(name: str, generator, docs: list[Doc], truths: np.ndarray, labels: tuple[str, ...]) -> None:
+    """Raise :class:`MissingAnnotationError`, saying what is missing, when the training
+    references hold no gold relation, or their Docs give no candidate, or no candidate
+    with a gold relation."""
+    gold = (
+        "Doc._.kernel_rel or Doc._.rel, {(head.start, child.start): {label: 1.0}}, for pairs; "
+        "Doc._.kernel_interactions for interactions"
+    )
+    if not labels:
+        raise MissingAnnotationError(f"{name}: the {len(docs):,} training references hold no gold relation ({gold})")
+    if not len(truths):
+        missing = getattr(generator, "missing", None)
+        lacking = [text for doc in docs if missing is not None and (text := missing(doc))]
+        reason = (
+            f"{len(lacking):,} of them have no {lacking[0]} (spacy.Corpus.v1 gives the text only): read the "
+            "corpus with spacy_convkernels.GoldEntitiesCorpus.v1, which gives the gold entities, or put an "
+            f"entity source before {name} and list it in [training] annotating_components"
+            if lacking
+            else "see the candidates' settings (max_distance, labels); a pair's entities must share a sentence"
+        )
+        raise MissingAnnotationError(f"{name}: the {len(docs):,} training Docs give no relation candidate; {reason}")
+    if not truths.any():
+        raise MissingAnnotationError(
+            f"{name}: none of the {len(truths):,} training candidates holds a gold relation ({', '.join(labels)}); "
+            f"see the candidates' settings and the gold ({gold})"
+        )
 
 
 def _interaction_record(doc: Doc, candidate, scores: dict[str, float]) -> dict:
