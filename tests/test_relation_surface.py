@@ -3,17 +3,18 @@
 here; no download, nothing from ../shared."""
 
 import json
+import warnings
 
 import pytest
 import spacy
-from relation_samples import DEPS, HEADS, LEMMAS, POS, TAGS, WORDS, model_config, parsed, parsed_in
+from relation_samples import DEPS, HEADS, LEMMAS, POS, TAGS, WORDS, model_config, pair_examples, parsed, parsed_in
 from spacy import attrs
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Corpus, Example
 from spacy.util import fix_random_seed, registry
 
-from spacy_convkernels.errors import MissingAnnotationError
+from spacy_convkernels.errors import MissingAnnotationError, MissingAnnotationWarning
 from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.pair_scores import PairScores
 from spacy_convkernels.structures.relations import REL as TUTORIAL_REL
@@ -107,3 +108,29 @@ def test_a_reference_without_gold_relations_fails_with_its_reason():
     examples = [Example(parsed_in(nlp), parsed()) for _ in range(2)]
     with pytest.raises(MissingAnnotationError, match="hold no gold relation .*Doc._.kernel_rel or Doc._.rel"):
         nlp.initialize(lambda: examples)
+
+
+def without_entities(nlp) -> Doc:
+    doc = Doc(nlp.vocab, words=WORDS, heads=HEADS, deps=DEPS)  # parsed, no entity annotation at all
+    assert not doc.has_annotation("ENT_IOB")
+    return doc
+
+
+def test_docs_without_entities_get_one_warning_per_call():
+    nlp = spacy.blank("en")
+    extractor = nlp.add_pipe("kernel_relations", config={"model": model_config("EntityPairCandidates")})
+    assert "doc.ents" in nlp.get_pipe_meta("kernel_relations").requires
+    nlp.initialize(lambda: pair_examples(nlp))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        docs = list(extractor.pipe((without_entities(nlp) for _ in range(10)), batch_size=3))
+        assert len(caught) == 1 and issubclass(caught[0].category, MissingAnnotationWarning)
+        assert "without entities (doc.ents)" in str(caught[0].message)
+        assert all(doc._.kernel_rel == {} for doc in docs)
+        extractor(without_entities(nlp))
+        list(nlp.pipe(without_entities(nlp) for _ in range(3)))
+        assert len(caught) == 3
+        found = parsed_in(nlp)
+        found.ents = []  # an entity source ran and found none: nothing to warn about
+        list(extractor.pipe([found, parsed_in(nlp)]))
+        assert len(caught) == 3

@@ -28,7 +28,8 @@ each candidate with the gold relations of the example's reference Doc
 precision, recall and F1 and per-label figures (:func:`score_relations`).
 """
 
-from collections.abc import Callable, Iterable
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 from spacy.language import Language
@@ -42,7 +43,7 @@ from thinc.types import Floats2d
 from tqdm import tqdm
 
 from ..corpora.examples import give_annotations, training_example
-from ..errors import InvalidParameterError, MissingAnnotationError
+from ..errors import InvalidParameterError, MissingAnnotationError, MissingAnnotationWarning
 from ..extensions import INTERACTIONS_KEY, install_extensions
 from ..ml.relation_model import candidates_of
 from ..structures.relations import GoldRelations, char_offsets, role_key
@@ -54,6 +55,7 @@ SETTINGS = ("gold", "predicted")  # where evaluate_relations takes entities and 
 
 @Language.factory(
     "kernel_relations",
+    requires=["doc.ents"],
     assigns=["doc._.kernel_rel", "doc._.kernel_interactions"],
     default_config={"threshold": None, "single_label": False},
     default_score_weights={"rel_micro_f": 1.0, "rel_micro_p": 0.0, "rel_micro_r": 0.0},
@@ -118,6 +120,32 @@ class RelationExtractor(TrainablePipe):
         self._allow_extra_label()
         self.cfg["labels"].append(label)
         return 1
+
+    def __call__(self, doc: Doc) -> Doc:
+        (doc,) = self._warn_once([doc])
+        return super().__call__(doc)
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        return super().pipe(self._warn_once(stream), batch_size=batch_size)
+
+    def _warn_once(self, docs: Iterable[Doc]) -> Iterator[Doc]:
+        """The Docs, with one warning at the first that lacks what the candidates need
+        (no entities: no candidate, so nothing scored)."""
+        missing = getattr(self.model.attrs["candidates"], "missing", None)
+        warned = missing is None
+        for doc in docs:
+            lacking = None if warned or not len(doc) else missing(doc)
+            if lacking:
+                warnings.warn(
+                    f"{self.name}: a Doc without {lacking} reached it ({doc.text[:40]!r}; warned once per "
+                    "call), so it has no candidate and nothing is scored. Put an entity source before it (a "
+                    "trained ner, an entity_ruler), or give the gold entities (the reader "
+                    "spacy_convkernels.GoldEntitiesCorpus.v1, `python -m spacy_convkernels evaluate relations`)",
+                    MissingAnnotationWarning,
+                    stacklevel=3,
+                )
+                warned = True
+            yield doc
 
     def predict(self, docs: Iterable[Doc]) -> Floats2d:
         bind_model_vectors(self.model, self.vocab)
