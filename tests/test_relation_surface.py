@@ -134,3 +134,16 @@ def test_docs_without_entities_get_one_warning_per_call():
         found.ents = []  # an entity source ran and found none: nothing to warn about
         list(extractor.pipe([found, parsed_in(nlp)]))
         assert len(caught) == 3
+
+
+def test_add_pipe_with_no_config_trains_and_scores():
+    fix_random_seed(0)
+    nlp = spacy.blank("en")
+    extractor = nlp.add_pipe("kernel_relations")
+    assert extractor.cfg["threshold"] is None
+    optimizer = nlp.initialize(lambda: pair_examples(nlp))
+    for _ in range(3):
+        nlp.update(pair_examples(nlp), sgd=optimizer)
+    doc = extractor(parsed_in(nlp))
+    assert set(doc._.kernel_rel) == {(0, 2), (0, 6), (2, 0), (2, 6), (6, 0), (6, 2)}
+    assert all(0.0 <= score <= 1.0 for scores in doc._.kernel_rel.values() for score in scores.values())
