@@ -18,6 +18,7 @@ from .errors import (
     KernelOverflowError,
     KernelUnderflowWarning,
     MissingAnnotationError,
+    MissingAnnotationWarning,
     MissingDependencyError,
     ModelFileError,
     NotInitializedError,
@@ -53,6 +54,7 @@ __all__ = [
     "ConvKernelsWarning",
     "KernelUnderflowWarning",
     "CorpusWarning",
+    "MissingAnnotationWarning",
 ]
 
 

@@ -125,3 +125,8 @@ class KernelUnderflowWarning(ConvKernelsWarning):
 
 class CorpusWarning(ConvKernelsWarning):
     """A malformed record was skipped, at the caller's request."""
+
+
+class MissingAnnotationWarning(ConvKernelsWarning):
+    """Docs reached a component without an annotation it reads (a relation component's
+    entities): it annotates them with nothing."""

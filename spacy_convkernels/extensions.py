@@ -11,9 +11,10 @@ instead of being overwritten.
 from spacy.tokens import Doc, Span
 
 from .errors import ExtensionConflictError, InvalidParameterError
+from .pair_scores import PairScores
 
 INTERACTIONS_KEY = ("spacy_convkernels", "interactions")  # where Doc._.kernel_interactions is kept in Doc.user_data
-REL_KEY = ("spacy_convkernels", "rel")  # where Doc._.kernel_rel is kept, as {"head,child": {label: score}}
+REL_KEY = ("spacy_convkernels", "rel")  # where Doc._.kernel_rel is kept, a PairScores
 
 
 def _doc_kernel_trees(doc: Doc) -> list[dict]:
@@ -22,29 +23,35 @@ def _doc_kernel_trees(doc: Doc) -> list[dict]:
 
 
 def _doc_interactions(doc: Doc) -> list | None:
+    """The stored list itself (None when unset), so that changing it in place changes the Doc."""
     stored = doc.user_data.get(INTERACTIONS_KEY)
-    return None if stored is None else _as_lists(stored)
+    if stored is None:
+        return None
+    listed = _as_lists(stored)
+    if listed != stored:  # tuples, as msgpack gives them back: lists from now on
+        doc.user_data[INTERACTIONS_KEY] = stored = listed
+    return stored
 
 
-def _doc_rel(doc: Doc) -> dict:
-    """{(head.start, child.start): {label: score}}, a copy of what ``user_data`` keeps ({} when unset)."""
-    stored = doc.user_data.get(REL_KEY, {})
-    return {tuple(int(i) for i in key.split(",")): dict(scores) for key, scores in stored.items()}
+def _set_doc_interactions(doc: Doc, value: list) -> None:
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise InvalidParameterError(f"Doc._.kernel_interactions takes a list of dicts, got {value!r:.80}")
+    doc.user_data[INTERACTIONS_KEY] = value
+
+
+def _doc_rel(doc: Doc) -> PairScores:
+    """The stored :class:`PairScores` itself (an empty one stored when unset), so that
+    changing it in place changes the Doc."""
+    stored = doc.user_data.get(REL_KEY)
+    if not isinstance(stored, PairScores):  # unset, or as msgpack gave it back: {"head,child": {label: score}}
+        stored = doc.user_data[REL_KEY] = PairScores(stored or {})
+    return stored
 
 
 def _set_doc_rel(doc: Doc, value: dict) -> None:
-    """Keep ``value`` under string keys, which msgpack (``to_bytes``, ``DocBin``, ``n_process``) keeps."""
-    form = "{(head.start, child.start): {label: score}}"
-    if not isinstance(value, dict):
-        raise InvalidParameterError(f"Doc._.kernel_rel takes a dict {form}, got {value!r:.80}")
-    stored = {}
-    for key, scores in value.items():
-        if not (isinstance(key, tuple) and len(key) == 2 and all(isinstance(i, int) for i in key)):
-            raise InvalidParameterError(f"Doc._.kernel_rel takes a dict {form}; got the key {key!r:.80}")
-        if not isinstance(scores, dict):
-            raise InvalidParameterError(f"Doc._.kernel_rel[{key!r}] is not a dict {{label: score}}: {scores!r:.80}")
-        stored[f"{key[0]},{key[1]}"] = dict(scores)
-    doc.user_data[REL_KEY] = stored
+    """Keep ``value`` as a :class:`PairScores`, whose keys msgpack (``to_bytes``,
+    ``DocBin``, ``n_process``) and JSON write as ``"head,child"`` strings."""
+    doc.user_data[REL_KEY] = PairScores(value)
 
 
 def _as_lists(value):
@@ -58,7 +65,7 @@ def _as_lists(value):
 
 EXTENSIONS = {
     "doc._.kernel_amr": (Doc, {"default": None}),
-    "doc._.kernel_interactions": (Doc, {"getter": _doc_interactions}),
+    "doc._.kernel_interactions": (Doc, {"getter": _doc_interactions, "setter": _set_doc_interactions}),
     "doc._.kernel_rel": (Doc, {"getter": _doc_rel, "setter": _set_doc_rel}),
     "span._.kernel_trees": (Span, {"default": None}),
     "doc._.kernel_trees": (Doc, {"getter": _doc_kernel_trees}),

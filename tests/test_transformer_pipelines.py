@@ -6,7 +6,6 @@ downloaded."""
 
 import io
 import shutil
-import string
 
 import pytest
 import spacy
@@ -18,11 +17,12 @@ from spacy.training.initialize import init_nlp
 from spacy.training.loop import train as train_loop
 from spacy.util import fix_random_seed, load_config
 from thinc.api import Adam
+from tiny_bert import WIDTH, write_tiny_bert
 
 from spacy_convkernels.cli.convert import CLASSES, convert
 from spacy_convkernels.ml.doc_kernel_features import doc_blocks
 
-transformers = require_extra("transformers", "transformers", module_level=True)
+require_extra("transformers", "transformers", module_level=True)
 require_extra("spacy_transformers", "transformers", module_level=True)
 
 LISTENER = {
@@ -41,28 +41,12 @@ NYSTROEM = {
     "kernel": PTK,
 }
 INITIALIZE_FROZEN = "spacy_convkernels.InitializeFrozen.v1"
-WIDTH = 16  # the tiny BERT's hidden size
 
 
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
     """A folder with a randomly initialized one-layer BERT and its word-piece tokenizer."""
-    path = tmp_path_factory.mktemp("tiny-bert")
-    pieces = list(string.ascii_lowercase + string.digits)
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *pieces, *string.punctuation, *(f"##{p}" for p in pieces)]
-    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    transformers.BertTokenizerFast(vocab_file=str(path / "vocab.txt")).save_pretrained(path)
-    transformers.set_seed(0)
-    config = transformers.BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=WIDTH,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=160,
-    )
-    transformers.BertModel(config).save_pretrained(path)
-    return path
+    return write_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
 
 
 def transformer_config(path) -> dict:

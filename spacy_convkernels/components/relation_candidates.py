@@ -7,7 +7,9 @@
 Each returns a callable Doc -> list of
 :class:`~spacy_convkernels.structures.relations.RelationCandidate` (see
 :mod:`spacy_convkernels.structures.relations` for what a candidate carries), with
-``roles``, the roles of its candidates in order (the slots of the pooled tok2vec).
+``roles``, the roles of its candidates in order (the slots of the pooled tok2vec), and
+``missing(doc)``, what a Doc lacks to have candidates (None when nothing), which the
+component warns about.
 """
 
 from spacy.util import registry
@@ -46,6 +48,10 @@ class EntityPairCandidates:
     def __call__(self, doc) -> list:
         return entity_pairs(doc, **self.options)
 
+    def missing(self, doc) -> str | None:
+        """What ``doc`` lacks for candidates: its entities when no component set them."""
+        return None if doc.has_annotation("ENT_IOB") else "entities (doc.ents)"
+
 
 class InteractionCandidates:
     """Trigger x participants with roles (:func:`~.relations.dependency_interactions`), or
@@ -75,9 +81,20 @@ class InteractionCandidates:
         self.use_amr = use_amr
 
     def __call__(self, doc) -> list:
-        if self.use_amr and doc.has_extension("kernel_amr") and doc._.kernel_amr is not None:
+        if self._amr(doc):
             return amr_interactions(doc._.kernel_amr, max_distance=self.options["max_distance"])
         return dependency_interactions(doc, **self.options)
+
+    def missing(self, doc) -> str | None:
+        """What ``doc`` lacks for candidates: participants, when it has neither their span
+        group nor entities set by a component (nor an AMR graph to use)."""
+        key = self.options["participants_key"]
+        if self._amr(doc) or key in doc.spans or doc.has_annotation("ENT_IOB"):
+            return None
+        return f"participants (doc.spans[{key!r}] or doc.ents)"
+
+    def _amr(self, doc) -> bool:
+        return self.use_amr and doc.has_extension("kernel_amr") and doc._.kernel_amr is not None
 
 
 @registry.misc("spacy_convkernels.EntityPairCandidates.v1")

@@ -1,15 +1,16 @@
 """The ``kernel_relations`` component: scores every relation candidate of a Doc.
 
+    nlp.add_pipe("kernel_relations")                             # the default model
     nlp.add_pipe("kernel_relations", config={"model": {...}})   # see configs/relations.cfg
 
 Its model (``spacy_convkernels.RelationModel.v1``) makes the candidates of each Doc with
 its generator and gives each one sigmoid score per label; the component writes them:
 
 - entity pairs: ``Doc._.kernel_rel[(head.start, child.start)] = {label: score}`` (the
-  reading of explosion's ``rel_component`` tutorial, ``{}`` by default). It is kept in
-  ``Doc.user_data`` under string keys, so ``Doc.to_bytes``, ``DocBin`` and
-  ``nlp.pipe(..., n_process=2)`` keep it; reading it gives a copy, so set it whole
-  (``doc._.kernel_rel = {...}``): changing the copy in place changes nothing;
+  reading of explosion's ``rel_component`` tutorial, empty by default), a
+  :class:`~spacy_convkernels.pair_scores.PairScores` kept in ``Doc.user_data``: changes
+  in place persist, and ``Doc.to_bytes``, ``DocBin``, ``nlp.pipe(..., n_process=2)``
+  and JSON keep it (its keys written as ``"head,child"``);
 - interactions: ``Doc._.kernel_interactions``, one dict per candidate with ``interaction``
   (the best label), ``score`` (its score), ``scores`` (every label's), ``trigger``
   (the trigger text) and ``spans`` (role -> [start, end] tokens), as the standoff
@@ -28,7 +29,8 @@ each candidate with the gold relations of the example's reference Doc
 precision, recall and F1 and per-label figures (:func:`score_relations`).
 """
 
-from collections.abc import Callable, Iterable
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 from spacy.language import Language
@@ -37,12 +39,12 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_get_examples
 from spacy.util import logger
 from spacy.vocab import Vocab
-from thinc.api import Model, Optimizer, set_dropout_rate
+from thinc.api import Config, Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 from tqdm import tqdm
 
 from ..corpora.examples import give_annotations, training_example
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, MissingAnnotationError, MissingAnnotationWarning
 from ..extensions import INTERACTIONS_KEY, install_extensions
 from ..ml.relation_model import candidates_of
 from ..structures.relations import GoldRelations, char_offsets, role_key
@@ -51,11 +53,48 @@ from .sentences import fitting_docs
 
 SETTINGS = ("gold", "predicted")  # where evaluate_relations takes entities and triggers from
 
+#: The model of ``nlp.add_pipe("kernel_relations")``: ordered entity pairs in a sentence,
+#: the SVM decisions of the path kernel on their paths and the pooled rows of a tok2vec of
+#: its own (spaCy's HashEmbedCNN), no word vectors, so that it works in any pipeline.
+#: Other settings are the architectures' defaults: spaCy merges a model config given to
+#: ``add_pipe`` (or in a config file) into this one where the registered names agree, so
+#: a setting here would be one there too. configs/relations.cfg holds the md pipeline's
+#: version.
+DEFAULT_MODEL_CONFIG = """
+[model]
+@architectures = "spacy_convkernels.RelationModel.v1"
+
+[model.candidates]
+@misc = "spacy_convkernels.EntityPairCandidates.v1"
+
+[model.kernel_features]
+@architectures = "spacy_convkernels.CandidateKernelSVM.v1"
+
+[model.kernel_features.kernel]
+@misc = "spacy_convkernels.SubsequencePathKernel.v1"
+vectors = null
+
+[model.tok2vec_features]
+@architectures = "spacy_convkernels.CandidateTok2Vec.v1"
+
+[model.tok2vec_features.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 2
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
+DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
+
 
 @Language.factory(
     "kernel_relations",
+    requires=["doc.ents"],
     assigns=["doc._.kernel_rel", "doc._.kernel_interactions"],
-    default_config={"threshold": None, "single_label": False},
+    default_config={"model": DEFAULT_MODEL, "threshold": None, "single_label": False},
     default_score_weights={"rel_micro_f": 1.0, "rel_micro_p": 0.0, "rel_micro_r": 0.0},
 )
 def make_kernel_relations(
@@ -118,6 +157,32 @@ class RelationExtractor(TrainablePipe):
         self._allow_extra_label()
         self.cfg["labels"].append(label)
         return 1
+
+    def __call__(self, doc: Doc) -> Doc:
+        (doc,) = self._warn_once([doc])
+        return super().__call__(doc)
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        return super().pipe(self._warn_once(stream), batch_size=batch_size)
+
+    def _warn_once(self, docs: Iterable[Doc]) -> Iterator[Doc]:
+        """The Docs, with one warning at the first that lacks what the candidates need
+        (no entities: no candidate, so nothing scored)."""
+        missing = getattr(self.model.attrs["candidates"], "missing", None)
+        warned = missing is None
+        for doc in docs:
+            lacking = None if warned or not len(doc) else missing(doc)
+            if lacking:
+                warnings.warn(
+                    f"{self.name}: a Doc without {lacking} reached it ({doc.text[:40]!r}; warned once per "
+                    "call), so it has no candidate and nothing is scored. Put an entity source before it (a "
+                    "trained ner, an entity_ruler), or give the gold entities (the reader "
+                    "spacy_convkernels.GoldEntitiesCorpus.v1, `python -m spacy_convkernels evaluate relations`)",
+                    MissingAnnotationWarning,
+                    stacklevel=3,
+                )
+                warned = True
+            yield doc
 
     def predict(self, docs: Iterable[Doc]) -> Floats2d:
         bind_model_vectors(self.model, self.vocab)
@@ -215,6 +280,7 @@ class RelationExtractor(TrainablePipe):
         docs = docs or [eg.predicted for eg in examples]
         annotated = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
         truths = self.truths(annotated)
+        _check_training_data(self.name, self.model.attrs["candidates"], docs, truths, self.labels)
         self.model.initialize(X=docs, Y=self.model.ops.asarray2f(truths))
         if self.cfg["threshold"] is None:
             self.cfg["chosen_threshold"] = self._choose_threshold(docs, truths)
@@ -267,6 +333,34 @@ def best_threshold(scores: np.ndarray, truths: np.ndarray, *, single_label: bool
     f1 = 2 * np.cumsum(right[order]) / (np.arange(1, len(order) + 1) + gold)
     k = int(f1.argmax())
     return float(values[order][k]), float(f1[k])
+
+
+def _check_training_data(name: str, generator, docs: list[Doc], truths: np.ndarray, labels: tuple[str, ...]) -> None:
+    """Raise :class:`MissingAnnotationError`, saying what is missing, when the training
+    references hold no gold relation, or their Docs give no candidate, or no candidate
+    with a gold relation."""
+    gold = (
+        "Doc._.kernel_rel or Doc._.rel, {(head.start, child.start): {label: 1.0}}, for pairs; "
+        "Doc._.kernel_interactions for interactions"
+    )
+    if not labels:
+        raise MissingAnnotationError(f"{name}: the {len(docs):,} training references hold no gold relation ({gold})")
+    if not len(truths):
+        missing = getattr(generator, "missing", None)
+        lacking = [text for doc in docs if missing is not None and (text := missing(doc))]
+        reason = (
+            f"{len(lacking):,} of them have no {lacking[0]} (spacy.Corpus.v1 gives the text only): read the "
+            "corpus with spacy_convkernels.GoldEntitiesCorpus.v1, which gives the gold entities, or put an "
+            f"entity source before {name} and list it in [training] annotating_components"
+            if lacking
+            else "see the candidates' settings (max_distance, labels); a pair's entities must share a sentence"
+        )
+        raise MissingAnnotationError(f"{name}: the {len(docs):,} training Docs give no relation candidate; {reason}")
+    if not truths.any():
+        raise MissingAnnotationError(
+            f"{name}: none of the {len(truths):,} training candidates holds a gold relation ({', '.join(labels)}); "
+            f"see the candidates' settings and the gold ({gold})"
+        )
 
 
 def _interaction_record(doc: Doc, candidate, scores: dict[str, float]) -> dict:

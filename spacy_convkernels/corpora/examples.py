@@ -1,7 +1,38 @@
-"""Training examples whose predicted Doc is given the reference's entities."""
+"""Training examples whose predicted Doc is given the reference's entities, and the reader
+of ``.spacy`` files that makes them:
+
+    [corpora.train]
+    @readers = "spacy_convkernels.GoldEntitiesCorpus.v1"
+    path = ${paths.train}
+"""
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from spacy.tokens import Doc, Span
-from spacy.training import Example
+from spacy.training import Corpus, Example
+from spacy.util import registry
+
+
+@registry.readers("spacy_convkernels.GoldEntitiesCorpus.v1")
+def create_gold_entities_corpus(
+    path: Path,
+    span_groups: list[str] = [],  # noqa: B006 (a config default, never mutated)
+    limit: int = 0,
+) -> Callable:
+    """``spacy.Corpus.v1`` (a ``.spacy`` file or a directory of them; at most ``limit``
+    Docs, 0: all) whose predicted Docs are given their references' entities and the span
+    groups named in ``span_groups`` (``["proteins"]`` for interactions): the input of
+    relation extraction, for training and for ``spacy evaluate`` with the gold entities
+    (the tutorial's ``Gold_ents_Corpus.v1``). The gold relations stay in the references
+    (``Doc._.kernel_rel`` or the tutorial's ``Doc._.rel``)."""
+    corpus = Corpus(path, limit=limit)
+
+    def read(nlp) -> Iterator[Example]:
+        for example in corpus(nlp):
+            yield training_example(nlp, example.reference, given_entities=True, span_groups=tuple(span_groups))
+
+    return read
 
 
 def training_example(

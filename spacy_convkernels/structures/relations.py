@@ -56,6 +56,7 @@ ROLE_SETS = (("theme",), ("catalyst", "theme"), ("theme", "theme2"), ("catalyst"
 DEFAULT_ROLE_SETS = ROLE_SETS[:3]  # triples are 10 of 5,109 candidates positive on GE 2013 train
 PATH_REPRESENTATIONS = ("tuples", "features", "separate")
 MAX_PAIRS_PER_SENTENCE = 1000  # GE 2013 train and devel: at most 14 proteins (182 ordered pairs) in a sentence
+REL = ("._.", "rel", None, None)  # where Doc.user_data keeps the Doc._.rel of explosion's rel_component tutorial
 #: The representations of a candidate, as both candidate makers take them.
 CANDIDATE_FORMS = {"path": [Options(*PATH_REPRESENTATIONS)], "tree": [Options(*REPRESENTATIONS)]}
 
@@ -351,8 +352,9 @@ class _Graph:
 class GoldRelations:
     """The gold relations of a reference Doc, to label the candidates of a predicted Doc
     of the same text (by character offsets, so the two may be tokenized differently):
-    ``Doc._.kernel_rel`` for pairs (labels scored >= 0.5), ``Doc._.kernel_interactions`` (as the
-    standoff reader writes them) for interactions.
+    ``Doc._.kernel_rel`` or the tutorial's ``Doc._.rel`` for pairs (labels scored >= 0.5,
+    :func:`gold_pairs`), ``Doc._.kernel_interactions`` (as the standoff reader writes
+    them) for interactions.
 
     A candidate interaction has the label of every gold interaction whose trigger
     overlaps its trigger and whose participants are its participants in the same roles,
@@ -361,7 +363,7 @@ class GoldRelations:
 
     def __init__(self, reference):
         self.pairs: dict[tuple[int, int], set[str]] = {}
-        for (head, child), scores in (_extension(reference, "kernel_rel") or {}).items():
+        for (head, child), scores in gold_pairs(reference).items():
             key = (reference[head].idx, reference[child].idx)
             self.pairs.setdefault(key, set()).update(label for label, score in scores.items() if score >= 0.5)
         self.interactions: dict[frozenset, list[tuple[tuple[int, int], str, str]]] = {}
@@ -391,6 +393,13 @@ class GoldRelations:
         if "head" in chars:
             return set(self.pairs.get((chars["head"][0], chars["child"][0]), ()))
         return {label for _, label in self.matches(chars.pop("trigger"), role_key(chars))}
+
+
+def gold_pairs(reference) -> dict:
+    """The gold pairs of a reference Doc, ``{(head.start, child.start): {label: score}}``:
+    ``Doc._.kernel_rel``, else the ``Doc._.rel`` of explosion's ``rel_component`` tutorial
+    (registered or not: a ``DocBin`` gives it back in ``user_data``)."""
+    return _extension(reference, "kernel_rel") or _extension(reference, "rel") or reference.user_data.get(REL) or {}
 
 
 def _extension(doc, name: str):
