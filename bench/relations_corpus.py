@@ -2,10 +2,9 @@
 train (or a random subset of its lines, the same for every model), model-best chosen on
 dev, then ``evaluate relations`` on test with the gold entities, once per model and seed.
 
-    python bench/relations_corpus.py --corpus ../shared/data/conll04 \
-        --md-model ../shared/models/en_core_web_md-3.8.0 --transformer PATH \
+    python bench/relations_corpus.py [--corpus ../shared/data/conll04] --transformer PATH \
         --models svm kernel shipped transformer --seeds 0 1 2 --sentences 100 300 all \
-        --work /tmp/relations --out docs/results/conll04_relations.json
+        --work /tmp/relations --results docs/results/relations_conll04.json
 
 The models:
 
@@ -20,7 +19,7 @@ The models:
   configs/relations.cfg; its learning rate warms up and decays over them); needs
   ``--transformer``, a local Hugging Face model folder.
 
-Each result is kept in ``--work`` (a rerun skips what is there); ``--out`` gets every row.
+Each result is kept in ``--work`` (a rerun skips what is there); ``--results`` gets every row.
 """
 
 import argparse
@@ -30,6 +29,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from locations import DATA, MD_MODEL
 from spacy_train import train
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -78,7 +78,9 @@ def run(model: str, size: str, seed: int, args) -> dict:
         str(args.md_model),
     ]
     if model == "transformer":
-        paths += ["--paths.transformer", str(args.transformer), "--training.max_steps", str(args.transformer_steps)]
+        steps = str(args.transformer_steps)
+        paths += ["--paths.transformer", str(args.transformer), "--training.max_steps", steps]
+        paths += ["--training.optimizer.learn_rate.total_steps", steps]
         paths += ["--training.eval_frequency", str(max(args.transformer_steps // 12, 1))]
     output = args.work / name
     times = train(
@@ -116,8 +118,8 @@ def run(model: str, size: str, seed: int, args) -> dict:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, required=True, help="folder of train/dev/test.jsonl")
-    parser.add_argument("--md-model", type=Path, required=True)
+    parser.add_argument("--corpus", type=Path, default=DATA / "conll04", help="folder of train/dev/test.jsonl")
+    parser.add_argument("--md-model", type=Path, default=MD_MODEL)
     parser.add_argument("--transformer", type=Path)
     parser.add_argument(
         "--transformer-steps", type=int, default=600, help="its max_steps (the config's 2,000 take hours on 2 cores)"
@@ -126,7 +128,7 @@ def main():
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--sentences", nargs="+", default=["all"])
     parser.add_argument("--work", type=Path, required=True)
-    parser.add_argument("--out", type=Path)
+    parser.add_argument("--results", type=Path, help="the JSON of every row")
     args = parser.parse_args()
     if "transformer" in args.models and args.transformer is None:
         parser.error("the transformer model needs --transformer")
@@ -143,8 +145,8 @@ def main():
                     f"train {row['train_seconds']:.0f} s",
                     flush=True,
                 )
-    if args.out is not None:
-        args.out.write_text(json.dumps(rows, indent=1) + "\n")
+    if args.results is not None:
+        args.results.write_text(json.dumps(rows, indent=1) + "\n")
 
 
 if __name__ == "__main__":
