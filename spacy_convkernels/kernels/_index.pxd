@@ -82,27 +82,28 @@ cdef inline long long bucket_of(const Settings* prm, int rule, int key, int labe
     return (<long long>e << 33) | (2LL * t.nodes.group[n] + 1)
 
 
-cdef inline int find_bucket(const Fixed* f, long long value) noexcept nogil:
-    """The index of bucket ``value`` among the fixed set's buckets, -1 if it has none."""
-    cdef int lo = 0, hi = f.n_buckets, mid
-    if value < 0:
-        return -1
+ctypedef fused sorted_key:
+    int
+    long long
+
+
+cdef inline int sorted_find(const sorted_key* values, int n, sorted_key value) noexcept nogil:
+    """The index of ``value`` among the ``n`` increasing ``values`` (binary search), -1 if absent."""
+    cdef int lo = 0, hi = n, mid
     while lo < hi:
         mid = (lo + hi) >> 1
-        if f.bucket[mid] < value:
+        if values[mid] < value:
             lo = mid + 1
         else:
             hi = mid
-    return lo if lo < f.n_buckets and f.bucket[lo] == value else -1
+    return lo if lo < n and values[lo] == value else -1
+
+
+cdef inline int find_bucket(const Fixed* f, long long value) noexcept nogil:
+    """The index of bucket ``value`` among the fixed set's buckets, -1 if it has none."""
+    return -1 if value < 0 else sorted_find(f.bucket, f.n_buckets, value)
 
 
 cdef inline int find_feature(const Fixed* f, int value) noexcept nogil:
     """The index of feature ``value`` among the fixed set's features, -1 if none has it."""
-    cdef int lo = 0, hi = f.n_features, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if f.feature[mid] < value:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo if lo < f.n_features and f.feature[lo] == value else -1
+    return sorted_find(f.feature, f.n_features, value)
