@@ -118,8 +118,13 @@ def relation_f1(decisions: np.ndarray, Y: np.ndarray) -> float:
 
 
 def candidate_keys(docs: list[Doc], candidates: list[list]) -> list[tuple]:
-    """(the Doc's text, the candidate's spans) of every candidate, in order."""
-    return [(doc.text, c.spans) for doc, doc_candidates in zip(docs, candidates) for c in doc_candidates]
+    """(the Doc's text, the candidate's spans) of every candidate, in order (``doc.text``
+    joins the tokens: once per Doc)."""
+    keys = []
+    for doc, doc_candidates in zip(docs, candidates):
+        text = doc.text
+        keys.extend((text, c.spans) for c in doc_candidates)
+    return keys
 
 
 def svm_forward(model: Model, inputs, is_train: bool):
