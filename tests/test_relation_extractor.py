@@ -363,6 +363,19 @@ def test_the_svm_block_gives_the_decisions_of_svms_fitted_by_hand():
     assert block.predict(([doc], [candidates])) == pytest.approx(expected, abs=1e-5)
 
 
+def test_candidates_without_trees_serve_path_blocks_and_refuse_tree_blocks():
+    from spacy_convkernels.structures.relations import entity_pairs
+
+    with_trees, without = entity_pairs(parsed()), entity_pairs(parsed(), tree=None)
+    assert [c.path for c in without] == [c.path for c in with_trees] and all(c.tree is None for c in without)
+    config = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features=PATH_SVM)
+    config["candidates"] = {**config["candidates"], "tree": None}
+    spacy.blank("en").add_pipe("kernel_relations", config={"model": config})  # paths only: fine
+    config["kernel_features"] = {**PATH_SVM, "structure": "tree"}
+    with pytest.raises(InvalidParameterError, match="the candidates have none"):
+        spacy.blank("en").add_pipe("kernel_relations", config={"model": config})
+
+
 def test_the_svm_block_needs_labels_and_a_sane_cap():
     from spacy_convkernels.kernels import SubsequencePathKernel
     from spacy_convkernels.ml.candidate_svm import candidate_kernel_svm

@@ -70,7 +70,7 @@ from ..approx.nystroem import LANDMARK_INITS
 from ..errors import InvalidParameterError
 from ..kernels.base import KERNEL, Kernel
 from ..validation import COUNT, Options, validate_params
-from .kernel_blocks import as_kernel_blocks
+from .kernel_blocks import as_kernel_blocks, blocks_of
 from .kernel_encoders import METHODS, KernelEncoder
 
 STRUCTURES = ("path", "tree")
@@ -89,6 +89,11 @@ def relation_model(
     has one more column)."""
     if kernel_features is not None:
         kernel_features = as_kernel_blocks(kernel_features)
+        reads_trees = any(block.attrs.get("structure") == "tree" for block in blocks_of(kernel_features))
+        if reads_trees and candidates.options.get("tree", "") is None:
+            raise InvalidParameterError(
+                "RelationModel: a kernel block reads trees, but the candidates have none (tree = null)"
+            )
     if tok2vec_features is not None:
         tok2vec_features.attrs["roles"] = tuple(candidates.roles)
         tok2vec_features = chain(tok2vec_features, LayerNorm())

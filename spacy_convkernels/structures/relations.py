@@ -58,7 +58,7 @@ PATH_REPRESENTATIONS = ("tuples", "features", "separate")
 MAX_PAIRS_PER_SENTENCE = 1000  # GE 2013 train and devel: at most 14 proteins (182 ordered pairs) in a sentence
 REL = ("._.", "rel", None, None)  # where Doc.user_data keeps the Doc._.rel of explosion's rel_component tutorial
 #: The representations of a candidate, as both candidate makers take them.
-CANDIDATE_FORMS = {"path": [Options(*PATH_REPRESENTATIONS)], "tree": [Options(*REPRESENTATIONS)]}
+CANDIDATE_FORMS = {"path": [Options(*PATH_REPRESENTATIONS)], "tree": [Options(*REPRESENTATIONS), None]}
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def entity_pairs(
     max_distance: int | None = None,
     labels: Sequence[tuple[str, str]] | None = None,
     path: str = "tuples",
-    tree: str = "lct",
+    tree: str | None = "lct",
     max_pairs_per_sentence: int | None = MAX_PAIRS_PER_SENTENCE,
 ) -> list[RelationCandidate]:
     """The ordered pairs of ``doc.ents`` within one sentence, at most ``max_distance``
@@ -188,7 +188,7 @@ def dependency_interactions(
     role_sets: Sequence[Sequence[str]] = DEFAULT_ROLE_SETS,
     max_distance: int = 4,
     path: str = "tuples",
-    tree: str = "lct",
+    tree: str | None = "lct",
 ) -> list[RelationCandidate]:
     """The interactions of each sentence's dependency parse: triggers are the spans of
     ``doc.spans[triggers_key]`` (without that group, tokens whose lemma is in
@@ -276,7 +276,7 @@ class _Graph:
         parents = self._walks[start]
         return [(edge, int(node)) for edge, node in SemanticGraph.path_to(parents, str(end))]
 
-    def candidate(self, parts, walks, labels, path: str, tree: str) -> RelationCandidate:
+    def candidate(self, parts, walks, labels, path: str, tree: str | None) -> RelationCandidate:
         """The candidate of ``parts`` (trigger first, or head then child) and its walks
         (from the trigger to each participant, or from head to child)."""
         role_of = {p.token: p for p in parts}
@@ -289,7 +289,7 @@ class _Graph:
             tuple((p.role, *p.span) for p in parts),
             tuple(labels),
             structures,
-            self._tree({node for walk in walks for _, node in walk}, role_of, tree),
+            None if tree is None else self._tree({node for walk in walks for _, node in walk}, role_of, tree),
         )
 
     def _path(self, positions, role_of, labels, path: str) -> PathTuples:
