@@ -120,7 +120,7 @@ def relation_f1(decisions: np.ndarray, Y: np.ndarray) -> float:
 def candidate_keys(docs: list[Doc], candidates: list[list]) -> list[tuple]:
     """(the Doc's text, the candidate's spans) of every candidate, in order (``doc.text``
     joins the tokens: once per Doc)."""
-    keys = []
+    keys: list[tuple] = []
     for doc, doc_candidates in zip(docs, candidates):
         text = doc.text
         keys.extend((text, c.spans) for c in doc_candidates)
