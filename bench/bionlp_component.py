@@ -68,7 +68,7 @@ from qc_transformer import default_transformer, settings_of
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_config, minibatch, registry
 
-from spacy_convkernels.components.relation_extractor import score_relations
+from spacy_convkernels.components.relation_extractor import label_scores, score_relations
 from spacy_convkernels.corpora.lexicon import read_lexicon
 from spacy_convkernels.corpora.standoff import split_articles
 from spacy_convkernels.extensions import INTERACTIONS_KEY
@@ -310,7 +310,7 @@ class KeptCandidates:
 
 
 def candidate_truths(extractor, examples) -> tuple[np.ndarray, np.ndarray, list]:
-    """(label scores, whether positive, candidates) of every candidate of the examples."""
+    """(the model's outputs, whether positive, candidates) of every candidate of the examples."""
     docs = [eg.predicted for eg in examples]
     scores = extractor.model.ops.to_numpy(extractor.predict(docs))
     truth, candidates = [], candidates_of(extractor.model, docs)
@@ -320,7 +320,9 @@ def candidate_truths(extractor, examples) -> tuple[np.ndarray, np.ndarray, list]
     return scores, np.asarray(truth, dtype=bool), candidates
 
 
-def best_of(scores: np.ndarray) -> np.ndarray:
+def best_of(probabilities: np.ndarray) -> np.ndarray:
+    """The best label score of each candidate (P(relation) times P(label | relation))."""
+    scores = label_scores(probabilities)
     return scores.max(axis=1) if scores.shape[1] else np.zeros(len(scores))
 
 
