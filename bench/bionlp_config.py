@@ -17,12 +17,10 @@ the gold proteins and from raw text. Each seed's row is kept in ``--work``.
 
 import argparse
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from locations import DATA, MD_MODEL, ROOT
-from spacy_train import train
+from spacy_train import evaluate_relations, train
 
 CONFIG = ROOT / "configs" / "bionlp_relations.cfg"
 FIGURES = ("rel_untyped_p", "rel_untyped_r", "rel_untyped_f", "rel_micro_p", "rel_micro_r", "rel_micro_f")
@@ -30,25 +28,7 @@ FIGURES = ("rel_untyped_p", "rel_untyped_r", "rel_untyped_f", "rel_micro_p", "re
 
 def evaluate(model: Path, devel: Path, entities: str, scores: Path) -> dict:
     """``evaluate relations`` of ``model`` on ``devel`` with ``entities``; its figures."""
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "spacy_convkernels",
-            "evaluate",
-            "relations",
-            str(model),
-            str(devel),
-            "--entities",
-            entities,
-            "--output",
-            str(scores),
-            "--quiet",
-        ],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    values = json.loads(scores.read_text())
+    values = evaluate_relations(model, devel, scores, "--entities", entities)
     return {key: values[key] for key in FIGURES}
 
 

@@ -25,12 +25,10 @@ Each result is kept in ``--work`` (a rerun skips what is there); ``--results`` g
 import argparse
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 from locations import DATA, MD_MODEL
-from spacy_train import train
+from spacy_train import evaluate_relations, train
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 MODELS = {
@@ -88,23 +86,7 @@ def run(model: str, size: str, seed: int, args) -> dict:
     )
     scores_file = args.work / f"{name}-test.json"
     best = output / ("model-last" if model == "svm" else "model-best")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "spacy_convkernels",
-            "evaluate",
-            "relations",
-            str(best),
-            str(args.corpus / "test.jsonl"),
-            "--output",
-            str(scores_file),
-            "--quiet",
-        ],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    scores = json.loads(scores_file.read_text())
+    scores = evaluate_relations(best, args.corpus / "test.jsonl", scores_file)
     row = {
         "model": model,
         "sentences": size,

@@ -1,6 +1,8 @@
-"""``spacy train`` as the relation benchmarks run it: a subprocess, timed, with the
-seconds until the pipeline is initialized (spaCy's "Initialized pipeline" line) apart."""
+"""``spacy train`` and ``evaluate relations`` as the relation benchmarks run them:
+subprocesses, the training timed, with the seconds until the pipeline is initialized
+(spaCy's "Initialized pipeline" line) apart."""
 
+import json
 import os
 import subprocess
 import sys
@@ -33,3 +35,11 @@ def train(config: Path, output: Path, overrides: list[str], *, log: Path) -> dic
         "initialize_seconds": round(initialized or float("nan"), 1),
         "train_seconds": round(time.perf_counter() - start, 1),
     }
+
+
+def evaluate_relations(model: Path, corpus: Path, scores: Path, *options: str) -> dict:
+    """The scores of ``python -m spacy_convkernels evaluate relations model corpus``
+    (with ``options``), kept in ``scores``."""
+    command = [sys.executable, "-m", "spacy_convkernels", "evaluate", "relations", str(model), str(corpus)]
+    subprocess.run([*command, *options, "--output", str(scores), "--quiet"], check=True, stdout=subprocess.DEVNULL)
+    return json.loads(scores.read_text())
