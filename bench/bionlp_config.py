@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 
 from locations import DATA, MD_MODEL, ROOT
-from spacy_train import evaluate_relations, train
+from spacy_train import evaluate_relations, train, write_json
 
 CONFIG = ROOT / "configs" / "bionlp_relations.cfg"
 FIGURES = ("rel_untyped_p", "rel_untyped_r", "rel_untyped_f", "rel_micro_p", "rel_micro_r", "rel_micro_f")
@@ -54,7 +54,7 @@ def run(seed: int, args) -> dict:
             output / "model-best", args.data / "devel", entities, args.work / f"seed{seed}-{entities}.json"
         )
         row[entities] = figures
-    kept.write_text(json.dumps(row))
+    write_json(kept, row)
     return row
 
 
@@ -83,7 +83,7 @@ def main():
             flush=True,
         )
     if args.results is not None:
-        args.results.write_text(json.dumps(rows, indent=1) + "\n")
+        write_json(args.results, rows)
 
 
 if __name__ == "__main__":

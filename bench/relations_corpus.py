@@ -28,7 +28,9 @@ import random
 from pathlib import Path
 
 from locations import DATA, MD_MODEL
-from spacy_train import evaluate_relations, train
+from spacy_train import evaluate_relations, train, write_json
+
+from spacy_convkernels.outputs import replacing
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 MODELS = {
@@ -56,7 +58,8 @@ def subset(lines_of: Path, size: str, folder: Path) -> Path:
     lines = lines_of.read_text(encoding="utf-8").splitlines(keepends=True)
     chosen = sorted(random.Random(0).sample(range(len(lines)), int(size)))
     path = folder / f"train-{size}.jsonl"
-    path.write_text("".join(lines[i] for i in chosen), encoding="utf-8")
+    with replacing(path) as temporary:
+        temporary.write_text("".join(lines[i] for i in chosen), encoding="utf-8")
     return path
 
 
@@ -94,7 +97,7 @@ def run(model: str, size: str, seed: int, args) -> dict:
         **times,
         **{key: scores[f"rel_micro_{key}"] for key in ("p", "r", "f")},
     }
-    kept.write_text(json.dumps(row))
+    write_json(kept, row)
     return row
 
 
@@ -128,7 +131,7 @@ def main():
                     flush=True,
                 )
     if args.results is not None:
-        args.results.write_text(json.dumps(rows, indent=1) + "\n")
+        write_json(args.results, rows)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ core, the median of 3 runs.
 """
 
 import argparse
-import json
 import os
 import random
 import resource
@@ -34,6 +33,7 @@ import spacy
 from bionlp_candidates import LEXICON_TRIGGERS, load_parser, parsed_documents
 from locations import DATA, MD_MODEL
 from spacy.util import registry
+from spacy_train import write_json
 
 from spacy_convkernels.corpora import read_relations_jsonl
 from spacy_convkernels.ml.candidate_svm import MAX_TRAIN
@@ -145,7 +145,7 @@ def main():
             flush=True,
         )
     if args.results is not None:
-        args.results.write_text(json.dumps(rows, indent=1) + "\n")
+        write_json(args.results, rows)
 
 
 if __name__ == "__main__":

@@ -137,9 +137,9 @@ class Kernel(BaseEstimator):
 
     def __call__(self, a, b, normalize: bool = True) -> float:
         """K(a, b), normalized by default: K(a, b) / sqrt(K(a, a) K(b, b)), exactly 1 when a and b are equal."""
-        if not normalize:
-            return float(self.pairs([a, b], [(0, 1)], normalize=False, n_jobs=1)[0])
         ab = self.pairs([a, b], [(0, 1)], normalize=False, n_jobs=1)[0]
+        if not normalize:
+            return float(ab)
         aa, bb = self.diag([a, b], n_jobs=1)
         norm = aa if aa == bb else np.sqrt(aa) * np.sqrt(bb)
         return float(ab / norm) if norm > 0 else 0.0
