@@ -78,6 +78,11 @@ class CorpusFileError(ConvKernelsError, OSError):
         return (type(self), (self.reason, self.path))
 
 
+class OutputFileError(ConvKernelsError, OSError):
+    """An output that cannot be written (a full disk, a file size limit, a directory that
+    cannot be written to); the message names the output, not its temporary file."""
+
+
 class ModelFileError(ConvKernelsError, ValueError):
     """A saved model (a component's state, a fitted estimator's arrays) that cannot be read
     or does not hold together: truncated, not msgpack, wrong shapes, values that are not

@@ -62,7 +62,7 @@ def workspace(tmp_path):
         (["nystroem", "fit", "{w}/trees.txt", "{w}/trees.txt"], "is the input input"),
         (["nystroem", "transform", "{w}/m.npz", "{w}/trees.txt", "{w}/m.npz"], "is the input model"),
         (["explain", "0", "1", "--corpus", "{w}/trees.txt", "-o", "{w}/trees.txt"], "is the input --corpus"),
-        (["lexicon", "{w}/standoff", "{w}/standoff"], "is the training directory"),
+        (["lexicon", "{w}/standoff", "{w}/standoff"], "is inside the input train {w}/standoff"),
     ],
 )
 def test_an_output_over_an_input_is_refused_before_any_work(workspace, capsys, command, message):

@@ -1,10 +1,13 @@
 """spacy-convkernels: convolution kernels for spaCy, from the command line (also python -m spacy_convkernels).
 
-Each command is a module here with ``add_parser``, ``run`` and, when it writes files,
-``files`` (its input and output paths, by the names the user gives them): an output that
-is an input or another output is refused before any work, and every output is written to
-a temporary file renamed into place on success (:mod:`spacy_convkernels.outputs`). A
-package error is printed as one line on stderr with exit status 1.
+Each command is a module here with ``add_parser``, ``run`` and ``files`` (every input
+path, folders and pipelines included, and every output path, by the names the user
+gives them): an output that is an input, lies inside an input folder or is another
+output is refused before any work, and the outputs are written to temporary files put
+in place together on success (:mod:`spacy_convkernels.outputs`). A package error, a full
+disk included, is printed as one line on stderr with exit status 1; Ctrl-C ends with
+status 130, SIGTERM and SIGHUP with 128 + the signal's number, their temporary files
+removed (SIGXFSZ is ignored: a file size limit is a write error, EFBIG).
 ``spacy-convkernels COMMAND --help`` describes a command.
 
 A command module imports spaCy, scikit-learn and the compiled engine in the functions
@@ -12,8 +15,13 @@ that need them, not at its top: ``--help`` and ``--version`` stay fast
 (``python bench/cli_help.py`` measures them)."""
 
 import argparse
+import os
+import signal
 import sys
+import threading
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from .. import __version__
 from ..errors import ConvKernelsError, InvalidParameterError
@@ -50,21 +58,62 @@ def main(argv: list[str] | None = None) -> int:
     formatwarning = warnings.formatwarning
     warnings.formatwarning = lambda message, *_, **__: f"{prefix}: warning: {_line(message)}\n"
     try:
-        _check_common(arguments)
-        module = COMMANDS[arguments.command]
-        if hasattr(module, "files"):
+        with _terminating_signals():
+            _check_common(arguments)
+            module = COMMANDS[arguments.command]
             inputs, outputs = module.files(arguments)
             check_outputs(inputs=inputs, outputs=outputs)
-        module.run(arguments)
+            module.run(arguments)
     except (ConvKernelsError, OSError) as error:
         print(f"{prefix}: error: {_line(error)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted", file=sys.stderr)
         return 130
+    except Terminated as signal_:
+        print(f"{prefix}: terminated by {signal.Signals(signal_.number).name}", file=sys.stderr)
+        return 128 + signal_.number
     finally:
         warnings.formatwarning = formatwarning
     return 0
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: raised in the main thread as Ctrl-C's KeyboardInterrupt
+    is, so that the temporary files are removed on the way out."""
+
+    def __init__(self, number: int):
+        super().__init__(number)
+        self.number = number
+
+
+@contextmanager
+def _terminating_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise :class:`Terminated` (unless ignored, as under ``nohup``) and
+    SIGXFSZ is ignored, for the block; the earlier handlers are put back after it. Only the
+    main thread may set handlers: elsewhere (a test's thread) the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    owner = os.getpid()
+
+    def terminate(number, frame):
+        if os.getpid() != owner:  # a forked worker (spaCy's n_process): the default action
+            signal.signal(number, signal.SIG_DFL)
+            os.kill(os.getpid(), number)
+            return
+        raise Terminated(number)
+
+    earlier = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGXFSZ)}
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        if earlier[number] != signal.SIG_IGN:
+            signal.signal(number, terminate)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        for number, handler in earlier.items():
+            signal.signal(number, handler if handler is not None else signal.SIG_DFL)
 
 
 class VersionAction(argparse.Action):

@@ -33,7 +33,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFormatError, InvalidParameterError
-from ..outputs import check_outputs, replacing
+from ..outputs import check_outputs, replacing_all
 
 CLASSES = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
 TEXT = "quest"
@@ -110,7 +110,7 @@ def convert(input_path, output, *, dev=None, dev_every: int = 10, lang: str = "e
         (held_out if dev is not None and number % dev_every == 0 else train).add(doc)
     if not len(train):
         raise ConvKernelsError(f"{input_path}: no question outside the dev split")
-    return _write({output: train} if dev is None else {output: train, dev: held_out})
+    return _write({"output": (output, train), "--dev": None if dev is None else (dev, held_out)})
 
 
 def convert_annotations(
@@ -155,7 +155,7 @@ def convert_annotations(
                 (held_out if dev is not None and number % dev_every == 0 else train).add(doc)
     if not len(train):
         raise ConvKernelsError(f"{input_path}: no document outside the dev split")
-    return _write({output: train} if dev is None else {output: train, dev: held_out})
+    return _write({"output": (output, train), "--dev": None if dev is None else (dev, held_out)})
 
 
 def _reader(format: str):
@@ -177,7 +177,10 @@ def _blank(lang: str):
 
 
 def _write(written: dict) -> dict:
-    for path, docs in written.items():
-        with replacing(path) as temporary:
-            docs.to_disk(temporary)
-    return {str(path): len(docs) for path, docs in written.items()}
+    """Write each named (path, DocBin) pair, all or none (None pairs are left out); returns
+    the number of Docs written to each path."""
+    written = {name: pair for name, pair in written.items() if pair is not None}
+    with replacing_all({name: path for name, (path, _) in written.items()}) as temporaries:
+        for name, (_, docs) in written.items():
+            docs.to_disk(temporaries[name])
+    return {str(path): len(docs) for path, docs in written.values()}

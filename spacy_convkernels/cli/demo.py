@@ -29,6 +29,7 @@ questions)"`` is the installed path of the 60 questions.
 import argparse
 
 from ..data import SAMPLES, sample_path
+from ..outputs import pipeline_path
 
 QUESTIONS = sample_path("questions")
 DOCUMENTS = sample_path("bionlp")
@@ -43,6 +44,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     listing = parser.add_mutually_exclusive_group()
     listing.add_argument("--list-samples", action="store_true", help="print the installed samples' names and paths")
     listing.add_argument("--sample", choices=SAMPLES, default=None, help="print the path of one sample")
+
+
+def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    return {"--model": pipeline_path(arguments.model)}, {}
 
 
 def run(arguments: argparse.Namespace) -> None:

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFileError, InvalidParameterError
-from ..outputs import replacing
+from ..outputs import pipeline_path, replacing
 from .structures import REPRESENTATIONS, add_kernel_arguments, kernel_parameters, make_kernel
 
 SETTINGS = ("gold", "predicted")  # of evaluate relations' --entities and --triggers (evaluate_relations's)
@@ -99,9 +99,12 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
-    if arguments.task != "relations":
-        return {}, {}
-    return {"corpus": arguments.corpus}, {"--output": arguments.output}
+    if arguments.task == "qc":
+        return {"train": arguments.train, "test": arguments.test, "--vectors": arguments.vectors}, {}
+    if arguments.task == "bionlp":
+        return {"train": arguments.train, "devel": arguments.devel, "--model": pipeline_path(arguments.model)}, {}
+    inputs = {"model": pipeline_path(arguments.model), "corpus": arguments.corpus}
+    return inputs, {"--output": arguments.output}
 
 
 def run(arguments: argparse.Namespace) -> None:
@@ -133,7 +136,7 @@ def evaluate_relations(arguments: argparse.Namespace) -> None:
     for label, figures in scores["rel_f_per_type"].items():
         print(f"  {label}: {_figures(figures['p'], figures['r'], figures['f'])}")
     if arguments.output is not None:
-        with replacing(arguments.output) as temporary:
+        with replacing(arguments.output, name="--output") as temporary:
             srsly.write_json(temporary, scores)
 
 

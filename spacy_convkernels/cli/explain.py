@@ -47,7 +47,7 @@ def run(arguments: argparse.Namespace) -> None:
     explanation = kernel.explain(a, b, top=arguments.top, normalize=arguments.normalize)
     title = f"{arguments.kernel.upper()} K(a, b) = {explanation.value:.4g}"
     page = to_svg(explanation, a, b) if arguments.output.suffix == ".svg" else to_html(explanation, a, b, title=title)
-    with replacing(arguments.output) as temporary:
+    with replacing(arguments.output, name="--output") as temporary:
         temporary.write_text(page, encoding="utf-8")
     print(f"K(a, b) = {explanation.value:.6g} ({explanation.n_pairs} contributing node pairs)")
     for rank, match in enumerate(explanation.matches, start=1):

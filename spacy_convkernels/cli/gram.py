@@ -8,8 +8,10 @@ The corpus is a ``.jsonl`` file of ``trees --format jsonl``, a ``.klp``/``.klp.g
 or a file of bracket trees, one per line (see :mod:`spacy_convkernels.cli.structures`).
 Without ``--against``, K(X, X) is computed from its upper triangle; with it, K(X, Y)
 (rows: the corpus, columns: the ``--against`` trees). Rows are computed ``--block-size``
-at a time on every core (``--n-jobs``) and written straight into the memory-mapped
-output, so only one block is in memory: the matrix may be larger than the memory.
+at a time on every core (``--n-jobs``) and written straight into a memory-mapped
+temporary file, its disk space reserved beforehand (a full disk is one line, not a
+crash), renamed onto the output at the end: only one block is in memory, so the matrix
+may be larger than the memory.
 With ``--scheduler ADDRESS`` or ``--local-cluster N`` the blocks are computed on a Dask
 cluster (the ``dask`` extra), with the same values.
 """
@@ -19,7 +21,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InvalidParameterError
-from ..outputs import replacing
+from ..outputs import preallocate, replacing
 from .cluster import add_cluster_arguments, cluster_client
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
@@ -84,6 +86,7 @@ def write_gram(
     kernel.prepare([])  # reads what the kernel reads lazily (a vectors file) before the output is opened
     with replacing(output) as temporary:
         out = open_memmap(temporary, mode="w+", dtype=dtype, shape=(len(X), len(X) if Y is None else len(Y)))
+        preallocate(temporary)  # a full disk fails here, not with SIGBUS at a write to the map
         _fill(
             kernel,
             X,

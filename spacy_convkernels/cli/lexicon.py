@@ -17,8 +17,8 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from ..errors import CorpusFileError, InvalidParameterError
-from ..outputs import same_file
+from ..errors import CorpusFileError
+from ..outputs import pipeline_path
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -40,13 +40,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
-    """The training directory must not receive the patterns: its two files are checked."""
+    """The outputs are the files written in OUTPUT_DIR."""
     from ..corpora.lexicon import FILES
 
-    outputs = {str(arguments.output / name): arguments.output / name for name in FILES.values()}
-    if same_file(arguments.output, arguments.train):
-        raise InvalidParameterError(f"output {arguments.output} is the training directory {arguments.train}")
-    return {"train": arguments.train}, outputs
+    inputs = {"train": arguments.train, "--model": pipeline_path(arguments.model)}
+    return inputs, {f"output {name}": arguments.output / name for name in FILES.values()}
 
 
 def run(arguments: argparse.Namespace) -> None:

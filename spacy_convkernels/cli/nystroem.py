@@ -117,7 +117,7 @@ def save(model, path, *, kernel: str, parameters: dict, representation: str) -> 
         "normalize": model.normalize,
         "representation": representation,
     }
-    with replacing(path) as temporary, open(temporary, "wb") as out:  # np.savez by name would add .npz
+    with replacing(path, name="model") as temporary, open(temporary, "wb") as out:  # np.savez by name would add .npz
         np.savez(
             out,
             settings=np.array(json.dumps(settings)),

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ..errors import CorpusFormatError, InvalidParameterError, MissingAnnotationError
-from ..outputs import replacing
+from ..outputs import pipeline_path, replacing
 from .structures import REPRESENTATIONS
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
-    return {"input": arguments.input}, {"--output": arguments.output}
+    return {"input": arguments.input, "--model": pipeline_path(arguments.model)}, {"--output": arguments.output}
 
 
 def run(arguments: argparse.Namespace) -> None:
@@ -62,7 +62,7 @@ def run(arguments: argparse.Namespace) -> None:
     if arguments.output is None:
         count = write_trees(docs, sys.stdout, representations=arguments.representations, format=arguments.format)
     else:
-        with replacing(arguments.output) as temporary, open(temporary, "w", encoding="utf-8") as out:
+        with replacing(arguments.output, name="--output") as temporary, open(temporary, "w", encoding="utf-8") as out:
             count = write_trees(docs, out, representations=arguments.representations, format=arguments.format)
     print(f"{count} sentences", file=sys.stderr)
 

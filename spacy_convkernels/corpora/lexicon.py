@@ -78,7 +78,7 @@ from spacy.tokens import Doc
 from spacy.util import registry
 
 from ..errors import CorpusFileError, CorpusFormatError, InvalidParameterError
-from ..outputs import replacing
+from ..outputs import replacing_all
 from ..validation import COUNT, SHARE, Options, validate_params
 from .lines import Unreadable, corpus_error, corpus_lines
 
@@ -201,11 +201,12 @@ def create_lexicon_patterns(path: Path, group: str) -> list[dict]:
 
 def write_lexicon(lexicon: dict[str, list[dict]], directory) -> dict[str, int]:
     """Write ``proteins.jsonl`` and ``triggers.jsonl`` (one pattern a line) in ``directory``,
-    made if needed; returns the number of patterns written to each."""
+    made if needed, both or neither; returns the number of patterns written to each."""
     directory = Path(directory)
-    for key in KEYS:
-        with replacing(directory / FILES[key]) as temporary, open(temporary, "w", encoding="utf-8") as out:
-            out.writelines(json.dumps(pattern, ensure_ascii=False) + "\n" for pattern in lexicon[key])
+    with replacing_all({f"output {FILES[key]}": directory / FILES[key] for key in KEYS}) as temporaries:
+        for key in KEYS:
+            with open(temporaries[f"output {FILES[key]}"], "w", encoding="utf-8") as out:
+                out.writelines(json.dumps(pattern, ensure_ascii=False) + "\n" for pattern in lexicon[key])
     return {FILES[key]: len(lexicon[key]) for key in KEYS}
 
 
