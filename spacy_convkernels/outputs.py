@@ -32,7 +32,8 @@ to a regular output keeps the earlier bytes: the output's name gets a new file.
 A full disk or file size limit (ENOSPC, EDQUOT, EFBIG) while the block writes, and any
 failure to create, sync or put in place a file, raise
 :class:`~spacy_convkernels.errors.OutputFileError` naming the output, not its temporary
-file. :func:`preallocate` reserves the disk blocks of a file before it is memory-mapped,
+file. :func:`save_array` writes an array so that such an error is not lost;
+:func:`preallocate` reserves the disk blocks of a file before it is memory-mapped,
 so that a full disk fails there, cleanly, instead of killing the process with SIGBUS at
 the first write to the map.
 """
@@ -48,6 +49,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
+from types import SimpleNamespace
 
 from .errors import InvalidParameterError, OutputFileError
 
@@ -110,7 +112,7 @@ def check_outputs(*, inputs: Mapping[str, Path | str | None], outputs: Mapping[s
                 raise InvalidParameterError(f"{name} {path} is the input {other} {input_path}; it would be overwritten")
             if input_path.is_dir() and inside(path, input_path):
                 raise InvalidParameterError(
-                    f"{name} {path} is inside the input {other} {input_path}; it would be overwritten"
+                    f"{name} {path} is in the input folder {input_path} ({other}); it would be overwritten"
                 )
         for other, output_path in seen.items():
             if same_file(path, output_path):
@@ -174,6 +176,17 @@ def preallocate(path: Path | str) -> None:
                 file.write(bytes(min(1 << 20, size - start)))
 
 
+def save_array(path: Path | str, array) -> None:
+    """``numpy.save`` to ``path`` under its own name (by name numpy would add ``.npy``),
+    every byte written by Python: numpy's own writing to a file (``tofile``, C's ``fwrite``)
+    loses the error of a full disk or a file size limit and leaves a truncated file
+    (numpy 2.4)."""
+    import numpy as np
+
+    with open(path, "wb") as out:
+        np.save(SimpleNamespace(write=out.write), array)  # not a file to numpy: written by chunks
+
+
 def _output(name: str, path: Path) -> _Output:
     """An output and its new, empty temporary file: beside the file it replaces, or in the
     temporary directory for one written in place."""
@@ -188,7 +201,7 @@ def _output(name: str, path: Path) -> _Output:
             directory.mkdir(parents=True, exist_ok=True)
         handle, name_ = tempfile.mkstemp(prefix=f".{target.name}.", suffix=path.suffix or ".tmp", dir=directory)
     except OSError as error:
-        raise OutputFileError(f"cannot write {name} {path}: {error.strerror or error}") from error
+        raise OutputFileError(f"cannot write {name} {path}: {_reason(error)}") from error
     os.close(handle)
     return _Output(name, path, in_place=in_place, target=target, mode=mode, temporary=Path(name_))
 
@@ -208,7 +221,7 @@ def _commit(outputs: list[_Output]) -> None:
             else:
                 os.chmod(output.temporary, output.mode)
         except OSError as error:
-            raise OutputFileError(f"cannot write {output}: {error.strerror or error}") from error
+            raise OutputFileError(f"cannot write {output}: {_reason(error)}") from error
     replaced: list[str] = []
     for output in outputs:
         if output.in_place:
@@ -227,6 +240,11 @@ def _culprit(outputs: list[_Output], error: OSError) -> str:
         if error.filename is not None and Path(error.filename) == output.temporary:
             return str(output)
     return " or ".join(str(output) for output in outputs)
+
+
+def _reason(error: OSError) -> str:
+    """What went wrong, with the file it concerns (a parent that is not a directory)."""
+    return f"{error.strerror}: {error.filename}" if error.strerror and error.filename else str(error)
 
 
 def _standard_stream(status: os.stat_result) -> bool:

@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted", file=sys.stderr)
         return 130
-    except Terminated as signal_:
+    except _Terminated as signal_:
         print(f"{prefix}: terminated by {signal.Signals(signal_.number).name}", file=sys.stderr)
         return 128 + signal_.number
     finally:
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-class Terminated(BaseException):
+class _Terminated(BaseException):
     """SIGTERM or SIGHUP arrived: raised in the main thread as Ctrl-C's KeyboardInterrupt
     is, so that the temporary files are removed on the way out."""
 
@@ -89,7 +89,7 @@ class Terminated(BaseException):
 
 @contextmanager
 def _terminating_signals() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise :class:`Terminated` (unless ignored, as under ``nohup``) and
+    """SIGTERM and SIGHUP raise :class:`_Terminated` (unless ignored, as under ``nohup``) and
     SIGXFSZ is ignored, for the block; the earlier handlers are put back after it. Only the
     main thread may set handlers: elsewhere (a test's thread) the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
@@ -102,7 +102,7 @@ def _terminating_signals() -> Iterator[None]:
             signal.signal(number, signal.SIG_DFL)
             os.kill(os.getpid(), number)
             return
-        raise Terminated(number)
+        raise _Terminated(number)
 
     earlier = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGXFSZ)}
     for number in (signal.SIGTERM, signal.SIGHUP):

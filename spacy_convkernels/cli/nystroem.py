@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFileError
-from ..outputs import replacing
+from ..outputs import replacing, save_array
 from .cluster import add_cluster_arguments, cluster_client
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
@@ -101,8 +101,8 @@ def run(arguments: argparse.Namespace) -> None:
             vectors = model.transform(X)
         else:
             vectors = distributed.nystroem_transform(model, X, client=client, progress=not arguments.quiet)
-    with replacing(arguments.output) as temporary, open(temporary, "wb") as out:  # np.save by name would add .npy
-        np.save(out, vectors.astype(np.float32 if arguments.float32 else np.float64, copy=False))
+    with replacing(arguments.output) as temporary:
+        save_array(temporary, vectors.astype(np.float32 if arguments.float32 else np.float64, copy=False))
     print(f"{vectors.shape[0]} x {vectors.shape[1]} vectors to {arguments.output}", file=sys.stderr)
 
 
