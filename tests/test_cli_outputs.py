@@ -352,11 +352,35 @@ def limit_file_size(size: int, *, ignore_sigxfsz: bool = True):
     "command, output, ignore_sigxfsz",
     [
         (["gram", "{w}/small.klp.gz", "{w}/G.npy", "--quiet"], "output {w}/G.npy", True),
-        (["gram", "{w}/small.klp.gz", "{w}/G.npy", "--quiet"], "output {w}/G.npy", False),
-        (["convert", "{w}/small.klp.gz", "{w}/c.spacy", "--dev", "{w}/d.spacy"], "output {w}/c.spacy", True),
-        (["trees", "{w}/parses.spacy", "-o", "{w}/t.txt", "--quiet"], "--output {w}/t.txt", True),
+        pytest.param(
+            ["gram", "{w}/small.klp.gz", "{w}/G.npy", "--quiet"], "output {w}/G.npy", False, marks=pytest.mark.slow
+        ),
+        pytest.param(
+            ["convert", "{w}/small.klp.gz", "{w}/c.spacy", "--dev", "{w}/d.spacy"],
+            "output {w}/c.spacy",
+            True,
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            ["trees", "{w}/parses.spacy", "-o", "{w}/t.txt", "--quiet"],
+            "--output {w}/t.txt",
+            True,
+            marks=pytest.mark.slow,
+        ),
         (["nystroem", "transform", "{w}/m.npz", "{w}/small.klp.gz", "{w}/v.npy", "--quiet"], "output {w}/v.npy", True),
-        (["lexicon", "{w}/standoff", "{w}/lex"], "{w}/lex/proteins.jsonl", True),
+        pytest.param(["lexicon", "{w}/standoff", "{w}/lex"], "{w}/lex/proteins.jsonl", True, marks=pytest.mark.slow),
+        pytest.param(
+            ["nystroem", "fit", "{w}/small.klp.gz", "{w}/m.npz", "--n-components", "5", "--quiet"],
+            "model {w}/m.npz",
+            True,
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            ["explain", "(S (NP a) (VP b))", "(S (NP a))", "-o", "{w}/e.html"],
+            "--output {w}/e.html",
+            True,
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_a_file_size_limit_is_one_line_and_leaves_the_earlier_outputs(workspace, command, output, ignore_sigxfsz):
