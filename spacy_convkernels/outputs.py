@@ -10,7 +10,8 @@
 :func:`check_outputs` refuses, before any work, an output that is one of the inputs, lies
 inside an input folder (at any depth, through symbolic links or bind mounts, or as a hard
 link to a file of the folder) or is another output of the same run, however it is
-spelled, in one line naming both.
+spelled, in one line naming both. :func:`pipeline_path` is the folder of a spaCy pipeline
+given by path or by installed package name: an input to declare like any other.
 
 :func:`replacing_all` gives each output a temporary file (same suffix, so that writers
 that go by the suffix keep their format) and puts them all in place only when the block
@@ -24,10 +25,12 @@ opened for appending: never replaced, never truncated; then every regular output
 its permission bits (an existing output's own, else the umask's) and is renamed over.
 A regular output's temporary file lies beside it (beside the target of a symbolic link,
 which stays a link), so the renames stay on one file system, where renaming a written
-file practically never fails; if one does, the error names the outputs already replaced.
+file practically never fails; if one does, the error names the outputs already replaced
+(so would a signal arriving in the microseconds between two renames, without a message).
 A special output's temporary file lies in the temporary directory (``TMPDIR``); a reader
 of a FIFO may have received part of the bytes when writing them fails midway. A hard link
-to a regular output keeps the earlier bytes: the output's name gets a new file.
+to a regular output keeps the earlier bytes: the output's name gets a new file, owned by
+the user who runs the command (the mode is kept, not the owner).
 
 A full disk or file size limit (ENOSPC, EDQUOT, EFBIG) while the block writes, and any
 failure to create, sync or put in place a file, raise
