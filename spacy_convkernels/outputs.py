@@ -250,6 +250,17 @@ def _reason(error: OSError) -> str:
     return f"{error.strerror}: {error.filename}" if error.strerror and error.filename else str(error)
 
 
+def standard_output(path: Path | str | None) -> bool:
+    """Whether ``path`` is the file open as standard output (``/dev/stdout``, or what the
+    shell redirected it to): a command writing there prints its messages to standard
+    error instead, so that they do not mix with the output's bytes."""
+    status = None if path is None else _stat(Path(path))
+    try:
+        return status is not None and os.path.samestat(os.fstat(1), status)
+    except OSError:
+        return False
+
+
 def _standard_stream(status: os.stat_result) -> bool:
     """Whether a file is the one open as standard output or error (``/dev/stdout`` redirected to a file)."""
     for descriptor in (1, 2):

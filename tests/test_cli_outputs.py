@@ -336,6 +336,19 @@ def test_standard_output_gets_the_bytes(workspace, spelling):
     assert not list(workspace.glob(".*"))
 
 
+def test_a_docbin_to_standard_output_is_not_mixed_with_the_summary(workspace):
+    """``convert X /dev/stdout > c.spacy`` (through a link here): the summary line goes to
+    standard error, standard output holds the DocBin alone."""
+    expected = workspace / "expected.spacy"
+    assert main(["convert", str(workspace / "small.klp.gz"), str(expected)]) == 0
+    link = workspace / "out.spacy"
+    link.symlink_to("/dev/stdout")
+    command = [sys.executable, "-m", "spacy_convkernels", "convert", str(workspace / "small.klp.gz"), str(link)]
+    done = subprocess.run(command, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == expected.read_bytes() and b"60 questions to" in done.stderr
+
+
 def limit_file_size(size: int, *, ignore_sigxfsz: bool = True):
     """``preexec_fn``: files larger than ``size`` bytes cannot be written (a full disk
     without root); with SIGXFSZ ignored a write past the limit fails with EFBIG."""

@@ -4,7 +4,8 @@ Each command is a module here with ``add_parser``, ``run`` and ``files`` (every 
 path, folders and pipelines included, and every output path, by the names the user
 gives them): an output that is an input, lies inside an input folder or is another
 output is refused before any work, and the outputs are written to temporary files put
-in place together on success (:mod:`spacy_convkernels.outputs`). A package error, a full
+in place together on success (:mod:`spacy_convkernels.outputs`); when an output is
+standard output (``-o /dev/stdout``), what the command prints goes to standard error. A package error, a full
 disk included, is printed as one line on stderr with exit status 1; Ctrl-C ends with
 status 130, SIGTERM and SIGHUP with 128 + the signal's number, their temporary files
 removed (SIGXFSZ is ignored: a file size limit is a write error, EFBIG).
@@ -21,11 +22,11 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext, redirect_stdout
 
 from .. import __version__
 from ..errors import ConvKernelsError, InvalidParameterError
-from ..outputs import check_outputs
+from ..outputs import check_outputs, standard_output
 from ..validation import POSITIVE, SEED
 from . import convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, trees
 
@@ -63,7 +64,9 @@ def main(argv: list[str] | None = None) -> int:
             module = COMMANDS[arguments.command]
             inputs, outputs = module.files(arguments)
             check_outputs(inputs=inputs, outputs=outputs)
-            module.run(arguments)
+            to_stdout = any(standard_output(path) for path in outputs.values())
+            with redirect_stdout(sys.stderr) if to_stdout else nullcontext():  # the output's bytes alone
+                module.run(arguments)
     except (ConvKernelsError, OSError) as error:
         print(f"{prefix}: error: {_line(error)}", file=sys.stderr)
         return 1
