@@ -5,10 +5,11 @@ path, folders and pipelines included, and every output path, by the names the us
 gives them): an output that is an input, lies inside an input folder or is another
 output is refused before any work, and the outputs are written to temporary files put
 in place together on success (:mod:`spacy_convkernels.outputs`); when an output is
-standard output (``-o /dev/stdout``), what the command prints goes to standard error. A package error, a full
-disk included, is printed as one line on stderr with exit status 1; Ctrl-C ends with
-status 130, SIGTERM and SIGHUP with 128 + the signal's number, their temporary files
-removed (SIGXFSZ is ignored: a file size limit is a write error, EFBIG).
+standard output (``-o /dev/stdout``), what the command prints goes to standard error.
+A package error, a full disk included, is printed as one line on stderr with exit
+status 1; Ctrl-C ends with status 130, SIGTERM and SIGHUP with 128 + the signal's
+number, their temporary files removed (SIGXFSZ is ignored: a file size limit is a write
+error, EFBIG).
 ``spacy-convkernels COMMAND --help`` describes a command.
 
 A command module imports spaCy, scikit-learn and the compiled engine in the functions
