@@ -20,6 +20,7 @@ from collections.abc import Callable
 from spacy.language import Language
 
 from ..approx.klsh import KLSH, KLSH_PARAMETERS
+from ..saved_arrays import texts
 from ..validation import Interval, Options, validate_params
 from .kernel_trees import PARSE
 from .registered_kernels import DEFAULT_KERNEL
@@ -164,7 +165,7 @@ class KLSHCodes(SentenceTreeModel):
 
     def _set_state(self, state: dict) -> None:
         self.model.restore(
-            self._read(state["references"]),
+            self._read(texts(state["references"], name="references")),
             subsets=state.get("subsets"),
             hyperplanes=state.get("hyperplanes"),
         )

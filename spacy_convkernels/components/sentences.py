@@ -13,12 +13,12 @@ from ..errors import (
     ConvKernelsError,
     InvalidParameterError,
     MissingAnnotationError,
-    ModelFileError,
     NotInitializedError,
     UnknownRepresentationError,
 )
 from ..extensions import install_extensions
 from ..kernels import Kernel
+from ..saved_arrays import reading, sealed, unsealed
 from ..structures.dependency import REPRESENTATIONS, span_to_tree
 from ..structures.forest import Forest
 from ..structures.tree import Tree
@@ -200,39 +200,31 @@ class SentenceTreeModel(KernelPipe):
         raise NotImplementedError
 
     def _state_bytes(self) -> bytes:
-        return srsly.msgpack_dumps(self._state() if hasattr(self.model, self.fitted_attribute) else {})
-
-    def _unpack(self, data: bytes, source: str) -> dict:
-        try:
-            return srsly.msgpack_loads(data)
-        except (ValueError, TypeError) as error:  # msgpack's "Unpack failed", truncated data
-            raise ModelFileError(
-                f"{self.name}: {source} is not a saved {type(self).__name__} state ({error})"
-            ) from error
+        """The state, sealed with its content hashes (:mod:`~spacy_convkernels.saved_arrays`); {} unfitted."""
+        return srsly.msgpack_dumps(sealed(self._state()) if hasattr(self.model, self.fitted_attribute) else {})
 
     def _load_state(self, data: bytes, source: str) -> None:
-        """The state of ``_state_bytes``; a damaged one raises :class:`ModelFileError` naming ``source``."""
-        state = self._unpack(data, source)
-        if state:
-            self._bind_vectors()
-            try:
-                self._set_state(state)
-            except (ConvKernelsError, KeyError, TypeError, ValueError) as error:
-                problem = f"no {error}" if isinstance(error, KeyError) else str(error)
-                raise ModelFileError(
-                    f"{self.name}: {source} is a damaged {type(self).__name__} state ({problem})"
-                ) from error
+        """The state of ``_state_bytes``; a damaged one raises :class:`ModelFileError`
+        naming the component and ``source``."""
+        with reading(f"{self.name}: {source}"):
+            state = srsly.msgpack_loads(data)
+            if state != {}:
+                self._bind_vectors()
+                self._set_state(unsealed(state))
 
     def _load_state_file(self, path: Path) -> None:
-        if path.exists():
-            self._load_state(path.read_bytes(), source=str(path))
+        with reading(f"{self.name}: {path}"):
+            data = path.read_bytes()
+        self._load_state(data, source=str(path))
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
         return util.to_bytes({"model": self._state_bytes}, exclude)
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = tuple()):
-        source = "its bytes"
-        util.from_dict(self._unpack(data, source), {"model": lambda b: self._load_state(b, source)}, exclude)
+        with reading(f"{self.name}: its bytes"):
+            saved = srsly.msgpack_loads(data)
+            if "model" not in exclude:
+                self._load_state(saved["model"], source="its bytes")
         return self
 
     def to_disk(self, path, *, exclude: Iterable[str] = tuple()) -> None:
