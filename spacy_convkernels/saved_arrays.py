@@ -2,7 +2,7 @@
 
 A model's saved state is a dict of named values (arrays, lists of strings, numbers).
 :func:`sealed` adds ``"hashes"``: the SHA-256 of every value (of an array, its dtype, shape
-and bytes; of anything else, its canonical JSON). :func:`unsealed` recomputes them on
+and bytes; of anything else, its canonical JSON; and its name). :func:`unsealed` recomputes them on
 loading, so that one flipped byte, or landmarks swapped for other valid trees, is refused
 instead of changing every prediction. Each value is then checked for its type, shape and
 range (:func:`real_array`, :func:`index_array`, :func:`texts`): real floating-point arrays
@@ -43,9 +43,9 @@ READING_ERRORS = (
 )
 
 
-def content_hash(value) -> str:
-    """SHA-256 of an array's dtype, shape and bytes, or of another value's canonical JSON."""
-    digest = hashlib.sha256()
+def content_hash(value, name: str = "") -> str:
+    """SHA-256 of ``name`` and an array's dtype, shape and bytes, or another value's canonical JSON."""
+    digest = hashlib.sha256(f"{name}\n".encode())
     if isinstance(value, np.ndarray):
         if value.dtype.hasobject:
             raise ModelFileError("an array of Python objects")
@@ -59,7 +59,7 @@ def content_hash(value) -> str:
 
 def sealed(state: dict) -> dict:
     """``state`` with the content hash of each of its values under ``"hashes"``."""
-    return {**state, HASHES: {name: content_hash(value) for name, value in state.items()}}
+    return {**state, HASHES: {name: content_hash(value, name) for name, value in state.items()}}
 
 
 def unsealed(state) -> dict:
@@ -75,7 +75,7 @@ def unsealed(state) -> dict:
         raise ModelFileError(f"its values and their content hashes disagree ({', '.join(missing)[:200]})")
     for name, value in values.items():
         try:
-            found = content_hash(value)
+            found = content_hash(value, str(name))
         except (TypeError, ValueError):  # a value JSON cannot write (bytes)
             found = None
         if found != hashes[name]:

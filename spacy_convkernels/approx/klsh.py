@@ -278,6 +278,15 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise InvalidParameterError("KLSH needs at least one structure to fit")
 
 
+def restore_saved(model: KLSH, references: Sequence, *, subsets=None, hyperplanes=None) -> KLSH:
+    """``model.restore`` from a saved model's values: the hash functions must be arrays
+    (the ``kernel_klsh_codes`` component and the KLSH blocks of the thinc models)."""
+    for name, value in (("subsets", subsets), ("hyperplanes", hyperplanes)):
+        if value is not None and not isinstance(value, np.ndarray):
+            raise ModelFileError(f"{name} is not an array ({type(value).__name__})")
+    return model.restore(references, subsets=subsets, hyperplanes=hyperplanes)
+
+
 def _saved(values: np.ndarray | None, name: str, *, ndim: int) -> np.ndarray:
     """A saved hash-function array, checked present and of ``ndim`` dimensions."""
     if values is None or np.ndim(values) != ndim:

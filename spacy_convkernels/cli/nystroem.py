@@ -165,7 +165,10 @@ def load(path, *, n_jobs=None, verbose: bool = False) -> tuple:
         if not isinstance(stored, np.lib.npyio.NpzFile):
             raise ModelFileError("not a model written by nystroem fit (a .npy array, not its .npz archive)")
         with stored:
-            arrays = {name: stored[name] for name in stored.files}
+            try:
+                arrays = {name: stored[name] for name in stored.files}
+            except ValueError as error:  # numpy's text would advise allow_pickle
+                raise ModelFileError("an array of Python objects, which is never unpickled") from error
         settings = _settings(arrays.pop("settings", None))
         arrays = unsealed({**arrays, "hashes": settings["hashes"]})
         landmarks = texts(arrays["landmarks"].tolist(), name="landmarks")

@@ -8,6 +8,7 @@ the pipeline is loaded.
 """
 
 import hashlib
+import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -16,7 +17,7 @@ from spacy import util
 
 from ..errors import ModelFileError
 from ..saved_arrays import reading, sealed, unsealed
-from .registered_kernels import bind_model_vectors
+from .registered_kernels import bind_model_vectors, model_kernels, refuse_vector_files
 
 MODEL_HASH = "model_sha256"
 
@@ -39,7 +40,7 @@ class SealedPipe:
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
         model = self.model.to_bytes()
         serialize = {
-            "cfg": lambda: srsly.json_dumps(self._sealed_cfg(model)),
+            "cfg": lambda: json.dumps(self._sealed_cfg(model)),
             "vocab": lambda: self.vocab.to_bytes(exclude=exclude),
             "model": lambda: model,
         }
@@ -48,7 +49,7 @@ class SealedPipe:
     def to_disk(self, path, *, exclude: Iterable[str] = tuple()) -> None:
         model = self.model.to_bytes()
         serialize = {
-            "cfg": lambda p: srsly.write_json(p, self._sealed_cfg(model)),
+            "cfg": lambda p: p.write_text(json.dumps(self._sealed_cfg(model), indent=2), encoding="utf-8"),
             "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude),
             "model": lambda p: p.write_bytes(model),
         }
@@ -80,10 +81,11 @@ class SealedPipe:
     def _load(self, *, read: Callable, load_vocab: Callable, source: Callable, exclude: Iterable[str]) -> None:
         """Read the cfg (checked against its hashes), the vocab, then the model (checked
         against the cfg's hash of it); what is in ``exclude`` is left as it is."""
+        refuse_vector_files(model_kernels(self.model), self.name)
         expected = None
         if "cfg" not in exclude:
             with reading(f"{self.name}: {source('cfg')}"):
-                cfg = unsealed(srsly.json_loads(read("cfg")))
+                cfg = unsealed(json.loads(read("cfg")))
                 expected = cfg.pop(MODEL_HASH)
                 self.check_cfg(cfg)
                 self.cfg.update(cfg)

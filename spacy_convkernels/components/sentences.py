@@ -25,7 +25,7 @@ from ..structures.tree import Tree
 from ..validation import COUNT, Satisfies, validate_parameters
 from .kernel_trees import KernelTrees
 from .pipe import KernelPipe
-from .registered_kernels import bind_pipeline_vectors
+from .registered_kernels import bind_pipeline_vectors, refuse_vector_files
 
 TREE_SOURCES = ("predicted", "reference")
 
@@ -206,6 +206,7 @@ class SentenceTreeModel(KernelPipe):
     def _load_state(self, data: bytes, source: str) -> None:
         """The state of ``_state_bytes``; a damaged one raises :class:`ModelFileError`
         naming the component and ``source``."""
+        refuse_vector_files([self.model.kernel], self.name)
         with reading(f"{self.name}: {source}"):
             state = srsly.msgpack_loads(data)
             if state != {}:

@@ -29,7 +29,7 @@ import srsly
 from sklearn.feature_extraction.text import TfidfVectorizer
 from thinc.api import deserialize_attr, serialize_attr
 
-from ..approx.klsh import KLSH
+from ..approx.klsh import KLSH, restore_saved
 from ..approx.nystroem import Nystroem, saved_normalization
 from ..errors import ConvKernelsWarning, ModelFileError
 from ..kernels.base import Kernel
@@ -223,7 +223,9 @@ class KernelEncoder:
             self.estimator.set_landmarks(landmarks, saved_normalization(state["normalization"], len(landmarks)))
         else:
             references = structures_from_state(state["references"], "references")
-            self.estimator.restore(references, subsets=state.get("subsets_"), hyperplanes=state.get("hyperplanes_"))
+            restore_saved(
+                self.estimator, references, subsets=state.get("subsets_"), hyperplanes=state.get("hyperplanes_")
+            )
         return self
 
 
@@ -445,13 +447,14 @@ class StackedSVM:
 
 
 def _saved_choice(choice) -> dict:
-    """The saved choice of C, checked: ``{"C": c, "scores": [[C, score], ...]}``, Cs positive, scores finite."""
+    """The saved choice of C, checked: ``{"C": c, "scores": [[C, score], ...]}``, Cs positive, scores numbers."""
     pairs = choice.get("scores") if isinstance(choice, dict) else None
     if not isinstance(pairs, list) or not all(isinstance(pair, list) and len(pair) == 2 for pair in pairs):
         raise ModelFileError("choice must hold a C and its [C, score] pairs")
     Cs = [choice.get("C"), *(C for C, _ in pairs)]
-    if not all(map(POSITIVE.accepts, Cs)) or not all(FINITE.accepts(score) for _, score in pairs):
-        raise ModelFileError("choice must hold positive finite Cs and finite scores")
+    scores = [score for _, score in pairs]
+    if not all(map(POSITIVE.accepts, Cs)) or not all(isinstance(v, float) or FINITE.accepts(v) for v in scores):
+        raise ModelFileError("choice must hold positive finite Cs and their scores (numbers, NaN when none was computed)")
     return {"C": float(choice["C"]), "scores": {C: score for C, score in pairs}}
 
 
