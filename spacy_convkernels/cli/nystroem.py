@@ -32,8 +32,10 @@ FIT = """Pick landmarks among a corpus' trees and save the model (.npz).
     python -m spacy_convkernels nystroem fit "$QUESTIONS" nystroem.npz --kernel ptk --n-components 20
 
 ``--n-components`` landmarks are picked among the corpus' trees (``--landmark-init``), and
-the kernel, its options, the landmarks (bracket strings) and the normalization matrix are
-saved in one ``.npz`` file (no pickle). Corpus files are as for ``gram`` (see
+the kernel, its numeric options, the landmarks (bracket strings), the normalization matrix
+and the ``--vectors`` (read once, saved inside) are saved in one ``.npz`` file (no pickle),
+sealed with their content hashes: ``transform`` refuses a file that was changed, or whose
+settings name a file to open. Corpus files are as for ``gram`` (see
 :mod:`spacy_convkernels.cli.structures`).
 """
 TRANSFORM = """Write the vectors of a corpus' trees with a saved model (.npy).
