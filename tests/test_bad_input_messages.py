@@ -97,9 +97,7 @@ def test_a_damaged_saved_component_names_its_file(saved_vectors, tmp_path, damag
     }[damage]()
     (tmp_path / "model.msgpack").write_bytes(damaged)
     component = spacy.blank("en").add_pipe("kernel_vectors", config={"n_components": 5})
-    with pytest.raises(
-        ModelFileError, match=f"kernel_vectors: {tmp_path / 'model.msgpack'} is damaged"
-    ):
+    with pytest.raises(ModelFileError, match=f"kernel_vectors: {tmp_path / 'model.msgpack'} is damaged"):
         component.from_disk(tmp_path)
 
 

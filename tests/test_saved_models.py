@@ -39,6 +39,7 @@ TEXTCAT_SVM = {
     "text_weight": 0.5,
     "n_folds": 2,
 }
+KLSH = {"n_references": 4, "n_bits": 8, "subset_size": 2}
 TEXTCAT_NYSTROEM = {
     "@architectures": "spacy_convkernels.KernelNystroemFeatures.v1",
     "representation": "grct",
@@ -108,6 +109,11 @@ COMPONENTS = {
     "textcat_nystroem": ("textcat", "model", lambda: textcat(TEXTCAT_NYSTROEM)),
     "relations_svm": ("kernel_relations", "model", lambda: relations(PATH_SVM)),
     "relations_nystroem": ("kernel_relations", "model", lambda: relations(KERNEL)),
+    "relations_klsh": (
+        "kernel_relations",
+        "model",
+        lambda: relations(dict(KERNEL, method="klsh", n_references=4, subset_size=2)),
+    ),
 }
 
 
@@ -485,3 +491,23 @@ def test_a_damaged_spacy_file_of_a_command_line_model_is_named(tmp_path, capsys,
     assert main(["trees", str(texts), "--model", str(model), "-o", str(tmp_path / "t.tsv"), "--quiet"]) == 1
     err = capsys.readouterr().err.strip()
     assert f"{model / target} is damaged" in err and "\n" not in err and not (tmp_path / "t.tsv").exists()
+
+
+@pytest.mark.parametrize("factory, config", [("kernel_vectors", {"n_components": 3}), ("kernel_klsh_codes", KLSH)])
+def test_every_flipped_bit_of_a_saved_state_is_refused_or_changes_nothing(factory, config):
+    """Each of two bits of every byte: refused, or (a byte msgpack-numpy does not read,
+    such as its unused ``kind`` key, or ``=f8`` for ``<f8``) the very same state."""
+    nlp, _ = sentence_component(factory, config)
+    data = nlp.get_pipe(factory).to_bytes()
+    component = spacy.blank("en").add_pipe(factory, config=config)
+    loaded = 0
+    for at in range(len(data)):
+        for bit in (0x01, 0x80):
+            try:
+                component.from_bytes(data[:at] + bytes([data[at] ^ bit]) + data[at + 1 :])
+            except ModelFileError as error:
+                assert str(error).startswith(f"{factory}: its bytes is damaged"), error
+            else:
+                loaded += 1
+                assert component.to_bytes() == data, (at, bit)
+    assert loaded < len(data) // 50

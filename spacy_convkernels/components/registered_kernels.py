@@ -16,7 +16,6 @@ import os
 from spacy.util import registry
 
 from ..errors import ModelFileError
-
 from ..kernels import (
     CompositionalSmoothedPartialTreeKernel,
     ForestKernel,

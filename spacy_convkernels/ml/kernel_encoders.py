@@ -37,10 +37,9 @@ from ..learn.svm import KernelSVC, cross_validate_svm
 from ..saved_arrays import real_array, sealed, texts, unsealed
 from ..structures.paths import PathTuples
 from ..structures.tree import Tree
-from ..validation import COUNT, NATURAL, POSITIVE, Interval, validate_params
+from ..validation import COUNT, NATURAL, POSITIVE, validate_params
 
 METHODS = ("nystroem", "klsh")
-FINITE = Interval(None, None)
 MEMO_SIZE = 20_000
 """The most structures whose SVM decisions a :class:`StackedSVM` keeps by default: the
 ones scored most recently (least recently used out first, :class:`DecisionCache`). The
@@ -452,9 +451,9 @@ def _saved_choice(choice) -> dict:
     if not isinstance(pairs, list) or not all(isinstance(pair, list) and len(pair) == 2 for pair in pairs):
         raise ModelFileError("choice must hold a C and its [C, score] pairs")
     Cs = [choice.get("C"), *(C for C, _ in pairs)]
-    scores = [score for _, score in pairs]
-    if not all(map(POSITIVE.accepts, Cs)) or not all(isinstance(v, float) or FINITE.accepts(v) for v in scores):
-        raise ModelFileError("choice must hold positive finite Cs and their scores (numbers, NaN when none was computed)")
+    numbers = all(isinstance(score, (int, float)) and not isinstance(score, bool) for _, score in pairs)
+    if not all(map(POSITIVE.accepts, Cs)) or not numbers:
+        raise ModelFileError("choice must hold positive finite Cs and their scores (NaN when none was computed)")
     return {"C": float(choice["C"]), "scores": {C: score for C, score in pairs}}
 
 
