@@ -21,14 +21,15 @@ def load_pipeline(model: str | Path, **settings):
         raise
     except READING_ERRORS as error:
         file = _file_of(error)
-        where = f": {file} is damaged" if file is not None and file.is_file() else f" ({file})" if file else ""
+        where = f": {file} is damaged" if file is not None else ""
         reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
         raise ModelFileError(f"cannot load the spaCy pipeline {model}{where} ({reason})", source=str(model)) from error
 
 
 def _file_of(error: BaseException) -> Path | None:
     """The path spaCy was reading when ``error`` was raised: a path among the locals of
-    the innermost Python frame of its traceback that has one (an existing file first)."""
+    the innermost Python frame of its traceback that has one (an existing file first; a
+    component's folder when its reader is compiled)."""
     found = None
     frame = error.__traceback__
     while frame is not None:
