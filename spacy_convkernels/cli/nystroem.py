@@ -122,8 +122,8 @@ def run(arguments: argparse.Namespace) -> None:
 
 def save(model, path, *, kernel: str, parameters: dict, representation: str) -> None:
     """Write a fitted model: the kernel's name and numeric options, the landmarks, the
-    normalization and the word vectors, sealed with their content hashes
-    (:mod:`~spacy_convkernels.saved_arrays`)."""
+    normalization and the word vectors, all sealed with their content hashes
+    (:mod:`~spacy_convkernels.saved_arrays`), which the settings hold."""
     import numpy as np
 
     from ..kernels.vectors import WordVectors
@@ -139,8 +139,8 @@ def save(model, path, *, kernel: str, parameters: dict, representation: str) -> 
         "parameters": {name: value for name, value in parameters.items() if name in NUMBERS},
         "normalize": model.normalize,
         "representation": representation,
-        "hashes": sealed(arrays)["hashes"],
     }
+    settings["hashes"] = sealed({**settings, **arrays})["hashes"]
     with replacing(path) as temporary, open(temporary, "wb") as out:  # np.savez by name would add .npz
         np.savez(out, settings=np.array(json.dumps(settings)), **arrays)
 
@@ -172,7 +172,7 @@ def load(path, *, n_jobs=None, verbose: bool = False) -> tuple:
             except ValueError as error:  # numpy's text would advise allow_pickle
                 raise ModelFileError("an array of Python objects, which is never unpickled") from error
         settings = _settings(arrays.pop("settings", None))
-        arrays = unsealed({**arrays, "hashes": settings["hashes"]})
+        arrays = unsealed({**arrays, **settings})  # the settings' hashes cover them and the arrays
         landmarks = texts(arrays["landmarks"].tolist(), name="landmarks")
         normalization = saved_normalization(arrays["normalization"], len(landmarks))
         parameters = dict(settings["parameters"])
