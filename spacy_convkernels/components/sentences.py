@@ -13,6 +13,7 @@ from ..errors import (
     ConvKernelsError,
     InvalidParameterError,
     MissingAnnotationError,
+    ModelFileError,
     NotInitializedError,
     UnknownRepresentationError,
 )
@@ -224,7 +225,9 @@ class SentenceTreeModel(KernelPipe):
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = tuple()):
         with reading(f"{self.name}: its bytes"):
             saved = srsly.msgpack_loads(data)
-            if "model" not in exclude:
+            if not isinstance(saved, dict) or set(saved) - {"model"}:
+                raise ModelFileError("not the bytes of a saved component")
+            if "model" not in exclude and "model" in saved:  # as spaCy's from_bytes: bytes saved without it
                 self._load_state(saved["model"], source="its bytes")
         return self
 
