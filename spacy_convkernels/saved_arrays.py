@@ -1,10 +1,10 @@
 """What a saved model holds, sealed with content hashes and checked when it is read back.
 
 A model's saved state is a dict of named values (arrays, lists of strings, numbers).
-:func:`sealed` adds ``"hashes"``: the SHA-256 of every value (of an array, its dtype, shape
-and bytes; of anything else, its canonical JSON; and its name). :func:`unsealed` recomputes them on
-loading, so that one flipped byte, or landmarks swapped for other valid trees, is refused
-instead of changing every prediction. Each value is then checked for its type, shape and
+:func:`sealed` adds ``"hashes"``: the SHA-256 of every value with its name (of an array,
+its dtype, shape and bytes; of anything else, its canonical JSON). :func:`unsealed`
+recomputes them on loading, so that one flipped byte, or landmarks swapped for other
+valid trees, is refused instead of changing every prediction. Each value is then checked for its type, shape and
 range (:func:`real_array`, :func:`index_array`, :func:`texts`): real floating-point arrays
 hold finite values of magnitude below :data:`LIMIT`. :func:`reading` turns whatever goes
 wrong while a file is read into one :class:`~spacy_convkernels.errors.ModelFileError`
@@ -118,8 +118,9 @@ def texts(value, *, name: str, count: int | None = None) -> list[str]:
 @contextmanager
 def reading(source: str) -> Iterator[None]:
     """Raise whatever goes wrong inside as one :class:`ModelFileError` naming ``source``
-    (a component and its file): ``SOURCE is missing`` or ``SOURCE is damaged: why``. An
-    error that already names its source goes through as it is."""
+    (a component and its file): ``SOURCE is missing``, ``cannot be read`` (a directory, no
+    permission) or ``is damaged: why``. An error that already names its source goes
+    through as it is."""
     try:
         yield
     except ModelFileError as error:
@@ -128,6 +129,8 @@ def reading(source: str) -> Iterator[None]:
         raise ModelFileError(f"{source} is damaged: {error}", source=source) from error
     except FileNotFoundError as error:
         raise ModelFileError(f"{source} is missing", source=source) from error
+    except (IsADirectoryError, PermissionError) as error:
+        raise ModelFileError(f"{source} cannot be read ({error.strerror})", source=source) from error
     except READING_ERRORS as error:
         if isinstance(error, KeyError):
             reason = f"no {error}"

@@ -60,7 +60,7 @@ def sentence_component(factory: str, config: dict) -> tuple:
     return nlp, docs[:8]
 
 
-def textcat(kernel_features: dict) -> tuple:
+def textcat(kernel_features: dict, factory: str = "kernel_textcat") -> tuple:
     fix_random_seed(0)
     nlp = spacy.blank("en")
     model = {
@@ -68,8 +68,9 @@ def textcat(kernel_features: dict) -> tuple:
         "kernel_features": kernel_features,
         "text_features": None,
         "hidden_width": 8,
+        "exclusive_classes": factory == "kernel_textcat",
     }
-    nlp.add_pipe("kernel_textcat", name="textcat", config={"model": model})
+    nlp.add_pipe(factory, name="textcat", config={"model": model})
     examples = questions(nlp.vocab)
     nlp.initialize(lambda: examples)
     return nlp, [eg.predicted for eg in examples[:8]]
@@ -107,6 +108,7 @@ COMPONENTS = {
     ),
     "textcat_svm": ("textcat", "model", lambda: textcat(TEXTCAT_SVM)),
     "textcat_nystroem": ("textcat", "model", lambda: textcat(TEXTCAT_NYSTROEM)),
+    "textcat_multilabel_svm": ("textcat", "model", lambda: textcat(TEXTCAT_SVM, "kernel_textcat_multilabel")),
     "relations_svm": ("kernel_relations", "model", lambda: relations(PATH_SVM)),
     "relations_nystroem": ("kernel_relations", "model", lambda: relations(KERNEL)),
     "relations_klsh": (
@@ -179,7 +181,7 @@ def test_a_damaged_state_file_names_component_and_file(saved, tmp_path, damage):
                 "empty": lambda: b"",
             }[damage]()
         )
-    with pytest.raises(ModelFileError, match=f"^{saved[1]}: {state} is (damaged|missing)"):
+    with pytest.raises(ModelFileError, match=f"^{saved[1]}: {state} (is damaged|is missing|cannot be read)"):
         spacy.load(copy)
 
 
