@@ -85,8 +85,17 @@ class OutputFileError(ConvKernelsError, OSError):
 
 class ModelFileError(ConvKernelsError, ValueError):
     """A saved model (a component's state, a fitted estimator's arrays) that cannot be read
-    or does not hold together: truncated, not msgpack, wrong shapes, values that are not
-    finite or outside their range. The message names the file (or the component)."""
+    or does not hold together: missing, truncated, not msgpack, a value that does not match
+    its content hash, wrong dtype or shape, values that are not finite or outside their
+    range. The message names the file and the component; ``source`` holds them once known
+    (None while a check deep in the loading does not know them yet)."""
+
+    def __init__(self, message: str, source: str | None = None):
+        self.source = source
+        super().__init__(message)
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.source))
 
 
 class KernelOverflowError(ConvKernelsError, ArithmeticError):

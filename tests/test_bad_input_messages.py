@@ -60,7 +60,7 @@ def test_command_line_arguments_get_one_line(tmp_path, capsys):
     cases = [
         (["nystroem", "transform", str(tmp_path / "plain.npy"), str(SAMPLE), out], "a .npy array, not its .npz"),
         (["nystroem", "transform", str(tmp_path / "objects.npy"), str(SAMPLE), out], "not an .npz archive"),
-        (["nystroem", "transform", str(tmp_path / "nan.npz"), str(SAMPLE), out], "not a matrix of finite numbers"),
+        (["nystroem", "transform", str(tmp_path / "nan.npz"), str(SAMPLE), out], "does not match its content hash"),
         (["convert", "--lang", "zz", str(SAMPLE), str(tmp_path / "x.spacy")], "--lang 'zz' is not a language"),
         (["convert", str(CORPORA / "bionlp-st-2013-ge-sample"), str(tmp_path / "x.spacy")], "--format standoff"),
         (["gram", str(SAMPLE), str(tmp_path)], "is a directory"),
@@ -97,9 +97,7 @@ def test_a_damaged_saved_component_names_its_file(saved_vectors, tmp_path, damag
     }[damage]()
     (tmp_path / "model.msgpack").write_bytes(damaged)
     component = spacy.blank("en").add_pipe("kernel_vectors", config={"n_components": 5})
-    with pytest.raises(
-        ModelFileError, match=f"kernel_vectors: {tmp_path / 'model.msgpack'} is (not a saved|a damaged)"
-    ):
+    with pytest.raises(ModelFileError, match=f"kernel_vectors: {tmp_path / 'model.msgpack'} is damaged"):
         component.from_disk(tmp_path)
 
 

@@ -28,10 +28,11 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..errors import ConvKernelsWarning, InvalidParameterError
+from ..errors import ConvKernelsWarning, InvalidParameterError, ModelFileError
 from ..inputs import structure_list, structure_tags
 from ..kernels.base import KERNEL, Kernel
 from ..row_blocks import gram_rows
+from ..saved_arrays import real_array
 from ..validation import COUNT, Boolean, Options, validate_parameters
 
 HASH_FUNCTIONS = ("random_knn", "kulis_grauman")
@@ -204,6 +205,10 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 raise InvalidParameterError(
                     f"KLSH.restore: hyperplanes must have shape ({M}, {self.n_bits}), got {hyperplanes.shape}"
                 )
+            try:
+                real_array(hyperplanes, name="hyperplanes", shape=(M, self.n_bits))
+            except ModelFileError as error:
+                raise InvalidParameterError(f"KLSH.restore: {error}") from None
         if indices is not None and np.shape(indices) != (M,):
             raise InvalidParameterError(f"KLSH.restore: indices must give one index per reference ({M})")
         self._set_reference_set(references, indices)
@@ -271,6 +276,15 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         validate_parameters(self)
         if not len(structures):
             raise InvalidParameterError("KLSH needs at least one structure to fit")
+
+
+def restore_saved(model: KLSH, references: Sequence, *, subsets=None, hyperplanes=None) -> KLSH:
+    """``model.restore`` from a saved model's values: the hash functions must be arrays
+    (the ``kernel_klsh_codes`` component and the KLSH blocks of the thinc models)."""
+    for name, value in (("subsets", subsets), ("hyperplanes", hyperplanes)):
+        if value is not None and not isinstance(value, np.ndarray):
+            raise ModelFileError(f"{name} is not an array ({type(value).__name__})")
+    return model.restore(references, subsets=subsets, hyperplanes=hyperplanes)
 
 
 def _saved(values: np.ndarray | None, name: str, *, ndim: int) -> np.ndarray:

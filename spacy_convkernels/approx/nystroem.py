@@ -34,6 +34,7 @@ from ..errors import ConvKernelsWarning, InvalidParameterError, KernelOverflowEr
 from ..inputs import structure_list, structure_tags
 from ..kernels.base import KERNEL, Kernel
 from ..row_blocks import gram_rows, symmetric_gram
+from ..saved_arrays import real_array
 from ..validation import COUNT, Options, Satisfies, validate_parameters
 from .landmarks import LANDMARK_METHODS, StructureColumns, select_landmarks
 
@@ -225,6 +226,14 @@ def nystroem_normalization(W: np.ndarray, *, rtol: float = EIGENVALUE_RTOL) -> n
     scale = np.zeros_like(eigenvalues)
     scale[kept] = 1.0 / np.sqrt(eigenvalues[kept])
     return (eigenvectors * scale) @ eigenvectors.T
+
+
+def saved_normalization(value, n_landmarks: int) -> np.ndarray:
+    """A saved normalization, checked as every saved array is (:func:`~spacy_convkernels.saved_arrays.real_array`):
+    real floating-point, n_landmarks x n_landmarks, finite, of magnitude below ``LIMIT``.
+    The ``kernel_vectors`` component, the Nyström blocks of the thinc models and ``nystroem
+    transform`` all read theirs through it."""
+    return real_array(value, name="normalization", shape=(n_landmarks, n_landmarks))
 
 
 def _checked_normalization(normalization, n_landmarks: int) -> np.ndarray:

@@ -17,6 +17,7 @@ from ..learn import KernelKNeighborsClassifier
 from ..structures.dependency import REPRESENTATIONS, span_to_trees
 from ..structures.relations import GoldRelations, dependency_interactions
 from .demo import DOCUMENTS, PARSES, QUESTIONS
+from .pipelines import load_pipeline
 
 PARSE_ATTRS: list[int | str] = ["TAG", "POS", "MORPH", "LEMMA", "DEP", "HEAD", "SENT_START"]
 STORED = "en_core_web_md 3.8.0 (parses stored with the package; --model parses live)"
@@ -45,7 +46,7 @@ def _parser(model: str | None, n_process: int):
         nlp = spacy.blank("en")
         stored = {doc.text: doc for doc in DocBin().from_disk(PARSES).get_docs(nlp.vocab)}
         return nlp, (lambda docs: [_copy_parse(doc, stored) for doc in docs]), STORED
-    nlp = spacy.load(model, exclude=["ner"])
+    nlp = load_pipeline(model, exclude=["ner"])
     if "parser" not in nlp.pipe_names:
         raise InvalidParameterError(f"--model {model} has no parser (its components: {', '.join(nlp.pipe_names)})")
 

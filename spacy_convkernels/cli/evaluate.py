@@ -112,15 +112,15 @@ def run(arguments: argparse.Namespace) -> None:
 
 
 def evaluate_relations(arguments: argparse.Namespace) -> None:
-    import spacy
     import srsly
 
     from ..components.relation_extractor import evaluate_relations as score
+    from .pipelines import load_pipeline
 
     corpus = arguments.corpus
     if not corpus.exists():
         raise CorpusFileError("no such file or directory", corpus)
-    nlp = spacy.load(arguments.model)
+    nlp = load_pipeline(arguments.model)
     scores = score(
         nlp,
         _references(corpus, nlp),
@@ -205,17 +205,17 @@ def _questions(path: Path, representation: str) -> tuple:
 
 def evaluate_bionlp(arguments: argparse.Namespace) -> None:
     import numpy as np
-    import spacy
 
     from ..kernels import SubsequencePathKernel
     from ..learn import KernelKNeighborsClassifier
+    from .pipelines import load_pipeline
 
     for folder in (arguments.train, arguments.devel):
         if not folder.is_dir():
             raise CorpusFileError("no such directory", folder)
     if arguments.k < 1:
         raise InvalidParameterError(f"--k must be positive, got {arguments.k}")
-    nlp = spacy.load(arguments.model, exclude=["ner"])
+    nlp = load_pipeline(arguments.model, exclude=["ner"])
     if "parser" not in nlp.pipe_names:
         raise InvalidParameterError(f"--model {arguments.model} has no parser")
     progress = not arguments.quiet

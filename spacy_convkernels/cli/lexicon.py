@@ -52,13 +52,14 @@ def run(arguments: argparse.Namespace) -> None:
 
     from ..corpora.lexicon import FILES, build_lexicon, write_lexicon
     from ..corpora.standoff import read_standoff
+    from .pipelines import load_pipeline
 
     train = arguments.train
     if not train.is_dir():
         raise CorpusFileError("no such directory", train)
     if not any(train.glob("*.a2")):
         raise CorpusFileError("a directory without .a2 files (event annotations): not training data", train)
-    nlp = spacy.load(arguments.model) if arguments.model is not None else spacy.blank("en")
+    nlp = load_pipeline(arguments.model) if arguments.model is not None else spacy.blank("en")
     counts: Counter[str] = Counter()
     docs = read_standoff(train, nlp, skip_errors=arguments.skip_errors, counts=counts)
     lexicon = build_lexicon(

@@ -13,10 +13,18 @@ import sys
 import zipfile
 from pathlib import Path
 
-from ..errors import ConvKernelsError, CorpusFileError
+from ..errors import ModelFileError
 from ..outputs import replacing, save_array
 from .cluster import add_cluster_arguments, cluster_client
-from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
+from .structures import (
+    KERNELS,
+    REPRESENTATIONS,
+    add_input_arguments,
+    add_kernel_arguments,
+    kernel_parameters,
+    make_kernel,
+    read_trees,
+)
 
 FIT = """Pick landmarks among a corpus' trees and save the model (.npz).
 
@@ -24,8 +32,10 @@ FIT = """Pick landmarks among a corpus' trees and save the model (.npz).
     python -m spacy_convkernels nystroem fit "$QUESTIONS" nystroem.npz --kernel ptk --n-components 20
 
 ``--n-components`` landmarks are picked among the corpus' trees (``--landmark-init``), and
-the kernel, its options, the landmarks (bracket strings) and the normalization matrix are
-saved in one ``.npz`` file (no pickle). Corpus files are as for ``gram`` (see
+the kernel, its numeric options, the landmarks (bracket strings), the normalization matrix
+and the ``--vectors`` (read once, saved inside) are saved in one ``.npz`` file (no pickle),
+sealed with their content hashes: ``transform`` refuses a file that was changed, or whose
+settings name a file to open. Corpus files are as for ``gram`` (see
 :mod:`spacy_convkernels.cli.structures`).
 """
 TRANSFORM = """Write the vectors of a corpus' trees with a saved model (.npy).
@@ -38,7 +48,8 @@ with the representation the model was fitted on. With ``--scheduler ADDRESS`` or
 ``--local-cluster N`` the vectors are computed on a Dask cluster (the ``dask`` extra),
 with the same values.
 """
-FORMAT = "spacy_convkernels.nystroem.v1"
+FORMAT = "spacy_convkernels.nystroem.v2"
+NUMBERS = ("lam", "mu", "terminal_factor")  # the kernel parameters a model saves: numbers, never a path
 LANDMARK_INITS = ("uniform", "kmeans++", "pivoted_cholesky", "ridge_leverage")  # approx.nystroem's, not imported
 
 
@@ -77,9 +88,12 @@ def run(arguments: argparse.Namespace) -> None:
 
     from .. import distributed
     from ..approx.nystroem import Nystroem
+    from ..kernels.vectors import WordVectors
 
     if arguments.step == "fit":
         parameters = kernel_parameters(arguments)
+        if "vectors" in parameters:  # read now, saved inside the model
+            parameters = {**parameters, "vectors": WordVectors.load(parameters["vectors"])}
         model = Nystroem(
             make_kernel(arguments.kernel, parameters),
             n_components=arguments.n_components,
@@ -107,58 +121,99 @@ def run(arguments: argparse.Namespace) -> None:
 
 
 def save(model, path, *, kernel: str, parameters: dict, representation: str) -> None:
-    """Write a fitted model: the kernel's name and options, the landmarks, the normalization."""
+    """Write a fitted model: the kernel's name and numeric options, the landmarks, the
+    normalization and the word vectors, all sealed with their content hashes
+    (:mod:`~spacy_convkernels.saved_arrays`), which the settings hold."""
     import numpy as np
 
+    from ..kernels.vectors import WordVectors
+    from ..saved_arrays import sealed
+
+    arrays = {"landmarks": np.array([str(t) for t in model.components_]), "normalization": model.normalization_}
+    vectors = getattr(model.kernel, "vectors", None)
+    if isinstance(vectors, WordVectors):
+        arrays.update(vectors.to_arrays())
     settings = {
         "format": FORMAT,
         "kernel": kernel,
-        "parameters": parameters,
+        "parameters": {name: value for name, value in parameters.items() if name in NUMBERS},
         "normalize": model.normalize,
         "representation": representation,
     }
+    settings["hashes"] = sealed({**settings, **arrays})["hashes"]
     with replacing(path, name="model") as temporary, open(temporary, "wb") as out:  # np.savez by name would add .npz
-        np.savez(
-            out,
-            settings=np.array(json.dumps(settings)),
-            landmarks=np.array([str(t) for t in model.components_]),
-            normalization=model.normalization_,
-        )
+        np.savez(out, settings=np.array(json.dumps(settings)), **arrays)
 
 
 def load(path, *, n_jobs=None, verbose: bool = False) -> tuple:
     """The model saved by :func:`save` (a :class:`~spacy_convkernels.approx.Nystroem`) and
-    the tree representation it was fitted on."""
+    the tree representation it was fitted on. Whatever is wrong with the file (not an
+    ``.npz`` of arrays, a value that does not match its content hash, a parameter that is
+    not a number, such as a path) raises a :class:`ModelFileError` naming it, without its content."""
     import numpy as np
 
-    from ..approx.nystroem import Nystroem
+    from ..approx.nystroem import Nystroem, saved_normalization
+    from ..kernels.vectors import WordVectors
+    from ..saved_arrays import reading, texts, unsealed
     from ..structures.tree import Tree
 
-    try:
-        stored = np.load(path, allow_pickle=False)
-    except FileNotFoundError as error:
-        raise CorpusFileError("no such file", path) from error
-    except (OSError, ValueError, zipfile.BadZipFile) as error:  # numpy's own text would advise allow_pickle
-        raise CorpusFileError("not a model written by nystroem fit (not an .npz archive of arrays)", path) from error
-    if not isinstance(stored, np.lib.npyio.NpzFile):
-        raise CorpusFileError("not a model written by nystroem fit (a .npy array, not its .npz archive)", path)
-    try:
+    if not Path(path).exists():
+        raise ModelFileError(f"{path}: no such file", source=str(path))
+    with reading(str(path)):
+        try:
+            stored = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:  # numpy's text would advise allow_pickle
+            raise ModelFileError("not a model written by nystroem fit (not an .npz archive of arrays)") from error
+        if not isinstance(stored, np.lib.npyio.NpzFile):
+            raise ModelFileError("not a model written by nystroem fit (a .npy array, not its .npz archive)")
         with stored:
-            settings = json.loads(str(stored["settings"]))
-            landmarks, normalization = list(stored["landmarks"]), stored["normalization"]
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
-        reason = f"no {error}" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
-        raise CorpusFileError(f"not a model written by nystroem fit ({reason})", path) from error
-    if not isinstance(settings, dict) or settings.get("format") != FORMAT:
-        raise CorpusFileError(f"not a model written by nystroem fit (no format {FORMAT})", path)
-    try:
-        kernel = make_kernel(settings["kernel"], settings["parameters"])
+            try:
+                arrays = {name: stored[name] for name in stored.files}
+            except ValueError as error:  # numpy's text would advise allow_pickle
+                raise ModelFileError("an array of Python objects, which is never unpickled") from error
+        settings = _settings(arrays.pop("settings", None))
+        arrays = unsealed({**arrays, **settings})  # the settings' hashes cover them and the arrays
+        landmarks = texts(arrays["landmarks"].tolist(), name="landmarks")
+        normalization = saved_normalization(arrays["normalization"], len(landmarks))
+        parameters = dict(settings["parameters"])
+        if "vectors" in arrays:
+            parameters["vectors"] = WordVectors.from_saved_arrays(
+                arrays["vector_keys"], arrays["vector_rows"], arrays["vectors"]
+            )
+        kernel = make_kernel(settings["kernel"], parameters)
         trees = [Tree.from_string(s) for s in landmarks]
-    except (ConvKernelsError, KeyError, TypeError) as error:
-        raise CorpusFileError(f"a damaged model ({type(error).__name__}: {error})", path) from error
-    if normalization.shape != (len(trees), len(trees)):
-        raise CorpusFileError(f"a damaged model: normalization {normalization.shape} for {len(trees)} landmarks", path)
-    if not np.issubdtype(normalization.dtype, np.floating) or not np.isfinite(normalization).all():
-        raise CorpusFileError("a damaged model: the normalization is not a matrix of finite numbers", path)
-    model = Nystroem(kernel, n_components=len(trees), normalize=settings["normalize"], n_jobs=n_jobs, verbose=verbose)
-    return model.set_landmarks(trees, normalization), settings["representation"]
+        model = Nystroem(
+            kernel, n_components=len(trees), normalize=settings["normalize"], n_jobs=n_jobs, verbose=verbose
+        )
+        model.set_landmarks(trees, normalization)
+    return model, settings["representation"]
+
+
+def _settings(stored) -> dict:
+    """The settings of a saved model, every one a plain value of its allowed set: the
+    kernel's parameters numbers (a saved file never names another file to open)."""
+    from ..validation import Interval
+
+    if stored is None or stored.dtype.kind != "U" or stored.shape != ():
+        raise ModelFileError("not a model written by nystroem fit (no settings)")
+    settings = json.loads(str(stored))
+    if not isinstance(settings, dict) or settings.get("format") != FORMAT:
+        raise ModelFileError(f"not a model written by nystroem fit (format {FORMAT}); fit it again with this version")
+    plain = {
+        "kernel": lambda value: value in KERNELS,
+        "parameters": lambda value: (
+            isinstance(value, dict)
+            and set(value) <= set(NUMBERS)
+            and all(Interval(None, None).accepts(v) for v in value.values())
+        ),
+        "normalize": lambda value: isinstance(value, bool),
+        "representation": lambda value: value in REPRESENTATIONS,
+        "hashes": lambda value: isinstance(value, dict),
+    }
+    if set(settings) != {"format", *plain} or not all(test(settings[name]) for name, test in plain.items()):
+        raise ModelFileError(
+            f"settings that are not those of nystroem fit: a kernel of {', '.join(KERNELS)}, its parameters "
+            f"numbers named {', '.join(NUMBERS)} (a saved model never names a file to open), normalize true "
+            "or false, a representation"
+        )
+    return settings

@@ -72,7 +72,9 @@ def read_docs(path: Path, *, model: str | None = None, batch_size: int = 256, n_
     import spacy
     from spacy.tokens import DocBin
 
-    nlp = spacy.load(model) if model is not None else None
+    from .pipelines import load_pipeline
+
+    nlp = load_pipeline(model) if model is not None else None
     if path.suffix == ".spacy":
         try:
             stored = DocBin().from_disk(path)

@@ -36,6 +36,7 @@ from ..extensions import install_extensions
 from ..ml.doc_kernel_features import doc_blocks, fit_doc_blocks
 from .kernel_trees import PARSE
 from .registered_kernels import DEFAULT_KERNEL, bind_model_vectors
+from .sealed_pipe import SealedPipe
 from .sentences import fitting_docs
 
 DEFAULT_MODEL = {
@@ -51,8 +52,9 @@ DEFAULT_MODEL = {
 SCORE_WEIGHTS = {"cats_score": 1.0, "cats_micro_p": None, "cats_micro_r": None, "cats_micro_f": None}
 
 
-class FittedKernelBlocks:
-    """What the two components add to spaCy's: fitting the model's kernel blocks in ``initialize``."""
+class FittedKernelBlocks(SealedPipe):
+    """What the two components add to spaCy's: fitting the model's kernel blocks in
+    ``initialize``, and saving sealed by content hashes (:class:`~.sealed_pipe.SealedPipe`)."""
 
     def _prepare_blocks(self) -> None:
         """Install the tree extension the kernel blocks read."""
@@ -66,14 +68,6 @@ class FittedKernelBlocks:
     def update(self, examples, **settings):
         bind_model_vectors(self.model, self.vocab)
         return super().update(examples, **settings)
-
-    def from_bytes(self, bytes_data, **settings):
-        bind_model_vectors(self.model, self.vocab)  # the saved support vectors are prepared with the vectors
-        return super().from_bytes(bytes_data, **settings)
-
-    def from_disk(self, path, **settings):
-        bind_model_vectors(self.model, self.vocab)
-        return super().from_disk(path, **settings)
 
     def initialize(
         self,

@@ -41,8 +41,10 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..approx.nystroem import LANDMARK_INITS, Nystroem
+from ..approx.nystroem import LANDMARK_INITS, Nystroem, saved_normalization
+from ..errors import ModelFileError
 from ..ml.kernel_features import set_feature_widths
+from ..saved_arrays import texts
 from ..validation import COUNT, Boolean, Options, validate_params
 from .kernel_trees import PARSE
 from .registered_kernels import DEFAULT_KERNEL
@@ -188,4 +190,8 @@ class KernelVectors(SentenceTreeModel):
         return {"landmarks": [str(t) for t in self.model.components_], "normalization": self.model.normalization_}
 
     def _set_state(self, state: dict) -> None:
-        self.model.set_landmarks(self._read(state["landmarks"]), state["normalization"])
+        landmarks = texts(state["landmarks"], name="landmarks")
+        normalization = saved_normalization(state["normalization"], len(landmarks))
+        if not landmarks:
+            raise ModelFileError("no landmarks")
+        self.model.set_landmarks(self._read(landmarks), normalization)

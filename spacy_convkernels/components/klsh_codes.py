@@ -19,7 +19,8 @@ from collections.abc import Callable
 
 from spacy.language import Language
 
-from ..approx.klsh import KLSH, KLSH_PARAMETERS
+from ..approx.klsh import KLSH, KLSH_PARAMETERS, restore_saved
+from ..saved_arrays import texts
 from ..validation import Interval, Options, validate_params
 from .kernel_trees import PARSE
 from .registered_kernels import DEFAULT_KERNEL
@@ -163,8 +164,9 @@ class KLSHCodes(SentenceTreeModel):
         return state
 
     def _set_state(self, state: dict) -> None:
-        self.model.restore(
-            self._read(state["references"]),
+        restore_saved(
+            self.model,
+            self._read(texts(state["references"], name="references")),
             subsets=state.get("subsets"),
             hyperplanes=state.get("hyperplanes"),
         )

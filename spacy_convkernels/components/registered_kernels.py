@@ -11,9 +11,11 @@ string is a path to a vectors file, and null means no vectors.
 """
 
 import inspect
+import os
 
 from spacy.util import registry
 
+from ..errors import ModelFileError
 from ..kernels import (
     CompositionalSmoothedPartialTreeKernel,
     ForestKernel,
@@ -72,6 +74,24 @@ def bind_model_vectors(model, vocab) -> None:
     """``bind_pipeline_vectors`` for the kernel of every feature block of a thinc model; a
     component calls it at first use, since ``spacy.load`` creates components before it loads
     the vectors."""
-    for node in model.walk():
-        if "encoder" in node.attrs:
-            bind_pipeline_vectors(node.attrs["encoder"].kernel, vocab)
+    for kernel in model_kernels(model):
+        bind_pipeline_vectors(kernel, vocab)
+
+
+def refuse_vector_files(kernels, component: str) -> None:
+    """Refuse to load a saved component whose kernel's vectors are a path (in the
+    pipeline's config.cfg): a saved pipeline never opens another file; its vectors are the
+    pipeline's (``vectors = "vocab"``), saved with it."""
+    for kernel in kernels:
+        vectors = getattr(kernel, "vectors", None)
+        if isinstance(vectors, (str, os.PathLike)) and vectors != PIPELINE_VECTORS:
+            raise ModelFileError(
+                f"{component}: its kernel's vectors name a file (config.cfg); a saved pipeline never opens "
+                'another file: train it with vectors = "vocab", the pipeline\'s vectors, saved with it',
+                source=component,
+            )
+
+
+def model_kernels(model) -> list:
+    """The kernels of the feature blocks of a thinc model."""
+    return [node.attrs["encoder"].kernel for node in model.walk() if "encoder" in node.attrs]

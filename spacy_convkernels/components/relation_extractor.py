@@ -44,11 +44,20 @@ from thinc.types import Floats2d
 from tqdm import tqdm
 
 from ..corpora.examples import give_annotations, training_example
-from ..errors import InvalidParameterError, MissingAnnotationError, MissingAnnotationWarning
+from ..errors import (
+    InvalidParameterError,
+    MissingAnnotationError,
+    MissingAnnotationWarning,
+    ModelFileError,
+    NotInitializedError,
+)
 from ..extensions import INTERACTIONS_KEY, install_extensions
 from ..ml.relation_model import candidates_of
+from ..saved_arrays import texts
 from ..structures.relations import GoldRelations, char_offsets, role_key
+from ..validation import SHARE
 from .registered_kernels import bind_model_vectors
+from .sealed_pipe import SealedPipe
 from .sentences import fitting_docs
 
 SETTINGS = ("gold", "predicted")  # where evaluate_relations takes entities and triggers from
@@ -103,7 +112,7 @@ def make_kernel_relations(
     return RelationExtractor(nlp.vocab, model, name, threshold=threshold, single_label=single_label)
 
 
-class RelationExtractor(TrainablePipe):
+class RelationExtractor(SealedPipe, TrainablePipe):
     """A trainable scorer of relation candidates (module docstring).
 
     Parameters
@@ -185,6 +194,9 @@ class RelationExtractor(TrainablePipe):
             yield doc
 
     def predict(self, docs: Iterable[Doc]) -> Floats2d:
+        encoders = [node.attrs["encoder"] for node in self.model.walk() if "encoder" in node.attrs]
+        if not self.labels or not all(encoder.fitted for encoder in encoders):
+            raise NotInitializedError(f"{self.name}: not initialized; run nlp.initialize() or load a trained pipeline")
         bind_model_vectors(self.model, self.vocab)
         docs = list(docs)
         if not any(len(doc) for doc in docs):
@@ -298,13 +310,14 @@ class RelationExtractor(TrainablePipe):
         )
         return threshold
 
-    def from_bytes(self, bytes_data, **settings):
-        bind_model_vectors(self.model, self.vocab)  # saved landmarks and support vectors are prepared with them
-        return super().from_bytes(bytes_data, **settings)
-
-    def from_disk(self, path, **settings):
-        bind_model_vectors(self.model, self.vocab)
-        return super().from_disk(path, **settings)
+    def check_cfg(self, cfg: dict) -> None:
+        """Saved settings: labels (strings), thresholds in [0, 1] or null, single_label true or false."""
+        texts(cfg.get("labels"), name="labels")
+        for name in ("threshold", "chosen_threshold"):
+            if cfg.get(name) is not None and not SHARE.accepts(cfg[name]):
+                raise ModelFileError(f"{name} must be a number in [0, 1] or null")
+        if not isinstance(cfg.get("single_label"), bool):
+            raise ModelFileError("single_label must be true or false")
 
     def score(self, examples: Iterable[Example], **kwargs) -> dict:
         return score_relations(examples, threshold=self.threshold, single_label=self.cfg.get("single_label", False))

@@ -19,13 +19,14 @@ from ..errors import (
 )
 from ..extensions import install_extensions
 from ..kernels import Kernel
+from ..saved_arrays import reading, sealed, unsealed
 from ..structures.dependency import REPRESENTATIONS, span_to_tree
 from ..structures.forest import Forest
 from ..structures.tree import Tree
 from ..validation import COUNT, Satisfies, validate_parameters
 from .kernel_trees import KernelTrees
 from .pipe import KernelPipe
-from .registered_kernels import bind_pipeline_vectors
+from .registered_kernels import bind_pipeline_vectors, refuse_vector_files
 
 TREE_SOURCES = ("predicted", "reference")
 
@@ -200,39 +201,34 @@ class SentenceTreeModel(KernelPipe):
         raise NotImplementedError
 
     def _state_bytes(self) -> bytes:
-        return srsly.msgpack_dumps(self._state() if hasattr(self.model, self.fitted_attribute) else {})
-
-    def _unpack(self, data: bytes, source: str) -> dict:
-        try:
-            return srsly.msgpack_loads(data)
-        except (ValueError, TypeError) as error:  # msgpack's "Unpack failed", truncated data
-            raise ModelFileError(
-                f"{self.name}: {source} is not a saved {type(self).__name__} state ({error})"
-            ) from error
+        """The state, sealed with its content hashes (:mod:`~spacy_convkernels.saved_arrays`); {} unfitted."""
+        return srsly.msgpack_dumps(sealed(self._state()) if hasattr(self.model, self.fitted_attribute) else {})
 
     def _load_state(self, data: bytes, source: str) -> None:
-        """The state of ``_state_bytes``; a damaged one raises :class:`ModelFileError` naming ``source``."""
-        state = self._unpack(data, source)
-        if state:
-            self._bind_vectors()
-            try:
-                self._set_state(state)
-            except (ConvKernelsError, KeyError, TypeError, ValueError) as error:
-                problem = f"no {error}" if isinstance(error, KeyError) else str(error)
-                raise ModelFileError(
-                    f"{self.name}: {source} is a damaged {type(self).__name__} state ({problem})"
-                ) from error
+        """The state of ``_state_bytes``; a damaged one raises :class:`ModelFileError`
+        naming the component and ``source``."""
+        refuse_vector_files([self.model.kernel], self.name)
+        with reading(f"{self.name}: {source}"):
+            state = srsly.msgpack_loads(data)
+            if state != {}:
+                self._bind_vectors()
+                self._set_state(unsealed(state))
 
     def _load_state_file(self, path: Path) -> None:
-        if path.exists():
-            self._load_state(path.read_bytes(), source=str(path))
+        with reading(f"{self.name}: {path}"):
+            data = path.read_bytes()
+        self._load_state(data, source=str(path))
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
         return util.to_bytes({"model": self._state_bytes}, exclude)
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = tuple()):
-        source = "its bytes"
-        util.from_dict(self._unpack(data, source), {"model": lambda b: self._load_state(b, source)}, exclude)
+        with reading(f"{self.name}: its bytes"):
+            saved = srsly.msgpack_loads(data)
+            if not isinstance(saved, dict) or set(saved) - {"model"}:
+                raise ModelFileError("not the bytes of a saved component")
+            if "model" not in exclude and "model" in saved:  # as spaCy's from_bytes: bytes saved without it
+                self._load_state(saved["model"], source="its bytes")
         return self
 
     def to_disk(self, path, *, exclude: Iterable[str] = tuple()) -> None:

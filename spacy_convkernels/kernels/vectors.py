@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import VectorsError
+from ..errors import ModelFileError, VectorsError
+from ..saved_arrays import index_array, real_array
 from ..structures.labels import join_key, split_key
 from ..text_lines import Unreadable, numbered_lines
 
@@ -46,6 +47,14 @@ class WordVectors:
     """
 
     def __init__(self, keys: dict[str, int], matrix: np.ndarray, raw: np.ndarray | None = None):
+        if not isinstance(matrix, np.ndarray) or matrix.ndim != 2 or matrix.dtype.kind != "f":
+            raise VectorsError(f"the vectors must be a 2-d array of real floating-point numbers, got {_kind(matrix)}")
+        if raw is not None and (not isinstance(raw, np.ndarray) or raw.shape != matrix.shape):
+            raise VectorsError(f"the source vectors must be an array of the matrix's shape {matrix.shape}")
+        if not all(isinstance(row, int) and not isinstance(row, bool) for row in keys.values()):
+            raise VectorsError("the row of every key must be an integer")
+        if keys and not 0 <= min(keys.values()) <= max(keys.values()) < len(matrix):
+            raise VectorsError(f"the rows of the keys must be in [0, {len(matrix)}), the rows of the matrix")
         self.rows = keys
         self.matrix = matrix
         self.raw = raw
@@ -74,7 +83,13 @@ class WordVectors:
     def from_arrays(cls, keys: Iterable[str], vectors: np.ndarray) -> "WordVectors":
         """Keys with one vector each: vectors are normalized, identical ones merged, zero ones dropped."""
         keys = list(keys)
-        vectors = np.asarray(vectors, dtype=np.float32)
+        try:
+            vectors = np.asarray(vectors)
+        except ValueError as error:  # ragged rows
+            raise VectorsError(f"word vectors must be a matrix of numbers ({error})") from error
+        if vectors.dtype.kind not in "fiu":
+            raise VectorsError(f"word vectors must be real numbers, got {vectors.dtype} values")
+        vectors = vectors.astype(np.float32)
         if vectors.ndim != 2 or len(vectors) != len(keys):
             raise VectorsError(f"{len(keys)} keys need a matrix of {len(keys)} rows, got shape {vectors.shape}")
         if not np.isfinite(vectors).all():
@@ -108,6 +123,27 @@ class WordVectors:
             return cls.from_arrays(*_read_text(path))
         raise VectorsError(f"cannot take word vectors from {type(source).__name__}")
 
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The table as arrays to save with a model (:meth:`from_saved_arrays` reads them):
+        the keys (UTF-8, one per line), the row of each, the distinct source vectors."""
+        return {
+            "vector_keys": np.frombuffer("\n".join(self.rows).encode(), dtype=np.uint8),
+            "vector_rows": np.fromiter(self.rows.values(), dtype=np.int64, count=len(self.rows)),
+            "vectors": self.matrix if self.raw is None else self.raw,
+        }
+
+    @classmethod
+    def from_saved_arrays(cls, keys: np.ndarray, rows: np.ndarray, vectors: np.ndarray) -> "WordVectors":
+        """The table of :meth:`to_arrays`, each array checked as saved arrays are
+        (:mod:`~spacy_convkernels.saved_arrays`; a ModelFileError when one is not)."""
+        vectors = real_array(vectors, name="vectors", shape=(None, None))
+        if not np.abs(vectors).sum(axis=1).all():
+            raise ModelFileError("vectors holds a zero vector")
+        keys = index_array(keys, name="vector_keys", shape=(None,), size=256).astype(np.uint8).tobytes().decode()
+        names = keys.split("\n") if keys else []
+        rows = index_array(rows, name="vector_rows", shape=(len(names),), size=len(vectors))
+        return cls(dict(zip(names, rows.tolist())), _unit_rows(vectors), vectors)
+
     def row(self, key: str) -> int:
         """The row of ``key``, -1 when it has no vector."""
         return self.rows.get(key, -1)
@@ -116,6 +152,10 @@ class WordVectors:
         """The row of a lemma with its POS initial: ``lemma::p`` (KeLP's keys), else ``lemma``."""
         row = self.rows.get(join_key(lemma, pos), -1)
         return row if row >= 0 else self.rows.get(lemma, -1)
+
+
+def _kind(value) -> str:
+    return f"{value.dtype} array of shape {value.shape}" if isinstance(value, np.ndarray) else type(value).__name__
 
 
 def _from_spacy(vectors, strings) -> WordVectors:

@@ -29,14 +29,15 @@ import srsly
 from sklearn.feature_extraction.text import TfidfVectorizer
 from thinc.api import deserialize_attr, serialize_attr
 
-from ..approx.klsh import KLSH
-from ..approx.nystroem import Nystroem
-from ..errors import ConvKernelsWarning
+from ..approx.klsh import KLSH, restore_saved
+from ..approx.nystroem import Nystroem, saved_normalization
+from ..errors import ConvKernelsWarning, ModelFileError
 from ..kernels.base import Kernel
 from ..learn.svm import KernelSVC, cross_validate_svm
+from ..saved_arrays import real_array, sealed, texts, unsealed
 from ..structures.paths import PathTuples
 from ..structures.tree import Tree
-from ..validation import NATURAL, validate_params
+from ..validation import COUNT, NATURAL, POSITIVE, validate_params
 
 METHODS = ("nystroem", "klsh")
 MEMO_SIZE = 20_000
@@ -199,23 +200,31 @@ class KernelEncoder:
             return srsly.msgpack_dumps(None)
         if self.method == "nystroem":
             landmarks = [structure_state(s) for s in self.estimator.components_]
-            return srsly.msgpack_dumps({"landmarks": landmarks, "normalization": self.estimator.normalization_})
-        state = {"references": [structure_state(s) for s in self.estimator.references_]}
-        for name in ("subsets_", "hyperplanes_"):
-            if hasattr(self.estimator, name):
-                state[name] = getattr(self.estimator, name)
-        return srsly.msgpack_dumps(state)
+            state = {"landmarks": landmarks, "normalization": self.estimator.normalization_}
+        else:
+            state = {"references": [structure_state(s) for s in self.estimator.references_]}
+            for name in ("subsets_", "hyperplanes_"):
+                if hasattr(self.estimator, name):
+                    state[name] = getattr(self.estimator, name)
+        return srsly.msgpack_dumps(sealed(state))
 
     def from_bytes(self, data: bytes) -> "KernelEncoder":
+        """The state of :meth:`to_bytes`, checked (:mod:`~spacy_convkernels.saved_arrays`):
+        a damaged one raises :class:`~spacy_convkernels.errors.ModelFileError`."""
         state = srsly.msgpack_loads(data)
         if state is None:
             return self
+        state = unsealed(state)
         if self.method == "nystroem":
-            landmarks = [structure_from_state(s) for s in state["landmarks"]]
-            self.estimator.set_landmarks(landmarks, state["normalization"])
+            landmarks = structures_from_state(state["landmarks"], "landmarks")
+            if not landmarks:
+                raise ModelFileError("no landmarks")
+            self.estimator.set_landmarks(landmarks, saved_normalization(state["normalization"], len(landmarks)))
         else:
-            references = [structure_from_state(s) for s in state["references"]]
-            self.estimator.restore(references, subsets=state.get("subsets_"), hyperplanes=state.get("hyperplanes_"))
+            references = structures_from_state(state["references"], "references")
+            restore_saved(
+                self.estimator, references, subsets=state.get("subsets_"), hyperplanes=state.get("hyperplanes_")
+            )
         return self
 
 
@@ -397,8 +406,8 @@ class StackedSVM:
         svm = self.estimator
         state = {
             "support_vectors": [structure_state(s) for s in svm.support_vectors_],
-            "dual_coef": svm.dual_coef_.tolist(),
-            "intercept": svm.intercept_.tolist(),
+            "dual_coef": svm.dual_coef_,
+            "intercept": svm.intercept_,
             "classes": svm.classes_.tolist(),
             "multilabel": bool(svm.multilabel_),
         }
@@ -406,23 +415,58 @@ class StackedSVM:
             state["text"] = {"support_texts": self.support_texts, **self.text_kernel.state()}
         if self.choice:
             state["choice"] = {"C": self.choice["C"], "scores": [[C, v] for C, v in self.choice["scores"].items()]}
-        return srsly.msgpack_dumps(state)
+        return srsly.msgpack_dumps(sealed(state))
 
     def from_bytes(self, data: bytes) -> "StackedSVM":
+        """The state of :meth:`to_bytes`, checked (:mod:`~spacy_convkernels.saved_arrays`):
+        a damaged one raises :class:`~spacy_convkernels.errors.ModelFileError`."""
         state = srsly.msgpack_loads(data)
         self.decisions.clear()
-        if state is not None:
-            choice = state.pop("choice", None)
-            if choice is not None:
-                self.choice = {"C": choice["C"], "scores": dict(map(tuple, choice["scores"]))}
-                self.estimator.set_params(C=choice["C"])
-            text = state.pop("text", None)
-            support_vectors = [structure_from_state(s) for s in state.pop("support_vectors")]
-            self.estimator.set_support(support_vectors, **state)
-            if text is not None:
-                self.support_texts = text.pop("support_texts")
-                self.text_kernel = NgramCosine(**text)
+        if state is None:
+            return self
+        state = unsealed(state)
+        support_vectors = structures_from_state(state["support_vectors"], "support_vectors")
+        classes, multilabel = state["classes"], state["multilabel"]
+        if not isinstance(classes, list) or len(classes) < 2 or not isinstance(multilabel, bool):
+            raise ModelFileError("classes must be a list of two or more labels and multilabel true or false")
+        n_outputs = 1 if len(classes) == 2 and not multilabel else len(classes)
+        dual_coef = real_array(state["dual_coef"], name="dual_coef", shape=(n_outputs, len(support_vectors)))
+        intercept = real_array(state["intercept"], name="intercept", shape=(n_outputs,))
+        choice, text = state.get("choice"), state.get("text")
+        if choice is not None:
+            self.choice = _saved_choice(choice)
+            self.estimator.set_params(C=self.choice["C"])
+        if text is not None:
+            self.support_texts = texts(text.pop("support_texts"), name="support_texts", count=len(support_vectors))
+            self.text_kernel = _saved_text_kernel(text)
+        self.estimator.set_support(
+            support_vectors, dual_coef=dual_coef, intercept=intercept, classes=classes, multilabel=multilabel
+        )
         return self
+
+
+def _saved_choice(choice) -> dict:
+    """The saved choice of C, checked: ``{"C": c, "scores": [[C, score], ...]}``, Cs positive, scores numbers."""
+    pairs = choice.get("scores") if isinstance(choice, dict) else None
+    if not isinstance(pairs, list) or not all(isinstance(pair, list) and len(pair) == 2 for pair in pairs):
+        raise ModelFileError("choice must hold a C and its [C, score] pairs")
+    Cs = [choice.get("C"), *(C for C, _ in pairs)]
+    numbers = all(isinstance(score, (int, float)) and not isinstance(score, bool) for _, score in pairs)
+    if not all(map(POSITIVE.accepts, Cs)) or not numbers:
+        raise ModelFileError("choice must hold positive finite Cs and their scores (NaN when none was computed)")
+    return {"C": float(choice["C"]), "scores": {C: score for C, score in pairs}}
+
+
+def _saved_text_kernel(text) -> "NgramCosine":
+    """The saved n-gram cosine, checked: n-gram size, vocabulary (term -> column) and idf weights."""
+    vocabulary, idf = text.get("vocabulary"), text.get("idf")
+    if not isinstance(vocabulary, dict) or not isinstance(idf, list) or not COUNT.accepts(text.get("ngram_size")):
+        raise ModelFileError("the n-gram kernel needs an ngram_size >= 1, a vocabulary and idf weights")
+    weights = real_array(np.asarray(idf, dtype=float), name="idf", shape=(len(vocabulary),))
+    columns = np.asarray(list(vocabulary.values()))
+    if sorted(columns.tolist()) != list(range(len(vocabulary))) or not all(isinstance(t, str) for t in vocabulary):
+        raise ModelFileError("the n-gram vocabulary must map terms to the columns 0..n-1 of its idf weights")
+    return NgramCosine(text["ngram_size"], vocabulary=vocabulary, idf=weights)
 
 
 def structure_state(structure) -> dict:
@@ -435,3 +479,12 @@ def structure_state(structure) -> dict:
 def structure_from_state(state: dict):
     """The path or tree of :func:`structure_state`."""
     return PathTuples(tuple(t) for t in state["path"]) if "path" in state else Tree.from_string(state["tree"])
+
+
+def structures_from_state(states, name: str) -> list:
+    """The paths or trees of a saved list of :func:`structure_state`; anything else a ModelFileError."""
+    if not isinstance(states, list) or not all(
+        isinstance(s, dict) and len(s) == 1 and ("tree" in s or "path" in s) for s in states
+    ):
+        raise ModelFileError(f"{name} is not a list of saved trees or paths")
+    return [structure_from_state(s) for s in states]
