@@ -68,9 +68,10 @@ BAD_TOKENS = [
     ("1\tGo\tgo\tVERB\tVB\t_\t2\tdep\t_\t_\n2\tnow\tnow\tADV\tRB\t_\t1\tadvmod\t_\t_\n", "no root", 1),
     (
         "1\tGo\tgo\tVERB\tVB\t_\t0\troot\t_\t_\n2\tnow\tnow\tADV\tRB\t_\t3\tdep\t_\t_\n3\tx\tx\tX\tFW\t_\t2\tdep\t_\t_\n",
-        "cycle",
-        1,
+        "token 2 is on a cycle",
+        2,
     ),
+    ("1\tGo\tgo\tVERB\tVB\t_\t0\troot\t_\t_\n2\tnow\tnow\tADVERB\tRB\t_\t1\tdep\t_\t_\n", "UPOS", 2),
     ("1\tGo\tgo\tVERBAL\tVB\t_\t0\troot\t_\t_\n", "UPOS", 1),
     ("1-x\tGo\t_\t_\t_\t_\t_\t_\t_\t_\n", "multi-word", 1),
     ("1\tGo\tgo\tVERB\tVB\tMood=Imp|\t0\troot\t_\t_\n", "features 'Mood=Imp|'", 1),
