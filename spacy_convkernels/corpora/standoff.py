@@ -398,6 +398,7 @@ class _Document:
         of the lines."""
         depths: dict[str, int] = {}
         bad: dict[str, str] = {}
+        looping: set[str] = set()  # on or above a cycle
         for root in self.events:
             path, on_path, pending = [], set(), [iter([root])]
             while pending:
@@ -406,9 +407,10 @@ class _Document:
                     pending.pop()
                     if path:
                         on_path.remove(path[-1])
-                        self._finish(path.pop(), depths, bad)
+                        self._finish(path.pop(), depths, bad, looping)
                 elif ident in on_path:
                     cycle = path[path.index(ident) :] + [ident]
+                    looping.update(cycle)
                     for event in cycle[:-1]:
                         bad.setdefault(event, f"event {event} is nested in itself ({' > '.join(cycle)})")
                 elif ident not in depths:
@@ -417,19 +419,21 @@ class _Document:
                     pending.append(iter(self._inner(ident)))
         return bad
 
-    def _finish(self, ident: str, depths: dict, bad: dict) -> None:
+    def _finish(self, ident: str, depths: dict, bad: dict, looping: set) -> None:
+        """The depth of ``ident``, its inner events done, and why it is malformed if it is."""
         inner = self._inner(ident)
         depths[ident] = 1 + max((depths.get(a, 0) for a in inner), default=0)
+        looped = next((a for a in inner if a in looping), None)
         if ident in bad:
             return
-        broken = next((a for a in inner if a in bad), None)
-        if depths[ident] > MAX_NESTING:
+        if looped is not None:
+            looping.add(ident)
+            bad[ident] = f"event {ident} nests {looped}, which is nested in itself"
+        elif depths[ident] > MAX_NESTING:
             chain = [ident]
             while len(chain) <= MAX_NESTING:
-                chain.append(max(self._inner(chain[-1]), key=lambda a: depths.get(a, 0)))
+                chain.append(max(self._inner(chain[-1]), key=depths.__getitem__))
             bad[ident] = f"events nested more than {MAX_NESTING} deep ({ident} > ... > {chain[-1]})"
-        elif broken is not None:
-            bad[ident] = f"event {ident} nests {broken}, which is nested in itself"
 
     def make_doc(self, nlp, counts: Counter) -> Doc:
         doc = nlp.make_doc(self.text)
