@@ -614,17 +614,24 @@ def test_a_text_over_max_length_names_the_txt_and_is_skipped_on_request(tmp_path
     write_doc(tmp_path, TEXT, A1, A2, name="a")
     write_doc(tmp_path, "RAS.", ["T1\tProtein 0 3\tRAS"], name="b")
     with pytest.raises(
-        CorpusFormatError, match=r"a\.txt, line 1: a text of 49 characters, more than .*max_length \(40\)"
+        CorpusFormatError, match=r"a\.txt, line 1: a text of more than the pipeline.s nlp\.max_length \(40\) characters"
     ):
         list(read_standoff(tmp_path, nlp))
     errors = []
     with pytest.warns(CorpusWarning, match="skipped a document"):
         assert [d.text for d in read_standoff(tmp_path, nlp, skip_errors=True, errors=errors)] == ["RAS."]
     assert [e.path.split("/")[-1] for e in errors] == ["a.txt"]
+    nlp.max_length = len(TEXT)  # 49 characters, and a byte-order mark that is not one of them
+    write_doc(tmp_path, "\ufeff" + TEXT, A1, A2, name="a")
+    assert [d.text for d in read_standoff(tmp_path, nlp)] == [TEXT, "RAS."]
     write_doc(tmp_path, TEXT + " " + "x" * 1_000_000, A1, A2, name="a")
     out = tmp_path / "ge.spacy"
     assert main(["convert", "--format", "standoff", str(tmp_path), str(out)]) == 1
-    assert "a.txt, line 1: a text of 1,000,050 characters" in capsys.readouterr().err and not out.exists()
+    assert (
+        "a.txt, line 1: a text of more than the pipeline's nlp.max_length (1,000,000) characters"
+        in capsys.readouterr().err
+        and not out.exists()
+    )
     with pytest.warns(CorpusWarning, match="nlp.max_length"):
         assert main(["convert", "--format", "standoff", str(tmp_path), str(out), "--skip-errors"]) == 0
     assert len(DocBin().from_disk(out)) == 1

@@ -135,17 +135,18 @@ def read_standoff(
     nlp = nlp or spacy.blank("en")
     counts = counts if counts is not None else Counter()
     for stem in _documents(source):
-        problems = []
-        document = _Document(stem, problems, (max_interactions_per_event, max_interactions_per_document))
-        for error in problems:
-            skip_or_raise(error, skip_errors, errors, "standoff line")
-        if len(document.text) > nlp.max_length:
+        text = _read_text(_file(stem, ".txt"), nlp.max_length)
+        if text is None:
             message = (
-                f"a text of {len(document.text):,d} characters, more than the pipeline's "
-                f"nlp.max_length ({nlp.max_length:,d}): raise nlp.max_length to read it"
+                f"a text of more than the pipeline's nlp.max_length ({nlp.max_length:,d}) characters: "
+                "raise nlp.max_length to read it"
             )
             skip_or_raise(corpus_error(message, _file(stem, ".txt"), 1), skip_errors, errors, "document")
             continue
+        problems = []
+        document = _Document(stem, text, problems, (max_interactions_per_event, max_interactions_per_document))
+        for error in problems:
+            skip_or_raise(error, skip_errors, errors, "standoff line")
         yield document.make_doc(nlp, counts)
 
 
@@ -264,11 +265,11 @@ class _Malformed(Exception):
 class _Document:
     """The annotations of one document, each record kept with its (path, line)."""
 
-    def __init__(self, stem: Path, problems: list, caps: tuple = (None, None)):
+    def __init__(self, stem: Path, text: tuple[str, bool], problems: list, caps: tuple = (None, None)):
         self.stem = stem
         self.cap, self.document_cap = caps  # max_interactions_per_event, max_interactions_per_document
         self.problems = problems
-        self.text, marked = _read_text(_file(stem, ".txt"))
+        self.text, marked = text  # the text, and whether a byte-order mark started it
         self.hint = " (offsets count from after the .txt's byte-order mark)" if marked else ""
         self.mentions = {}  # id: (type, start, end, where)
         self.events = {}  # id: (type, trigger, [(role, id)], where)
@@ -560,12 +561,15 @@ def _file(stem: Path, suffix: str) -> Path:
     return stem.with_name(stem.name + suffix)
 
 
-def _read_text(path: Path) -> tuple[str, bool]:
-    """The text of a ``.txt`` without a byte-order mark, and whether it had one."""
+def _read_text(path: Path, max_length: int) -> tuple[str, bool] | None:
+    """The text of a ``.txt`` without a byte-order mark, and whether it had one; None
+    when it is longer than ``max_length`` characters (not read beyond them)."""
     try:
         with open(path, encoding="utf-8", newline="") as handle:
-            text = handle.read()
-        return text.removeprefix("\ufeff"), text.startswith("\ufeff")
+            text = handle.read(max_length + 2)  # a mark, and one character too many
+        marked = text.startswith("\ufeff")
+        text = text.removeprefix("\ufeff")
+        return None if len(text) > max_length else (text, marked)
     except UnicodeDecodeError as error:
         raise CorpusFileError(f"not UTF-8 text ({error.reason} at byte {error.start})", path) from error
     except OSError as error:
