@@ -416,3 +416,17 @@ def test_a_sentence_over_max_length_is_refused_and_skipped_on_request(tmp_path):
         list(read_penman(path, nlp))
     with pytest.warns(CorpusWarning, match="nlp.max_length"):
         assert len(list(read_penman(path, nlp, skip_errors=True))) == 1
+
+
+def test_a_recursion_error_inside_penman_is_a_positioned_error(tmp_path, monkeypatch):
+    """Beyond what penman's parser can nest (under a raised MAX_DEPTH), the graph is
+    refused as one, never a raw RecursionError."""
+    from spacy_convkernels.corpora import amr
+
+    monkeypatch.setattr(amr, "MAX_DEPTH", 10**6)
+    path = tmp_path / "deeper.txt"
+    path.write_text(nested(3000, "deeper") + "\n\n" + SOS, encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match=r"line 1: graph deeper: nested too deep for the penman library"):
+        list(read_penman(path))
+    with pytest.warns(CorpusWarning, match="graph deeper"):
+        assert len(list(read_penman(path, skip_errors=True))) == 1
