@@ -368,3 +368,65 @@ def test_dependency_candidates_from_odd_unicode_give_structures_that_round_trip(
     for candidate in candidates:
         assert Tree.from_string(str(candidate.subgraph)) == candidate.subgraph
         assert PathTuples(candidate.path.tuples) == candidate.path
+
+
+def nested(depth: int, name: str) -> str:
+    """A graph of ``depth`` nodes, each inside the one before, one per line."""
+    return "\n".join(
+        [f"# ::id {name}", "# ::snt deep"]
+        + [f"(n{i} / c :ARG0" for i in range(depth - 1)]
+        + ["(x / y)" + ")" * (depth - 1)]
+    )
+
+
+def test_a_graph_nested_600_deep_is_refused_on_its_line_and_skipped_on_request(tmp_path):
+    """Issue 36: a raw RecursionError, and with ``skip_errors`` the corpus stopped there."""
+    path = tmp_path / "deep.txt"
+    path.write_text(SOS + "\n" + nested(600, "deep") + "\n\n" + nested(200, "deep200") + "\n\n" + SOS, encoding="utf-8")
+    # SOS: lines 1-9, the deep graph from line 11: its 201st bracket on line 11 + 2 + 200
+    with pytest.raises(CorpusFormatError, match=r"line 213: graph deep: brackets nested more than 200 deep"):
+        list(read_penman(path))
+    errors = []
+    with pytest.warns(CorpusWarning, match="graph deep:"):
+        docs = list(read_penman(path, skip_errors=True, errors=errors))
+    assert len(docs) == 3 and [e.line for e in errors] == [213]
+    assert len(penman.decode(docs[1]._.kernel_amr).instances()) == 200  # 200 deep is read, and usable
+    amr_candidates(docs[1]._.kernel_amr)
+
+
+def test_carriage_return_line_ends_are_refused_not_read_as_a_comment(tmp_path):
+    """Issue 36: a file with ``\\r`` line ends and a leading comment gave 0 graphs and no warning."""
+    path = tmp_path / "cr.txt"
+    path.write_bytes(("# AMR release\n\n" + SOS).replace("\n", "\r").encode())
+    with pytest.raises(CorpusFormatError, match=r"cr\.txt, line 1: .*a carriage return inside the line"):
+        list(read_penman(path))
+    crlf = tmp_path / "crlf.txt"
+    crlf.write_bytes(("# AMR release\n\n" + SOS).replace("\n", "\r\n").encode())
+    assert len(list(read_penman(crlf))) == 1
+
+
+def test_a_sentence_over_max_length_is_refused_and_skipped_on_request(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.max_length = 60  # the sentence of SOS has 56 characters
+    path = tmp_path / "long.txt"
+    path.write_text(
+        SOS + "\n" + SOS.replace("fig1", "long").replace(" .", " and more words" * 5 + " ."), encoding="utf-8"
+    )
+    with pytest.raises(CorpusFormatError, match=r"line 11: graph long: a sentence of 131 characters, more than"):
+        list(read_penman(path, nlp))
+    with pytest.warns(CorpusWarning, match="nlp.max_length"):
+        assert len(list(read_penman(path, nlp, skip_errors=True))) == 1
+
+
+def test_a_recursion_error_inside_penman_is_a_positioned_error(tmp_path, monkeypatch):
+    """Beyond what penman's parser can nest (under a raised MAX_DEPTH), the graph is
+    refused as one, never a raw RecursionError."""
+    from spacy_convkernels.corpora import amr
+
+    monkeypatch.setattr(amr, "MAX_DEPTH", 10**6)
+    path = tmp_path / "deeper.txt"
+    path.write_text(nested(3000, "deeper") + "\n\n" + SOS, encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match=r"line 1: graph deeper: nested too deep for the penman library"):
+        list(read_penman(path))
+    with pytest.warns(CorpusWarning, match="graph deeper"):
+        assert len(list(read_penman(path, skip_errors=True))) == 1

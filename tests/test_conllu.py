@@ -6,7 +6,7 @@ from broken_files import gzip_then_broken
 from data_paths import need_shared
 from spacy.util import registry
 
-from spacy_convkernels import ConvKernelsError, CorpusFormatError
+from spacy_convkernels import ConvKernelsError, CorpusFormatError, text_lines
 from spacy_convkernels.corpora import CorpusWarning, read_conllu
 from spacy_convkernels.errors import CorpusFileError
 from spacy_convkernels.structures import span_to_tree
@@ -68,9 +68,10 @@ BAD_TOKENS = [
     ("1\tGo\tgo\tVERB\tVB\t_\t2\tdep\t_\t_\n2\tnow\tnow\tADV\tRB\t_\t1\tadvmod\t_\t_\n", "no root", 1),
     (
         "1\tGo\tgo\tVERB\tVB\t_\t0\troot\t_\t_\n2\tnow\tnow\tADV\tRB\t_\t3\tdep\t_\t_\n3\tx\tx\tX\tFW\t_\t2\tdep\t_\t_\n",
-        "cycle",
-        1,
+        "token 2 is on a cycle",
+        2,
     ),
+    ("1\tGo\tgo\tVERB\tVB\t_\t0\troot\t_\t_\n2\tnow\tnow\tADVERB\tRB\t_\t1\tdep\t_\t_\n", "UPOS", 2),
     ("1\tGo\tgo\tVERBAL\tVB\t_\t0\troot\t_\t_\n", "UPOS", 1),
     ("1-x\tGo\t_\t_\t_\t_\t_\t_\t_\t_\n", "multi-word", 1),
     ("1\tGo\tgo\tVERB\tVB\tMood=Imp|\t0\troot\t_\t_\n", "features 'Mood=Imp|'", 1),
@@ -162,3 +163,30 @@ def test_a_corrupted_deflate_stream(tmp_path):
 def test_a_file_that_cannot_be_opened(tmp_path):
     with pytest.raises(CorpusFileError, match="cannot open"):
         list(read_conllu(tmp_path))
+
+
+def test_carriage_return_line_ends_are_refused_not_read_as_one_comment(tmp_path):
+    """Issue 36: a file with ``\\r`` line ends and a leading comment gave 0 sentences and no warning."""
+    path = tmp_path / "cr.conllu"
+    path.write_bytes(("# sent_id = 1\n" + GOOD + "\n" + GOOD).replace("\n", "\r").encode())
+    with pytest.raises(CorpusFormatError, match=r"cr\.conllu, line 1: a carriage return inside the line"):
+        list(read_conllu(path))
+    with pytest.warns(CorpusWarning, match="carriage return"):
+        assert list(read_conllu(path, skip_errors=True)) == []
+    crlf = tmp_path / "crlf.conllu"
+    crlf.write_bytes(("# sent_id = 1\n" + GOOD + "\n" + GOOD).replace("\n", "\r\n").encode())
+    assert [d.text for d in read_conllu(crlf)] == ["Ok", "Ok"]
+    inside = tmp_path / "inside.conllu"
+    inside.write_bytes((GOOD + "\n" + GOOD.replace("Ok\tok", "O\rk\tok") + "\n" + GOOD).encode())
+    with pytest.warns(CorpusWarning, match="line 3: a carriage return"):
+        assert [d.text for d in read_conllu(inside, skip_errors=True)] == ["Ok", "Ok"]
+
+
+def test_a_long_line_loses_its_sentence_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(text_lines, "MAX_LINE_BYTES", 100)
+    path = tmp_path / "long.conllu"
+    path.write_text(GOOD + "\n" + GOOD.replace("Ok", "O" * 100) + "\n" + GOOD, encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match=r"line 3: a line longer than 100 bytes"):
+        list(read_conllu(path))
+    with pytest.warns(CorpusWarning, match="line 3"):
+        assert [d.text for d in read_conllu(path, skip_errors=True)] == ["Ok", "Ok"]

@@ -1,12 +1,15 @@
 import gzip
+import json
+import sys
 import zlib
 
 import numpy as np
 import pytest
+from address_space import run_limited
 from broken_files import gzip_then_broken
 from data_paths import CORPORA
 
-from spacy_convkernels import ConvKernelsError, CorpusFormatError, Tree, TreeParseError
+from spacy_convkernels import ConvKernelsError, CorpusFormatError, Tree, TreeParseError, text_lines
 from spacy_convkernels.corpora import CorpusWarning, parse_klp_line, read_klp
 from spacy_convkernels.errors import CorpusFileError
 
@@ -166,3 +169,60 @@ def test_a_file_that_cannot_be_opened(tmp_path):
         with pytest.raises(CorpusFileError, match=str(path)) as info:
             list(read_klp(path))
         assert isinstance(info.value, ConvKernelsError) and isinstance(info.value.__cause__, OSError)
+
+
+def test_a_byte_order_mark_at_the_start_of_a_later_line_is_dropped(tmp_path):
+    """Files joined together (``cat a.klp b.klp``) carry the second one's mark inside."""
+    path = tmp_path / "joined.klp"
+    path.write_bytes(b"\xef\xbb\xbfA |BS:s| one |ES|\n\xef\xbb\xbfB |BS:s| two |ES|\n")
+    assert [e.labels for e in read_klp(path)] == [("A",), ("B",)]
+
+
+@pytest.mark.parametrize("suffix", [".klp", ".klp.gz"])
+def test_a_line_over_the_length_cap_is_refused_and_skipped_on_request(tmp_path, monkeypatch, suffix):
+    monkeypatch.setattr(text_lines, "MAX_LINE_BYTES", 100)
+    good = b"A |BS:s| ok |ES|\n"
+    data = good + b"B |BS:s| " + b"x" * 300 + b" |ES|\n" + good + b"C |BS:s| " + b"y" * 87 + b"|ES|\n"
+    path = tmp_path / f"long{suffix}"
+    path.write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
+    with pytest.raises(CorpusFormatError, match=r"line 2: a line longer than 100 bytes") as raised:
+        list(read_klp(path))
+    assert isinstance(raised.value.__cause__, text_lines.LineTooLongError)
+    errors = []
+    with pytest.warns(CorpusWarning, match="line 2"):
+        examples = list(read_klp(path, skip_errors=True, errors=errors))
+    assert [e.labels for e in examples] == [("A",), ("A",), ("C",)]  # a line of exactly 100 bytes is read
+    assert [e.line for e in errors] == [2]
+
+
+LONG_LINE_SCRIPT = """
+import gzip, json, sys, warnings
+from spacy_convkernels.corpora import read_klp
+from spacy_convkernels.errors import CorpusFormatError
+
+path = sys.argv[1]
+with gzip.open(path, "wb") as out:  # one line of 300 MB: a 291 KB .klp.gz, then a good line
+    out.write(b"A |BS:s| ")
+    for _ in range(300):
+        out.write(b"x" * (1 << 20))
+    out.write(b" |ES|\\nB |BS:s| ok |ES|\\n")
+limit_address_space(200)
+try:
+    list(read_klp(path))
+except CorpusFormatError as error:
+    refused = str(error)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    labels = [e.labels for e in read_klp(path, skip_errors=True)]
+print(json.dumps([refused, labels]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and an address-space limit")
+def test_a_300_megabyte_line_is_refused_in_200_megabytes(tmp_path):
+    """Issue 36: a 291 KB ``.klp.gz`` holding one 300 MB line took 899 MB."""
+    done = run_limited(LONG_LINE_SCRIPT, tmp_path / "long.klp.gz", timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    refused, labels = json.loads(done.stdout)
+    assert "long.klp.gz, line 1: a line longer than 10,485,760 bytes" in refused
+    assert labels == [["B"]]

@@ -175,3 +175,34 @@ def test_a_thousand_entities_in_one_sentence_give_the_capped_nearest_pairs():
     with pytest.warns(ConvKernelsWarning, match="max_pairs_per_sentence"):
         found = candidates(doc)
     assert len(found) == 1000 and all(abs(h - c) <= 4 for h, c in (f.key for f in found))
+
+
+def test_a_document_of_crowded_sentences_keeps_the_pairs_of_its_first_sentences_with_a_warning():
+    """Issue 36: 20 sentences of 1,000 entities gave 20,000 pairs (16 s); a document keeps
+    at most ``max_pairs_per_document`` (the time: bench/reader_bounds.py)."""
+    doc = Doc.from_docs([many_entities(6)] * 3)  # 3 sentences of 6 entities: 30 ordered pairs each
+    every = [c.key for c in entity_pairs(doc, max_pairs_per_document=None)]
+    assert len(every) == 90 and every == [c.key for c in entity_pairs(doc)]  # below the default cap: all
+    with pytest.warns(ConvKernelsWarning, match=r"18 entities has more than 40 entity pairs.*max_pairs_per_document"):
+        kept = [c.key for c in entity_pairs(doc, max_pairs_per_document=40)]
+    first, second = every[:30], every[30:60]
+    with pytest.warns(ConvKernelsWarning, match="max_pairs_per_sentence"):
+        nearest = [c.key for c in entity_pairs(doc[11:22].as_doc(), max_pairs_per_sentence=10)]
+    assert kept[:30] == first and len(kept) == 40 and len(set(kept[30:]) & set(second)) == 10
+    assert [(h - 11, c - 11) for h, c in kept[30:]] == nearest  # the nearest of the sentence cut
+    with pytest.warns(ConvKernelsWarning, match="max_pairs_per_document"):
+        assert [c.key for c in entity_pairs(doc, max_pairs_per_document=30)] == first
+    for bad in (0, 2.5, "10", True):
+        with pytest.raises(InvalidParameterError, match="max_pairs_per_document"):
+            entity_pairs(doc, max_pairs_per_document=bad)
+    candidates = entity_pair_candidates(max_pairs_per_document=40)
+    with pytest.warns(ConvKernelsWarning, match="max_pairs_per_document"):
+        assert [c.key for c in candidates(doc)] == kept
+
+
+def test_twenty_sentences_of_a_thousand_entities_give_the_capped_pairs():
+    doc = Doc.from_docs([many_entities(1000)] * 20)
+    with pytest.warns(ConvKernelsWarning) as caught:
+        found = entity_pair_candidates(tree=None)(doc)
+    assert len(found) == 5000 and {f.key[0] for f in found} <= set(range(5 * 1999))
+    assert sum("max_pairs_per_document" in str(w.message) for w in caught) == 1

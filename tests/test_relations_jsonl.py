@@ -194,3 +194,33 @@ def test_random_lines_give_docs_or_corpus_format_errors_only(tmp_path, lines):
         warnings.simplefilter("ignore")
         docs = list(read_relations_jsonl(path, _NLP, skip_errors=True, errors=errors))
     assert len(docs) + len(errors) <= len(lines)
+
+
+def test_a_text_over_max_length_names_file_and_line_and_is_skipped_on_request(tmp_path, capsys):
+    """Issue 36: spaCy's E088 without file or line, ``skip_errors`` stopped there, ``convert`` a traceback."""
+    long = dict(GOOD, text="RAS activates RAF." + " and so on" * 100_000)  # 1,000,018 characters
+    path = write(tmp_path / "long.jsonl", GOOD, long, GOOD)
+    with pytest.raises(CorpusFormatError, match=r"long\.jsonl, line 2: a text of 1,000,018 characters, more than"):
+        list(read_relations_jsonl(path))
+    errors = []
+    with pytest.warns(CorpusWarning, match="nlp.max_length"):
+        assert len(list(read_relations_jsonl(path, skip_errors=True, errors=errors))) == 2
+    assert [e.line for e in errors] == [2]
+    nlp = spacy.blank("en")
+    nlp.max_length = 2_000_000
+    assert len(list(read_relations_jsonl(path, nlp))) == 3
+    out = tmp_path / "rel.spacy"
+    assert main(["convert", "--format", "relations-jsonl", str(path), str(out)]) == 1
+    assert "long.jsonl, line 2: a text of 1,000,018 characters" in capsys.readouterr().err and not out.exists()
+    with pytest.warns(CorpusWarning, match="nlp.max_length"):
+        assert main(["convert", "--format", "relations-jsonl", str(path), str(out), "--skip-errors"]) == 0
+    assert len(DocBin().from_disk(out)) == 2
+
+
+def test_a_line_over_the_length_cap_is_a_malformed_record(tmp_path, monkeypatch):
+    from spacy_convkernels import text_lines
+
+    monkeypatch.setattr(text_lines, "MAX_LINE_BYTES", 400)
+    path = write(tmp_path / "r.jsonl", GOOD, dict(GOOD, text="RAS activates RAF." + " x" * 300), GOOD)
+    with pytest.warns(CorpusWarning, match="line 2: a line longer than 400 bytes"):
+        assert len(list(read_relations_jsonl(path, skip_errors=True))) == 2

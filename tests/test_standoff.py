@@ -399,7 +399,7 @@ def test_an_event_that_expands_beyond_the_cap_is_cut_with_a_warning(tmp_path):
             "E2\tRegulation:T32 Theme:E1 Cause:E1",
         ],
     )
-    (doc,) = read_standoff(path, max_interactions_per_event=None)
+    (doc,) = read_standoff(path, max_interactions_per_event=None, max_interactions_per_document=None)
     assert Counter(i["event"] for i in doc._.kernel_interactions) == {
         "E1": 435,
         "E2": 30 * 435,  # every catalyst with every pair
@@ -521,3 +521,117 @@ def test_a_split_by_article_refuses_bad_input(tmp_path, capsys):
     assert main(command + ["--dev-articles", "0.2"]) == 1
     assert "--dev-articles splits standoff documents" in capsys.readouterr().err
     assert not (tmp_path / "o.spacy").exists()
+
+
+@pytest.mark.parametrize("order", ["outer first", "inner first"])
+def test_the_nesting_cap_does_not_depend_on_the_order_of_the_lines(tmp_path, order):
+    """Issue 36: a 2,000-deep chain passed when its inner events came first."""
+    chain = [f"E{k}\tPositive_regulation:T5 Theme:E{k + 1}" for k in range(1, 2000)] + ["E2000\tBinding:T6 Theme:T2"]
+    chain = chain if order == "outer first" else chain[::-1]
+    write_doc(tmp_path, TEXT, A1, A2[:2] + chain)
+    first, line = ("E1", 3) if order == "outer first" else ("E1900", 103)  # the first too deep in the file
+    with pytest.raises(CorpusFormatError, match=rf"doc.a2, line {line}: events nested more than 100 deep \({first} > "):
+        list(read_standoff(tmp_path))
+    errors = []
+    with pytest.warns(CorpusWarning):
+        (doc,) = read_standoff(tmp_path, skip_errors=True, errors=errors)
+    assert len(errors) == 1900 and {i["event"] for i in doc._.kernel_interactions} == {
+        f"E{k}" for k in range(1901, 2001)
+    }  # the 100 innermost levels, each with theme T2
+    ring = [f"E{k}\tPositive_regulation:T5 Theme:E{k % 300 + 1}" for k in range(1, 301)]  # a cycle of 300
+    write_doc(tmp_path, TEXT, A1, A2[:2] + ring[::-1] + ["E301\tPositive_regulation:T5 Theme:E7"])
+    errors = []
+    with pytest.warns(CorpusWarning, match="nested in itself"):
+        (doc,) = read_standoff(tmp_path, skip_errors=True, errors=errors)
+    assert len(errors) == 301 and doc._.kernel_interactions == []
+    assert "event E301 nests E7, which is nested in itself" in str(errors[-1])
+
+
+def test_a_document_that_expands_beyond_its_cap_keeps_the_first_interactions_with_a_warning(tmp_path):
+    # 10 Binding events over 30 equivalent proteins: 30 * 29 variants each
+    events = [f"E{k}\tBinding:T31 Theme:T{k} Theme2:T{k + 1}" for k in range(1, 11)]
+    path = many_proteins(tmp_path, 30, events + ["*\tEquiv " + " ".join(f"T{i}" for i in range(1, 31))])
+    (every,) = read_standoff(path, max_interactions_per_event=None, max_interactions_per_document=None)
+    assert len(every._.kernel_interactions) == 10 * 30 * 29
+    with pytest.warns(
+        ConvKernelsWarning, match=r"doc\.a2: the document expands to more than 2000 interactions.*per_document"
+    ):
+        (doc,) = read_standoff(path, max_interactions_per_event=None, max_interactions_per_document=2000)
+    assert flat(doc) == flat(every)[:2000]
+    for bad in (0, 1.5, "5", True):
+        with pytest.raises(InvalidParameterError, match="max_interactions_per_document"):
+            list(read_standoff(path, max_interactions_per_document=bad))
+
+
+DOCUMENT_SCRIPT = """
+import json, sys, warnings
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+import spacy
+from spacy_convkernels.corpora import read_standoff
+from test_standoff import many_proteins
+
+nlp = spacy.blank("en")
+folder = Path(sys.argv[1])
+events = [f"E{k}\\tBinding:T2001 Theme:T{2 * k - 1} Theme2:T{2 * k}" for k in range(1, 1001)]
+path = many_proteins(folder, 2000, events + ["*\\tEquiv " + " ".join(f"T{i}" for i in range(1, 2001))])
+list(read_standoff(path, nlp, max_interactions_per_event=1, max_interactions_per_document=1))
+limit_address_space(200)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    (doc,) = read_standoff(path, nlp)
+print(json.dumps([len(doc._.kernel_interactions), sum("per_document" in str(w.message) for w in caught)]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and an address-space limit")
+def test_the_document_of_issue_36_reads_in_200_megabytes(tmp_path):
+    """1,000 Binding events over a 2,000-protein ``Equiv`` group (122 KB; uncapped per
+    document: 1 million interactions, 1.58 GB, 21 s), under 200 MB of address space."""
+    done = run_limited(DOCUMENT_SCRIPT, tmp_path, ROOT / "tests", timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == [10_000, 1]
+
+
+def test_a_byte_order_mark_starting_the_text_is_dropped_and_offsets_count_after_it(tmp_path):
+    """Issue 36: a ``.txt`` with a mark was refused while the other readers drop it."""
+    write_doc(tmp_path, "\ufeff" + TEXT, A1, A2)
+    (doc,) = read_standoff(tmp_path)
+    assert doc.text == TEXT and [s.text for s in doc.spans["proteins"]] == ["RAS", "RAF", "MEK1", "ERK"]
+    write_doc(tmp_path, TEXT, A1, A2, name="plain")
+    docs = list(read_standoff(tmp_path))
+    assert flat(docs[0]) == flat(docs[1])
+    shifted = ["T1\tProtein 1 4\tRAS"]  # offsets that counted the mark as a character
+    write_doc(tmp_path, "\ufeff" + TEXT, shifted, name="doc")
+    with pytest.raises(CorpusFormatError, match=r"doc\.a1, line 1: .*offsets count from after the \.txt's byte-order"):
+        list(read_standoff(tmp_path / "doc.txt"))
+
+
+def test_a_text_over_max_length_names_the_txt_and_is_skipped_on_request(tmp_path, capsys):
+    """Issue 36: spaCy's E088 without a file, ``skip_errors`` stopped there, ``convert`` a traceback."""
+    nlp = spacy.blank("en")
+    nlp.max_length = 40
+    write_doc(tmp_path, TEXT, A1, A2, name="a")
+    write_doc(tmp_path, "RAS.", ["T1\tProtein 0 3\tRAS"], name="b")
+    with pytest.raises(
+        CorpusFormatError, match=r"a\.txt, line 1: a text of more than the pipeline.s nlp\.max_length \(40\) characters"
+    ):
+        list(read_standoff(tmp_path, nlp))
+    errors = []
+    with pytest.warns(CorpusWarning, match="skipped a document"):
+        assert [d.text for d in read_standoff(tmp_path, nlp, skip_errors=True, errors=errors)] == ["RAS."]
+    assert [e.path.split("/")[-1] for e in errors] == ["a.txt"]
+    nlp.max_length = len(TEXT)  # 49 characters, and a byte-order mark that is not one of them
+    write_doc(tmp_path, "\ufeff" + TEXT, A1, A2, name="a")
+    assert [d.text for d in read_standoff(tmp_path, nlp)] == [TEXT, "RAS."]
+    write_doc(tmp_path, TEXT + " " + "x" * 1_000_000, A1, A2, name="a")
+    out = tmp_path / "ge.spacy"
+    assert main(["convert", "--format", "standoff", str(tmp_path), str(out)]) == 1
+    assert (
+        "a.txt, line 1: a text of more than the pipeline's nlp.max_length (1,000,000) characters"
+        in capsys.readouterr().err
+        and not out.exists()
+    )
+    with pytest.warns(CorpusWarning, match="nlp.max_length"):
+        assert main(["convert", "--format", "standoff", str(tmp_path), str(out), "--skip-errors"]) == 0
+    assert len(DocBin().from_disk(out)) == 1

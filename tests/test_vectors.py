@@ -1,11 +1,14 @@
+import json
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
+from address_space import run_limited
 from broken_files import gzip_then_broken
 from data_paths import CORPORA, need_shared
 
-from spacy_convkernels import ConvKernelsError, Tree
+from spacy_convkernels import ConvKernelsError, Tree, text_lines
 from spacy_convkernels.kernels import SmoothedPartialTreeKernel, VectorsError, WordVectors
 
 WORDSPACE = CORPORA / "trec-qc-kelp-sample" / "wordspace_md300.first60.txt.gz"
@@ -152,3 +155,31 @@ def test_unreadable_npy(tmp_path):
     (tmp_path / "ok.keys").write_bytes("\ufeffa\u2028b\nc\n".encode("utf-8"))  # only \n ends a key
     np.save(tmp_path / "ok.npy", np.eye(2))
     assert set(WordVectors.load(tmp_path / "ok.npy").rows) == {"a\u2028b", "c"}
+
+
+DEV_ZERO_SCRIPT = """
+import json
+from spacy_convkernels.kernels import VectorsError, WordVectors
+
+limit_address_space(200)
+try:
+    WordVectors.load("/dev/zero")
+except VectorsError as error:
+    print(json.dumps(str(error)))
+"""
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero and an address-space limit")
+def test_a_file_without_line_ends_is_refused_in_bounded_memory():
+    """Issue 36: ``gram ... --vectors /dev/zero`` ended in a MemoryError."""
+    done = run_limited(DEV_ZERO_SCRIPT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout).startswith("/dev/zero, line 1: a line longer than 10,485,760 bytes")
+
+
+def test_a_long_line_names_the_file_and_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(text_lines, "MAX_LINE_BYTES", 50)
+    path = tmp_path / "long.txt"
+    path.write_text("dog 1 2\ncat " + " ".join(["1"] * 40) + "\n", encoding="utf-8")
+    with pytest.raises(VectorsError, match=r"long\.txt, line 2: a line longer than 50 bytes"):
+        WordVectors.load(path)

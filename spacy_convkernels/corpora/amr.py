@@ -22,6 +22,7 @@ from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
 _ID = re.compile(r"::id\s+(\S+)")
+MAX_DEPTH = 200  # graphs nested deeper are refused (penman's parser recurses: about 500 levels fail)
 
 
 def read_penman(
@@ -32,10 +33,13 @@ def read_penman(
     The sentence is ``# ::snt``, or else the tokens of ``# ::tok`` (alignment releases),
     kept as they are. A malformed graph (a PENMAN syntax error, a node without a concept
     or defined twice, a role without a value, whitespace or brackets in a concept or a
-    role, text after the graph), one without a sentence, an undecodable line or a broken
-    ``.gz`` stream raises :class:`~spacy_convkernels.CorpusFormatError` naming the file,
-    the graph id and the line; with ``skip_errors=True`` the graph is skipped instead (a
-    broken stream ends the file), reported by a :class:`CorpusWarning` and appended to
+    role, text after the graph, brackets nested more than :data:`MAX_DEPTH` deep), one
+    without a sentence or whose sentence is longer than ``nlp.max_length``, a line
+    carrying a carriage return (a file with ``\\r`` line ends), an undecodable or
+    over-long line or a broken ``.gz`` stream raises
+    :class:`~spacy_convkernels.CorpusFormatError` naming the file, the graph id and the
+    line; with ``skip_errors=True`` the graph is skipped instead (a broken stream ends
+    the file), reported by a :class:`CorpusWarning` and appended to
     ``errors`` when a list is given. A file that cannot be opened raises
     :class:`~spacy_convkernels.errors.CorpusFileError`. ``progress`` shows a progress bar.
     """
@@ -60,6 +64,13 @@ def read_penman(
             )
             continue
         sentence = graph.metadata.get("snt", "")
+        if len(sentence) > nlp.max_length:
+            message = (
+                f"graph {graph_id}: a sentence of {len(sentence):,d} characters, more than the pipeline's "
+                f"nlp.max_length ({nlp.max_length:,d})"
+            )
+            skip_or_raise(corpus_error(message, path, first_line), skip_errors, errors, "graph")
+            continue
         if sentence.strip():
             doc = nlp.make_doc(sentence)
         else:
@@ -101,7 +112,7 @@ def _blocks(path: Path, progress: bool = False):
     undecodable line (missing from its text) or cut short by a broken stream, which
     ends the file."""
     lines, first, problem = [], 0, None
-    for number, line in corpus_lines(path, progress):
+    for number, line in corpus_lines(path, progress, inner_cr=False):
         if isinstance(line, Unreadable):
             problem = problem or (number, line)
             first = first or number
@@ -135,11 +146,18 @@ _UNSAFE = re.compile(r"[\s()]")  # would split or nest a tree label made from a 
 def _decode(text: str) -> penman.Graph:
     """The graph of a block, checked for what the structures built from it need;
     raises :class:`_Malformed` with the 0-based line in the block."""
+    depth = 0
+    for token in _TOKEN.finditer(text):
+        depth += {"(": 1, ")": -1}.get(token.group(), 0)
+        if depth > MAX_DEPTH:
+            raise _Malformed(f"brackets nested more than {MAX_DEPTH} deep", text.count("\n", 0, token.start()))
     try:
         graph = penman.decode(text)
     except penman.DecodeError as error:
         reason = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
         raise _Malformed(reason, (getattr(error, "lineno", 1) or 1) - 1, error) from None
+    except RecursionError as error:  # a deep graph called deeper than usual
+        raise _Malformed("nested too deep for the penman library", 0, error) from None
     depth, opened = 0, False
     for token in _TOKEN.finditer(text):
         if opened and depth == 0 and not token.group().startswith("#"):

@@ -92,7 +92,7 @@ def _sentences(path: Path, progress: bool = False):
     sentence with an undecodable line gives (that line's number, Unreadable) instead, and
     a broken stream ends the file with one, the sentence it cut short dropped."""
     rows, first, problem = [], 0, None
-    for number, line in corpus_lines(path, progress):
+    for number, line in corpus_lines(path, progress, inner_cr=False):
         if isinstance(line, Unreadable):
             if line.final:
                 yield number, line
@@ -157,16 +157,17 @@ def _parse_sentence(rows):
     for i, (head, number) in enumerate(heads):
         if head >= n:
             raise _Malformed(f"head {head + 1} of token {i + 1} is beyond the sentence's {n} tokens", number)
+    lines = [number for _, number in heads]
     heads = [h for h, _ in heads]
     roots = [i for i in range(n) if heads[i] < 0]
     if not roots:
         raise _Malformed("the sentence has no root (head 0)", rows[0][0])
     cycle = _on_a_cycle(heads)
     if cycle is not None:
-        raise _Malformed(f"token {cycle + 1} is on a cycle of heads", rows[0][0])
-    for label in pos:
+        raise _Malformed(f"token {cycle + 1} is on a cycle of heads", lines[cycle])
+    for label, number in zip(pos, lines):
         if label and label not in _UPOS:
-            raise _Malformed(f"unknown UPOS tag {label!r}", rows[0][0])
+            raise _Malformed(f"unknown UPOS tag {label!r}", number)
     return words, spaces, lemmas, tags, pos, morphs, heads, deps
 
 

@@ -12,15 +12,32 @@ from ..text_lines import Unreadable, numbered_lines
 __all__ = ["Unreadable", "corpus_error", "corpus_lines"]
 
 
-def corpus_lines(path: Path, progress: bool = False) -> Iterator[tuple[int, str | Unreadable]]:
+class CarriageReturnError(ValueError):
+    """The ``cause`` of an :class:`Unreadable` line holding a carriage return."""
+
+
+def corpus_lines(
+    path: Path, progress: bool = False, *, inner_cr: bool = True
+) -> Iterator[tuple[int, str | Unreadable]]:
     """:func:`numbered_lines` of a corpus: a file that cannot be opened raises
     :class:`~spacy_convkernels.CorpusFileError`; ``progress`` shows a tqdm bar of the
-    lines read."""
+    lines read. With ``inner_cr=False`` (formats where a ``\\r`` cannot be text), a line
+    holding a carriage return (not its ``\\r\\n`` end) is an :class:`Unreadable`: the file
+    may end its lines with ``\\r`` alone, which would make it one line."""
     try:
         lines = numbered_lines(path)
     except OSError as error:
         raise CorpusFileError(f"cannot open the file ({error.strerror or error})", path) from error
-    return tqdm(lines, desc=path.name, unit=" lines", disable=not progress)
+    lines = tqdm(lines, desc=path.name, unit=" lines", disable=not progress)
+    return lines if inner_cr else _refusing_cr(lines)
+
+
+def _refusing_cr(lines):
+    for number, line in lines:
+        if not isinstance(line, Unreadable) and "\r" in line:
+            error = CarriageReturnError("a carriage return inside the line")
+            line = Unreadable(f"{error} (lines end in \\n or \\r\\n: convert a file with \\r line ends)", error, False)
+        yield number, line
 
 
 def corpus_error(message: str, path: Path, line: int, cause: BaseException | None = None) -> CorpusFormatError:

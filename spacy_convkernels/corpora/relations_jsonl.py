@@ -50,9 +50,10 @@ def read_relations_jsonl(
     A malformed line (not a JSON object; one with a lone surrogate escape such as
     ``"\\ud800"``; a missing or mistyped ``text``, ``spans`` or ``relations`` field; a
     span outside the text, covering only whitespace or overlapping another; a relation
-    whose head or child is not one of the spans) or an
-    undecodable one raises :class:`~spacy_convkernels.CorpusFormatError` naming the file
-    and line; with ``skip_errors=True`` the line is skipped instead, reported by a
+    whose head or child is not one of the spans; a text longer than ``nlp.max_length``), an
+    undecodable one or one longer than :data:`~spacy_convkernels.text_lines.MAX_LINE_BYTES`
+    raises :class:`~spacy_convkernels.CorpusFormatError` naming the file and line; with
+    ``skip_errors=True`` the line is skipped instead, reported by a
     :class:`CorpusWarning` and appended to ``errors`` when a list is given. A file that
     cannot be opened raises :class:`~spacy_convkernels.errors.CorpusFileError`.
     ``counts``, when given, is incremented with the documents, spans, relations,
@@ -156,6 +157,11 @@ def _offsets(span, text: str, what: str, *, label: bool) -> tuple[int, int, str 
 
 
 def _make_doc(nlp, text: str, spans, relations, counts: Counter) -> Doc:
+    if len(text) > nlp.max_length:
+        raise _Malformed(
+            f"a text of {len(text):,d} characters, more than the pipeline's nlp.max_length "
+            f"({nlp.max_length:,d}): raise nlp.max_length to read it"
+        )
     doc = nlp.make_doc(text)
     entities = {}
     for start, end, label in spans:

@@ -40,7 +40,11 @@ is repeated with every combination of equivalent participants, the added ones wi
 Binding). At most ``max_interactions_per_event`` interactions (default 1,000; GE 2013
 train and devel have at most 5) are kept per event, and as many theme tuples (one more);
 the rest are never made, and a :class:`~spacy_convkernels.errors.ConvKernelsWarning`
-names the document and the event. ``None`` keeps every one.
+names the document and the event. Many events of one document multiply too (1,000
+Binding events over a 2,000-protein ``Equiv`` group: 1 million interactions, 1.6 GB): at
+most ``max_interactions_per_document`` (default 10,000; GE 2013 train and devel have at
+most 141) are kept per document, the first in file order, with a warning naming the
+``.a2`` file. ``None`` keeps every one.
 **Modifications** (``M1  Negation E3``, ``Speculation``) do not remove anything: they set
 ``negated`` / ``speculated`` on the interactions of that event (not of the events
 nesting it). **Anaphora / Coreference** (``R1  Coreference Subject:T15 Object:T4``):
@@ -53,7 +57,10 @@ training set keeps the sections of an article together (:func:`split_articles`, 
 reader's ``split``, ``convert --dev-articles``), as sections of one article share their
 proteins and phrasing.
 
-Offsets are characters of the ``.txt``. A mention whose boundaries fall inside a token
+Offsets are characters of the ``.txt``, after the UTF-8 byte-order mark some editors
+write at its start (dropped, as every reader of the package drops it). A text longer
+than the pipeline's ``nlp.max_length`` is refused naming the ``.txt`` (skipped with
+``skip_errors``). A mention whose boundaries fall inside a token
 (``CD8`` in ``CD8+`` with some tokenizers) is widened to whole tokens
 (``alignment_mode="expand"``) and counted under ``"misaligned"`` in ``counts``; no
 document is dropped for it.
@@ -83,6 +90,7 @@ GROUPS = {"Protein": "proteins", "Entity": "entities", "Anaphora": "anaphora"}  
 MODIFICATIONS = {"Negation": "negated", "Speculation": "speculated"}
 MAX_NESTING = 100  # events nested deeper are malformed (GE 2013 train and devel: at most 6)
 MAX_INTERACTIONS_PER_EVENT = 1000  # GE 2013 train and devel: at most 5
+MAX_INTERACTIONS_PER_DOCUMENT = 10_000  # GE 2013 train and devel: at most 141
 
 SPLITS = ("all", "train", "dev")
 HELD_OUT_SHARE = Interval(0, 1, closed="neither")
@@ -92,7 +100,7 @@ _TEXTBOUND = re.compile(r"(\S+) (\d+) (\d+)")
 _ARGUMENT = re.compile(r"([A-Za-z][A-Za-z0-9_]*):([TE]\d+)")
 
 
-@validate_params({"max_interactions_per_event": [COUNT, None]})
+@validate_params({"max_interactions_per_event": [COUNT, None], "max_interactions_per_document": [COUNT, None]})
 def read_standoff(
     source,
     nlp=None,
@@ -101,29 +109,42 @@ def read_standoff(
     errors: list[CorpusFormatError] | None = None,
     counts: Counter | None = None,
     max_interactions_per_event: int | None = MAX_INTERACTIONS_PER_EVENT,
+    max_interactions_per_document: int | None = MAX_INTERACTIONS_PER_DOCUMENT,
 ) -> Iterator[Doc]:
     """Yield one Doc per document of ``source`` (module docstring), in order of file name.
 
     ``source`` is a directory (its ``*.txt`` files), a document file (``.txt``, ``.a1`` or
     ``.a2``: its document), or a list of these. A malformed ``.a1``/``.a2`` line (bad
     fields, offsets outside the text or not matching its text, an unknown or duplicate
-    id, an event nested in itself) raises :class:`~spacy_convkernels.CorpusFormatError`
-    naming that file and line; with ``skip_errors=True`` the line is dropped instead,
-    with the lines that refer to it, each reported by a :class:`CorpusWarning` and
+    id, an event nested in itself or more than 100 deep) raises
+    :class:`~spacy_convkernels.CorpusFormatError` naming that file and line; with
+    ``skip_errors=True`` the line is dropped instead, with the lines that refer to it,
+    each reported by a :class:`CorpusWarning` and
     appended to ``errors`` when a list is given, and the rest of the document is kept.
     A missing ``.txt`` or ``.a1``, or a file that cannot be read, raises
     :class:`~spacy_convkernels.errors.CorpusFileError`; a missing ``.a2`` means no events.
     ``counts``, when given, is incremented with the documents, proteins, triggers,
     events, interactions (also per type, ``"interactions:Binding"``), misaligned mentions
     and equivalence, modification and coreference lines read. ``max_interactions_per_event``
-    bounds what one event expands to (module docstring), ``None`` for no bound.
+    and ``max_interactions_per_document`` bound what one event and one document expand to
+    (module docstring), ``None`` for no bound. A text longer than ``nlp.max_length``
+    raises :class:`~spacy_convkernels.CorpusFormatError` naming the ``.txt``; with
+    ``skip_errors=True`` its document is skipped and reported.
     """
     install_extensions("doc._.kernel_interactions")
     nlp = nlp or spacy.blank("en")
     counts = counts if counts is not None else Counter()
     for stem in _documents(source):
+        text = _read_text(_file(stem, ".txt"), nlp.max_length)
+        if text is None:
+            message = (
+                f"a text of more than the pipeline's nlp.max_length ({nlp.max_length:,d}) characters: "
+                "raise nlp.max_length to read it"
+            )
+            skip_or_raise(corpus_error(message, _file(stem, ".txt"), 1), skip_errors, errors, "document")
+            continue
         problems = []
-        document = _Document(stem, problems, max_interactions_per_event)
+        document = _Document(stem, text, problems, (max_interactions_per_event, max_interactions_per_document))
         for error in problems:
             skip_or_raise(error, skip_errors, errors, "standoff line")
         yield document.make_doc(nlp, counts)
@@ -133,6 +154,7 @@ def read_standoff(
 @validate_params(
     {
         "max_interactions_per_event": [COUNT, None],
+        "max_interactions_per_document": [COUNT, None],
         "split": [Options(*SPLITS)],
         "dev_share": [HELD_OUT_SHARE],
     },
@@ -143,6 +165,7 @@ def create_standoff_reader(
     skip_errors: bool = False,
     given_entities: bool = True,
     max_interactions_per_event: int | None = MAX_INTERACTIONS_PER_EVENT,
+    max_interactions_per_document: int | None = MAX_INTERACTIONS_PER_DOCUMENT,
     split: str = "all",
     dev_share: float = 0.2,
     split_seed: int = 0,
@@ -169,6 +192,7 @@ def create_standoff_reader(
             nlp,
             skip_errors=skip_errors,
             max_interactions_per_event=max_interactions_per_event,
+            max_interactions_per_document=max_interactions_per_document,
         )
         for doc in docs:
             yield training_example(
@@ -241,11 +265,12 @@ class _Malformed(Exception):
 class _Document:
     """The annotations of one document, each record kept with its (path, line)."""
 
-    def __init__(self, stem: Path, problems: list, cap: int | None = None):
+    def __init__(self, stem: Path, text: tuple[str, bool], problems: list, caps: tuple = (None, None)):
         self.stem = stem
-        self.cap = cap  # max_interactions_per_event
+        self.cap, self.document_cap = caps  # max_interactions_per_event, max_interactions_per_document
         self.problems = problems
-        self.text = _read_text(_file(stem, ".txt"))
+        self.text, marked = text  # the text, and whether a byte-order mark started it
+        self.hint = " (offsets count from after the .txt's byte-order mark)" if marked else ""
         self.mentions = {}  # id: (type, start, end, where)
         self.events = {}  # id: (type, trigger, [(role, id)], where)
         self.modified = {}  # event id: set of flags
@@ -292,7 +317,7 @@ class _Document:
             if not self.text[start:end].strip():
                 raise _Malformed(f"offsets {start} {end} cover only whitespace")
             if self.text[start:end].replace("\n", " ") != fields[1]:
-                raise _Malformed(f"text {fields[1]!r} does not match the offsets' {self.text[start:end]!r}")
+                raise _Malformed(f"text {fields[1]!r} does not match the offsets' {self.text[start:end]!r}{self.hint}")
             if (kind == "Protein") != (where[0].suffix == ".a1"):
                 raise _Malformed(f"a {kind} mention in the {where[0].suffix} file")
             self.mentions[ident] = (kind, start, end, where)
@@ -323,25 +348,32 @@ class _Document:
             raise _Malformed(f"unknown annotation id {ident!r} (T, E, M, R or *)")
 
     def _check_references(self):
-        """Drop (reporting each) records that refer to unknown or dropped ids, until none do."""
+        """Drop (reporting each, in file order) records that refer to unknown or dropped ids,
+        and events nested in themselves or deeper than :data:`MAX_NESTING`."""
         proteins = {i for i, (kind, *_) in self.mentions.items() if kind == "Protein"}
-        changed = True
-        while changed:
-            changed, depths = False, {}
-            for ident, (_, trigger, roles, where) in list(self.events.items()):
-                unknown = [
-                    r for r in [trigger] + [a for _, a in roles] if r not in self.mentions and r not in self.events
-                ]
-                if trigger in self.mentions and self.mentions[trigger][0] in GROUPS:
-                    unknown.append(f"{trigger} (a {self.mentions[trigger][0]}, not a trigger)")
-                try:
-                    if unknown:
-                        raise _Malformed(f"event {ident} refers to {', '.join(unknown)}, not defined")
-                    self._depth(ident, (), depths)
-                except _Malformed as problem:
-                    self._fail(str(problem), where)
-                    del self.events[ident]
-                    changed = True
+        found, dropped, referrers = [], [], {}
+        for ident, (_, trigger, roles, where) in list(self.events.items()):
+            for _, argument in roles:
+                referrers.setdefault(argument, []).append(ident)
+            unknown = [r for r in [trigger] + [a for _, a in roles] if r not in self.mentions and r not in self.events]
+            if trigger in self.mentions and self.mentions[trigger][0] in GROUPS:
+                unknown.append(f"{trigger} (a {self.mentions[trigger][0]}, not a trigger)")
+            if unknown:
+                found.append((where, f"event {ident} refers to {', '.join(unknown)}, not defined"))
+                dropped.append(ident)
+        for ident in dropped:
+            del self.events[ident]
+        for ident, message in self._nesting().items():
+            found.append((self.events.pop(ident)[3], message))
+            dropped.append(ident)
+        while dropped:
+            gone = dropped.pop()
+            for ident in referrers.get(gone, ()):
+                if ident in self.events:
+                    found.append((self.events.pop(ident)[3], f"event {ident} refers to {gone}, dropped as malformed"))
+                    dropped.append(ident)
+        for where, message in sorted(found, key=lambda item: (item[0][0].suffix == ".a2", item[0][1])):
+            self._fail(message, where)
         for ident, flags in list(self.modified.items()):
             if ident not in self.events:
                 for _, where in flags:
@@ -357,17 +389,52 @@ class _Document:
                     )
                     kept.remove((ids, where))
 
-    def _depth(self, ident: str, above: tuple, depths: dict) -> int:
-        """How deep events nest below ``ident`` (1: no event argument), each event visited once."""
-        if ident in depths:
-            return depths[ident]
-        if ident in above:
-            raise _Malformed(f"event {ident} is nested in itself ({' > '.join(above + (ident,))})")
-        if len(above) >= MAX_NESTING:
-            raise _Malformed(f"events nested more than {MAX_NESTING} deep ({above[0]} > ... > {ident})")
-        inner = [self._depth(a, above + (ident,), depths) for _, a in self.events[ident][2] if a in self.events]
-        depths[ident] = 1 + max(inner, default=0)
-        return depths[ident]
+    def _inner(self, ident: str) -> list[str]:
+        return [a for _, a in self.events[ident][2] if a in self.events]
+
+    def _nesting(self) -> dict[str, str]:
+        """Why each event nested in itself, nesting such an event or nested more than
+        :data:`MAX_NESTING` deep is malformed: the depth of every event on the event graph
+        (1: no event argument), each visited once, without recursion, whatever the order
+        of the lines."""
+        depths: dict[str, int] = {}
+        bad: dict[str, str] = {}
+        looping: set[str] = set()  # on or above a cycle
+        for root in self.events:
+            path, on_path, pending = [], set(), [iter([root])]
+            while pending:
+                ident = next(pending[-1], None)
+                if ident is None:
+                    pending.pop()
+                    if path:
+                        on_path.remove(path[-1])
+                        self._finish(path.pop(), depths, bad, looping)
+                elif ident in on_path:
+                    cycle = path[path.index(ident) :] + [ident]
+                    looping.update(cycle)
+                    for event in cycle[:-1]:
+                        bad.setdefault(event, f"event {event} is nested in itself ({' > '.join(cycle)})")
+                elif ident not in depths:
+                    path.append(ident)
+                    on_path.add(ident)
+                    pending.append(iter(self._inner(ident)))
+        return bad
+
+    def _finish(self, ident: str, depths: dict, bad: dict, looping: set) -> None:
+        """The depth of ``ident``, its inner events done, and why it is malformed if it is."""
+        inner = self._inner(ident)
+        depths[ident] = 1 + max((depths.get(a, 0) for a in inner), default=0)
+        looped = next((a for a in inner if a in looping), None)
+        if ident in bad:
+            return
+        if looped is not None:
+            looping.add(ident)
+            bad[ident] = f"event {ident} nests {looped}, which is nested in itself"
+        elif depths[ident] > MAX_NESTING:
+            chain = [ident]
+            while len(chain) <= MAX_NESTING:
+                chain.append(max(self._inner(chain[-1]), key=depths.__getitem__))
+            bad[ident] = f"events nested more than {MAX_NESTING} deep ({ident} > ... > {chain[-1]})"
 
     def make_doc(self, nlp, counts: Counter) -> Doc:
         doc = nlp.make_doc(self.text)
@@ -433,6 +500,14 @@ class _Document:
         for ident, (kind, trigger, roles, _) in self.events.items():
             flags = {flag for flag, _ in self.modified.get(ident, ())}
             for given, participants, original in self._expand(ident, roles, classes):
+                if len(found) == self.document_cap:
+                    warnings.warn(
+                        f"{_file(self.stem, '.a2')}: the document expands to more than {self.document_cap} "
+                        f"interactions: only the first {self.document_cap} are kept (max_interactions_per_document)",
+                        ConvKernelsWarning,
+                        stacklevel=2,
+                    )
+                    return found
                 found.append(
                     {
                         "event": ident,
@@ -486,10 +561,15 @@ def _file(stem: Path, suffix: str) -> Path:
     return stem.with_name(stem.name + suffix)
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, max_length: int) -> tuple[str, bool] | None:
+    """The text of a ``.txt`` without a byte-order mark, and whether it had one; None
+    when it is longer than ``max_length`` characters (not read beyond them)."""
     try:
         with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
+            text = handle.read(max_length + 2)  # a mark, and one character too many
+        marked = text.startswith("\ufeff")
+        text = text.removeprefix("\ufeff")
+        return None if len(text) > max_length else (text, marked)
     except UnicodeDecodeError as error:
         raise CorpusFileError(f"not UTF-8 text ({error.reason} at byte {error.start})", path) from error
     except OSError as error:
