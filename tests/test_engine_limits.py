@@ -672,3 +672,32 @@ def test_chains_below_the_limit_match_the_reference_and_the_limit_is_settable():
         kernel(chain, chain)
     kernel.max_matching_pairs = 29 * 29
     assert kernel(chain, chain, normalize=False) == pytest.approx(ref.partial_tree(chain, chain), rel=1e-12)
+
+
+def test_a_saved_model_whose_landmark_is_a_long_chain_fails_fast_at_load(tmp_path):
+    """A kernel_vectors landmark swapped for a 200,000-node single-label chain ran for
+    minutes at load and predict; now load stops with the component's error naming the
+    file and the limit."""
+    import spacy
+    import srsly
+    from data_paths import CORPORA
+    from kelp_parses import doc_from_grct
+    from spacy.training import Example
+
+    from spacy_convkernels.corpora import read_klp
+    from spacy_convkernels.errors import ModelFileError
+
+    nlp = spacy.blank("en")
+    sample = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
+    docs = [doc_from_grct(nlp.vocab, e.trees["grct"]) for e in read_klp(sample)][:20]
+    config = {"representation": "lct", "n_components": 5, "kernel": {"@misc": "spacy_convkernels.PartialTreeKernel.v1"}}
+    nlp.add_pipe("kernel_vectors", config=config)
+    nlp.initialize(lambda: [Example(d.copy(), d) for d in docs])
+    nlp.to_disk(tmp_path / "model")
+    path = tmp_path / "model" / "kernel_vectors" / "model.msgpack"
+    state = srsly.read_msgpack(path)
+    n = 200_000
+    state["landmarks"][0] = "(a " * (n - 1) + "a" + ")" * (n - 1)
+    srsly.write_msgpack(path, state)
+    with pytest.raises(ModelFileError, match="model.msgpack.*max_matching_pairs"):
+        spacy.load(tmp_path / "model")
