@@ -1,7 +1,7 @@
 """Peak memory and time of K(t, t) for structures whose root has very many children.
 
     python bench/wide_trees.py [--sizes 20000 100000] [--kernels ptk sptk csptk path zelenko st sst]
-                               [--shape leaves|repeated|distinct]
+                               [--shape leaves|repeated|distinct|chain]
 
 Each figure comes from a fresh process: the structure is built, its peak resident memory
 read (``ru_maxrss``), then the unnormalized K(t, t) computed on one thread and the peak
@@ -11,7 +11,9 @@ read again. The difference is what the kernel needed. Shapes (issue 26, point 5)
   of n tuples);
 - ``repeated``: ``(r (c0 x) (c1 x) ... (c49 x) (c0 x) ...)``, n children whose labels
   repeat over 50, each with a child ``x`` (n * n pairs of ``x`` leaves match);
-- ``distinct``: ``(r (c0 x) (c1 x) ...)``, n children of distinct labels, each with ``x``.
+- ``distinct``: ``(r (c0 x) (c1 x) ...)``, n children of distinct labels, each with ``x``;
+- ``chain``: ``(a (a (a ...)))``, n nodes of one label, each with one child (issue 36,
+  point 4: n * n matching inner node pairs, refused beyond ``max_matching_pairs``).
 """
 
 import argparse
@@ -35,6 +37,10 @@ def structure_and_kernel(name: str, n: int, shape: str = "leaves"):
     )
     from spacy_convkernels.structures.paths import PathTuples
 
+    if shape == "chain" and name not in ("path", "zelenko"):
+        kernel = {"ptk": PartialTreeKernel, "sptk": SmoothedPartialTreeKernel, "st": SubtreeKernel}
+        kernel |= {"csptk": CompositionalSmoothedPartialTreeKernel, "sst": SubsetTreeKernel}
+        return Tree.from_flat(["a"] * n, range(-1, n - 1)), kernel[name]()
     if name == "path":
         return PathTuples([("e", f"n{i}") for i in range(n)]), SubsequencePathKernel()
     labels = [f"n{i % 50 if shape == 'repeated' else i}" for i in range(n)]
@@ -55,14 +61,16 @@ def structure_and_kernel(name: str, n: int, shape: str = "leaves"):
 
 
 def child(name: str, n: int, shape: str) -> None:
+    from spacy_convkernels.errors import StructureSizeError
+
     structure, kernel = structure_and_kernel(name, n, shape)
-    kernel.prepare([structure])  # tables and compiled form built before the first reading
+    _ = structure.compiled  # compiled form built before the first reading
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
     try:
         value = float(kernel.pairs([structure], [(0, 0)], normalize=False, n_jobs=1)[0])
-    except MemoryError as error:
-        value = f"MemoryError: {error}"
+    except (MemoryError, StructureSizeError) as error:
+        value = f"{type(error).__name__}: {error}"
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"before_kib": before, "after_kib": after, "seconds": seconds, "value": value}))
@@ -77,7 +85,7 @@ def main():
         default=["ptk", "sptk"],
         choices=["ptk", "sptk", "csptk", "path", "zelenko", "st", "sst"],
     )
-    parser.add_argument("--shape", default="leaves", choices=["leaves", "repeated", "distinct"])
+    parser.add_argument("--shape", default="leaves", choices=["leaves", "repeated", "distinct", "chain"])
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

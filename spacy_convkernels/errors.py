@@ -62,6 +62,11 @@ class InvalidParameterError(ConvKernelsError, ValueError):
     """A parameter or argument is out of its range."""
 
 
+class StructureSizeError(ConvKernelsError, ValueError):
+    """A structure whose kernel would need more matching node pairs than the kernel's
+    ``max_matching_pairs`` allows (refused before any work)."""
+
+
 class VectorsError(ConvKernelsError, ValueError):
     """A word-vector source that cannot be read or used."""
 

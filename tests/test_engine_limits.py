@@ -20,7 +20,7 @@ from interrupts import default_sigint
 from random_trees import random_pairs, random_tree, wide_tree
 
 from spacy_convkernels import Tree
-from spacy_convkernels.errors import ConvKernelsError, InvalidParameterError
+from spacy_convkernels.errors import ConvKernelsError, InvalidParameterError, StructureSizeError
 from spacy_convkernels.kernels import (
     PartialTreeKernel,
     SmoothedPartialTreeKernel,
@@ -622,3 +622,82 @@ def test_sst_unchanged_on_random_trees():
         [[ref.subset_tree(a, b) for b in trees] for a in trees],
         rtol=1e-9,
     )
+
+
+CHAIN_SCRIPT = """
+import sys, time
+from spacy_convkernels import Tree
+from spacy_convkernels.errors import StructureSizeError
+from spacy_convkernels.kernels import (
+    CompositionalSmoothedPartialTreeKernel, PartialTreeKernel, SmoothedPartialTreeKernel, SubsetTreeKernel,
+)
+
+n = int(sys.argv[1])
+chain = Tree.from_flat(["a"] * n, range(-1, n - 1))
+chain.compiled
+limit_address_space(500)
+for kernel in (PartialTreeKernel(), SmoothedPartialTreeKernel(), CompositionalSmoothedPartialTreeKernel(),
+               SubsetTreeKernel()):
+    for call in (lambda: kernel(chain, chain), lambda: kernel.gram([chain]), lambda: kernel.prepare([chain])):
+        try:
+            call()
+        except StructureSizeError as error:
+            assert "max_matching_pairs = 50,000,000" in str(error), error
+        else:
+            raise AssertionError(f"{type(kernel).__name__} computed a {n}-node chain")
+print("refused")
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or SANITIZED,
+    reason="needs /proc and an address-space limit (meaningless under ASan)",
+)
+@pytest.mark.parametrize("n", [40_000, 200_000])
+def test_a_single_label_chain_is_refused_before_any_work(n):
+    """A chain of n nodes of one label has n * n matching inner node pairs (quadratic
+    work, minutes at 200,000): every tree kernel refuses it with StructureSizeError, under
+    500 MB and well within the timeout (the check reads label histograms only)."""
+    done = run_limited(CHAIN_SCRIPT, n, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "refused"
+
+
+def test_chains_below_the_limit_match_the_reference_and_the_limit_is_settable():
+    chain = Tree.from_flat(["a"] * 30, range(-1, 29))
+    kernel = PartialTreeKernel()
+    assert kernel(chain, chain, normalize=False) == pytest.approx(ref.partial_tree(chain, chain), rel=1e-12)
+    kernel.max_matching_pairs = 29 * 29 - 1  # 29 inner nodes
+    with pytest.raises(StructureSizeError, match="841 matching pairs of inner nodes"):
+        kernel(chain, chain)
+    kernel.max_matching_pairs = 29 * 29
+    assert kernel(chain, chain, normalize=False) == pytest.approx(ref.partial_tree(chain, chain), rel=1e-12)
+
+
+def test_a_saved_model_whose_landmark_is_a_long_chain_fails_fast_at_load(tmp_path):
+    """A kernel_vectors landmark swapped for a 200,000-node single-label chain ran for
+    minutes at load and predict; now load stops with the component's error naming the
+    file and the limit."""
+    import spacy
+    import srsly
+    from data_paths import CORPORA
+    from kelp_parses import doc_from_grct
+    from spacy.training import Example
+
+    from spacy_convkernels.corpora import read_klp
+    from spacy_convkernels.errors import ModelFileError
+
+    nlp = spacy.blank("en")
+    sample = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
+    docs = [doc_from_grct(nlp.vocab, e.trees["grct"]) for e in read_klp(sample)][:20]
+    config = {"representation": "lct", "n_components": 5, "kernel": {"@misc": "spacy_convkernels.PartialTreeKernel.v1"}}
+    nlp.add_pipe("kernel_vectors", config=config)
+    nlp.initialize(lambda: [Example(d.copy(), d) for d in docs])
+    nlp.to_disk(tmp_path / "model")
+    path = tmp_path / "model" / "kernel_vectors" / "model.msgpack"
+    state = srsly.read_msgpack(path)
+    n = 200_000
+    state["landmarks"][0] = "(a " * (n - 1) + "a" + ")" * (n - 1)
+    srsly.write_msgpack(path, state)
+    with pytest.raises(ModelFileError, match="model.msgpack.*max_matching_pairs"):
+        spacy.load(tmp_path / "model")

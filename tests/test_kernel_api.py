@@ -202,7 +202,7 @@ def test_structures_are_prepared_once_per_call(monkeypatch, qc_trees, call):
     monkeypatch.setattr(
         type(kernel),
         "_pack",
-        staticmethod(lambda Z, spec, tables: prepared.append(len(Z)) or original(Z, spec, tables)),
+        lambda self, Z, spec, tables: prepared.append(len(Z)) or original(self, Z, spec, tables),
     )
     if call == "gram":
         kernel.gram(X)

@@ -24,7 +24,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from tqdm.auto import tqdm
 
-from ..errors import InvalidParameterError, KernelUnderflowWarning
+from ..errors import InvalidParameterError, KernelUnderflowWarning, StructureSizeError
 from ..inputs import check_structures
 from ..validation import Interval, Satisfies, validate_parameters, validate_params
 from . import _driver
@@ -130,6 +130,10 @@ class Kernel(BaseEstimator):
 
     structure_type: type = object
     _parameter_constraints: dict = {}
+    #: Trees whose K(t, t) has more matching pairs of inner nodes than this are refused
+    #: with :class:`StructureSizeError` before any work (a 7,000-node single-label chain,
+    #: about 1 s for PTK); by Cauchy-Schwarz no pair of accepted trees exceeds it either.
+    max_matching_pairs: int = 5 * 10**7
 
     def _engine_spec(self) -> EngineSpec:
         """What the engine needs for the current parameters (already validated)."""
@@ -260,13 +264,19 @@ class Kernel(BaseEstimator):
         X = check_structures(self, X.structures if isinstance(X, Prepared) else X)
         return X, self._pack(X, spec, tables)
 
-    @staticmethod
-    def _pack(X: list, spec: EngineSpec, tables):
+    def _pack(self, X: list, spec: EngineSpec, tables):
         """The structures packed for the engine, their labels covered by ``tables``."""
         compiled = [x.compiled for x in X]
         published = None if tables is None else tables.cover_structures(X)
         if spec.match_key is None:
             return PackedSequences(compiled)
+        for i, tree in enumerate(compiled):
+            pairs = matching_inner_pairs(tree, spec.match_key)
+            if pairs > self.max_matching_pairs:
+                raise StructureSizeError(
+                    f"{type(self).__name__}: structure {i} ({tree.n_nodes:,} nodes) has {pairs:,} matching pairs "
+                    f"of inner nodes, above max_matching_pairs = {self.max_matching_pairs:,} (quadratic work)"
+                )
         kinds = published.kinds if isinstance(published, NodeSimilarity) else None
         return PackedTrees(compiled, key=spec.match_key, smooth_kinds=kinds)
 
@@ -321,6 +331,13 @@ class Kernel(BaseEstimator):
 KERNEL = Satisfies(lambda value: isinstance(value, Kernel), "a kernel of spacy_convkernels")
 
 _tables_lock = threading.Lock()
+
+
+def matching_inner_pairs(tree, match_key: str) -> int:
+    """Pairs of inner nodes of a compiled tree with equal match keys (those of K(t, t))."""
+    inner = np.diff(np.asarray(tree.child_ptr)) > 0
+    counts = np.unique(np.asarray(getattr(tree, match_key + "s"))[inner], return_counts=True)[1]
+    return int((counts.astype(np.int64) ** 2).sum())
 
 
 def _engine_settings(spec: EngineSpec, tables) -> EngineSettings:
