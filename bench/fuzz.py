@@ -38,7 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KLP_SAMPLE = ROOT / "spacy_convkernels" / "data" / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
-TARGETS = ("tree", "klp", "conllu", "penman", "kernels", "cli")
+TARGETS = ("tree", "klp", "conllu", "penman", "kernels", "cli", "outputs", "disk", "sigterm", "models")
 COUNTERS = ("accepted", "refused", "other", "wrong")  # kept by the child in the shared page, after the index
 NOTE_AT, PAGE = 64, 4096  # where in the page the child writes the input it is on (its description)
 TREE_IN_KLP = re.compile(r"\|BT(?::[^|]*)?\|(.*?)\|ET\|")
@@ -199,6 +199,13 @@ PENMAN_SAMPLE = (
 
 class Wrong(Exception):
     """A result that breaks a property of the target."""
+
+
+def _wrong(where: str, message: str) -> Wrong:
+    """A ``Wrong`` counted under ``where`` (which property) rather than its line."""
+    error = Wrong(message)
+    error.where = where
+    return error
 
 
 def tree_target():
@@ -554,19 +561,13 @@ def kernels_target():
     return run
 
 
-def cli_target():
-    """Random argument lists of the command line over real sample files, in this process:
-    an exception out of ``main`` is a traceback ("other"); an exit status 0 that changed an
-    input, or a failed run that changed an earlier output or left a new or temporary file,
-    is "wrong"; argparse's refusals (status 2) and the package's (1) are "refused"."""
-    import contextlib
-    import io
-
-    from spacy_convkernels.cli import main
-
+def _cli_workspace(*, pipeline=False):
+    """The command-line targets' workspace in FUZZ_WORKDIR (inputs built once per child) and
+    their argument tables; with ``pipeline``, also a tiny spaCy pipeline with a parser in
+    ``models/parser`` that ``--model`` and ``evaluate relations`` name."""
     folder = Path(os.environ["FUZZ_WORKDIR"])
     data = ROOT / "spacy_convkernels" / "data"
-    inputs = folder / "inputs"
+    inputs, parser = folder / "inputs", folder / "models" / "parser"
     if not inputs.exists():
         inputs.mkdir()
         shutil.copy(KLP_SAMPLE, inputs / "small.klp.gz")
@@ -576,16 +577,24 @@ def cli_target():
         trees = [tree.strip() for line in _klp_lines()[:12] for tree in TREE_IN_KLP.findall(line.decode())[:1]]
         (inputs / "trees.txt").write_text("\n".join(trees) + "\n", encoding="utf-8")
         (inputs / "trees.jsonl").write_text("".join(json.dumps({"grct": t}) + "\n" for t in trees), encoding="utf-8")
-        with contextlib.redirect_stderr(io.StringIO()):
-            main(["nystroem", "fit", str(inputs / "trees.txt"), str(inputs / "model.npz"), "--n-components", "4"])
+        fit = ["nystroem", "fit", str(inputs / "trees.txt"), str(inputs / "model.npz"), "--n-components", "4"]
+        if _forked(fit).code != 0:  # in a child process: this one stays free of OpenMP threads, for fork
+            raise RuntimeError(f"the workspace's {' '.join(fit)} failed")
         (inputs / "labels.txt").write_text("a\nb\n" * 6, encoding="utf-8")
         (inputs / "bad.txt").write_text("(S (NP x)\n", encoding="utf-8")
-    originals = {path: path.read_bytes() for path in inputs.rglob("*") if path.is_file()}
-    outputs = folder / "outputs"
-    files = [str(path) for path in originals] + [str(inputs), str(inputs / "standoff"), str(folder / "absent.txt")]
+    if pipeline and not parser.exists():
+        _tiny_parser(inputs / "parses.spacy", parser)
+    ws = argparse.Namespace(folder=folder, inputs=inputs, outputs=folder / "outputs", parser=parser)
+    watched = [inputs, parser] if pipeline else [inputs]
+    ws.originals = {path: path.read_bytes() for top in watched for path in top.rglob("*") if path.is_file()}
+    ws.files = [str(path) for path in ws.originals if inputs in path.parents] + [
+        str(inputs),
+        str(inputs / "standoff"),
+        str(folder / "absent.txt"),
+    ]
     klp, txt, jsonl = inputs / "small.klp.gz", inputs / "trees.txt", inputs / "trees.jsonl"
     corpora = [klp, txt, jsonl]
-    commands = {  # positional arguments ("in": fitting inputs; "out": output suffixes), options
+    ws.commands = {  # positional arguments ("in": fitting inputs; "out": output suffixes), options
         "convert": (
             [("in", [klp, inputs / "standoff", inputs / "relations.jsonl"]), ("out", [".spacy"])],
             ["--dev", "--dev-every", "--lang", "--format", "--skip-errors"],
@@ -617,15 +626,15 @@ def cli_target():
             ["--min-count", "--min-precision", "--no-shapes", "--skip-errors", "--model"],
         ),
     }
-    option_files = {
+    ws.option_files = {
         "--dev": ("out", [".spacy"]),
         "-o": ("out", [".txt", ".jsonl", ".html", ".svg"]),
         "--against": ("in", corpora),
         "--corpus": ("in", corpora),
         "--labels": ("in", [inputs / "labels.txt"]),
     }
-    flags = {"--float32", "--quiet", "--skip-errors", "--no-shapes", "--no-normalize"}
-    values = {
+    ws.flags = {"--float32", "--quiet", "--skip-errors", "--no-shapes", "--no-normalize"}
+    ws.values = {
         "--format": ["klp", "standoff", "relations-jsonl", "jsonl", "lines", "xml"],
         "--kernel": ["ptk", "sst", "st", "sptk", "csptk", "zz"],
         "--representation": ["grct", "lct", "loct", "cgrct", "clct", "xyz"],
@@ -634,72 +643,397 @@ def cli_target():
         "--lang": ["en", "de", "zz", ""],
         "--model": ["en_core_web_zz", str(inputs)],
     }
-    numbers = ["1", "2", "3", "4", "0.4", "0", "-1", "1e308", "nan", "x"]
+    ws.numbers = ["1", "2", "3", "4", "0.4", "0", "-1", "1e308", "nan", "x"]
+    if pipeline:  # commands that read a pipeline folder: outputs may be put inside it
+        ws.commands["trees"] = ([("in", [inputs / "parses.spacy", txt])], [*ws.commands["trees"][1], "--model"])
+        ws.commands["evaluate relations"] = (
+            [("in", [parser]), ("in", [inputs / "relations.jsonl", inputs / "standoff"])],
+            ["--output", "--quiet"],
+        )
+        ws.option_files["--output"] = ("out", [".json"])
+        ws.values["--model"] = [str(parser), str(parser), "en_core_web_zz"]
+    return ws
 
-    def path(rng, kind, choices, roles):
+
+def _tiny_parser(docbin, folder):
+    """A blank English pipeline with an initialized (untrained) parser, saved to ``folder``."""
+    import spacy
+    from spacy.tokens import DocBin
+    from spacy.training import Example
+
+    nlp = spacy.blank("en")
+    docs = list(DocBin().from_disk(docbin).get_docs(nlp.vocab))
+    nlp.add_pipe("parser")
+    nlp.initialize(lambda: [Example(doc.copy(), doc) for doc in docs[:10]])
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    nlp.to_disk(folder)
+
+
+def _cli_arguments(rng, ws, output=None):
+    """A random argument list over the workspace and the roles of its paths ("in", "out");
+    ``output(rng, suffixes, roles)``, if given, chooses the output paths."""
+    earlier = str(ws.outputs / "earlier.npy")
+
+    def path(kind, choices, roles):
         """A file for a positional or an option: mostly one that fits, sometimes any file of
         the workspace or an earlier output; its role ("in" or "out") is remembered."""
         if rng.random() < 0.1:
-            chosen = rng.choice(files + [str(outputs / "earlier.npy")])
+            chosen = rng.choice(ws.files + [earlier])
         elif kind == "in":
             chosen = str(rng.choice(choices))
+        elif output is not None:
+            chosen = output(rng, choices, roles)
         else:
-            chosen = str(outputs / (rng.choice(["out", "earlier", "sub/out", "dev"]) + rng.choice(choices)))
+            chosen = str(ws.outputs / (rng.choice(["out", "earlier", "sub/out", "dev"]) + rng.choice(choices)))
         roles.setdefault(chosen, set()).add(kind)
         return chosen
 
-    def arguments(rng):
-        command = rng.choice(list(commands))
-        positionals, options = commands[command]
-        argv, roles = command.split(), {}
-        if command == "explain":
-            argv += [rng.choice(["0", "1", "(S (A b))", "99"]), rng.choice(["2", "(S (A c))", "-1"])]
-        argv += [path(rng, kind, choices, roles) for kind, choices in positionals]
-        for option in rng.sample(options, rng.randint(0, min(3, len(options)))):
-            argv.append(option)
-            if option in option_files:
-                argv.append(path(rng, *option_files[option], roles))
-            elif option not in flags:
-                argv += rng.choice(values.get(option, numbers)).split()
-        if rng.random() < 0.03:
-            del argv[rng.randrange(len(argv))]
-        return argv, roles
+    command = rng.choice(list(ws.commands))
+    positionals, options = ws.commands[command]
+    argv, roles = command.split(), {}
+    if command == "explain":
+        argv += [rng.choice(["0", "1", "(S (A b))", "99"]), rng.choice(["2", "(S (A c))", "-1"])]
+    argv += [path(kind, choices, roles) for kind, choices in positionals]
+    for option in rng.sample(options, rng.randint(0, min(3, len(options)))):
+        argv.append(option)
+        if option in ws.option_files:
+            argv.append(path(*ws.option_files[option], roles))
+        elif option not in ws.flags:
+            argv += rng.choice(ws.values.get(option, ws.numbers)).split()
+            if option == "--model" and Path(argv[-1]).is_dir():
+                roles.setdefault(argv[-1], set()).add("in")
+    if rng.random() < 0.03:
+        del argv[rng.randrange(len(argv))]
+    return argv, roles
+
+
+EARLIER = b"an earlier output"
+
+
+def _fresh_outputs(ws):
+    ws.outputs.mkdir(exist_ok=True)
+    for path in ws.outputs.iterdir():
+        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    for suffix in (".npy", ".spacy", ".npz", ".txt", ".png", ".bin", ""):  # earlier outputs to keep or replace
+        (ws.outputs / f"earlier{suffix}").write_bytes(EARLIER)
+
+
+def _regular_files(top):
+    return {path: path.read_bytes() for path in top.rglob("*") if path.is_file() and not path.is_symlink()}
+
+
+def _verify(ws, status, roles, before):
+    """The properties of every command-line run: an input changed only as an output of a
+    successful run, no temporary file left, a failed run leaves the outputs as they were."""
+    changed = [path for path, content in ws.originals.items() if not path.exists() or path.read_bytes() != content]
+    for path in changed:  # for the next input
+        if path.is_dir():
+            shutil.rmtree(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(ws.originals[path])
+    leftovers = [path for path in ws.folder.rglob(".*") if path.is_file()]
+    lost = [path for path in changed if status != 0 or "out" not in roles.get(str(path), ())]
+    if lost:  # a file changed that the run was not asked to write, or a failed run changed one
+        raise _wrong("an input changed", f"status {status} and the files {[str(p) for p in lost]} changed")
+    if leftovers:
+        for path in leftovers:
+            path.unlink()
+        raise _wrong("temporary files left", f"status {status} left temporary files {[str(p) for p in leftovers]}")
+    if status != 0:
+        after = _regular_files(ws.outputs)
+        if after != before:
+            changed = sorted(str(p) for p in set(after) | set(before) if after.get(p) != before.get(p))
+            raise _wrong("a failed run changed outputs", f"status {status} changed the outputs {changed}")
+
+
+def cli_target():
+    """Random argument lists of the command line over real sample files, in this process:
+    an exception out of ``main`` is a traceback ("other"); an exit status 0 that changed an
+    input, or a failed run that changed an earlier output or left a new or temporary file,
+    is "wrong"; argparse's refusals (status 2) and the package's (1) are "refused"."""
+    import contextlib
+    import io
+
+    from spacy_convkernels.cli import main
+
+    ws = _cli_workspace()
 
     def run(rng, index, current):
-        shutil.rmtree(outputs, ignore_errors=True)
-        outputs.mkdir()
-        for suffix in (".npy", ".spacy", ".npz", ".txt", ".png", ".bin", ""):  # earlier outputs to keep or replace
-            (outputs / f"earlier{suffix}").write_bytes(b"an earlier output")
-        argv, roles = arguments(rng)
+        _fresh_outputs(ws)
+        argv, roles = _cli_arguments(rng, ws)
         current["input"] = " ".join(argv)
-        before = {path: path.read_bytes() for path in outputs.rglob("*") if path.is_file()}
+        before = _regular_files(ws.outputs)
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             try:
                 status = main(argv)
             except SystemExit as leaving:
                 status = leaving.code
-        changed = [path for path, content in originals.items() if not path.exists() or path.read_bytes() != content]
-        for path in changed:  # for the next input
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(originals[path])
-        leftovers = [path for path in folder.rglob(".*") if path.is_file()]
-        lost = [path for path in changed if status != 0 or "out" not in roles.get(str(path), ())]
-        if lost:  # a file changed that the run was not asked to write, or a failed run changed one
-            raise Wrong(f"status {status} and the files {[str(p) for p in lost]} changed")
-        if leftovers:
-            raise Wrong(f"status {status} left temporary files {[str(p) for p in leftovers]}")
-        if status == 0:
-            return "accepted"
-        after = {path: path.read_bytes() for path in outputs.rglob("*") if path.is_file()}
-        if after != before:
-            raise Wrong(f"status {status} changed the outputs: {sorted(set(after) ^ set(before))} or their bytes")
-        return "refused"
+        _verify(ws, status, roles, before)
+        return "accepted" if status == 0 else "refused"
 
+    return run
+
+
+# --- command-line runs in a forked child: special outputs, full disks, SIGTERM ---------------
+
+
+class Escaped(Exception):
+    """A traceback that a command-line run printed (an exception out of ``main``)."""
+
+
+def _escaped(stderr: str) -> Escaped:
+    """An ``Escaped`` named after the exception in ``stderr``'s traceback, at its last frame."""
+    lines = stderr[stderr.rindex("Traceback") :].splitlines()
+    last = lines[-1] if lines else "?"
+    name = re.match(r"[\w.]+", last)
+    frames = re.findall(r'File "([^"]+)", line (\d+)', "\n".join(lines))
+    error = type((name.group(0) if name else "Traceback").rsplit(".", 1)[-1], (Escaped,), {})(last)
+    error.where = f"{Path(frames[-1][0]).name}:{frames[-1][1]}" if frames else "?"
+    return error
+
+
+class _Drain(threading.Thread):
+    """Reads a file descriptor to its end (every writer closed), keeping the bytes."""
+
+    def __init__(self, fd):
+        super().__init__(daemon=True)
+        self.fd, self.data = fd, bytearray()
+        self.start()
+
+    def run(self):
+        try:
+            while chunk := os.read(self.fd, 1 << 16):
+                self.data += chunk
+        finally:
+            os.close(self.fd)
+
+
+Ran = collections.namedtuple("Ran", "code stdout stderr seconds")  # code: exit status, or -signal
+
+
+def _forked(argv, *, fsize=None, term_after=None, close=(), deadline=120.0) -> Ran:
+    """``main(argv)`` in a forked child with standard output and error read through pipes:
+    with ``fsize``, under that RLIMIT_FSIZE (SIGXFSZ ignored, so writes fail with EFBIG);
+    with ``term_after``, sent SIGTERM after that many seconds. The child closes ``close``
+    (descriptors of this process) first; an exception out of ``main`` prints its traceback
+    and exits with status 99. This process must not have run OpenMP code (a forked child
+    of a process with OpenMP threads can hang in its first parallel region)."""
+    import resource
+
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 99
+        try:
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            for fd in (out_r, out_w, err_r, err_w, *close):
+                os.close(fd)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            if fsize is not None:
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+                resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+            code = _cli_status(argv)
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    os.close(out_w)
+    os.close(err_w)
+    drains = [_Drain(out_r), _Drain(err_r)]
+    if term_after is not None:
+        time.sleep(term_after)
+        os.kill(pid, signal.SIGTERM)
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() - started > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise Wrong(f"no exit after {deadline:.0f} s")
+        time.sleep(0.002)
+    seconds = time.monotonic() - started
+    for drain in drains:
+        drain.join(timeout=10)
+    code = os.waitstatus_to_exitcode(status)
+    return Ran(code, bytes(drains[0].data), bytes(drains[1].data).decode("utf-8", "replace"), seconds)
+
+
+def _cli_status(argv) -> int:
+    from spacy_convkernels.cli import main
+
+    try:
+        return main(argv)
+    except SystemExit as leaving:
+        return leaving.code if isinstance(leaving.code, int) else int(leaving.code is not None)
+
+
+def _judge_exit(ran, *, allowed=(0, 1, 2)):
+    """A traceback is "other"; death by a signal or an unexpected status is "wrong"; a
+    failure must end with one error line."""
+    if "Traceback (most recent call last)" in ran.stderr:
+        raise _escaped(ran.stderr)
+    if ran.code < 0:
+        raise Wrong(f"killed by {signal.Signals(-ran.code).name}; stderr {ran.stderr[-300:]!r}")
+    if ran.code not in allowed:
+        raise Wrong(f"exit status {ran.code}; stderr {ran.stderr[-300:]!r}")
+    if ran.code == 1:
+        lines = ran.stderr.strip().splitlines()
+        if not lines or ": error: " not in lines[-1] or sum(": error: " in line for line in lines) != 1:
+            raise Wrong(f"status 1 without one final error line: {ran.stderr[-300:]!r}")
+
+
+def _preload():
+    """The modules the commands import on first use, imported here once so that each forked
+    child starts at once (no kernel code runs: see ``_forked``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+    import sklearn.svm  # noqa: F401
+    import spacy  # noqa: F401
+    import tqdm  # noqa: F401
+
+    import spacy_convkernels.approx  # noqa: F401
+    import spacy_convkernels.corpora  # noqa: F401
+    import spacy_convkernels.kernels  # noqa: F401
+
+
+SPECIAL_OUTPUTS = ("null", "fifo", "stdout", "private", "in-input", "in-input")
+
+
+def _under_inputs(ws):
+    return [p for top in (ws.inputs, ws.parser) for p in top.rglob("*")]
+
+
+def _inside(path, folder) -> bool:
+    path, folder = Path(os.path.abspath(path)), Path(os.path.abspath(folder))
+    return path == folder or folder in path.parents
+
+
+def outputs_target():
+    """Command-line runs (as the cli target's, in a forked child) whose outputs are special
+    files or inside input folders: a character device like /dev/null (made with mknod in
+    the workspace: the real /dev/null is never given, a run that replaced it would break
+    the machine), a FIFO read by a thread, a symbolic link to /dev/stdout, a regular
+    earlier output of mode 0600, a file inside an input folder of the run (the standoff
+    corpus, the ``--model`` pipeline). "wrong": an input changed or a file created inside
+    an input folder, a run that writes inside an input folder and succeeds, a special file
+    no longer special (or the 0600 output of another mode), a successful run that gave its
+    FIFO or standard output no bytes, a failed run that changed an earlier output, a
+    leftover temporary file."""
+    import stat
+
+    ws = _cli_workspace(pipeline=True)
+    _preload()
+    can_mknod = True
+
+    def special(rng, suffixes, roles, made):
+        suffix = rng.choice(suffixes)
+        kind = rng.choice(SPECIAL_OUTPUTS)
+        if kind == "in-input":
+            folders = [Path(p) for p, r in roles.items() if "in" in r and Path(p).is_dir()]
+            folder = rng.choice(folders or [ws.inputs / "standoff", ws.parser])
+            existing = sorted(p for p in folder.rglob("*") if p.is_file())
+            return str(rng.choice([*existing[:4], folder / f"new{suffix}", folder / "sub" / f"new{suffix}"]))
+        path = ws.outputs / f"{kind}{suffix}"
+        if kind in made:
+            return str(path)
+        if kind == "null" and can_mknod:
+            os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        elif kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "stdout":
+            path.symlink_to("/dev/stdout")
+        else:  # private, or null without mknod
+            kind, path = "private", ws.outputs / f"private{suffix}"
+            path.write_bytes(EARLIER)
+            path.chmod(0o600)
+        made[kind] = path
+        return str(path)
+
+    def run(rng, index, current):
+        _fresh_outputs(ws)
+        made = {}
+        argv, roles = _cli_arguments(rng, ws, output=lambda *a: special(*a, made))
+        current["input"] = " ".join(argv)
+        before = _regular_files(ws.outputs)
+        watched = set(_under_inputs(ws))
+        fifo, close = made.get("fifo"), []
+        if fifo is not None:  # a reader, and a writer of ours so that it sees no end before the run's
+            reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+            ours = os.open(fifo, os.O_WRONLY)
+            os.set_blocking(reader, True)
+            close = [reader, ours]
+        try:
+            ran = _forked(argv, close=close)
+        finally:
+            if fifo is not None:
+                os.close(ours)
+                received = _Drain(reader)
+        if fifo is not None:
+            received.join(timeout=10)
+            if received.is_alive():
+                raise Wrong("the FIFO's reader saw no end of writing after the run")
+        _judge_exit(ran)
+        outs = [Path(p) for p, r in roles.items() if "out" in r]
+        folders = [p for p, r in roles.items() if "in" in r and Path(p).is_dir()]  # the run's input folders
+        created = sorted(set(_under_inputs(ws)) - watched, reverse=True)
+        for path in created:  # for the next input
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+        inside = [str(o) for o in outs if any(_inside(o, folder) for folder in folders)]
+        problems = []
+        created = [str(p) for p in created if any(_inside(p, folder) for folder in folders)]
+        if created:
+            problems.append(("created inside an input folder", f"created {created}"))
+        if ran.code == 0 and inside:
+            problems.append(("accepted an output inside an input folder", f"accepted {inside}"))
+        checks = {
+            "null": lambda p: stat.S_ISCHR(p.lstat().st_mode),
+            "fifo": lambda p: stat.S_ISFIFO(p.lstat().st_mode),
+            "stdout": lambda p: p.is_symlink() and os.readlink(p) == "/dev/stdout",
+            "private": lambda p: stat.S_IMODE(p.stat().st_mode) == 0o600,
+        }
+        for kind, path in made.items():
+            if not (path.exists() or path.is_symlink()) or not checks[kind](path):
+                problems.append((f"{kind} output changed kind or mode", f"{path.name} changed kind or mode"))
+        if ran.code == 0 and fifo is not None and str(fifo) in map(str, outs) and not received.data:
+            problems.append(("FIFO got 0 bytes", "the FIFO's reader received 0 bytes"))
+        if ran.code == 0 and "stdout" in made and str(made["stdout"]) in map(str, outs) and not ran.stdout:
+            problems.append(("stdout got 0 bytes", "standard output received 0 bytes"))
+        try:
+            _verify(ws, ran.code, {p: r - {"out"} if p in inside else r for p, r in roles.items()}, before)
+        except Wrong as wrong:
+            problems.insert(0, (wrong.where, str(wrong)))
+        if problems:
+            raise _wrong(
+                " + ".join(sorted({key for key, _ in problems})),
+                f"status {ran.code}: " + "; ".join(text for _, text in problems),
+            )
+        return "accepted" if ran.code == 0 else "refused"
+
+    try:
+        os.mknod(ws.folder / ".probe", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        os.unlink(ws.folder / ".probe")
+    except OSError:
+        can_mknod = False  # not root: the null kind becomes a private one
     return run
 
 
 SETUPS = {
     "cli": cli_target,
+    "outputs": outputs_target,
     "tree": tree_target,
     "klp": klp_target,
     "conllu": conllu_target,
@@ -765,6 +1099,8 @@ class _Note(dict):
 
 
 def _where(error) -> str:
+    if hasattr(error, "where"):  # a traceback of a forked child, or a place the target names
+        return error.where
     tb = error.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
