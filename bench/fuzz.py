@@ -42,6 +42,7 @@ TARGETS = ("tree", "klp", "conllu", "penman", "kernels", "cli", "outputs", "disk
 COUNTERS = ("accepted", "refused", "other", "wrong")  # kept by the child in the shared page, after the index
 NOTE_AT, PAGE = 64, 4096  # where in the page the child writes the input it is on (its description)
 TREE_IN_KLP = re.compile(r"\|BT(?::[^|]*)?\|(.*?)\|ET\|")
+DEFAULT_EXAMPLES = {"sigterm": 2000, "models": 5000}  # the slow targets (else 20,000 inputs)
 EVENTS_PER_FINDING = 3  # inputs a child reports in full per finding (kind, exception type and place)
 
 # --- input generation ----------------------------------------------------------------------
@@ -884,7 +885,7 @@ def _judge_exit(ran, *, allowed=(0, 1, 2)):
     failure must end with one error line."""
     if "Traceback (most recent call last)" in ran.stderr:
         raise _escaped(ran.stderr)
-    if ran.code < 0:
+    if ran.code < 0 and ran.code not in allowed:
         raise Wrong(f"killed by {signal.Signals(-ran.code).name}; stderr {ran.stderr[-300:]!r}")
     if ran.code not in allowed:
         raise Wrong(f"exit status {ran.code}; stderr {ran.stderr[-300:]!r}")
@@ -1031,9 +1032,439 @@ def outputs_target():
     return run
 
 
+def _mount_tmpfs(path, size):
+    """A tmpfs of ``size`` bytes on ``path`` (needs a mount namespace: see ``Chunk._spawn``)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(b"none", os.fsencode(path), b"tmpfs", 0, f"size={size}".encode()) != 0:
+        raise OSError(ctypes.get_errno(), f"mount tmpfs on {path}")
+
+
+def _umount(path):
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).umount2(os.fsencode(path), 2)  # MNT_DETACH
+
+
+def disk_target():
+    """The cli target's runs on a full disk, in a forked child: its outputs folder a small
+    tmpfs (when the child runs in ``unshare -rm``, see ``Chunk._spawn``) or its file size
+    limited by RLIMIT_FSIZE, either of a random size (log-uniform, most outputs hit it
+    mid-write). A run must fail with status 1 and one error line (no traceback, no death by
+    SIGBUS), leave earlier outputs byte-identical and no temporary file; a run that
+    succeeds must write the same sizes as a run with room."""
+    ws = _cli_workspace()
+    _preload()
+    tmpfs = os.environ.get("FUZZ_TMPFS") == "1"
+    state = {"mounted": False}
+
+    def reset(size=None):
+        if state["mounted"]:
+            _umount(ws.outputs)
+            state["mounted"] = False
+        ws.outputs.mkdir(exist_ok=True)
+        if size is not None:
+            _mount_tmpfs(ws.outputs, size)
+            state["mounted"] = True
+        _fresh_outputs(ws)
+
+    def run(rng, index, current):
+        argv, roles = _cli_arguments(rng, ws)
+        mode = rng.choice(["tmpfs", "fsize"]) if tmpfs else "fsize"
+        size = int(math.exp(rng.uniform(math.log(64), math.log(2 << 20))))
+        if mode == "tmpfs":
+            size += 16 * 4096  # the earlier outputs take a page each
+        current["input"] = f"{mode} {size}: {' '.join(argv)}"
+        reset(size if mode == "tmpfs" else None)
+        before = _regular_files(ws.outputs)
+        ran = _forked(argv, fsize=size if mode == "fsize" else None)
+        _judge_exit(ran)
+        _verify(ws, ran.code, roles, before)
+        if ran.code != 0:
+            return "refused"
+        written = {p.relative_to(ws.outputs): len(b) for p, b in _regular_files(ws.outputs).items()}
+        reset()
+        again = _forked(argv)
+        room = {p.relative_to(ws.outputs): len(b) for p, b in _regular_files(ws.outputs).items()}
+        _verify(ws, again.code, roles, before)  # puts back an input that the run was given as output
+        if again.code == 0 and written != room:
+            raise _wrong("a short output with status 0", f"sizes {written}, with room {room}")
+        return "accepted"
+
+    return run
+
+
+def sigterm_target():
+    """Runs of a few commands over a corpus large enough to take a while, in a forked
+    child sent SIGTERM after a random delay (up to 1.2 times an undisturbed run's time).
+    The exit must be 0, 143 or death by SIGTERM, with no traceback; each output must be the
+    earlier one or the undisturbed run's whole (all outputs of the run the one or the
+    other together), and no temporary file left. Each input costs a run (about 0.1 to
+    1 s): the default is DEFAULT_EXAMPLES["sigterm"] inputs."""
+    ws = _cli_workspace()
+    _preload()
+    big = ws.inputs / "big.txt"
+    if not big.exists():
+        trees = [t for line in _klp_lines() for t in TREE_IN_KLP.findall(line.decode())[:1]]
+        big.write_text("\n".join(trees * 4) + "\n", encoding="utf-8")
+        ws.originals[big] = big.read_bytes()
+    i, o = ws.inputs, ws.outputs
+    commands = [
+        ["gram", str(big), str(o / "earlier.npy"), "--quiet"],
+        ["nystroem", "fit", str(big), str(o / "earlier.npz"), "--n-components", "30", "--random-state", "0", "--quiet"],
+        ["nystroem", "transform", str(i / "model.npz"), str(big), str(o / "earlier.npy"), "--quiet"],
+        ["convert", str(i / "small.klp.gz"), str(o / "earlier.spacy"), "--dev", str(o / "dev.spacy")],
+        ["trees", str(i / "parses.spacy"), "-o", str(o / "earlier.txt"), "--quiet"],
+        ["lexicon", str(i / "standoff"), str(o / "lexicon")],
+    ]
+
+    def earlier():
+        _fresh_outputs(ws)
+        (o / "dev.spacy").write_bytes(EARLIER)
+        (o / "lexicon").mkdir()
+        for name in ("proteins.jsonl", "triggers.jsonl"):
+            (o / "lexicon" / name).write_bytes(EARLIER)
+
+    references = []
+    for argv in commands:
+        earlier()
+        ran = _forked(argv)
+        if ran.code != 0:
+            raise RuntimeError(f"{' '.join(argv)}: {ran.stderr}")
+        references.append((ran.seconds, _regular_files(o)))
+
+    def run(rng, index, current):
+        which = rng.randrange(len(commands))
+        argv, (seconds, whole) = commands[which], references[which]
+        delay = rng.uniform(0, 1.2 * seconds)
+        current["input"] = f"SIGTERM after {delay:.3f} s: {' '.join(argv)}"
+        earlier()
+        before = _regular_files(o)
+        ran = _forked(argv, term_after=delay)
+        _judge_exit(ran, allowed=(0, 143, -signal.SIGTERM))  # killed by the signal: the files decide
+        leftovers = [p for p in ws.folder.rglob(".*") if p.is_file()]
+        for p in leftovers:
+            p.unlink()
+        after = _regular_files(o)
+        problems = []
+        if leftovers:
+            problems.append(("temporary files left", f"left {[str(p) for p in leftovers]}"))
+        states = {}
+        for path in set(before) | set(whole) | set(after):
+            content = after.get(path)
+            if whole.get(path) == before.get(path):  # not an output of the command
+                if content != before.get(path):
+                    states[path] = "partial"
+            elif path in whole and content == whole[path]:
+                states[path] = "new"
+            elif content == before.get(path):
+                states[path] = "earlier"
+            else:
+                states[path] = "partial"
+        if "partial" in states.values():
+            bad = [str(p) for p, state in states.items() if state == "partial"]
+            problems.append(("a partial output", f"partial or missing outputs {bad}"))
+        elif len(set(states.values())) > 1:
+            problems.append(("outputs not replaced together", f"outputs {states}"))
+        if ran.code == 0 and set(states.values()) != {"new"}:
+            problems.append(("status 0 without its outputs", f"outputs {states}"))
+        if problems:
+            raise _wrong(" + ".join(k for k, _ in problems), f"exit {ran.code}: " + "; ".join(t for _, t in problems))
+        return "accepted" if ran.code == 0 else "refused"
+
+    return run
+
+
+MODEL_VALUES = [math.nan, math.inf, -math.inf, 1e300, -1e300, 0.0, -1.0]
+
+
+def _damage_value(value, rng, landmarks):
+    """``value`` (an array, a number or a tree string out of a saved model) made wrong."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        op = rng.choice(["value", "value", "int", "complex", "shape", "empty"])
+        if op == "value" and value.size and value.dtype.kind in "fc":
+            value = value.copy()
+            value.flat[rng.randrange(value.size)] = rng.choice(MODEL_VALUES)
+            return value
+        if op == "int":
+            return value.astype(np.int64) if value.dtype.kind != "U" else np.zeros(value.shape, dtype=np.int64)
+        if op == "complex" and value.dtype.kind in "fc":
+            return value.astype(np.complex128) * (1 + 1j)
+        if op == "shape" and value.size:
+            return value.ravel()[:-1]
+        return value[:0]
+    if isinstance(value, float):
+        return rng.choice(MODEL_VALUES)
+    if isinstance(value, str) and value.startswith("("):
+        return rng.choice([rng.choice(landmarks), mutate(value, rng, AWKWARD_TEXT, landmarks), ""])
+    if isinstance(value, (int, bool)) and not isinstance(value, bool):
+        return rng.choice([-1, 0, 2**62, value + 1])
+    return rng.choice([None, "x", -1, 1e300])
+
+
+def _leaves(value, path=()):
+    """(path, value) of every array, number and string in a decoded msgpack structure."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, (*path, key))
+    elif isinstance(value, (list, tuple)):
+        for position, item in enumerate(value):
+            yield from _leaves(item, (*path, position))
+    else:
+        yield path, value
+
+
+def _replace(value, path, new):
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, tuple):
+        value = list(value)
+    value[head] = _replace(value[head], rest, new)
+    return value
+
+
+def models_target():
+    """Damaged saved models, loaded and used in this process: a small kernel_vectors and a
+    kernel_relations pipeline (built in the workspace, as the tests build theirs) and a
+    Nystroem .npz of ``nystroem fit``, each with files truncated, flipped, deleted, saved
+    arrays and numbers replaced (NaN, inf, 1e300, int, complex, other shapes, landmarks
+    swapped or mutated) or saved paths crafted to name a file of the workspace whose
+    first line is a secret. Outcomes: "refused" for a package error (for a damaged file of
+    spaCy's own, the command line's one error line loading the pipeline); "accepted" for
+    predictions equal to the undamaged model's; "wrong" for other predictions, or a
+    secret file opened or shown; "other" for a traceback. The default is
+    DEFAULT_EXAMPLES["models"] inputs (about 0.1 s each)."""
+    import contextlib
+    import io
+
+    import numpy as np
+    import spacy
+    import srsly
+    from spacy.tokens import Doc, DocBin
+
+    from spacy_convkernels import ConvKernelsError
+    from spacy_convkernels.cli import main
+
+    ws = _cli_workspace()
+    folder = ws.folder / "models"
+    pristine = {"vectors": folder / "vectors", "relations": folder / "relations", "npz": ws.inputs / "model.npz"}
+    sys.path.insert(0, str(ROOT / "tests"))  # the tests' relation samples and model configs
+    from relation_samples import PATH_SVM, model_config, pair_examples, parsed
+
+    if not pristine["vectors"].exists():
+        from spacy.training import Example
+        from spacy.util import fix_random_seed
+
+        nlp = spacy.blank("en")
+        docs = list(DocBin().from_disk(ws.inputs / "parses.spacy").get_docs(nlp.vocab))
+        kernel = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4}
+        nlp.add_pipe("kernel_vectors", config={"representation": "lct", "n_components": 10, "kernel": kernel})
+        nlp.initialize(lambda: [Example(doc.copy(), doc) for doc in docs])
+        folder.mkdir(exist_ok=True)
+        nlp.to_disk(pristine["vectors"])
+        fix_random_seed(0)
+        nlp = spacy.blank("en")
+        nlp.add_pipe(
+            "kernel_relations", config={"model": model_config("EntityPairCandidates", kernel_features=PATH_SVM)}
+        )
+        examples = pair_examples(nlp)
+        optimizer = nlp.initialize(lambda: examples)
+        for _ in range(3):
+            nlp.update(examples, sgd=optimizer)
+        nlp.to_disk(pristine["relations"])
+    doc_bytes = {
+        "vectors": [
+            d.to_bytes() for d in DocBin().from_disk(ws.inputs / "parses.spacy").get_docs(spacy.blank("en").vocab)
+        ][:8],
+        "relations": [parsed().to_bytes()],
+    }
+    secret = ws.folder / "secret.txt"
+    nonce = f"fuzzsecret{random.Random().randrange(10**12)}"
+    secret.write_text(f"{nonce} 0.5 0.25\n", encoding="utf-8")
+    opened = []
+
+    def audit(event, args):
+        if event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
+            name = os.fsdecode(args[0])
+            if name.endswith("secret.txt") or name == "/dev/zero":
+                opened.append(name)
+
+    sys.addaudithook(audit)
+
+    def predict(kind, path):
+        """The predictions of the pipeline or .npz at ``path``, as bytes or a repr."""
+        if kind == "npz":
+            out = ws.folder / "transformed.npy"
+            out.unlink(missing_ok=True)
+            stderr = io.StringIO()
+            argv = ["nystroem", "transform", str(path), str(ws.inputs / "trees.txt"), str(out), "--quiet"]
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(stderr):
+                status = main(argv)
+            return status, stderr.getvalue(), out.read_bytes() if status == 0 else None
+        nlp = spacy.load(path)
+        docs = [nlp(Doc(nlp.vocab).from_bytes(b)) for b in doc_bytes[kind]]
+        if kind == "vectors":
+            return 0, "", b"".join(np.asarray(d._.kernel_vector, dtype=np.float32).tobytes() for d in docs)
+        return 0, "", repr([sorted(d._.kernel_rel.items()) for d in docs]).encode()
+
+    references = {kind: predict(kind, path)[2] for kind, path in pristine.items()}
+    if references["npz"] is None:
+        raise RuntimeError("nystroem transform of the workspace's model failed")
+    landmarks = [str(t) for t in np.load(pristine["npz"])["landmarks"]]
+
+    def damage_npz(path, rng, notes):
+        with np.load(path) as stored:
+            arrays = {name: stored[name] for name in stored.files}
+        name = rng.choice(["settings", "landmarks", "normalization", "normalization", "delete", "object", "extra"])
+        if name == "delete":
+            del arrays[rng.choice(list(arrays))]
+        elif name == "object":
+            arrays["normalization"] = arrays["normalization"].astype(object)
+        elif name == "extra":
+            arrays["extra"] = np.arange(3)
+        elif name == "settings":
+            settings = json.loads(str(arrays["settings"]))
+            target = rng.choice([str(secret), "/dev/zero", str(secret)])
+            op = rng.choice(["path", "path", "value"])
+            if op == "path":
+                settings["kernel"] = rng.choice(["sptk", "csptk", settings["kernel"]])
+                settings["parameters"] = {**settings.get("parameters", {}), "vectors": target}
+            else:
+                key = rng.choice(list(settings))
+                settings[key] = _damage_value(
+                    settings[key] if isinstance(settings[key], float) else 0.5, rng, landmarks
+                )
+            arrays["settings"] = np.array(json.dumps(settings))
+        elif name == "landmarks":
+            trees = list(map(str, arrays["landmarks"]))
+            at = rng.randrange(len(trees))
+            trees[at] = _damage_value(
+                trees[at],
+                rng,
+                landmarks + [tree.strip() for tree in ws.originals[ws.inputs / "trees.txt"].decode().splitlines()],
+            )
+            arrays["landmarks"] = np.array(trees)
+        else:
+            arrays[name] = _damage_value(arrays[name], rng, landmarks)
+        notes.append(f"npz {name}")
+        with open(path, "wb") as out:
+            np.savez(out, **arrays)
+
+    def damage_msgpack(path, rng, notes):
+        data = srsly.msgpack_loads(path.read_bytes())
+        leaves = [(p, v) for p, v in _leaves(data) if not isinstance(v, bytes) or len(v) < 64]
+        where, value = rng.choice(leaves)
+        data = _replace(data, where, _damage_value(value, rng, [v for _, v in leaves if isinstance(v, str)] or ["(A)"]))
+        notes.append(f"values {path.relative_to(path.parent.parent.parent)} at {'/'.join(map(str, where))}")
+        path.write_bytes(srsly.msgpack_dumps(data))
+
+    def damage_config(path, rng, notes):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        block = [n for n, line in enumerate(lines) if line.startswith("[components.") and line.endswith(".kernel]")]
+        if block and rng.random() < 0.6:  # a kernel with word vectors read from a crafted path
+            n = block[0]
+            lines[n + 1 : n + 1] = ['@misc = "spacy_convkernels.SmoothedPartialTreeKernel.v1"', f'vectors = "{secret}"']
+            lines = [line for k, line in enumerate(lines) if not (k > n + 2 and line.startswith("@misc") and k < n + 4)]
+            notes.append("config.cfg: a vectors path")
+        else:
+            numbers = [n for n, line in enumerate(lines) if re.search(r"= -?[\d.]+$", line)]
+            n = rng.choice(numbers)
+            lines[n] = re.sub(r"= .*$", f"= {rng.choice(['nan', 'inf', '1e300', '-1', '0', 'true'])}", lines[n])
+            notes.append(f"config.cfg line {n + 1}")
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def damage(kind, path, rng, notes):
+        if kind == "npz" and rng.random() < 0.6:
+            return damage_npz(path, rng, notes)
+        files = [path] if kind == "npz" else sorted(p for p in path.rglob("*") if p.is_file())
+        chosen = rng.choice(files)
+        component = kind != "npz" and chosen.parent.name.startswith("kernel_")
+        op = rng.choice(["flip", "flip", "truncate", "delete", "values", "values"])
+        if op == "values" and chosen.name == "config.cfg":
+            return damage_config(chosen, rng, notes)
+        if op == "values" and component:
+            try:
+                return damage_msgpack(chosen, rng, notes)
+            except Exception:  # not msgpack (the cfg): flip a byte instead
+                op = "flip"
+        raw = chosen.read_bytes()
+        if op == "delete" or op == "values":
+            chosen.unlink()
+            op = "delete"
+        elif op == "truncate":
+            chosen.write_bytes(raw[: rng.randrange(max(1, len(raw)))])
+        else:
+            data = bytearray(raw)
+            for _ in range(rng.randint(1, 3)):
+                if data:
+                    data[rng.randrange(len(data))] ^= rng.randrange(1, 256)
+            chosen.write_bytes(bytes(data))
+        notes.append(f"{op} {chosen.relative_to(path.parent)}")
+
+    def run(rng, index, current):
+        kind = rng.choice(["vectors", "relations", "npz", "npz"])
+        damaged = ws.folder / "damaged" / pristine[kind].name
+        shutil.rmtree(damaged.parent, ignore_errors=True)
+        damaged.parent.mkdir()
+        (shutil.copytree if kind != "npz" else shutil.copy)(pristine[kind], damaged)
+        notes = []
+        for _ in range(1 if rng.random() < 0.8 else 2):
+            if damaged.exists():
+                damage(kind, damaged, rng, notes)
+        current["input"] = f"{kind}: {'; '.join(notes)}"
+        opened.clear()
+        try:
+            status, message, prediction = predict(kind, damaged)
+        except ConvKernelsError as error:
+            status, message, prediction = 1, str(error), None
+        except Exception:
+            spacys_own = not any(note.split(" ", 1)[-1].startswith(f"{pristine[kind].name}/kernel_") for note in notes)
+            if kind == "npz" or not spacys_own:
+                raise
+            argv = ["trees", str(ws.inputs / "trees.txt"), "--model", str(damaged), "--quiet"]
+            ran = _cli_in_process(main, argv)
+            if ran.code != 1 or "Traceback" in ran.stderr:
+                raise
+            status, message, prediction = 1, ran.stderr, None
+        if opened or nonce in message:
+            raise _wrong("a crafted path opened", f"opened {opened}; message {message[:200]!r}")
+        if status != 0:
+            return "refused"
+        if prediction != references[kind]:
+            raise _wrong(
+                f"{kind}: damaged, loaded, predictions changed", "predictions differ from the undamaged model's"
+            )
+        return "accepted"
+
+    return run
+
+
+def _cli_in_process(main, argv) -> Ran:
+    """``main(argv)`` here, its output captured; an exception out of it propagates."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    started = time.monotonic()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as leaving:
+            code = leaving.code if isinstance(leaving.code, int) else 1
+    return Ran(code, out.getvalue().encode(), err.getvalue(), time.monotonic() - started)
+
+
 SETUPS = {
     "cli": cli_target,
     "outputs": outputs_target,
+    "disk": disk_target,
+    "sigterm": sigterm_target,
+    "models": models_target,
     "tree": tree_target,
     "klp": klp_target,
     "conllu": conllu_target,
@@ -1122,6 +1553,14 @@ def replay(target: str, seed: int, index: int) -> None:
 # --- the parent: children per chunk of inputs, restarted past crashes and hangs -----------------
 
 
+def _namespaces() -> bool:
+    """Whether ``unshare -rm`` works here (user namespaces allowed), for the disk target's tmpfs."""
+    try:
+        return subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
 class Chunk:
     """Inputs start..stop-1 of one target, run by successive children."""
 
@@ -1156,6 +1595,8 @@ class Chunk:
         # OpenMP threads that sleep rather than spin at barriers: the engine's many tiny calls
         # with n_jobs > 1 are ten times slower with spinning threads when children share the cores
         env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, "FUZZ_WORKDIR": self.folder}  # where inputs are written
+        if self.target == "disk" and _namespaces():  # root in a user and mount namespace: it mounts a tmpfs
+            command, env["FUZZ_TMPFS"] = ["unshare", "-rm", *command], "1"
         self.process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, start_new_session=True, env=env
         )
@@ -1243,7 +1684,9 @@ class Chunk:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--examples", type=int, default=20000, help="inputs per target")
+    parser.add_argument(
+        "--examples", type=int, default=None, help="inputs per target (default 20000; sigterm and models fewer)"
+    )
     parser.add_argument("--targets", default=",".join(TARGETS), help=f"comma-separated, of {', '.join(TARGETS)}")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="child processes at once")
@@ -1276,8 +1719,9 @@ def main() -> None:
     tallies = {t: collections.Counter() for t in targets}  # finding -> inputs, per target
     seconds = dict.fromkeys(targets, 0.0)
     pieces = max(1, args.workers)
+    examples = {t: args.examples or DEFAULT_EXAMPLES.get(t, 20000) for t in targets}
     chunks = [
-        Chunk(t, args.examples * k // pieces, args.examples * (k + 1) // pieces, args, totals, events, tallies)
+        Chunk(t, examples[t] * k // pieces, examples[t] * (k + 1) // pieces, args, totals, events, tallies)
         for t in targets
         for k in range(pieces)
     ]
@@ -1293,10 +1737,10 @@ def main() -> None:
                 seconds[chunk.target] += time.monotonic() - since
         running = still
         time.sleep(0.05)
-    report(targets, totals, seconds, events, tallies, args, time.monotonic() - started)
+    report(targets, totals, seconds, events, tallies, args, time.monotonic() - started, examples)
 
 
-def report(targets, totals, seconds, events, tallies, args, wall) -> None:
+def report(targets, totals, seconds, events, tallies, args, wall, examples) -> None:
     header = ("target", "inputs", "accepted", "refused", "crashes", "hangs", "other exc.", "wrong", "child s")
     rows = []
     for t in targets:
@@ -1318,16 +1762,15 @@ def report(targets, totals, seconds, events, tallies, args, wall) -> None:
     rows.append(("TOTAL", *[round(sum(r[k] for r in rows), 1) for k in range(1, len(header))]))
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     print(
-        f"fuzz run: seed {args.seed}, {args.examples} inputs per target, {args.workers} workers, "
+        f"fuzz run: seed {args.seed}, inputs per target {examples}, {args.workers} workers, "
         f"timeout {args.timeout} s, {wall:.0f} s wall"
     )
     for row in (header, *rows):
         print("  ".join(str(x).rjust(w) for x, w in zip(row, widths)))
     for t, row in zip(targets, rows):
-        if row[1] < args.examples:
+        if row[1] < examples[t]:
             print(
-                f"{t}: {args.examples - row[1]} inputs not tried (chunks given up after "
-                f"--max-crashes {args.max_crashes})"
+                f"{t}: {examples[t] - row[1]} inputs not tried (chunks given up after --max-crashes {args.max_crashes})"
             )
     if any(tallies.values()):
         print("\nfindings by kind, exception and place (the inputs of a child that crashed are not counted here):")
