@@ -1071,7 +1071,8 @@ def disk_target():
 
     def run(rng, index, current):
         argv, roles = _cli_arguments(rng, ws)
-        mode = rng.choice(["tmpfs", "fsize"]) if tmpfs else "fsize"
+        mode = rng.choice(["tmpfs", "fsize"])
+        mode = mode if tmpfs else "fsize"  # the same arguments either way, for --replay
         size = int(math.exp(rng.uniform(math.log(64), math.log(2 << 20))))
         if mode == "tmpfs":
             size += 16 * 4096  # the earlier outputs take a page each
@@ -1547,6 +1548,8 @@ def replay(target: str, seed: int, index: int) -> None:
             outcome = SETUPS[target]()(input_rng(seed, target, index), index, current)
         finally:
             print(f"{target}:{index}: {current.get('input')}")
+            if os.path.ismount(Path(folder) / "outputs"):  # the disk target's tmpfs
+                _umount(Path(folder) / "outputs")
     print(outcome)
 
 
@@ -1783,7 +1786,8 @@ def report(targets, totals, seconds, events, tallies, args, wall, examples) -> N
             for e in found[: args.show]:
                 print(
                     f"  {t}:{e['index']} {e['error']}\n    input: {e['input']}\n"
-                    f"    replay: python bench/fuzz.py --seed {args.seed} --replay {t}:{e['index']}"
+                    f"    replay: {'FUZZ_TMPFS=1 unshare -rm ' if t == 'disk' and _namespaces() else ''}"
+                    f"python bench/fuzz.py --seed {args.seed} --replay {t}:{e['index']}"
                 )
     totals_line = rows[-1]
     print(
