@@ -1,9 +1,20 @@
-"""Long fuzzing run: random inputs through the bracket parser, the corpus readers and the
-kernels, counting crashes, hangs and exceptions that are not the package's own.
+"""Long fuzzing run: random inputs through the bracket parser, the corpus readers, the
+kernels, the command line and saved models, counting crashes, hangs and exceptions that
+are not the package's own.
 
-    python bench/fuzz.py --examples 200000                  # 5 targets: 1,000,000 inputs
+    python bench/fuzz.py                                    # default counts: 20,000 per target
     python bench/fuzz.py --examples 2000 --targets tree,kernels
     python bench/fuzz.py --replay kernels:1234              # one input again, in this process
+    FUZZ_TMPFS=1 unshare -rm python bench/fuzz.py --replay disk:12   # a disk input on a tmpfs
+
+Targets: tree, klp, conllu, penman, kernels (in-process calls); cli (random command lines,
+in process); outputs (command lines whose outputs are special files, a character device,
+a FIFO, a link to /dev/stdout, a 0600 file, or inside an input folder), disk (command
+lines on a full disk: a small tmpfs in ``unshare -rm`` where user namespaces are allowed,
+else RLIMIT_FSIZE), sigterm (command lines sent SIGTERM mid-run), each command line of
+these three in a forked child; models (damaged saved pipelines and Nystroem .npz files,
+loaded and used). sigterm and models default to fewer inputs (DEFAULT_EXAMPLES). Their
+properties are in each target's docstring.
 
 Inputs are mutations of valid samples (characters or bytes replaced, inserted, deleted,
 duplicated, spliced, truncated) and random structures, kernel parameters and calls. Input
