@@ -1380,8 +1380,10 @@ def models_target():
         block = [n for n, line in enumerate(lines) if line.startswith("[components.") and line.endswith(".kernel]")]
         if block and rng.random() < 0.6:  # a kernel with word vectors read from a crafted path
             n = block[0]
-            lines[n + 1 : n + 1] = ['@misc = "spacy_convkernels.SmoothedPartialTreeKernel.v1"', f'vectors = "{secret}"']
-            lines = [line for k, line in enumerate(lines) if not (k > n + 2 and line.startswith("@misc") and k < n + 4)]
+            end = next((k for k in range(n + 1, len(lines)) if lines[k].startswith("[")), len(lines))
+            kept = [line for line in lines[n + 1 : end] if not line.startswith(("@misc", "vectors"))]
+            crafted = ['@misc = "spacy_convkernels.SmoothedPartialTreeKernel.v1"', f'vectors = "{secret}"']
+            lines[n + 1 : end] = crafted + kept
             notes.append("config.cfg: a vectors path")
         else:
             numbers = [n for n, line in enumerate(lines) if re.search(r"= -?[\d.]+$", line)]
