@@ -705,8 +705,16 @@ def _cli_arguments(rng, ws, output=None):
     argv, roles = command.split(), {}
     if command == "explain":
         argv += [rng.choice(["0", "1", "(S (A b))", "99"]), rng.choice(["2", "(S (A c))", "-1"])]
-    argv += [path(kind, choices, roles) for kind, choices in positionals]
-    for option in rng.sample(options, rng.randint(0, min(3, len(options)))):
+    if output is None:
+        argv += [path(kind, choices, roles) for kind, choices in positionals]
+    chosen = rng.sample(options, rng.randint(0, min(3, len(options))))
+    if output is not None:  # --model (often) and the options first: outputs may then go in the folders read
+        if "--model" in options and "--model" not in chosen and rng.random() < 0.5:
+            chosen.append("--model")
+        chosen.sort(key=lambda option: option != "--model")
+        roles_first = [(kind, choices) for kind, choices in positionals if kind == "in"]
+        argv += [path(kind, choices, roles) for kind, choices in roles_first]
+    for option in chosen:
         argv.append(option)
         if option in ws.option_files:
             argv.append(path(*ws.option_files[option], roles))
@@ -714,6 +722,11 @@ def _cli_arguments(rng, ws, output=None):
             argv += rng.choice(ws.values.get(option, ws.numbers)).split()
             if option == "--model" and Path(argv[-1]).is_dir():
                 roles.setdefault(argv[-1], set()).add("in")
+    if output is not None:  # then the positional outputs, after the inputs and options
+        positional_inputs = len([1 for kind, _ in positionals if kind == "in"])
+        outs = [path(kind, choices, roles) for kind, choices in positionals if kind == "out"]
+        options_part = argv[len(command.split()) + positional_inputs :]
+        argv = argv[: len(command.split()) + positional_inputs] + outs + options_part
     if rng.random() < 0.03:
         del argv[rng.randrange(len(argv))]
     return argv, roles
@@ -1086,7 +1099,7 @@ def disk_target():
         mode = mode if tmpfs else "fsize"  # the same arguments either way, for --replay
         size = int(math.exp(rng.uniform(math.log(64), math.log(2 << 20))))
         if mode == "tmpfs":
-            size += 16 * 4096  # the earlier outputs take a page each
+            size += 8 * 4096  # the 7 earlier outputs take a page each
         current["input"] = f"{mode} {size}: {' '.join(argv)}"
         reset(size if mode == "tmpfs" else None)
         before = _regular_files(ws.outputs)
