@@ -668,15 +668,21 @@ def _cli_workspace(*, pipeline=False):
 
 
 def _tiny_parser(docbin, folder):
-    """A blank English pipeline with an initialized (untrained) parser, saved to ``folder``."""
+    """A blank English pipeline with an initialized (untrained) tagger and parser and a
+    lemmatizer that keeps each word, saved to ``folder``: enough for ``trees --model``."""
     import spacy
+    from spacy.lookups import Lookups
     from spacy.tokens import DocBin
     from spacy.training import Example
 
     nlp = spacy.blank("en")
     docs = list(DocBin().from_disk(docbin).get_docs(nlp.vocab))
+    nlp.add_pipe("tagger")
     nlp.add_pipe("parser")
     nlp.initialize(lambda: [Example(doc.copy(), doc) for doc in docs[:10]])
+    lookups = Lookups()
+    lookups.add_table("lemma_lookup", {})  # empty: each lemma is its word
+    nlp.add_pipe("lemmatizer", config={"mode": "lookup"}).initialize(lookups=lookups)
     folder.parent.mkdir(parents=True, exist_ok=True)
     nlp.to_disk(folder)
 
