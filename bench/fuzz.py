@@ -916,13 +916,26 @@ def _judge_exit(ran, *, allowed=(0, 1, 2)):
     if "Traceback (most recent call last)" in ran.stderr:
         raise _escaped(ran.stderr)
     if ran.code < 0 and ran.code not in allowed:
-        raise Wrong(f"killed by {signal.Signals(-ran.code).name}; stderr {ran.stderr[-300:]!r}")
+        name = signal.Signals(-ran.code).name
+        raise _wrong(f"killed by {name}", f"killed by {name}; stderr {ran.stderr[-300:]!r}")
     if ran.code not in allowed:
-        raise Wrong(f"exit status {ran.code}; stderr {ran.stderr[-300:]!r}")
+        raise _wrong(f"exit status {ran.code}", f"exit status {ran.code}; stderr {ran.stderr[-300:]!r}")
     if ran.code == 1:
         lines = ran.stderr.strip().splitlines()
         if not lines or ": error: " not in lines[-1] or sum(": error: " in line for line in lines) != 1:
-            raise Wrong(f"status 1 without one final error line: {ran.stderr[-300:]!r}")
+            raise _wrong("status 1 without one error line", f"stderr {ran.stderr[-300:]!r}")
+
+
+def _all_of(*checks):
+    """Run every check; raise one ``Wrong`` naming all that failed (a traceback still wins)."""
+    failed = []
+    for check in checks:
+        try:
+            check()
+        except Wrong as wrong:
+            failed.append(wrong)
+    if failed:
+        raise _wrong(" + ".join(getattr(w, "where", "?") for w in failed), "; ".join(map(str, failed)))
 
 
 def _preload():
@@ -1017,14 +1030,17 @@ def outputs_target():
             received.join(timeout=10)
             if received.is_alive():
                 raise Wrong("the FIFO's reader saw no end of writing after the run")
-        _judge_exit(ran)
+        problems = []
+        try:
+            _judge_exit(ran)
+        except Wrong as wrong:
+            problems.append((wrong.where, str(wrong)))
         outs = [Path(p) for p, r in roles.items() if "out" in r]
         folders = [p for p, r in roles.items() if "in" in r and Path(p).is_dir()]  # the run's input folders
         created = sorted(set(_under_inputs(ws)) - watched, reverse=True)
         for path in created:  # for the next input
             shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
         inside = [str(o) for o in outs if any(_inside(o, folder) for folder in folders)]
-        problems = []
         created = [str(p) for p in created if any(_inside(p, folder) for folder in folders)]
         if created:
             problems.append(("created inside an input folder", f"created {created}"))
@@ -1110,8 +1126,7 @@ def disk_target():
         reset(size if mode == "tmpfs" else None)
         before = _regular_files(ws.outputs)
         ran = _forked(argv, fsize=size if mode == "fsize" else None)
-        _judge_exit(ran)
-        _verify(ws, ran.code, roles, before)
+        _all_of(lambda: _judge_exit(ran), lambda: _verify(ws, ran.code, roles, before))
         if ran.code != 0:
             return "refused"
         written = {p.relative_to(ws.outputs): len(b) for p, b in _regular_files(ws.outputs).items()}
