@@ -1146,7 +1146,8 @@ def sigterm_target():
     child sent SIGTERM after a random delay (up to 1.2 times an undisturbed run's time).
     The exit must be 0, 143 or death by SIGTERM, with no traceback; each output must be the
     earlier one or the undisturbed run's whole (all outputs of the run the one or the
-    other together), and no temporary file left. Each input costs a run (about 0.1 to
+    other together), and no temporary file left. "accepted": the run finished first;
+    "refused": the signal ended it with the files intact. Each input costs a run (about 0.1 to
     1 s): the default is DEFAULT_EXAMPLES["sigterm"] inputs."""
     ws = _cli_workspace()
     _preload()
