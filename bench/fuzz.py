@@ -1,9 +1,20 @@
-"""Long fuzzing run: random inputs through the bracket parser, the corpus readers and the
-kernels, counting crashes, hangs and exceptions that are not the package's own.
+"""Long fuzzing run: random inputs through the bracket parser, the corpus readers, the
+kernels, the command line and saved models, counting crashes, hangs and exceptions that
+are not the package's own.
 
-    python bench/fuzz.py --examples 200000                  # 5 targets: 1,000,000 inputs
+    python bench/fuzz.py                                    # default counts: 20,000 per target
     python bench/fuzz.py --examples 2000 --targets tree,kernels
     python bench/fuzz.py --replay kernels:1234              # one input again, in this process
+    FUZZ_TMPFS=1 unshare -rm python bench/fuzz.py --replay disk:12   # a disk input on a tmpfs
+
+Targets: tree, klp, conllu, penman, kernels (in-process calls); cli (random command lines,
+in process); outputs (command lines whose outputs are special files, a character device,
+a FIFO, a link to /dev/stdout, a 0600 file, or inside an input folder), disk (command
+lines on a full disk: a small tmpfs in ``unshare -rm`` where user namespaces are allowed,
+else RLIMIT_FSIZE), sigterm (command lines sent SIGTERM mid-run), each command line of
+these three in a forked child; models (damaged saved pipelines and Nystroem .npz files,
+loaded and used). sigterm and models default to fewer inputs (DEFAULT_EXAMPLES). Their
+properties are in each target's docstring.
 
 Inputs are mutations of valid samples (characters or bytes replaced, inserted, deleted,
 duplicated, spliced, truncated) and random structures, kernel parameters and calls. Input
@@ -38,10 +49,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KLP_SAMPLE = ROOT / "spacy_convkernels" / "data" / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
-TARGETS = ("tree", "klp", "conllu", "penman", "kernels", "cli")
+TARGETS = ("tree", "klp", "conllu", "penman", "kernels", "cli", "outputs", "disk", "sigterm", "models")
 COUNTERS = ("accepted", "refused", "other", "wrong")  # kept by the child in the shared page, after the index
 NOTE_AT, PAGE = 64, 4096  # where in the page the child writes the input it is on (its description)
 TREE_IN_KLP = re.compile(r"\|BT(?::[^|]*)?\|(.*?)\|ET\|")
+DEFAULT_EXAMPLES = {"sigterm": 2000, "models": 5000}  # the slow targets (else 20,000 inputs)
 EVENTS_PER_FINDING = 3  # inputs a child reports in full per finding (kind, exception type and place)
 
 # --- input generation ----------------------------------------------------------------------
@@ -199,6 +211,13 @@ PENMAN_SAMPLE = (
 
 class Wrong(Exception):
     """A result that breaks a property of the target."""
+
+
+def _wrong(where: str, message: str) -> Wrong:
+    """A ``Wrong`` counted under ``where`` (which property) rather than its line."""
+    error = Wrong(message)
+    error.where = where
+    return error
 
 
 def tree_target():
@@ -554,19 +573,13 @@ def kernels_target():
     return run
 
 
-def cli_target():
-    """Random argument lists of the command line over real sample files, in this process:
-    an exception out of ``main`` is a traceback ("other"); an exit status 0 that changed an
-    input, or a failed run that changed an earlier output or left a new or temporary file,
-    is "wrong"; argparse's refusals (status 2) and the package's (1) are "refused"."""
-    import contextlib
-    import io
-
-    from spacy_convkernels.cli import main
-
+def _cli_workspace(*, pipeline=False):
+    """The command-line targets' workspace in FUZZ_WORKDIR (inputs built once per child) and
+    their argument tables; with ``pipeline``, also a tiny spaCy pipeline with a parser in
+    ``models/parser`` that ``--model`` and ``evaluate relations`` name."""
     folder = Path(os.environ["FUZZ_WORKDIR"])
     data = ROOT / "spacy_convkernels" / "data"
-    inputs = folder / "inputs"
+    inputs, parser = folder / "inputs", folder / "models" / "parser"
     if not inputs.exists():
         inputs.mkdir()
         shutil.copy(KLP_SAMPLE, inputs / "small.klp.gz")
@@ -576,16 +589,24 @@ def cli_target():
         trees = [tree.strip() for line in _klp_lines()[:12] for tree in TREE_IN_KLP.findall(line.decode())[:1]]
         (inputs / "trees.txt").write_text("\n".join(trees) + "\n", encoding="utf-8")
         (inputs / "trees.jsonl").write_text("".join(json.dumps({"grct": t}) + "\n" for t in trees), encoding="utf-8")
-        with contextlib.redirect_stderr(io.StringIO()):
-            main(["nystroem", "fit", str(inputs / "trees.txt"), str(inputs / "model.npz"), "--n-components", "4"])
+        fit = ["nystroem", "fit", str(inputs / "trees.txt"), str(inputs / "model.npz"), "--n-components", "4"]
+        if _forked(fit).code != 0:  # in a child process: this one stays free of OpenMP threads, for fork
+            raise RuntimeError(f"the workspace's {' '.join(fit)} failed")
         (inputs / "labels.txt").write_text("a\nb\n" * 6, encoding="utf-8")
         (inputs / "bad.txt").write_text("(S (NP x)\n", encoding="utf-8")
-    originals = {path: path.read_bytes() for path in inputs.rglob("*") if path.is_file()}
-    outputs = folder / "outputs"
-    files = [str(path) for path in originals] + [str(inputs), str(inputs / "standoff"), str(folder / "absent.txt")]
+    if pipeline and not parser.exists():
+        _tiny_parser(inputs / "parses.spacy", parser)
+    ws = argparse.Namespace(folder=folder, inputs=inputs, outputs=folder / "outputs", parser=parser)
+    watched = [inputs, parser] if pipeline else [inputs]
+    ws.originals = {path: path.read_bytes() for top in watched for path in top.rglob("*") if path.is_file()}
+    ws.files = [str(path) for path in ws.originals if inputs in path.parents] + [
+        str(inputs),
+        str(inputs / "standoff"),
+        str(folder / "absent.txt"),
+    ]
     klp, txt, jsonl = inputs / "small.klp.gz", inputs / "trees.txt", inputs / "trees.jsonl"
     corpora = [klp, txt, jsonl]
-    commands = {  # positional arguments ("in": fitting inputs; "out": output suffixes), options
+    ws.commands = {  # positional arguments ("in": fitting inputs; "out": output suffixes), options
         "convert": (
             [("in", [klp, inputs / "standoff", inputs / "relations.jsonl"]), ("out", [".spacy"])],
             ["--dev", "--dev-every", "--lang", "--format", "--skip-errors"],
@@ -617,15 +638,15 @@ def cli_target():
             ["--min-count", "--min-precision", "--no-shapes", "--skip-errors", "--model"],
         ),
     }
-    option_files = {
+    ws.option_files = {
         "--dev": ("out", [".spacy"]),
         "-o": ("out", [".txt", ".jsonl", ".html", ".svg"]),
         "--against": ("in", corpora),
         "--corpus": ("in", corpora),
         "--labels": ("in", [inputs / "labels.txt"]),
     }
-    flags = {"--float32", "--quiet", "--skip-errors", "--no-shapes", "--no-normalize"}
-    values = {
+    ws.flags = {"--float32", "--quiet", "--skip-errors", "--no-shapes", "--no-normalize"}
+    ws.values = {
         "--format": ["klp", "standoff", "relations-jsonl", "jsonl", "lines", "xml"],
         "--kernel": ["ptk", "sst", "st", "sptk", "csptk", "zz"],
         "--representation": ["grct", "lct", "loct", "cgrct", "clct", "xyz"],
@@ -634,72 +655,865 @@ def cli_target():
         "--lang": ["en", "de", "zz", ""],
         "--model": ["en_core_web_zz", str(inputs)],
     }
-    numbers = ["1", "2", "3", "4", "0.4", "0", "-1", "1e308", "nan", "x"]
+    ws.numbers = ["1", "2", "3", "4", "0.4", "0", "-1", "1e308", "nan", "x"]
+    if pipeline:  # commands that read a pipeline folder: outputs may be put inside it
+        ws.commands["trees"] = ([("in", [inputs / "parses.spacy", txt])], [*ws.commands["trees"][1], "--model"])
+        ws.commands["evaluate relations"] = (
+            [("in", [parser]), ("in", [inputs / "relations.jsonl", inputs / "standoff"])],
+            ["--output", "--quiet"],
+        )
+        ws.option_files["--output"] = ("out", [".json"])
+        ws.values["--model"] = [str(parser), str(parser), "en_core_web_zz"]
+    return ws
 
-    def path(rng, kind, choices, roles):
+
+def _tiny_parser(docbin, folder):
+    """A blank English pipeline with an initialized (untrained) tagger and parser and a
+    lemmatizer that keeps each word, saved to ``folder``: enough for ``trees --model``."""
+    import spacy
+    from spacy.lookups import Lookups
+    from spacy.tokens import DocBin
+    from spacy.training import Example
+
+    nlp = spacy.blank("en")
+    docs = list(DocBin().from_disk(docbin).get_docs(nlp.vocab))
+    nlp.add_pipe("tagger")
+    nlp.add_pipe("parser")
+    nlp.initialize(lambda: [Example(doc.copy(), doc) for doc in docs[:10]])
+    lookups = Lookups()
+    lookups.add_table("lemma_lookup", {})  # empty: each lemma is its word
+    nlp.add_pipe("lemmatizer", config={"mode": "lookup"}).initialize(lookups=lookups)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    nlp.to_disk(folder)
+
+
+def _cli_arguments(rng, ws, output=None):
+    """A random argument list over the workspace and the roles of its paths ("in", "out");
+    ``output(rng, suffixes, roles)``, if given, chooses the output paths."""
+    earlier = str(ws.outputs / "earlier.npy")
+
+    def path(kind, choices, roles):
         """A file for a positional or an option: mostly one that fits, sometimes any file of
         the workspace or an earlier output; its role ("in" or "out") is remembered."""
         if rng.random() < 0.1:
-            chosen = rng.choice(files + [str(outputs / "earlier.npy")])
+            chosen = rng.choice(ws.files + [earlier])
         elif kind == "in":
             chosen = str(rng.choice(choices))
+        elif output is not None:
+            chosen = output(rng, choices, roles)
         else:
-            chosen = str(outputs / (rng.choice(["out", "earlier", "sub/out", "dev"]) + rng.choice(choices)))
+            chosen = str(ws.outputs / (rng.choice(["out", "earlier", "sub/out", "dev"]) + rng.choice(choices)))
         roles.setdefault(chosen, set()).add(kind)
         return chosen
 
-    def arguments(rng):
-        command = rng.choice(list(commands))
-        positionals, options = commands[command]
-        argv, roles = command.split(), {}
-        if command == "explain":
-            argv += [rng.choice(["0", "1", "(S (A b))", "99"]), rng.choice(["2", "(S (A c))", "-1"])]
-        argv += [path(rng, kind, choices, roles) for kind, choices in positionals]
-        for option in rng.sample(options, rng.randint(0, min(3, len(options)))):
-            argv.append(option)
-            if option in option_files:
-                argv.append(path(rng, *option_files[option], roles))
-            elif option not in flags:
-                argv += rng.choice(values.get(option, numbers)).split()
-        if rng.random() < 0.03:
-            del argv[rng.randrange(len(argv))]
-        return argv, roles
+    command = rng.choice(list(ws.commands))
+    positionals, options = ws.commands[command]
+    argv, roles = command.split(), {}
+    if command == "explain":
+        argv += [rng.choice(["0", "1", "(S (A b))", "99"]), rng.choice(["2", "(S (A c))", "-1"])]
+    if output is None:
+        argv += [path(kind, choices, roles) for kind, choices in positionals]
+    chosen = rng.sample(options, rng.randint(0, min(3, len(options))))
+    if output is not None:  # --model (often) and the options first: outputs may then go in the folders read
+        if "--model" in options and "--model" not in chosen and rng.random() < 0.5:
+            chosen.append("--model")
+        chosen.sort(key=lambda option: option != "--model")
+        roles_first = [(kind, choices) for kind, choices in positionals if kind == "in"]
+        argv += [path(kind, choices, roles) for kind, choices in roles_first]
+    for option in chosen:
+        argv.append(option)
+        if option in ws.option_files:
+            argv.append(path(*ws.option_files[option], roles))
+        elif option not in ws.flags:
+            argv += rng.choice(ws.values.get(option, ws.numbers)).split()
+            if option == "--model" and Path(argv[-1]).is_dir():
+                roles.setdefault(argv[-1], set()).add("in")
+    if output is not None:  # then the positional outputs, after the inputs and options
+        positional_inputs = len([1 for kind, _ in positionals if kind == "in"])
+        outs = [path(kind, choices, roles) for kind, choices in positionals if kind == "out"]
+        options_part = argv[len(command.split()) + positional_inputs :]
+        argv = argv[: len(command.split()) + positional_inputs] + outs + options_part
+    if rng.random() < 0.03:
+        del argv[rng.randrange(len(argv))]
+    return argv, roles
+
+
+EARLIER = b"an earlier output"
+
+
+def _fresh_outputs(ws):
+    ws.outputs.mkdir(exist_ok=True)
+    for path in ws.outputs.iterdir():
+        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    for suffix in (".npy", ".spacy", ".npz", ".txt", ".png", ".bin", ""):  # earlier outputs to keep or replace
+        (ws.outputs / f"earlier{suffix}").write_bytes(EARLIER)
+
+
+def _regular_files(top):
+    return {path: path.read_bytes() for path in top.rglob("*") if path.is_file() and not path.is_symlink()}
+
+
+def _verify(ws, status, roles, before):
+    """The properties of every command-line run: an input changed only as an output of a
+    successful run, no temporary file left, a failed run leaves the outputs as they were."""
+    changed = [path for path, content in ws.originals.items() if not path.exists() or path.read_bytes() != content]
+    for path in changed:  # for the next input
+        if path.is_dir():
+            shutil.rmtree(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(ws.originals[path])
+    leftovers = [path for path in ws.folder.rglob(".*") if path.is_file()]
+    lost = [path for path in changed if status != 0 or "out" not in roles.get(str(path), ())]
+    if lost:  # a file changed that the run was not asked to write, or a failed run changed one
+        raise _wrong("an input changed", f"status {status} and the files {[str(p) for p in lost]} changed")
+    if leftovers:
+        for path in leftovers:
+            path.unlink()
+        raise _wrong("temporary files left", f"status {status} left temporary files {[str(p) for p in leftovers]}")
+    if status != 0:
+        after = _regular_files(ws.outputs)
+        if after != before:
+            changed = sorted(str(p) for p in set(after) | set(before) if after.get(p) != before.get(p))
+            raise _wrong("a failed run changed outputs", f"status {status} changed the outputs {changed}")
+
+
+def cli_target():
+    """Random argument lists of the command line over real sample files, in this process:
+    an exception out of ``main`` is a traceback ("other"); an exit status 0 that changed an
+    input, or a failed run that changed an earlier output or left a new or temporary file,
+    is "wrong"; argparse's refusals (status 2) and the package's (1) are "refused"."""
+    import contextlib
+    import io
+
+    from spacy_convkernels.cli import main
+
+    ws = _cli_workspace()
 
     def run(rng, index, current):
-        shutil.rmtree(outputs, ignore_errors=True)
-        outputs.mkdir()
-        for suffix in (".npy", ".spacy", ".npz", ".txt", ".png", ".bin", ""):  # earlier outputs to keep or replace
-            (outputs / f"earlier{suffix}").write_bytes(b"an earlier output")
-        argv, roles = arguments(rng)
+        _fresh_outputs(ws)
+        argv, roles = _cli_arguments(rng, ws)
         current["input"] = " ".join(argv)
-        before = {path: path.read_bytes() for path in outputs.rglob("*") if path.is_file()}
+        before = _regular_files(ws.outputs)
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             try:
                 status = main(argv)
             except SystemExit as leaving:
                 status = leaving.code
-        changed = [path for path, content in originals.items() if not path.exists() or path.read_bytes() != content]
-        for path in changed:  # for the next input
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(originals[path])
-        leftovers = [path for path in folder.rglob(".*") if path.is_file()]
-        lost = [path for path in changed if status != 0 or "out" not in roles.get(str(path), ())]
-        if lost:  # a file changed that the run was not asked to write, or a failed run changed one
-            raise Wrong(f"status {status} and the files {[str(p) for p in lost]} changed")
-        if leftovers:
-            raise Wrong(f"status {status} left temporary files {[str(p) for p in leftovers]}")
-        if status == 0:
-            return "accepted"
-        after = {path: path.read_bytes() for path in outputs.rglob("*") if path.is_file()}
-        if after != before:
-            raise Wrong(f"status {status} changed the outputs: {sorted(set(after) ^ set(before))} or their bytes")
-        return "refused"
+        _verify(ws, status, roles, before)
+        return "accepted" if status == 0 else "refused"
 
     return run
 
 
+# --- command-line runs in a forked child: special outputs, full disks, SIGTERM ---------------
+
+
+class Escaped(Exception):
+    """A traceback that a command-line run printed (an exception out of ``main``)."""
+
+
+def _escaped(stderr: str) -> Escaped:
+    """An ``Escaped`` named after the exception in ``stderr``'s traceback, at its last frame."""
+    lines = stderr[stderr.rindex("Traceback") :].splitlines()
+    last = lines[-1] if lines else "?"
+    name = re.match(r"[\w.]+", last)
+    frames = re.findall(r'File "([^"]+)", line (\d+)', "\n".join(lines))
+    error = type((name.group(0) if name else "Traceback").rsplit(".", 1)[-1], (Escaped,), {})(last)
+    error.where = f"{Path(frames[-1][0]).name}:{frames[-1][1]}" if frames else "?"
+    return error
+
+
+class _Drain(threading.Thread):
+    """Reads a file descriptor to its end (every writer closed), keeping the bytes."""
+
+    def __init__(self, fd):
+        super().__init__(daemon=True)
+        self.fd, self.data = fd, bytearray()
+        self.start()
+
+    def run(self):
+        try:
+            while chunk := os.read(self.fd, 1 << 16):
+                self.data += chunk
+        finally:
+            os.close(self.fd)
+
+
+Ran = collections.namedtuple("Ran", "code stdout stderr seconds")  # code: exit status, or -signal
+
+
+def _forked(argv, *, fsize=None, term_after=None, close=(), deadline=120.0) -> Ran:
+    """``main(argv)`` in a forked child with standard output and error read through pipes:
+    with ``fsize``, under that RLIMIT_FSIZE (SIGXFSZ ignored, so writes fail with EFBIG);
+    with ``term_after``, sent SIGTERM after that many seconds. The child closes ``close``
+    (descriptors of this process) first; an exception out of ``main`` prints its traceback
+    and exits with status 99. This process must not have run OpenMP code (a forked child
+    of a process with OpenMP threads can hang in its first parallel region)."""
+    import resource
+
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 99
+        try:
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            for fd in (out_r, out_w, err_r, err_w, *close):
+                os.close(fd)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            if fsize is not None:
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+                resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+            code = _cli_status(argv)
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    os.close(out_w)
+    os.close(err_w)
+    drains = [_Drain(out_r), _Drain(err_r)]
+    if term_after is not None:
+        time.sleep(term_after)
+        os.kill(pid, signal.SIGTERM)
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() - started > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise Wrong(f"no exit after {deadline:.0f} s")
+        time.sleep(0.002)
+    seconds = time.monotonic() - started
+    for drain in drains:
+        drain.join(timeout=10)
+    code = os.waitstatus_to_exitcode(status)
+    return Ran(code, bytes(drains[0].data), bytes(drains[1].data).decode("utf-8", "replace"), seconds)
+
+
+def _cli_status(argv) -> int:
+    from spacy_convkernels.cli import main
+
+    try:
+        return main(argv)
+    except SystemExit as leaving:
+        return leaving.code if isinstance(leaving.code, int) else int(leaving.code is not None)
+
+
+def _judge_exit(ran, *, allowed=(0, 1, 2)):
+    """A traceback is "other"; death by a signal or an unexpected status is "wrong"; a
+    failure must end with one error line."""
+    if "Traceback (most recent call last)" in ran.stderr:
+        raise _escaped(ran.stderr)
+    if ran.code < 0 and ran.code not in allowed:
+        name = signal.Signals(-ran.code).name
+        raise _wrong(f"killed by {name}", f"killed by {name}; stderr {ran.stderr[-300:]!r}")
+    if ran.code not in allowed:
+        raise _wrong(f"exit status {ran.code}", f"exit status {ran.code}; stderr {ran.stderr[-300:]!r}")
+    if ran.code == 1:
+        lines = ran.stderr.strip().splitlines()
+        if not lines or ": error: " not in lines[-1] or sum(": error: " in line for line in lines) != 1:
+            raise _wrong("status 1 without one error line", f"stderr {ran.stderr[-300:]!r}")
+
+
+def _all_of(*checks):
+    """Run every check; raise one ``Wrong`` naming all that failed (a traceback still wins)."""
+    failed = []
+    for check in checks:
+        try:
+            check()
+        except Wrong as wrong:
+            failed.append(wrong)
+    if failed:
+        raise _wrong(" + ".join(getattr(w, "where", "?") for w in failed), "; ".join(map(str, failed)))
+
+
+def _preload():
+    """The modules the commands import on first use, imported here once so that each forked
+    child starts at once (no kernel code runs: see ``_forked``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+    import sklearn.svm  # noqa: F401
+    import spacy  # noqa: F401
+    import tqdm  # noqa: F401
+
+    import spacy_convkernels.approx  # noqa: F401
+    import spacy_convkernels.corpora  # noqa: F401
+    import spacy_convkernels.kernels  # noqa: F401
+
+
+SPECIAL_OUTPUTS = ("null", "fifo", "stdout", "private", "in-input", "in-input")
+
+
+def _under_inputs(ws):
+    return [p for top in (ws.inputs, ws.parser) for p in top.rglob("*")]
+
+
+def _inside(path, folder) -> bool:
+    path, folder = Path(os.path.abspath(path)), Path(os.path.abspath(folder))
+    return path == folder or folder in path.parents
+
+
+def outputs_target():
+    """Command-line runs (as the cli target's, in a forked child) whose outputs are special
+    files or inside input folders: a character device like /dev/null (made with mknod in
+    the workspace: the real /dev/null is never given, a run that replaced it would break
+    the machine), a FIFO read by a thread, a symbolic link to /dev/stdout, a regular
+    earlier output of mode 0600, a file inside an input folder of the run (the standoff
+    corpus, the ``--model`` pipeline). "wrong": an input changed or a file created inside
+    an input folder, a run that writes inside an input folder and succeeds, a special file
+    no longer special (or the 0600 output of another mode), a successful run that gave its
+    FIFO or standard output no bytes, a failed run that changed an earlier output, a
+    leftover temporary file."""
+    import stat
+
+    ws = _cli_workspace(pipeline=True)
+    _preload()
+    can_mknod = True
+
+    def special(rng, suffixes, roles, made):
+        suffix = rng.choice(suffixes)
+        kind = rng.choice(SPECIAL_OUTPUTS)
+        if kind == "in-input":
+            folders = [Path(p) for p, r in roles.items() if "in" in r and Path(p).is_dir()]
+            folder = rng.choice(folders or [ws.inputs / "standoff", ws.parser])
+            existing = sorted(p for p in folder.rglob("*") if p.is_file())
+            return str(rng.choice([*existing[:4], folder / f"new{suffix}", folder / "sub" / f"new{suffix}"]))
+        path = ws.outputs / f"{kind}{suffix}"
+        if kind in made:
+            return str(path)
+        if kind == "null" and can_mknod:
+            os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        elif kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "stdout":
+            path.symlink_to("/dev/stdout")
+        else:  # private, or null without mknod
+            kind, path = "private", ws.outputs / f"private{suffix}"
+            path.write_bytes(EARLIER)
+            path.chmod(0o600)
+        made[kind] = path
+        return str(path)
+
+    def run(rng, index, current):
+        _fresh_outputs(ws)
+        made = {}
+        argv, roles = _cli_arguments(rng, ws, output=lambda *a: special(*a, made))
+        current["input"] = " ".join(argv)
+        before = _regular_files(ws.outputs)
+        watched = set(_under_inputs(ws))
+        fifo, close = made.get("fifo"), []
+        if fifo is not None:  # a reader, and a writer of ours so that it sees no end before the run's
+            reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+            ours = os.open(fifo, os.O_WRONLY)
+            os.set_blocking(reader, True)
+            close = [reader, ours]
+        try:
+            ran = _forked(argv, close=close)
+        finally:
+            if fifo is not None:
+                os.close(ours)
+                received = _Drain(reader)
+        if fifo is not None:
+            received.join(timeout=10)
+            if received.is_alive():
+                raise Wrong("the FIFO's reader saw no end of writing after the run")
+        problems = []
+        try:
+            _judge_exit(ran)
+        except Wrong as wrong:
+            problems.append((wrong.where, str(wrong)))
+        outs = [Path(p) for p, r in roles.items() if "out" in r]
+        folders = [p for p, r in roles.items() if "in" in r and Path(p).is_dir()]  # the run's input folders
+        created = sorted(set(_under_inputs(ws)) - watched, reverse=True)
+        for path in created:  # for the next input
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+        inside = [str(o) for o in outs if any(_inside(o, folder) for folder in folders)]
+        created = [str(p) for p in created if any(_inside(p, folder) for folder in folders)]
+        if created:
+            problems.append(("created inside an input folder", f"created {created}"))
+        if ran.code == 0 and inside:
+            problems.append(("accepted an output inside an input folder", f"accepted {inside}"))
+        checks = {
+            "null": lambda p: stat.S_ISCHR(p.lstat().st_mode),
+            "fifo": lambda p: stat.S_ISFIFO(p.lstat().st_mode),
+            "stdout": lambda p: p.is_symlink() and os.readlink(p) == "/dev/stdout",
+            "private": lambda p: stat.S_IMODE(p.stat().st_mode) == 0o600,
+        }
+        for kind, path in made.items():
+            if not (path.exists() or path.is_symlink()) or not checks[kind](path):
+                problems.append((f"{kind} output changed kind or mode", f"{path.name} changed kind or mode"))
+        if ran.code == 0 and fifo is not None and str(fifo) in map(str, outs) and not received.data:
+            problems.append(("FIFO got 0 bytes", "the FIFO's reader received 0 bytes"))
+        if ran.code == 0 and "stdout" in made and str(made["stdout"]) in map(str, outs) and not ran.stdout:
+            problems.append(("stdout got 0 bytes", "standard output received 0 bytes"))
+        try:
+            _verify(ws, ran.code, {p: r - {"out"} if p in inside else r for p, r in roles.items()}, before)
+        except Wrong as wrong:
+            problems.insert(0, (wrong.where, str(wrong)))
+        if problems:
+            raise _wrong(
+                " + ".join(sorted({key for key, _ in problems})),
+                f"status {ran.code}: " + "; ".join(text for _, text in problems),
+            )
+        return "accepted" if ran.code == 0 else "refused"
+
+    try:
+        os.mknod(ws.folder / ".probe", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        os.unlink(ws.folder / ".probe")
+    except OSError:
+        can_mknod = False  # not root: the null kind becomes a private one
+    return run
+
+
+def _mount_tmpfs(path, size):
+    """A tmpfs of ``size`` bytes on ``path`` (needs a mount namespace: see ``Chunk._spawn``)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(b"none", os.fsencode(path), b"tmpfs", 0, f"size={size}".encode()) != 0:
+        raise OSError(ctypes.get_errno(), f"mount tmpfs on {path}")
+
+
+def _umount(path):
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).umount2(os.fsencode(path), 2)  # MNT_DETACH
+
+
+def disk_target():
+    """The cli target's runs on a full disk, in a forked child: its outputs folder a small
+    tmpfs (when the child runs in ``unshare -rm``, see ``Chunk._spawn``) or its file size
+    limited by RLIMIT_FSIZE, either of a random size (log-uniform, most outputs hit it
+    mid-write). A run must fail with status 1 and one error line (no traceback, no death by
+    SIGBUS), leave earlier outputs byte-identical and no temporary file; a run that
+    succeeds must write the same sizes as a run with room."""
+    ws = _cli_workspace()
+    _preload()
+    tmpfs = os.environ.get("FUZZ_TMPFS") == "1"
+    state = {"mounted": False}
+
+    def reset(size=None):
+        if state["mounted"]:
+            _umount(ws.outputs)
+            state["mounted"] = False
+        ws.outputs.mkdir(exist_ok=True)
+        if size is not None:
+            _mount_tmpfs(ws.outputs, size)
+            state["mounted"] = True
+        _fresh_outputs(ws)
+
+    def run(rng, index, current):
+        argv, roles = _cli_arguments(rng, ws)
+        mode = rng.choice(["tmpfs", "fsize"])
+        mode = mode if tmpfs else "fsize"  # the same arguments either way, for --replay
+        size = int(math.exp(rng.uniform(math.log(64), math.log(2 << 20))))
+        if mode == "tmpfs":
+            size += 8 * 4096  # the 7 earlier outputs take a page each
+        current["input"] = f"{mode} {size}: {' '.join(argv)}"
+        reset(size if mode == "tmpfs" else None)
+        before = _regular_files(ws.outputs)
+        ran = _forked(argv, fsize=size if mode == "fsize" else None)
+        _all_of(lambda: _judge_exit(ran), lambda: _verify(ws, ran.code, roles, before))
+        if ran.code != 0:
+            return "refused"
+        written = {p.relative_to(ws.outputs): len(b) for p, b in _regular_files(ws.outputs).items()}
+        reset()
+        again = _forked(argv)
+        room = {p.relative_to(ws.outputs): len(b) for p, b in _regular_files(ws.outputs).items()}
+        _verify(ws, again.code, roles, before)  # puts back an input that the run was given as output
+        if again.code == 0 and written != room:
+            raise _wrong("a short output with status 0", f"sizes {written}, with room {room}")
+        return "accepted"
+
+    return run
+
+
+def sigterm_target():
+    """Runs of a few commands over a corpus large enough to take a while, in a forked
+    child sent SIGTERM after a random delay (up to 1.2 times an undisturbed run's time).
+    The exit must be 0, 143 or death by SIGTERM, with no traceback; each output must be the
+    earlier one or the undisturbed run's whole (all outputs of the run the one or the
+    other together), and no temporary file left. "accepted": the run finished first;
+    "refused": the signal ended it with the files intact. Each input costs a run (about 0.1 to
+    1 s): the default is DEFAULT_EXAMPLES["sigterm"] inputs."""
+    ws = _cli_workspace()
+    _preload()
+    big = ws.inputs / "big.txt"
+    if not big.exists():
+        trees = [t for line in _klp_lines() for t in TREE_IN_KLP.findall(line.decode())[:1]]
+        big.write_text("\n".join(trees * 4) + "\n", encoding="utf-8")
+        ws.originals[big] = big.read_bytes()
+    i, o = ws.inputs, ws.outputs
+    commands = [
+        ["gram", str(big), str(o / "earlier.npy"), "--quiet"],
+        ["nystroem", "fit", str(big), str(o / "earlier.npz"), "--n-components", "30", "--random-state", "0", "--quiet"],
+        ["nystroem", "transform", str(i / "model.npz"), str(big), str(o / "earlier.npy"), "--quiet"],
+        ["convert", str(i / "small.klp.gz"), str(o / "earlier.spacy"), "--dev", str(o / "dev.spacy")],
+        ["trees", str(i / "parses.spacy"), "-o", str(o / "earlier.txt"), "--quiet"],
+        ["lexicon", str(i / "standoff"), str(o / "lexicon")],
+    ]
+
+    def earlier():
+        _fresh_outputs(ws)
+        (o / "dev.spacy").write_bytes(EARLIER)
+        (o / "lexicon").mkdir()
+        for name in ("proteins.jsonl", "triggers.jsonl"):
+            (o / "lexicon" / name).write_bytes(EARLIER)
+
+    references = []
+    for argv in commands:
+        earlier()
+        ran = _forked(argv)
+        if ran.code != 0:
+            raise RuntimeError(f"{' '.join(argv)}: {ran.stderr}")
+        references.append((ran.seconds, _regular_files(o)))
+
+    def run(rng, index, current):
+        which = rng.randrange(len(commands))
+        argv, (seconds, whole) = commands[which], references[which]
+        delay = rng.uniform(0, 1.2 * seconds)
+        current["input"] = f"SIGTERM after {delay:.3f} s: {' '.join(argv)}"
+        earlier()
+        before = _regular_files(o)
+        ran = _forked(argv, term_after=delay)
+        _judge_exit(ran, allowed=(0, 143, -signal.SIGTERM))  # killed by the signal: the files decide
+        leftovers = [p for p in ws.folder.rglob(".*") if p.is_file()]
+        for p in leftovers:
+            p.unlink()
+        after = _regular_files(o)
+        problems = []
+        if leftovers:
+            problems.append(("temporary files left", f"left {[str(p) for p in leftovers]}"))
+        states = {}
+        for path in set(before) | set(whole) | set(after):
+            content = after.get(path)
+            if whole.get(path) == before.get(path):  # not an output of the command
+                if content != before.get(path):
+                    states[path] = "partial"
+            elif path in whole and content == whole[path]:
+                states[path] = "new"
+            elif content == before.get(path):
+                states[path] = "earlier"
+            else:
+                states[path] = "partial"
+        if "partial" in states.values():
+            bad = [str(p) for p, state in states.items() if state == "partial"]
+            problems.append(("a partial output", f"partial or missing outputs {bad}"))
+        elif len(set(states.values())) > 1:
+            problems.append(("outputs not replaced together", f"outputs {states}"))
+        if ran.code == 0 and set(states.values()) != {"new"}:
+            problems.append(("status 0 without its outputs", f"outputs {states}"))
+        if problems:
+            raise _wrong(" + ".join(k for k, _ in problems), f"exit {ran.code}: " + "; ".join(t for _, t in problems))
+        return "accepted" if ran.code == 0 else "refused"
+
+    return run
+
+
+MODEL_VALUES = [math.nan, math.inf, -math.inf, 1e300, -1e300, 0.0, -1.0]
+
+
+def _damage_value(value, rng, landmarks):
+    """``value`` (an array, a number or a tree string out of a saved model) made wrong."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        op = rng.choice(["value", "value", "int", "complex", "shape", "empty"])
+        if op == "value" and value.size and value.dtype.kind in "fc":
+            value = value.copy()
+            value.flat[rng.randrange(value.size)] = rng.choice(MODEL_VALUES)
+            return value
+        if op == "int":
+            return value.astype(np.int64) if value.dtype.kind != "U" else np.zeros(value.shape, dtype=np.int64)
+        if op == "complex" and value.dtype.kind in "fc":
+            return value.astype(np.complex128) * (1 + 1j)
+        if op == "shape" and value.size:
+            return value.ravel()[:-1]
+        return value[:0]
+    if isinstance(value, float):
+        return rng.choice(MODEL_VALUES)
+    if isinstance(value, str) and value.startswith("("):
+        return rng.choice([rng.choice(landmarks), mutate(value, rng, AWKWARD_TEXT, landmarks), ""])
+    if isinstance(value, (int, bool)) and not isinstance(value, bool):
+        return rng.choice([-1, 0, 2**62, value + 1])
+    return rng.choice([None, "x", -1, 1e300])
+
+
+def _leaves(value, path=()):
+    """(path, value) of every array, number and string in a decoded msgpack structure."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, (*path, key))
+    elif isinstance(value, (list, tuple)):
+        for position, item in enumerate(value):
+            yield from _leaves(item, (*path, position))
+    else:
+        yield path, value
+
+
+def _replace(value, path, new):
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, tuple):
+        value = list(value)
+    value[head] = _replace(value[head], rest, new)
+    return value
+
+
+def models_target():
+    """Damaged saved models, loaded and used in this process: a small kernel_vectors and a
+    kernel_relations pipeline (built in the workspace, as the tests build theirs) and a
+    Nystroem .npz of ``nystroem fit``, each with files truncated, flipped, deleted, saved
+    arrays and numbers replaced (NaN, inf, 1e300, int, complex, other shapes, landmarks
+    swapped or mutated) or saved paths crafted to name a file of the workspace whose
+    first line is a secret. Outcomes: "refused" for a package error (for a damaged file of
+    spaCy's own, the command line's one error line loading the pipeline); "accepted" for
+    predictions equal to the undamaged model's; "wrong" for other predictions, or a
+    secret file opened or shown; "other" for a traceback. The default is
+    DEFAULT_EXAMPLES["models"] inputs (about 0.1 s each)."""
+    import contextlib
+    import io
+
+    import numpy as np
+    import spacy
+    import srsly
+    from spacy.tokens import Doc, DocBin
+
+    from spacy_convkernels import ConvKernelsError
+    from spacy_convkernels.cli import main
+
+    ws = _cli_workspace()
+    folder = ws.folder / "models"
+    pristine = {"vectors": folder / "vectors", "relations": folder / "relations", "npz": ws.inputs / "model.npz"}
+    sys.path.insert(0, str(ROOT / "tests"))  # the tests' relation samples and model configs
+    from relation_samples import PATH_SVM, model_config, pair_examples, parsed
+
+    if not pristine["vectors"].exists():
+        from spacy.training import Example
+        from spacy.util import fix_random_seed
+
+        nlp = spacy.blank("en")
+        docs = list(DocBin().from_disk(ws.inputs / "parses.spacy").get_docs(nlp.vocab))
+        kernel = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4}
+        nlp.add_pipe("kernel_vectors", config={"representation": "lct", "n_components": 10, "kernel": kernel})
+        nlp.initialize(lambda: [Example(doc.copy(), doc) for doc in docs])
+        folder.mkdir(exist_ok=True)
+        nlp.to_disk(pristine["vectors"])
+        fix_random_seed(0)
+        nlp = spacy.blank("en")
+        nlp.add_pipe(
+            "kernel_relations", config={"model": model_config("EntityPairCandidates", kernel_features=PATH_SVM)}
+        )
+        examples = pair_examples(nlp)
+        optimizer = nlp.initialize(lambda: examples)
+        for _ in range(3):
+            nlp.update(examples, sgd=optimizer)
+        nlp.to_disk(pristine["relations"])
+    doc_bytes = {
+        "vectors": [
+            d.to_bytes() for d in DocBin().from_disk(ws.inputs / "parses.spacy").get_docs(spacy.blank("en").vocab)
+        ][:8],
+        "relations": [parsed().to_bytes()],
+    }
+    secret = ws.folder / "secret.txt"
+    nonce = f"fuzzsecret{random.Random().randrange(10**12)}"
+    secret.write_text(f"{nonce} 0.5 0.25\n", encoding="utf-8")
+    opened = []
+
+    def audit(event, args):
+        if event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
+            name = os.fsdecode(args[0])
+            if name.endswith("secret.txt") or name == "/dev/zero":
+                opened.append(name)
+
+    sys.addaudithook(audit)
+
+    def predict(kind, path):
+        """The predictions of the pipeline or .npz at ``path``, as bytes or a repr."""
+        if kind == "npz":
+            out = ws.folder / "transformed.npy"
+            out.unlink(missing_ok=True)
+            stderr = io.StringIO()
+            argv = ["nystroem", "transform", str(path), str(ws.inputs / "trees.txt"), str(out), "--quiet"]
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(stderr):
+                status = main(argv)
+            return status, stderr.getvalue(), out.read_bytes() if status == 0 else None
+        nlp = spacy.load(path)
+        docs = [nlp(Doc(nlp.vocab).from_bytes(b)) for b in doc_bytes[kind]]
+        if kind == "vectors":
+            return 0, "", b"".join(np.asarray(d._.kernel_vector, dtype=np.float32).tobytes() for d in docs)
+        return 0, "", repr([sorted(d._.kernel_rel.items()) for d in docs]).encode()
+
+    references = {kind: predict(kind, path)[2] for kind, path in pristine.items()}
+    if references["npz"] is None:
+        raise RuntimeError("nystroem transform of the workspace's model failed")
+    landmarks = [str(t) for t in np.load(pristine["npz"])["landmarks"]]
+
+    def damage_npz(path, rng, notes):
+        with np.load(path) as stored:
+            arrays = {name: stored[name] for name in stored.files}
+        name = rng.choice(["settings", "landmarks", "normalization", "normalization", "delete", "object", "extra"])
+        if name == "delete":
+            del arrays[rng.choice(list(arrays))]
+        elif name == "object":
+            arrays["normalization"] = arrays["normalization"].astype(object)
+        elif name == "extra":
+            arrays["extra"] = np.arange(3)
+        elif name == "settings":
+            settings = json.loads(str(arrays["settings"]))
+            target = rng.choice([str(secret), "/dev/zero", str(secret)])
+            op = rng.choice(["path", "path", "value"])
+            if op == "path":
+                settings["kernel"] = rng.choice(["sptk", "csptk", settings["kernel"]])
+                settings["parameters"] = {**settings.get("parameters", {}), "vectors": target}
+            else:
+                key = rng.choice(list(settings))
+                settings[key] = _damage_value(
+                    settings[key] if isinstance(settings[key], float) else 0.5, rng, landmarks
+                )
+            arrays["settings"] = np.array(json.dumps(settings))
+        elif name == "landmarks":
+            trees = list(map(str, arrays["landmarks"]))
+            at = rng.randrange(len(trees))
+            trees[at] = _damage_value(
+                trees[at],
+                rng,
+                landmarks + [tree.strip() for tree in ws.originals[ws.inputs / "trees.txt"].decode().splitlines()],
+            )
+            arrays["landmarks"] = np.array(trees)
+        else:
+            arrays[name] = _damage_value(arrays[name], rng, landmarks)
+        notes.append(f"npz {name}")
+        with open(path, "wb") as out:
+            np.savez(out, **arrays)
+
+    def damage_msgpack(path, rng, notes):
+        data = srsly.msgpack_loads(path.read_bytes())
+        leaves = [(p, v) for p, v in _leaves(data) if not isinstance(v, bytes) or len(v) < 64]
+        where, value = rng.choice(leaves)
+        data = _replace(data, where, _damage_value(value, rng, [v for _, v in leaves if isinstance(v, str)] or ["(A)"]))
+        notes.append(f"values {path.relative_to(path.parent.parent.parent)} at {'/'.join(map(str, where))}")
+        path.write_bytes(srsly.msgpack_dumps(data))
+
+    def damage_config(path, rng, notes):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        block = [n for n, line in enumerate(lines) if line.startswith("[components.") and line.endswith(".kernel]")]
+        if block and rng.random() < 0.6:  # a kernel with word vectors read from a crafted path
+            n = block[0]
+            end = next((k for k in range(n + 1, len(lines)) if lines[k].startswith("[")), len(lines))
+            kept = [line for line in lines[n + 1 : end] if not line.startswith(("@misc", "vectors"))]
+            crafted = ['@misc = "spacy_convkernels.SmoothedPartialTreeKernel.v1"', f'vectors = "{secret}"']
+            lines[n + 1 : end] = crafted + kept
+            notes.append("config.cfg: a vectors path")
+        else:
+            numbers = [n for n, line in enumerate(lines) if re.search(r"= -?[\d.]+$", line)]
+            n = rng.choice(numbers)
+            lines[n] = re.sub(r"= .*$", f"= {rng.choice(['nan', 'inf', '1e300', '-1', '0', 'true'])}", lines[n])
+            notes.append(f"config.cfg line {n + 1}")
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def damage(kind, path, rng, notes):
+        if kind == "npz" and rng.random() < 0.6:
+            return damage_npz(path, rng, notes)
+        files = [path] if kind == "npz" else sorted(p for p in path.rglob("*") if p.is_file())
+        chosen = rng.choice(files)
+        component = kind != "npz" and chosen.parent.name.startswith("kernel_")
+        op = rng.choice(["flip", "flip", "truncate", "delete", "values", "values"])
+        if op == "values" and chosen.name == "config.cfg":
+            return damage_config(chosen, rng, notes)
+        if op == "values" and component:
+            try:
+                return damage_msgpack(chosen, rng, notes)
+            except Exception:  # not msgpack (the cfg): flip a byte instead
+                op = "flip"
+        raw = chosen.read_bytes()
+        if op == "delete" or op == "values":
+            chosen.unlink()
+            op = "delete"
+        elif op == "truncate":
+            chosen.write_bytes(raw[: rng.randrange(max(1, len(raw)))])
+        else:
+            data = bytearray(raw)
+            for _ in range(rng.randint(1, 3)):
+                if data:
+                    data[rng.randrange(len(data))] ^= rng.randrange(1, 256)
+            chosen.write_bytes(bytes(data))
+        notes.append(f"{op} {chosen.relative_to(path.parent)}")
+
+    def run(rng, index, current):
+        kind = rng.choice(["vectors", "relations", "npz", "npz"])
+        damaged = ws.folder / "damaged" / pristine[kind].name
+        shutil.rmtree(damaged.parent, ignore_errors=True)
+        damaged.parent.mkdir()
+        (shutil.copytree if kind != "npz" else shutil.copy)(pristine[kind], damaged)
+        notes = []
+        for _ in range(1 if rng.random() < 0.8 else 2):
+            if damaged.exists():
+                damage(kind, damaged, rng, notes)
+        current["input"] = f"{kind}: {'; '.join(notes)}"
+        opened.clear()
+        try:
+            status, message, prediction = predict(kind, damaged)
+        except ConvKernelsError as error:
+            status, message, prediction = 1, str(error), None
+        except Exception:
+            spacys_own = not any(note.split(" ", 1)[-1].startswith(f"{pristine[kind].name}/kernel_") for note in notes)
+            if kind == "npz" or not spacys_own:
+                raise
+            argv = ["trees", str(ws.inputs / "trees.txt"), "--model", str(damaged), "--quiet"]
+            ran = _cli_in_process(main, argv)
+            if ran.code != 1 or "Traceback" in ran.stderr:
+                raise
+            status, message, prediction = 1, ran.stderr, None
+        if opened or nonce in message:
+            raise _wrong("a crafted path opened", f"opened {opened}; message {message[:200]!r}")
+        if status != 0:
+            return "refused"
+        if prediction != references[kind]:
+            raise _wrong(
+                f"{kind}: damaged, loaded, predictions changed", "predictions differ from the undamaged model's"
+            )
+        return "accepted"
+
+    return run
+
+
+def _cli_in_process(main, argv) -> Ran:
+    """``main(argv)`` here, its output captured; an exception out of it propagates."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    started = time.monotonic()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as leaving:
+            code = leaving.code if isinstance(leaving.code, int) else 1
+    return Ran(code, out.getvalue().encode(), err.getvalue(), time.monotonic() - started)
+
+
 SETUPS = {
     "cli": cli_target,
+    "outputs": outputs_target,
+    "disk": disk_target,
+    "sigterm": sigterm_target,
+    "models": models_target,
     "tree": tree_target,
     "klp": klp_target,
     "conllu": conllu_target,
@@ -765,6 +1579,8 @@ class _Note(dict):
 
 
 def _where(error) -> str:
+    if hasattr(error, "where"):  # a traceback of a forked child, or a place the target names
+        return error.where
     tb = error.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
@@ -780,10 +1596,20 @@ def replay(target: str, seed: int, index: int) -> None:
             outcome = SETUPS[target]()(input_rng(seed, target, index), index, current)
         finally:
             print(f"{target}:{index}: {current.get('input')}")
+            if os.path.ismount(Path(folder) / "outputs"):  # the disk target's tmpfs
+                _umount(Path(folder) / "outputs")
     print(outcome)
 
 
 # --- the parent: children per chunk of inputs, restarted past crashes and hangs -----------------
+
+
+def _namespaces() -> bool:
+    """Whether ``unshare -rm`` works here (user namespaces allowed), for the disk target's tmpfs."""
+    try:
+        return subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode == 0
+    except OSError:
+        return False
 
 
 class Chunk:
@@ -820,6 +1646,8 @@ class Chunk:
         # OpenMP threads that sleep rather than spin at barriers: the engine's many tiny calls
         # with n_jobs > 1 are ten times slower with spinning threads when children share the cores
         env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, "FUZZ_WORKDIR": self.folder}  # where inputs are written
+        if self.target == "disk" and _namespaces():  # root in a user and mount namespace: it mounts a tmpfs
+            command, env["FUZZ_TMPFS"] = ["unshare", "-rm", *command], "1"
         self.process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, start_new_session=True, env=env
         )
@@ -907,7 +1735,9 @@ class Chunk:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--examples", type=int, default=20000, help="inputs per target")
+    parser.add_argument(
+        "--examples", type=int, default=None, help="inputs per target (default 20000; sigterm and models fewer)"
+    )
     parser.add_argument("--targets", default=",".join(TARGETS), help=f"comma-separated, of {', '.join(TARGETS)}")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="child processes at once")
@@ -940,8 +1770,9 @@ def main() -> None:
     tallies = {t: collections.Counter() for t in targets}  # finding -> inputs, per target
     seconds = dict.fromkeys(targets, 0.0)
     pieces = max(1, args.workers)
+    examples = {t: args.examples or DEFAULT_EXAMPLES.get(t, 20000) for t in targets}
     chunks = [
-        Chunk(t, args.examples * k // pieces, args.examples * (k + 1) // pieces, args, totals, events, tallies)
+        Chunk(t, examples[t] * k // pieces, examples[t] * (k + 1) // pieces, args, totals, events, tallies)
         for t in targets
         for k in range(pieces)
     ]
@@ -957,10 +1788,10 @@ def main() -> None:
                 seconds[chunk.target] += time.monotonic() - since
         running = still
         time.sleep(0.05)
-    report(targets, totals, seconds, events, tallies, args, time.monotonic() - started)
+    report(targets, totals, seconds, events, tallies, args, time.monotonic() - started, examples)
 
 
-def report(targets, totals, seconds, events, tallies, args, wall) -> None:
+def report(targets, totals, seconds, events, tallies, args, wall, examples) -> None:
     header = ("target", "inputs", "accepted", "refused", "crashes", "hangs", "other exc.", "wrong", "child s")
     rows = []
     for t in targets:
@@ -982,16 +1813,15 @@ def report(targets, totals, seconds, events, tallies, args, wall) -> None:
     rows.append(("TOTAL", *[round(sum(r[k] for r in rows), 1) for k in range(1, len(header))]))
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     print(
-        f"fuzz run: seed {args.seed}, {args.examples} inputs per target, {args.workers} workers, "
+        f"fuzz run: seed {args.seed}, inputs per target {examples}, {args.workers} workers, "
         f"timeout {args.timeout} s, {wall:.0f} s wall"
     )
     for row in (header, *rows):
         print("  ".join(str(x).rjust(w) for x, w in zip(row, widths)))
     for t, row in zip(targets, rows):
-        if row[1] < args.examples:
+        if row[1] < examples[t]:
             print(
-                f"{t}: {args.examples - row[1]} inputs not tried (chunks given up after "
-                f"--max-crashes {args.max_crashes})"
+                f"{t}: {examples[t] - row[1]} inputs not tried (chunks given up after --max-crashes {args.max_crashes})"
             )
     if any(tallies.values()):
         print("\nfindings by kind, exception and place (the inputs of a child that crashed are not counted here):")
@@ -1004,7 +1834,8 @@ def report(targets, totals, seconds, events, tallies, args, wall) -> None:
             for e in found[: args.show]:
                 print(
                     f"  {t}:{e['index']} {e['error']}\n    input: {e['input']}\n"
-                    f"    replay: python bench/fuzz.py --seed {args.seed} --replay {t}:{e['index']}"
+                    f"    replay: {'FUZZ_TMPFS=1 unshare -rm ' if t == 'disk' and _namespaces() else ''}"
+                    f"python bench/fuzz.py --seed {args.seed} --replay {t}:{e['index']}"
                 )
     totals_line = rows[-1]
     print(
