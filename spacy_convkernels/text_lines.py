@@ -20,7 +20,7 @@ class Unreadable(NamedTuple):
     final: bool
 
 
-class LineTooLongError(ValueError):
+class _LineTooLong(ValueError):
     """The ``cause`` of an :class:`Unreadable` line longer than :data:`MAX_LINE_BYTES`."""
 
 
@@ -30,7 +30,7 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, str | Unreadable]]:
     end, a UTF-8 byte-order mark at its start dropped (a file's, or one of files joined
     together), or an :class:`Unreadable` in its place. Only ``\\n`` ends a line. A line
     longer than :data:`MAX_LINE_BYTES` is an :class:`Unreadable` too (a
-    :class:`LineTooLongError`), read in bounded memory and passed over. A broken stream
+    :class:`_LineTooLong`), read in bounded memory and passed over. A broken stream
     gives a final :class:`Unreadable` numbered as the line it would have been."""
     gzipped = path.suffix == ".gz"
     handle = (gzip.open if gzipped else open)(path, "rb")
@@ -44,7 +44,7 @@ def _lines(handle, what: str):
             while raw := handle.readline(MAX_LINE_BYTES + 1):
                 number += 1
                 if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                    error = LineTooLongError(f"a line longer than {MAX_LINE_BYTES:,d} bytes")
+                    error = _LineTooLong(f"a line longer than {MAX_LINE_BYTES:,d} bytes")
                     yield number, Unreadable(f"{error} (MAX_LINE_BYTES; not a line-based file?)", error, False)
                     _skip_line(handle)  # only when the reader goes on
                     continue

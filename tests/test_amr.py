@@ -418,7 +418,16 @@ def test_a_sentence_over_max_length_is_refused_and_skipped_on_request(tmp_path):
         assert len(list(read_penman(path, nlp, skip_errors=True))) == 1
 
 
-def test_a_recursion_error_inside_penman_is_a_positioned_error(tmp_path, monkeypatch):
+@pytest.fixture
+def python_recursion_limit():
+    """Python's default recursion limit for one test (tests/reference_kernels.py raises it)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    yield
+    sys.setrecursionlimit(limit)
+
+
+def test_a_recursion_error_inside_penman_is_a_positioned_error(tmp_path, monkeypatch, python_recursion_limit):
     """Beyond what penman's parser can nest (under a raised MAX_DEPTH), the graph is
     refused as one, never a raw RecursionError."""
     from spacy_convkernels.corpora import amr

@@ -263,12 +263,13 @@ def test_convert_writes_a_docbin_that_reloads_with_the_same_annotations(tmp_path
 
 def test_convert_stops_at_a_malformed_line_unless_skipping(tmp_path, capsys):
     write_doc(tmp_path, TEXT, A1, A2 + ["E3\tBinding:T6 Theme:T99"])
-    assert main(["convert", "--format", "standoff", str(tmp_path), str(tmp_path / "out.spacy")]) == 1
+    out = tmp_path.with_name(tmp_path.name + "-out.spacy")  # outside the input folder
+    assert main(["convert", "--format", "standoff", str(tmp_path), str(out)]) == 1
     assert "doc.a2, line 5: event E3 refers to T99" in capsys.readouterr().err
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
-        assert main(["convert", "--format", "standoff", "--skip-errors", str(tmp_path), str(tmp_path / "o.spacy")]) == 0
-    assert len(DocBin().from_disk(tmp_path / "o.spacy")) == 1
+        assert main(["convert", "--format", "standoff", "--skip-errors", str(tmp_path), str(out)]) == 0
+    assert len(DocBin().from_disk(out)) == 1
 
 
 @pytest.mark.shared
@@ -625,7 +626,7 @@ def test_a_text_over_max_length_names_the_txt_and_is_skipped_on_request(tmp_path
     write_doc(tmp_path, "\ufeff" + TEXT, A1, A2, name="a")
     assert [d.text for d in read_standoff(tmp_path, nlp)] == [TEXT, "RAS."]
     write_doc(tmp_path, TEXT + " " + "x" * 1_000_000, A1, A2, name="a")
-    out = tmp_path / "ge.spacy"
+    out = tmp_path.with_name(tmp_path.name + "-ge.spacy")  # outside the input folder
     assert main(["convert", "--format", "standoff", str(tmp_path), str(out)]) == 1
     assert (
         "a.txt, line 1: a text of more than the pipeline's nlp.max_length (1,000,000) characters"

@@ -12,7 +12,7 @@ from ..text_lines import Unreadable, numbered_lines
 __all__ = ["Unreadable", "corpus_error", "corpus_lines"]
 
 
-class CarriageReturnError(ValueError):
+class _CarriageReturn(ValueError):
     """The ``cause`` of an :class:`Unreadable` line holding a carriage return."""
 
 
@@ -35,7 +35,7 @@ def corpus_lines(
 def _refusing_cr(lines):
     for number, line in lines:
         if not isinstance(line, Unreadable) and "\r" in line:
-            error = CarriageReturnError("a carriage return inside the line")
+            error = _CarriageReturn("a carriage return inside the line")
             line = Unreadable(f"{error} (lines end in \\n or \\r\\n: convert a file with \\r line ends)", error, False)
         yield number, line
 
