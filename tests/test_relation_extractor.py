@@ -503,8 +503,10 @@ def test_evaluation_keeps_the_gold_entities_through_the_pipeline():
 def test_evaluate_relations_refuses_a_corpus_it_cannot_read(tmp_path, capsys):
     spacy.blank("en").to_disk(tmp_path / "blank")
     (tmp_path / "corpus.txt").write_text("RAS activates RAF.", encoding="utf-8")
+    spacy.blank("en")("RAS activates RAF.").to_disk(tmp_path / "one.spacy")  # a Doc, not a DocBin
     for corpus, message in [
         (tmp_path / "absent.jsonl", "absent.jsonl: no such file or directory"),
+        (tmp_path / "one.spacy", "one.spacy, line 1: not a spaCy DocBin (ValueError: [E1014]"),
         (tmp_path / "corpus.txt", "corpus.txt: not a relations .jsonl, a standoff directory or a .spacy file"),
         (RELATIONS_SAMPLE, "the pipeline has 0 kernel_relations components"),
     ]:

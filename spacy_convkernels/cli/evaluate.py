@@ -142,16 +142,15 @@ def evaluate_relations(arguments: argparse.Namespace) -> None:
 
 def _references(corpus: Path, nlp) -> list:
     """The gold Docs of a corpus: a standoff directory, a relations JSONL file or a .spacy file."""
-    from spacy.tokens import DocBin
-
     from ..corpora import read_relations_jsonl, read_standoff
+    from .pipelines import read_docbin
 
     if corpus.is_dir():
         documents = list(read_standoff(corpus, nlp))
     elif corpus.name.endswith((".jsonl", ".jsonl.gz")):
         documents = list(read_relations_jsonl(corpus, nlp))
     elif corpus.suffix == ".spacy":
-        documents = list(DocBin().from_disk(corpus).get_docs(nlp.vocab))
+        documents = read_docbin(corpus, nlp.vocab)
     else:
         raise CorpusFileError("not a relations .jsonl, a standoff directory or a .spacy file", corpus)
     if not documents:

@@ -1,9 +1,10 @@
-"""The spaCy pipelines the commands load (``--model`` of ``trees``, ``demo``, ``lexicon``,
-``evaluate bionlp``; the model of ``evaluate relations``), all through :func:`load_pipeline`."""
+"""The spaCy files the commands read: pipelines (``--model`` of ``trees``, ``demo``,
+``lexicon``, ``evaluate bionlp``; the model of ``evaluate relations``) through
+:func:`load_pipeline`, DocBins (``trees``, ``evaluate relations``) through :func:`read_docbin`."""
 
 from pathlib import Path
 
-from ..errors import ModelFileError
+from ..errors import CorpusFormatError, ModelFileError
 
 
 def load_pipeline(model: str | Path, **settings):
@@ -24,6 +25,20 @@ def load_pipeline(model: str | Path, **settings):
         where = f": {file} is damaged" if file is not None else ""
         reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
         raise ModelFileError(f"cannot load the spaCy pipeline {model}{where} ({reason})", source=str(model)) from error
+
+
+def read_docbin(path: Path, vocab) -> list:
+    """The Docs of a ``.spacy`` DocBin. Anything else (a single saved Doc, a damaged or
+    truncated file) raises a :class:`CorpusFormatError` naming the file."""
+    from spacy.tokens import DocBin
+
+    from ..saved_arrays import READING_ERRORS
+
+    try:
+        return list(DocBin().from_disk(path).get_docs(vocab))
+    except READING_ERRORS as error:  # spaCy's E1014, msgpack's and zlib's errors are ValueErrors
+        reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+        raise CorpusFormatError(f"not a spaCy DocBin ({reason})", path, 1) from error
 
 
 def _file_of(error: BaseException) -> Path | None:

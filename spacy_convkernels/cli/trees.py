@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ..errors import CorpusFormatError, InvalidParameterError, MissingAnnotationError
+from ..errors import InvalidParameterError, MissingAnnotationError
 from ..outputs import pipeline_path, replacing
 from .structures import REPRESENTATIONS
 
@@ -70,17 +70,12 @@ def run(arguments: argparse.Namespace) -> None:
 def read_docs(path: Path, *, model: str | None = None, batch_size: int = 256, n_process: int = 1) -> Iterator["Doc"]:
     """The parsed docs of a DocBin, or of a text file's lines parsed by ``model``."""
     import spacy
-    from spacy.tokens import DocBin
 
-    from .pipelines import load_pipeline
+    from .pipelines import load_pipeline, read_docbin
 
     nlp = load_pipeline(model) if model is not None else None
     if path.suffix == ".spacy":
-        try:
-            stored = DocBin().from_disk(path)
-        except (ValueError, KeyError, TypeError) as error:  # msgpack and zlib errors are ValueErrors
-            raise CorpusFormatError(f"not a spaCy DocBin ({error})", path, 1) from error
-        yield from stored.get_docs(nlp.vocab if nlp is not None else spacy.blank("en").vocab)
+        yield from read_docbin(path, nlp.vocab if nlp is not None else spacy.blank("en").vocab)
         return
     if nlp is None or "parser" not in nlp.pipe_names:
         raise InvalidParameterError("raw text needs --model, a spaCy pipeline with a parser")
