@@ -13,6 +13,8 @@ naming it. A saved state holds values, never the name of another file to open.
 
 import hashlib
 import json
+import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -27,9 +29,12 @@ LIMIT = 1e150
 HASHES = "hashes"
 
 #: What reading a damaged file may raise: msgpack's and json's errors are ValueErrors
-#: (``ExtraData``, ``UnicodeDecodeError`` too), a truncated ``.npz`` an EOFError, spaCy's
+#: (``ExtraData``, ``UnicodeDecodeError`` too), a truncated ``.npz`` an EOFError, a
+#: flipped byte in it ``BadZipFile`` (a wrong CRC-32) or ``zlib.error``, spaCy's
 #: deserializers AttributeError or KeyError.
 READING_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
     ConvKernelsError,
     ValueError,
     TypeError,

@@ -240,7 +240,7 @@ def test_skipping_reads_every_valid_record(folder, kind, data):
     path = folder / f"records{READERS[kind][1]}"
     alone = []
     for record in records:
-        path.write_bytes(b"\n" + record + b"\n")  # not the first line: a byte-order mark stays
+        path.write_bytes(b"\n" + record + b"\n")  # after an empty line, as in the joined file below
         alone += _read_or_package_error(kind, path) or _read(kind, path, skip_errors=True)
     path.write_bytes(b"\n" + b"\n\n".join(records) + b"\n")
     everything = _read_or_package_error(kind, path)

@@ -462,6 +462,23 @@ def test_a_nystroem_model_that_is_not_an_archive_is_one_line(tmp_path, capsys, c
     assert f"{path} is damaged: not a model written by nystroem fit" in err and "\n" not in err
 
 
+def test_flipped_bytes_across_a_nystroem_model_are_one_line(nystroem_model, tmp_path, capsys):
+    """A byte flipped in an array's data fails the zip's CRC-32 (``BadZipFile``, found by
+    bench/fuzz.py's models target), in a header numpy's or zipfile's errors: each is one
+    line naming the file, or the very same vectors."""
+    path, vectors = nystroem_model
+    data = path.read_bytes()
+    crafted, out = tmp_path / "flipped.npz", tmp_path / "v.npy"
+    for at in range(0, len(data), max(1, len(data) // 300)):
+        crafted.write_bytes(data[:at] + bytes([data[at] ^ 0x10]) + data[at + 1 :])
+        capsys.readouterr()
+        if main(["nystroem", "transform", str(crafted), str(SAMPLE), str(out), "--quiet"]) == 0:
+            assert np.array_equal(np.load(out), vectors), at
+            continue
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"spacy-convkernels nystroem: error: {crafted}") and "\n" not in err, (at, err)
+
+
 def test_an_object_array_in_a_nystroem_model_is_refused_without_unpickling(nystroem_model, tmp_path):
     path, _ = nystroem_model
     settings, arrays = arrays_of(path)

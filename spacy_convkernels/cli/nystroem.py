@@ -169,7 +169,9 @@ def load(path, *, n_jobs=None, verbose: bool = False) -> tuple:
         with stored:
             try:
                 arrays = {name: stored[name] for name in stored.files}
-            except ValueError as error:  # numpy's text would advise allow_pickle
+            except ValueError as error:
+                if "allow_pickle" not in str(error):
+                    raise
                 raise ModelFileError("an array of Python objects, which is never unpickled") from error
         settings = _settings(arrays.pop("settings", None))
         arrays = unsealed({**arrays, **settings})  # the settings' hashes cover them and the arrays
