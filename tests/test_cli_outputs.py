@@ -361,39 +361,26 @@ def limit_file_size(size: int, *, ignore_sigxfsz: bool = True):
     return limit
 
 
+def slow(*values):
+    """One case of a parametrized test, in the slow lane."""
+    return pytest.param(*values, marks=pytest.mark.slow)
+
+
 @pytest.mark.parametrize(
     "command, output, ignore_sigxfsz",
     [
         (["gram", "{w}/small.klp.gz", "{w}/G.npy", "--quiet"], "output {w}/G.npy", True),
-        pytest.param(
-            ["gram", "{w}/small.klp.gz", "{w}/G.npy", "--quiet"], "output {w}/G.npy", False, marks=pytest.mark.slow
-        ),
-        pytest.param(
-            ["convert", "{w}/small.klp.gz", "{w}/c.spacy", "--dev", "{w}/d.spacy"],
-            "output {w}/c.spacy",
-            True,
-            marks=pytest.mark.slow,
-        ),
-        pytest.param(
-            ["trees", "{w}/parses.spacy", "-o", "{w}/t.txt", "--quiet"],
-            "--output {w}/t.txt",
-            True,
-            marks=pytest.mark.slow,
-        ),
+        slow(["gram", "{w}/small.klp.gz", "{w}/G.npy", "--quiet"], "output {w}/G.npy", False),
+        slow(["convert", "{w}/small.klp.gz", "{w}/c.spacy", "--dev", "{w}/d.spacy"], "output {w}/c.spacy", True),
+        slow(["trees", "{w}/parses.spacy", "-o", "{w}/t.txt", "--quiet"], "--output {w}/t.txt", True),
         (["nystroem", "transform", "{w}/m.npz", "{w}/small.klp.gz", "{w}/v.npy", "--quiet"], "output {w}/v.npy", True),
-        pytest.param(["lexicon", "{w}/standoff", "{w}/lex"], "{w}/lex/proteins.jsonl", True, marks=pytest.mark.slow),
-        pytest.param(
+        slow(["lexicon", "{w}/standoff", "{w}/lex"], "{w}/lex/proteins.jsonl", True),
+        slow(
             ["nystroem", "fit", "{w}/small.klp.gz", "{w}/m.npz", "--n-components", "5", "--quiet"],
             "model {w}/m.npz",
             True,
-            marks=pytest.mark.slow,
         ),
-        pytest.param(
-            ["explain", "(S (NP a) (VP b))", "(S (NP a))", "-o", "{w}/e.html"],
-            "--output {w}/e.html",
-            True,
-            marks=pytest.mark.slow,
-        ),
+        slow(["explain", "(S (NP a) (VP b))", "(S (NP a))", "-o", "{w}/e.html"], "--output {w}/e.html", True),
     ],
 )
 def test_a_file_size_limit_is_one_line_and_leaves_the_earlier_outputs(workspace, command, output, ignore_sigxfsz):
