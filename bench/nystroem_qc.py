@@ -122,8 +122,8 @@ def measure(data):
         for size in SIZES:
             model = Nystroem(kernel, n_components=size, random_state=0).fit(X)
             # transform(X) and transform(Y), from the kernel columns of the landmarks already in G
-            Z = G[:, model.component_indices_] @ model.normalization_.T
-            Z_test = G_test[:, model.component_indices_] @ model.normalization_.T
+            Z = G[:, model.component_indices_] @ model.normalization_
+            Z_test = G_test[:, model.component_indices_] @ model.normalization_
             B, B_test, best_error = best_rank(spectrum, G_test, size)
             row = {
                 "M": size,

@@ -2,6 +2,7 @@
 that an estimator holds one block of a large Gram in memory."""
 
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from tqdm import tqdm
@@ -33,17 +34,34 @@ def gram_rows(
     desc: str = "kernel rows",
 ) -> np.ndarray:
     """K(X, Y) computed ``ROWS`` rows of X at a time (``Y`` best prepared, as it serves every
-    block); with ``then``, ``then(block)`` of each block, stacked. A row then depends only on
-    its block of ``ROWS`` rows, so any split of X at multiples of ``ROWS`` gives the same bits."""
+    block); with ``then``, ``then(block)`` of each block, stacked, each on a second thread
+    while the next block's rows are computed (the rows stay on the calling thread, where the
+    engine answers Ctrl-C; at most two blocks are in memory). A row depends only on its
+    block of ``ROWS`` rows, so any split of X at multiples of ``ROWS`` gives the same bits."""
     X = structure_list(X, type(kernel).__name__)
     then = then or (lambda K: K)
+    if not X:
+        return then(np.empty((0, len(Y))))
     out = None
-    for start, stop in row_blocks(len(X), verbose, desc):
-        block = then(kernel.gram(X[start:stop], Y, normalize=normalize, n_jobs=n_jobs))
+
+    def store(start: int, stop: int, block: np.ndarray) -> None:
+        nonlocal out
         if out is None:
             out = np.empty((len(X), *block.shape[1:]), dtype=block.dtype)
         out[start:stop] = block
-    return then(np.empty((0, len(Y)))) if out is None else out
+
+    with ThreadPoolExecutor(max_workers=1) as second_thread:  # its thread starts at the first submit
+        pending = None
+        for start, stop in row_blocks(len(X), verbose, desc):
+            rows = kernel.gram(X[start:stop], Y, normalize=normalize, n_jobs=n_jobs)
+            if pending is not None:
+                store(*pending[:2], pending[2].result())
+            if stop < len(X):
+                pending = (start, stop, second_thread.submit(then, rows))
+            else:  # the last block: nothing left to overlap with
+                store(start, stop, then(rows))
+    assert out is not None  # X has a block
+    return out
 
 
 def symmetric_blocks(

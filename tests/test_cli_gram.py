@@ -50,7 +50,7 @@ def test_nystroem_fit_then_transform_gives_the_library_vectors(tmp_path, capsys)
     model = tmp_path / "models" / "ptk.npz"
     command = ["nystroem", "fit", str(SAMPLE), str(model), "--n-components", "12", "--random-state", "3"]
     assert main([*command, "--mu", "0.3", "--representation", "lct", "--quiet"]) == 0
-    assert capsys.readouterr().err.strip() == f"12 landmarks to {model}"
+    assert capsys.readouterr().err.strip() == f"12 landmarks, 12 features to {model}"
     out = tmp_path / "vectors.npy"
     assert main(["nystroem", "transform", str(model), str(SAMPLE), str(out), "--quiet"]) == 0  # lct, as fitted
     reference = Nystroem(PartialTreeKernel(mu=0.3), n_components=12, random_state=3).fit(trees("lct"))
@@ -69,7 +69,7 @@ def test_warnings_are_one_line_on_stderr(tmp_path):
     assert result.returncode == 0
     assert result.stderr.splitlines() == [
         "spacy-convkernels nystroem: warning: n_components=80 > 60 structures: using 60 landmarks",
-        f"60 landmarks to {tmp_path / 'm.npz'}",
+        f"60 landmarks, 60 features to {tmp_path / 'm.npz'}",
     ]
 
 

@@ -30,8 +30,34 @@ def test_equals_scikit_learn_on_the_same_kernel(trees):
     ours = Nystroem(kernel, n_components=40, random_state=3).fit(trees)
     theirs = ScikitNystroem(kernel=lambda a, b: G[int(a[0]), int(b[0])], n_components=40, random_state=3).fit(index)
     np.testing.assert_array_equal(ours.component_indices_, theirs.component_indices_)
-    np.testing.assert_allclose(ours.normalization_, theirs.normalization_, rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(ours.transform(trees), theirs.transform(index), rtol=1e-9, atol=1e-9)
+    assert ours.n_features_out_ == 40  # W is well conditioned: every eigenvalue kept
+    # scikit-learn's W^(-1/2) = U S^(-1/2) U^T is our projection U S^(-1/2) rotated by U^T
+    P, N = ours.normalization_, theirs.normalization_
+    np.testing.assert_allclose(P @ P.T, N @ N.T, rtol=1e-9, atol=1e-9)
+    ours_Z, theirs_Z = ours.transform(trees), theirs.transform(index)
+    np.testing.assert_allclose(ours_Z @ ours_Z.T, theirs_Z @ theirs_Z.T, rtol=1e-9, atol=1e-9)
+    rotation = np.linalg.lstsq(ours_Z, theirs_Z, rcond=None)[0]
+    np.testing.assert_allclose(rotation @ rotation.T, np.eye(40), atol=1e-8)
+    np.testing.assert_allclose(ours_Z @ rotation, theirs_Z, atol=1e-9)
+
+
+def test_the_truncated_projection_equals_the_full_one_on_the_kept_subspace(trees):
+    kernel = PartialTreeKernel(terminal_factor=1)
+    W = kernel.gram(trees[:40])
+    eigenvalues, eigenvectors = np.linalg.eigh(W)
+    K = kernel.gram(trees, trees[:40])
+    for rtol in (EIGENVALUE_RTOL, 1e-3, 1e-2, 0.1):
+        kept = eigenvalues > rtol * eigenvalues[-1]
+        inverse_root = eigenvectors @ np.diag(np.where(kept, 1 / np.sqrt(np.abs(eigenvalues)), 0)) @ eigenvectors.T
+        model = Nystroem(kernel, eigenvalue_rtol=rtol).set_landmarks(trees[:40])
+        P = model.normalization_
+        assert P.shape == (40, kept.sum()) == (40, model.n_features_out_)
+        assert len(model.get_feature_names_out()) == kept.sum()
+        np.testing.assert_allclose(P @ P.T, inverse_root @ inverse_root, atol=1e-9)  # W^+ on the kept subspace
+        np.testing.assert_allclose(P.T @ W @ P, np.eye(kept.sum()), atol=1e-9)  # orthonormal features
+        Z = model.transform(trees)
+        np.testing.assert_allclose(Z, K @ P, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(Z @ Z.T, K @ inverse_root @ inverse_root @ K.T, atol=1e-9)
 
 
 def test_all_structures_as_landmarks_reproduce_the_kernel(trees):
@@ -61,6 +87,11 @@ def test_float32_output_and_fit_transform(trees):
     Z = model.fit_transform(trees)
     assert Z.dtype == np.float32 and Z.shape == (len(trees), 20)
     np.testing.assert_allclose(Z, model.transform(trees), rtol=1e-6)
+    wide_model = Nystroem(SmoothedPartialTreeKernel(), n_components=20, random_state=0)
+    wide = wide_model.fit_transform(trees)
+    assert wide.dtype == np.float64
+    np.testing.assert_allclose(Z, wide, rtol=1e-6, atol=1e-6 * np.abs(wide).max())
+    np.testing.assert_array_equal(wide_model.set_params(dtype=np.float32).transform(trees), Z)  # no refit needed
 
 
 def test_bad_use(trees):
@@ -126,7 +157,7 @@ def distinct():
 def test_normalization_with_duplicated_landmarks(distinct):
     kernel, trees = PartialTreeKernel(terminal_factor=5), distinct
     model = Nystroem(kernel).set_landmarks(trees[:10] + trees[:10])
-    assert model.normalization_.shape == (20, 20) and np.all(np.isfinite(model.normalization_))
+    assert model.normalization_.shape == (20, 10) and np.all(np.isfinite(model.normalization_))  # rank 10
     Z = model.transform(trees[:10])
     np.testing.assert_allclose(Z @ Z.T, kernel.gram(trees[:10]), atol=1e-9)
     held_out = model.transform(trees[10:])
@@ -135,24 +166,28 @@ def test_normalization_with_duplicated_landmarks(distinct):
 
 def test_normalization_of_a_rank_one_landmark_set(distinct):
     kernel, trees = PartialTreeKernel(terminal_factor=5), distinct
-    np.testing.assert_allclose(nystroem_normalization(np.ones((5, 5))), np.ones((5, 5)) / 5**1.5, atol=1e-15)
+    P = nystroem_normalization(np.ones((5, 5)))
+    np.testing.assert_allclose(np.abs(P), np.full((5, 1), 1 / 5), atol=1e-15)  # the unit eigenvector / sqrt(5)
     model = Nystroem(kernel).set_landmarks([trees[0]] * 5)
     Z = model.transform([trees[0], trees[1]])
-    assert Z.shape == (2, 5)
+    assert Z.shape == (2, 1)
     assert Z[0] @ Z[0] == pytest.approx(1.0, abs=1e-12)
     assert Z[0] @ Z[1] == pytest.approx(kernel(trees[0], trees[1]), abs=1e-12)
 
 
 def test_negative_eigenvalues_get_no_weight():
     W = np.array([[1.0, 2.0], [2.0, 1.0]])  # eigenvalues 3 and -1
-    np.testing.assert_allclose(nystroem_normalization(W), np.ones((2, 2)) / (2 * math.sqrt(3)), atol=1e-15)
+    P = nystroem_normalization(W)
+    np.testing.assert_allclose(P @ P.T, np.ones((2, 2)) / 6, atol=1e-15)
     rng = np.random.RandomState(0)
     A = rng.normal(size=(30, 30))
     W = A + A.T  # indefinite
-    N = nystroem_normalization(W)
+    P = nystroem_normalization(W)
     eigenvalues, eigenvectors = np.linalg.eigh(W)
     positive = eigenvectors[:, eigenvalues > 0]
-    np.testing.assert_allclose(N @ W @ N, positive @ positive.T, atol=1e-10)  # the projector on W's positive part
+    assert P.shape == (30, positive.shape[1])
+    np.testing.assert_allclose(P @ P.T @ W @ P @ P.T, P @ P.T, atol=1e-10)  # W^+ of W's positive part
+    np.testing.assert_allclose(W @ P @ P.T, positive @ positive.T, atol=1e-10)  # the projector on it
 
 
 def test_an_indefinite_kernel_fits(trees):
@@ -167,10 +202,11 @@ def test_an_indefinite_kernel_fits(trees):
 
 def test_tiny_eigenvalues_are_cut_relative_to_the_largest():
     kept = 1e3 * EIGENVALUE_RTOL
-    N = nystroem_normalization(np.diag([4.0, 4 * kept, 4 * EIGENVALUE_RTOL / 2, 0.0, -1e-17]))
-    np.testing.assert_allclose(np.diag(N), [0.5, 1 / math.sqrt(4 * kept), 0, 0, 0])
-    assert not np.any(nystroem_normalization(np.zeros((3, 3))))
-    assert not np.any(nystroem_normalization(-np.eye(3)))
+    P = nystroem_normalization(np.diag([4 * kept, 4.0, 4 * EIGENVALUE_RTOL / 2, 0.0, -1e-17]))
+    np.testing.assert_allclose(np.abs(P), [[0, 1 / math.sqrt(4 * kept)], [0.5, 0], [0, 0], [0, 0], [0, 0]])
+    for nothing_positive in (np.zeros((3, 3)), -np.eye(3)):
+        P = nystroem_normalization(nothing_positive)
+        assert P.shape == (3, 1) and not np.any(P)
 
 
 def test_the_normalization_never_raises_a_linear_algebra_error(monkeypatch):
@@ -178,13 +214,14 @@ def test_the_normalization_never_raises_a_linear_algebra_error(monkeypatch):
 
     def failing(W, driver=None):
         calls.append(driver)
-        if driver is None:
+        if driver == "evd":
             raise LinAlgError("did not converge")
         return np.linalg.eigh(W)
 
     monkeypatch.setattr(nystroem_module, "eigh", failing)
-    np.testing.assert_allclose(nystroem_normalization(4 * np.eye(3)), np.eye(3) / 2)
-    assert calls == [None, "ev"]
+    P = nystroem_normalization(4 * np.eye(3))
+    np.testing.assert_allclose(P @ P.T, np.eye(3) / 4)
+    assert calls == ["evd", "ev"]
 
 
 def test_a_gram_that_is_not_finite_is_an_error():

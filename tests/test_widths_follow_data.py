@@ -103,7 +103,12 @@ def test_relation_model_takes_the_width_of_its_candidate_features(method):
     caught, _ = train_and_count_warnings(nlp, examples)
     assert len(caught) == 1 and "> 24 structures" in str(caught[0].message)
     (block,) = [n for n in extractor.model.walk() if n.name == "candidate_kernel_features"]
-    assert block.get_dim("nO") == (24 if method == "nystroem" else 100)  # KLSH: n_components bits
+    if method == "nystroem":  # one feature per kept eigenvalue of the 24 landmarks' Gram
+        estimator = block.attrs["encoder"].estimator
+        rank = np.linalg.matrix_rank(estimator.kernel.gram(estimator.components_))
+        assert len(estimator.components_) == 24 and block.get_dim("nO") == rank < 24
+    else:
+        assert block.get_dim("nO") == 100  # KLSH: n_components bits
     before = extractor(parsed_in(nlp))._.kernel_rel
     copy = spacy.blank("en")
     copy.add_pipe("kernel_relations", config={"model": config})

@@ -32,7 +32,7 @@ FIT = """Pick landmarks among a corpus' trees and save the model (.npz).
     python -m spacy_convkernels nystroem fit "$QUESTIONS" nystroem.npz --kernel ptk --n-components 20
 
 ``--n-components`` landmarks are picked among the corpus' trees (``--landmark-init``), and
-the kernel, its numeric options, the landmarks (bracket strings), the normalization matrix
+the kernel, its numeric options, the landmarks (bracket strings), the projection (M x r)
 and the ``--vectors`` (read once, saved inside) are saved in one ``.npz`` file (no pickle),
 sealed with their content hashes: ``transform`` refuses a file that was changed, or whose
 settings name a file to open. Corpus files are as for ``gram`` (see
@@ -106,7 +106,8 @@ def run(arguments: argparse.Namespace) -> None:
         model.fit(read_trees(arguments.input, representation=arguments.representation))
         representation = arguments.representation
         save(model, arguments.model, kernel=arguments.kernel, parameters=parameters, representation=representation)
-        print(f"{model.n_features_out_} landmarks to {arguments.model}", file=sys.stderr)
+        summary = f"{len(model.components_)} landmarks, {model.n_features_out_} features"
+        print(f"{summary} to {arguments.model}", file=sys.stderr)
         return
     model, representation = load(arguments.model, n_jobs=arguments.n_jobs, verbose=not arguments.quiet)
     X = read_trees(arguments.input, representation=representation)

@@ -177,9 +177,9 @@ class KernelEncoder:
 
     @property
     def width(self) -> int:
-        """The number of columns: Nyström's landmarks once fitted, else ``n_components``."""
+        """The number of columns: Nyström's features (kept eigenvalues) once fitted, else ``n_components``."""
         if self.method == "nystroem" and self.fitted:
-            return len(self.estimator.components_)
+            return self.estimator.n_features_out_
         return self.n_components
 
     def fit(self, structures: Sequence) -> None:
