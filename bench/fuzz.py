@@ -1015,17 +1015,17 @@ def outputs_target():
         before = _regular_files(ws.outputs)
         watched = set(_under_inputs(ws))
         fifo, close = made.get("fifo"), []
-        if fifo is not None:  # a reader, and a writer of ours so that it sees no end before the run's
+        if fifo is not None:  # a reader draining it during the run, and a writer of ours so that it sees no end before
             reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
             ours = os.open(fifo, os.O_WRONLY)
             os.set_blocking(reader, True)
             close = [reader, ours]
+            received = _Drain(reader)
         try:
             ran = _forked(argv, close=close)
         finally:
             if fifo is not None:
                 os.close(ours)
-                received = _Drain(reader)
         if fifo is not None:
             received.join(timeout=10)
             if received.is_alive():
