@@ -1429,7 +1429,10 @@ def models_target():
 
     def damage(kind, path, rng, notes):
         if kind == "npz" and rng.random() < 0.6:
-            return damage_npz(path, rng, notes)
+            try:
+                return damage_npz(path, rng, notes)
+            except Exception:  # damaged before (a second damage) so that it does not read: flip bytes instead
+                pass
         files = [path] if kind == "npz" else sorted(p for p in path.rglob("*") if p.is_file())
         chosen = rng.choice(files)
         component = kind != "npz" and chosen.parent.name.startswith("kernel_")

@@ -13,6 +13,8 @@ naming it. A saved state holds values, never the name of another file to open.
 
 import hashlib
 import json
+import re
+import tokenize
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -30,11 +32,16 @@ HASHES = "hashes"
 
 #: What reading a damaged file may raise: msgpack's and json's errors are ValueErrors
 #: (``ExtraData``, ``UnicodeDecodeError`` too), a truncated ``.npz`` an EOFError, a
-#: flipped byte in it ``BadZipFile`` (a wrong CRC-32) or ``zlib.error``, spaCy's
-#: deserializers AttributeError or KeyError.
+#: flipped byte in it ``BadZipFile`` (a wrong CRC-32), ``zlib.error`` or
+#: NotImplementedError (an unknown compression method), a damaged ``.npy`` header
+#: ``tokenize.TokenError``, a damaged tokenizer rule ``re.error``, spaCy's deserializers
+#: AttributeError or KeyError.
 READING_ERRORS = (
     zipfile.BadZipFile,
     zlib.error,
+    tokenize.TokenError,
+    re.error,
+    NotImplementedError,
     ConvKernelsError,
     ValueError,
     TypeError,

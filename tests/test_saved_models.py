@@ -515,6 +515,29 @@ def test_a_damaged_spacy_file_of_a_command_line_model_is_named(tmp_path, capsys,
     assert f"{model / target} is damaged" in err and "\n" not in err and not (tmp_path / "t.tsv").exists()
 
 
+def _unclosed_vectors_header(model):
+    vectors = model / "vocab" / "vectors"
+    vectors.write_bytes(vectors.read_bytes().replace(b"(", b" ", 1).replace(b")", b"(", 1))  # tokenize.TokenError
+
+
+def _unbalanced_prefix_rule(model):
+    rules = srsly.msgpack_loads((model / "tokenizer").read_bytes())
+    rules["prefix_search"] = "(["  # re.error when the tokenizer compiles it
+    (model / "tokenizer").write_bytes(srsly.msgpack_dumps(rules))
+
+
+@pytest.mark.parametrize("damage", [_unclosed_vectors_header, _unbalanced_prefix_rule], ids=["npy header", "regex"])
+def test_damages_that_raise_neither_value_nor_os_errors_are_one_line_too(tmp_path, damage):
+    """A damaged .npy header raises tokenize.TokenError, a damaged tokenizer rule re.error (bench/fuzz.py models)."""
+    model = tmp_path / "model"
+    nlp = spacy.blank("en")
+    nlp.vocab.set_vector("cat", np.ones(4, dtype=np.float32))
+    nlp.to_disk(model)
+    damage(model)
+    with pytest.raises(ModelFileError, match=f"cannot load the spaCy pipeline {model}: .* is damaged"):
+        load_pipeline(str(model))
+
+
 @pytest.mark.parametrize("factory, config", [("kernel_vectors", {"n_components": 3}), ("kernel_klsh_codes", KLSH)])
 def test_every_flipped_bit_of_a_saved_state_is_refused_or_changes_nothing(factory, config):
     """Each of two bits of every byte: refused, or (a byte msgpack-numpy does not read,
