@@ -33,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..errors import ConvKernelsWarning, InvalidParameterError, KernelOverflowError, ModelFileError
 from ..inputs import structure_list, structure_tags
 from ..kernels.base import KERNEL, Kernel
-from ..row_blocks import gram_rows, symmetric_gram
+from ..row_blocks import gram_rows
 from ..saved_arrays import real_array
 from ..validation import COUNT, Interval, Options, Satisfies, validate_parameters
 from .landmarks import LANDMARK_METHODS, StructureColumns, select_landmarks
@@ -171,10 +171,11 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self.components_ = list(landmarks)
         self.component_indices_ = np.arange(len(self.components_))
         self._landmarks = self.kernel.prepare(self.components_)
-        if normalization is None:
-            W = symmetric_gram(
+        if normalization is None:  # W on the one-against-many engine: every row against the indexed landmarks
+            W = gram_rows(
                 self.kernel,
                 self.components_,
+                self._landmarks,
                 normalize=self.normalize,
                 n_jobs=self.n_jobs,
                 verbose=self.verbose,
