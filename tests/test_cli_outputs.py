@@ -381,6 +381,7 @@ def slow(*values):
             True,
         ),
         slow(["explain", "(S (NP a) (VP b))", "(S (NP a))", "-o", "{w}/e.html"], "--output {w}/e.html", True),
+        slow(["plot", "{w}/small.klp.gz", "{w}/h.pdf"], "output {w}/h.pdf", True),  # matplotlib's PDF writer
     ],
 )
 def test_a_file_size_limit_is_one_line_and_leaves_the_earlier_outputs(workspace, command, output, ignore_sigxfsz):

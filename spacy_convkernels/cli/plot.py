@@ -14,6 +14,7 @@ group. The image format follows the output's suffix: .png, .svg or .pdf.
 """
 
 import argparse
+import io
 import sys
 from pathlib import Path
 
@@ -57,8 +58,10 @@ def run(arguments: argparse.Namespace) -> None:
     )
     figure.axes[0].set_title(f"{arguments.kernel.upper()} on {arguments.representation}: {arguments.input.name}")
     figure.tight_layout()
+    drawn = io.BytesIO()  # drawn in memory, then written by Python: a full disk is one line, not matplotlib's error
+    figure.savefig(drawn, format=arguments.output.suffix.lower()[1:], dpi=110)
     with replacing(arguments.output) as temporary:
-        figure.savefig(temporary, dpi=110)
+        temporary.write_bytes(drawn.getvalue())
     print(f"{min(arguments.sample, len(trees))} trees drawn to {arguments.output}", file=sys.stderr)
 
 
