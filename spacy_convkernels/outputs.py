@@ -43,6 +43,7 @@ the first write to the map.
 
 import errno
 import os
+import secrets
 import shutil
 import stat
 import sys
@@ -147,7 +148,9 @@ def replacing_all(paths: Mapping[str, Path | str | None]) -> Iterator[dict[str, 
     try:
         for name, path in paths.items():
             if path is not None:
-                outputs.append(_output(name, Path(path)))
+                output = _output(name, Path(path))
+                outputs.append(output)  # listed before its temporary file exists: a signal leaves none behind
+                _make_temporary(output)
         try:
             yield {output.name: output.temporary for output in outputs}
         except OSError as error:
@@ -191,22 +194,41 @@ def save_array(path: Path | str, array) -> None:
 
 
 def _output(name: str, path: Path) -> _Output:
-    """An output and its new, empty temporary file: beside the file it replaces, or in the
-    temporary directory for one written in place."""
+    """An output and the name of its temporary file, not made yet (:func:`_make_temporary`):
+    beside the file it replaces, or in the temporary directory for one written in place."""
     try:
         status = _stat(path)
         if status is not None and (not stat.S_ISREG(status.st_mode) or _standard_stream(status)):
-            in_place, target, mode, directory = True, path, 0, None
+            in_place, target, mode, directory = True, path, 0, Path(tempfile.gettempdir())
         else:  # a symbolic link stays a link, to the new file
             target = Path(os.path.realpath(path))
             mode = stat.S_IMODE(status.st_mode) if status is not None else 0o666 & ~_umask()
             in_place, directory = False, target.parent
             directory.mkdir(parents=True, exist_ok=True)
-        handle, name_ = tempfile.mkstemp(prefix=f".{target.name}.", suffix=path.suffix or ".tmp", dir=directory)
     except OSError as error:
         raise OutputFileError(f"cannot write {name} {path}: {_reason(error)}") from error
-    os.close(handle)
-    return _Output(name, path, in_place=in_place, target=target, mode=mode, temporary=Path(name_))
+    temporary = _temporary_name(directory, target, path)
+    return _Output(name, path, in_place=in_place, target=target, mode=mode, temporary=temporary)
+
+
+def _temporary_name(directory: Path, target: Path, path: Path) -> Path:
+    """A random hidden name beside ``target``'s: ``.NAME.XXXXXXXX.SUFFIX``."""
+    return directory / f".{target.name}.{secrets.token_hex(4)}{path.suffix or '.tmp'}"
+
+
+def _make_temporary(output: _Output) -> None:
+    """Create the output's temporary file, new and empty (mode 0600; another random name
+    while one exists). The output names it before it exists, so that whatever interrupts
+    this leaves no file the output does not name."""
+    try:
+        while True:
+            try:
+                os.close(os.open(output.temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+                return
+            except FileExistsError:
+                output.temporary = _temporary_name(output.temporary.parent, output.target, output.path)
+    except OSError as error:
+        raise OutputFileError(f"cannot write {output}: {_reason(error)}") from error
 
 
 def _commit(outputs: list[_Output]) -> None:

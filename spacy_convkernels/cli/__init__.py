@@ -95,29 +95,49 @@ class _Terminated(BaseException):
 def _terminating_signals() -> Iterator[None]:
     """SIGTERM and SIGHUP raise :class:`_Terminated` (unless ignored, as under ``nohup``) and
     SIGXFSZ is ignored, for the block; the earlier handlers are put back after it. Only the
-    main thread may set handlers: elsewhere (a test's thread) the block runs as it is."""
+    main thread may set handlers: elsewhere (a test's thread) the block runs as it is.
+
+    Python runs a handler wherever the main thread is: inside a finalizer it would only be
+    printed ("Exception ignored"), inside ``__set_name__`` wrapped in a RuntimeError. So
+    the signal is remembered: such an unraisable one is not printed, and the block ends as
+    terminated whatever it raised or returned after the signal."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    owner = os.getpid()
+    owner, received = os.getpid(), []
 
     def terminate(number, frame):
         if os.getpid() != owner:  # a forked worker (spaCy's n_process): the default action
             signal.signal(number, signal.SIG_DFL)
             os.kill(os.getpid(), number)
             return
+        received.append(number)
         raise _Terminated(number)
 
+    def unraisable(report, hook=sys.unraisablehook):
+        if not isinstance(report.exc_value, _Terminated):  # a swallowed one is raised again below
+            hook(report)
+
     earlier = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGXFSZ)}
+    earlier_hook, sys.unraisablehook = sys.unraisablehook, unraisable
     for number in (signal.SIGTERM, signal.SIGHUP):
         if earlier[number] != signal.SIG_IGN:
             signal.signal(number, terminate)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
         yield
+    except _Terminated:
+        raise
+    except BaseException as error:
+        if received:  # raised on the way out of a signal (a wrapped one, or a failure it caused)
+            raise _Terminated(received[0]) from error
+        raise
     finally:
         for number, handler in earlier.items():
             signal.signal(number, handler if handler is not None else signal.SIG_DFL)
+        sys.unraisablehook = earlier_hook
+    if received:  # swallowed inside a finalizer: the run ends as terminated all the same
+        raise _Terminated(received[0])
 
 
 class VersionAction(argparse.Action):
