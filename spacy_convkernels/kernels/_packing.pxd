@@ -5,6 +5,7 @@ concatenated, and the view of one tree inside them."""
 cdef struct Packed:
     const long long* node_offset
     const int* key
+    const int* sorted_key           # trees: each tree's keys in its sorted node order (key[order[i]])
     const int* label
     const int* child_ptr
     const int* child_idx
@@ -47,6 +48,7 @@ cdef struct ForestView:
 cdef struct TreeView:
     int n
     const int* key
+    const int* sorted_key   # key[order[i]], so that merging two trees' sorted nodes reads one array each
     const int* label
     const int* child_ptr
     const int* child_idx
@@ -73,7 +75,7 @@ cdef class PackedSequences(PackedStructures):
 
 cdef class PackedTrees(PackedStructures):
     cdef readonly str match_key
-    cdef readonly object key, child_ptr, child_idx, order, rank, smooth_offset, smooth
+    cdef readonly object key, sorted_key, child_ptr, child_idx, order, rank, smooth_offset, smooth
     cdef object used_labels, used_smooth  # the distinct label ids, and whether each was smoothed
     cdef bint smoothed_like(self, kinds) except -1
 
@@ -111,6 +113,7 @@ cdef inline TreeView tree_view(const Packed* p, Py_ssize_t t) noexcept nogil:
     cdef long long o = p.node_offset[t]
     v.n = <int>(p.node_offset[t + 1] - o)
     v.key = p.key + o
+    v.sorted_key = p.sorted_key + o
     v.label = p.label + o
     v.child_ptr = p.child_ptr + o + t      # n + 1 offsets per tree
     v.child_idx = p.child_idx + o - t      # n - 1 children per tree

@@ -18,6 +18,7 @@ class PackedSequences(PackedStructures):
 class PackedTrees(PackedStructures):
     match_key: str
     key: np.ndarray
+    sorted_key: np.ndarray
     child_ptr: np.ndarray
     child_idx: np.ndarray
     order: np.ndarray

@@ -158,6 +158,10 @@ cdef class PackedTrees(PackedStructures):
             broken = check_tree(&view)
             if broken:
                 raise InvalidParameterError(f"tree {number}: {_TREE_RULES[broken]}")
+        in_order = np.asarray(self.order[:-1], dtype=np.int64) + offsets[tree_of_node]  # checked above
+        self.sorted_key = frozen_copy(np.append(np.asarray(self.key)[in_order], 0), np.int32)
+        cdef const int[::1] sorted_keys = self.sorted_key
+        self.packed.sorted_key = &sorted_keys[0]
         self.ready = True
 
     cdef bint smoothed_like(self, kinds) except -1:

@@ -78,7 +78,7 @@ cdef double production_delta(const Workspace* ws, const Settings* prm,
     cdef int n = a.child_ptr[x + 1] - pa
     cdef int k, ca, cb
     cdef bint leaf_a, leaf_b, inner_match
-    cdef double prod = 1.0
+    cdef double prod = 1.0, f
     if b.child_ptr[y + 1] - pb != n:  # production ids of two different interners: no match
         return 0.0
     for k in range(n):
@@ -87,8 +87,9 @@ cdef double production_delta(const Workspace* ws, const Settings* prm,
         leaf_a = is_leaf(a, ca)
         leaf_b = is_leaf(b, cb)
         inner_match = not leaf_a and not leaf_b and a.key[ca] == b.key[cb]
-        prod *= production_factor(prm, leaf_a and leaf_b, inner_match,
-                                  child_delta(ws, b, ca, cb) if inner_match else 0.0)
+        f = production_factor(prm, leaf_a and leaf_b, inner_match, child_delta(ws, b, ca, cb) if inner_match else 0.0)
+        if f != 1.0:  # a factor 1 changes no bit: skipped, off the product's chain of multiplications
+            prod *= f
     return prm.lam * prod
 
 
@@ -131,19 +132,21 @@ cdef inline long long match_groups(Workspace* ws, const TreeView* a, const TreeV
     cdef int na = a.n, nb = b.n
     cdef int i = 0, j = 0, j_end, x, key
     cdef long long n_pairs = 0
+    cdef const int* key_a = a.sorted_key
+    cdef const int* key_b = b.sorted_key
     for x in range(na):
         ws.group_len[x] = 0
     while i < na and j < nb:
-        key = a.key[a.order[i]]
-        if key < b.key[b.order[j]]:
+        key = key_a[i]
+        if key < key_b[j]:
             i += 1
-        elif key > b.key[b.order[j]]:
+        elif key > key_b[j]:
             j += 1
         else:
             j_end = j + 1
-            while j_end < nb and b.key[b.order[j_end]] == key:
+            while j_end < nb and key_b[j_end] == key:
                 j_end += 1
-            while i < na and a.key[a.order[i]] == key:
+            while i < na and key_a[i] == key:
                 x = a.order[i]
                 if smoothing == NULL or smoothing.kind[a.label[x]] == EXACT:
                     ws.group_start[x] = j
@@ -161,10 +164,11 @@ cdef double stored_tree_kernel(Workspace* ws, const Settings* prm, const TreeVie
     Delta times w(x) w(y) when a table of label weights w is given, the Deltas of the
     ``n_pairs`` matching pairs (:func:`match_groups`, called before) stored (the module;
     out of memory: ``failed`` set)."""
-    cdef int na = a.n, node, t, other
+    cdef int na = a.n, node, t, other, n_partners
     cdef long long base
     cdef double total = 0.0, d, f
-    cdef bint leaf
+    cdef bint leaf, partial = prm.kind == PARTIAL_TREE
+    cdef const int* partners
     cdef const double* w = prm.similarity.label_weight if prm.similarity != NULL else NULL
     if n_pairs == 0:
         return 0.0
@@ -172,19 +176,25 @@ cdef double stored_tree_kernel(Workspace* ws, const Settings* prm, const TreeVie
         ws.failed = True
         return 0.0
     for node in range(na - 1, -1, -1):
+        n_partners = ws.group_len[node]
+        if n_partners == 0:
+            continue
         base = ws.pair_start[node]
-        for t in range(ws.group_len[node]):
-            other = b.order[ws.group_start[node] + t]
+        partners = b.order + ws.group_start[node]
+        for t in range(n_partners):
+            other = partners[t]
             f = w[a.label[node]] * w[b.label[other]] if w != NULL else 1.0  # label weights w(x) w(y)
-            if prm.kind == PARTIAL_TREE:
+            if partial:
                 leaf = is_leaf(a, node) or is_leaf(b, other)
                 d = partial_value(prm, f, leaf, 0.0 if leaf else partial_children(ws, prm, a, b, node, other))
+                if ws.failed:
+                    return 0.0
             else:
                 d = production_delta(ws, prm, a, b, node, other) * f
-            if ws.failed or not tick(ws, 1):
-                return 0.0
             ws.delta[base + t] = d
             total += d
+        if not tick(ws, <long long>n_partners * (1 + n_children(a, node))):  # pairs, and the children they read
+            return 0.0
     return total
 
 
