@@ -63,8 +63,8 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     kernel : Kernel
         A kernel of the package; its structures (trees, path tuples) are the input.
     n_components : int, default=100
-        Number of landmarks, hence of output features (fewer when ``fit`` gets fewer
-        structures, with a warning).
+        Number of landmarks (fewer when ``fit`` gets fewer structures, with a warning), hence
+        at most as many output features (one per kept eigenvalue, ``n_features_out_``).
     landmark_init : {"uniform", "kmeans++", "pivoted_cholesky", "ridge_leverage"}, default="uniform"
         ``"uniform"`` samples ``n_components`` structures without replacement (as
         scikit-learn does); ``"kmeans++"`` seeds them as kernel k-means++ (Arthur &

@@ -60,7 +60,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     fit.formatter_class = argparse.RawDescriptionHelpFormatter
     fit.add_argument("input", type=Path, help="the corpus: .jsonl (of trees), .klp[.gz] or bracket trees")
     fit.add_argument("model", type=Path, help="the .npz file to write")
-    fit.add_argument("--n-components", type=int, default=100, help="landmarks, hence dimensions (default 100)")
+    fit.add_argument(
+        "--n-components", type=int, default=100, help="landmarks; as many dimensions or fewer (default 100)"
+    )
     fit.add_argument("--landmark-init", choices=LANDMARK_INITS, default="uniform", help="(default uniform)")
     fit.add_argument("--random-state", type=int, default=0, help="seed of the landmark choice (default 0)")
     fit.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -134,8 +134,8 @@ class KernelEncoder:
     """Nyström vectors (``method="nystroem"``, ``n_components`` landmarks chosen by
     ``landmark_init``) or KLSH bits (``"klsh"``, ``n_components`` bits from
     ``n_references`` references, ``subset_size`` per random subset) of structures. Fitted
-    on fewer structures than ``n_components``, Nyström has fewer landmarks, hence fewer
-    columns (:attr:`width`; ``Nystroem`` warns)."""
+    on fewer structures than ``n_components``, Nyström has fewer landmarks (``Nystroem``
+    warns); its columns (:attr:`width`) are the kept eigenvalues of their Gram."""
 
     def __init__(
         self,
