@@ -102,6 +102,25 @@ def test_stacked_svm_reuses_kept_decisions(questions, monkeypatch):
     assert len(unpickled.decisions) == 0 and unpickled.decisions.size == MEMO_SIZE
 
 
+def test_with_a_text_weight_decisions_are_kept_by_structure_and_text(questions, monkeypatch):
+    """A dev set scored at every evaluation of spacy train is computed once with the n-gram
+    cosine too; the same tree under another text is another input."""
+    trees, labels = questions
+    texts = [f"question {i}" for i in range(len(trees))]
+    svm = StackedSVM(PartialTreeKernel(), C=1.0, n_folds=2, text_weight=0.5)
+    svm.fit(list(range(30)), trees[:30], labels[:30] == labels[0], texts[:30])
+    new, new_texts = trees[30:40], texts[30:40]
+    first = svm.transform([None] * 10, new, False, new_texts)
+    K = svm.estimator.support_rows(new) + 0.5 * svm.text_kernel.gram(new_texts, svm.support_texts)
+    assert first == pytest.approx(svm.estimator.decision_function_from_rows(K).reshape(10, -1), abs=1e-5)
+    assert set(svm.decisions) == set(zip(new, new_texts))
+    monkeypatch.setattr(svm.estimator, "support_rows", lambda X: pytest.fail("computed again"))
+    assert svm.transform([None] * 10, new, False, new_texts) == pytest.approx(first)
+    monkeypatch.undo()
+    other = svm.transform([None] * 10, new, False, texts[:10])  # other texts: other inputs, computed
+    assert len(svm.decisions) == 20 and other.shape == first.shape
+
+
 def test_an_encoder_pickled_with_a_plain_dict_gets_a_bounded_cache(questions):
     svm = fitted(questions)
     state = dict(svm.__dict__, decisions={})  # the state pickles had before the cache was bounded

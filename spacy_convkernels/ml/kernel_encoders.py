@@ -45,8 +45,8 @@ MEMO_SIZE = 20_000
 ones scored most recently (least recently used out first, :class:`DecisionCache`). The
 decisions are a function of the structure, so a dev set scored at every evaluation of
 ``spacy train`` is computed once, while a long-running process that scores ever new
-structures holds at most this many, with the structures they key. ``StackedSVM(memo_size=0)``
-keeps none."""
+structures holds at most this many, with the structures they key (with a text weight: the
+structure and its text). ``StackedSVM(memo_size=0)`` keeps none."""
 
 
 class DecisionCache:
@@ -385,20 +385,25 @@ class StackedSVM:
             if known:
                 rows[i] = self.out_of_fold[keys[i]]
         new = [k for k, known in enumerate(remembered) if not known]
-        if new and self.text_weight:
-            K = self.estimator.support_rows([found[k] for k in new])
-            K += self.text_weight * self.text_kernel.gram([texts[where[k]] for k in new], self.support_texts)
-            rows[[where[k] for k in new]] = self.estimator.decision_function_from_rows(K).reshape(len(new), -1)
-        elif new:  # one kernel row per distinct structure not met before (a sentence's candidates often share one)
-            kept = {structure: self.decisions.get(structure) for structure in dict.fromkeys(found[k] for k in new)}
-            distinct = [structure for structure, row in kept.items() if row is None]
+        if new:  # one kernel row per distinct input not met before (a sentence's candidates often share one)
+            inputs = [(found[k], texts[where[k]]) if self.text_weight else found[k] for k in new]
+            kept = {item: self.decisions.get(item) for item in dict.fromkeys(inputs)}
+            distinct = [item for item, row in kept.items() if row is None]
             if distinct:
-                computed = self.estimator.decision_function(distinct).reshape(len(distinct), -1)
-                for structure, row in zip(distinct, computed):
-                    kept[structure] = row
-                    self.decisions.put(structure, row)
-            rows[[where[k] for k in new]] = [kept[found[k]] for k in new]
+                for item, row in zip(distinct, self._decisions(distinct)):
+                    kept[item] = row
+                    self.decisions.put(item, row)
+            rows[[where[k] for k in new]] = [kept[item] for item in inputs]
         return rows
+
+    def _decisions(self, inputs: list) -> np.ndarray:
+        """The SVMs' decision rows of distinct structures, or (structure, text) pairs with a text weight."""
+        if not self.text_weight:
+            return self.estimator.decision_function(inputs).reshape(len(inputs), -1)
+        structures, texts = zip(*inputs)
+        K = self.estimator.support_rows(list(structures))
+        K += self.text_weight * self.text_kernel.gram(list(texts), self.support_texts)
+        return self.estimator.decision_function_from_rows(K).reshape(len(inputs), -1)
 
     def to_bytes(self) -> bytes:
         if not self.fitted:
