@@ -27,7 +27,11 @@ class Lease:
         self._returned = returned
 
     def __del__(self) -> None:
-        self._returned.append(self.ids)  # atomic: safe from a collection in any thread
+        try:
+            returned, ids = self._returned, self.ids
+        except AttributeError:  # a signal's exception came before __init__ ran: its ids stay counted as used
+            return
+        returned.append(ids)  # atomic: safe from a collection in any thread
 
 
 class Interner:
