@@ -17,15 +17,9 @@ from pathlib import Path
 import numpy as np
 from locations import DATA
 from pair_rates import evaluation_rates
+from versus_commit import kernels  # the kernels and parameters both benchmarks time
 
 from spacy_convkernels.corpora import read_klp
-from spacy_convkernels.kernels import (
-    CompositionalSmoothedPartialTreeKernel,
-    PartialTreeKernel,
-    SmoothedPartialTreeKernel,
-    SubsetTreeKernel,
-    SubtreeKernel,
-)
 
 
 def main():
@@ -41,19 +35,9 @@ def main():
     cores = os.cpu_count()
     print(f"{len(examples)} training questions; {args.pairs:,} random pairs; median of {args.runs} runs; {cores} cores")
     print(f"{'kernel':<24}{'trees':<7}{'nodes':>6}{'1 thread /s':>14}{f'{cores} threads /s':>16}{'speed-up':>10}")
-    wordspace = args.data / "wordspace_md300.txt.gz"
-    kernels = [
-        ("ST", "grct", SubtreeKernel(lam=0.4, variant="kelp")),
-        ("SST", "grct", SubsetTreeKernel(lam=0.4)),
-        ("PTK", "grct", PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5)),
-        ("SPTK", "lct", SmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=0.2, threshold=0.01, vectors=wordspace)),
-        (
-            "CSPTK",
-            "clct",
-            CompositionalSmoothedPartialTreeKernel(0.4, mu=0.4, terminal_factor=1.0, threshold=0.01, vectors=wordspace),
-        ),
-    ]
-    for name, representation, kernel in (k for k in kernels if k[0] in args.kernels):
+    for name, (representation, kernel) in kernels(args.data / "wordspace_md300.txt.gz").items():
+        if name not in args.kernels:
+            continue
         trees = [e.trees[representation] for e in examples]
         rates = evaluation_rates(kernel, trees, pairs, args.runs)
         nodes = np.mean([t.n_nodes for t in trees])
