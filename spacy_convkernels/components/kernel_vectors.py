@@ -21,7 +21,8 @@ would re-initialize the trained components. Then every sentence gets
 ``Span._.kernel_vector`` (float32, ``n_components`` values or fewer, see above; None for a sentence left
 without a tree, such as one of punctuation only) and every Doc ``Doc._.kernel_vector``,
 the mean of its sentences' vectors (None when none has one). ``pipe`` computes one
-kernel block per batch against the landmarks. Landmarks and normalization are saved
+kernel block per batch against the landmarks, and its float32 product with the projection
+(so a vector's last bits may depend on the batch it came in: within 1e-6). Landmarks and normalization are saved
 with the pipeline, so a reloaded pipeline gives identical vectors.
 
 Trees are read from ``Span._.kernel_trees`` when a ``kernel_trees`` component made them,
