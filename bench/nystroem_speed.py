@@ -18,28 +18,15 @@ questions of the training set (every 10th), 1,045 in all. In one run, for each k
 
 import argparse
 import os
-import time
 from pathlib import Path
 
 from locations import DATA
-from one_against_many import kernels
+from one_against_many import best_of, kernels, timed
 
 from spacy_convkernels.approx import Nystroem
 from spacy_convkernels.approx.nystroem import EIGENVALUE_RTOL, nystroem_normalization
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.row_blocks import gram_rows, symmetric_gram
-
-
-def seconds(function, *args, **kwargs):
-    """(function(*args, **kwargs), its wall seconds)."""
-    start = time.perf_counter()
-    result = function(*args, **kwargs)
-    return result, time.perf_counter() - start
-
-
-def fewest_seconds(repeats: int, function, *args, **kwargs) -> float:
-    """The fewest wall seconds of ``repeats`` calls."""
-    return min(seconds(function, *args, **kwargs)[1] for _ in range(repeats))
 
 
 def main():
@@ -68,14 +55,14 @@ def main():
         train = [e.trees[representation] for e in training]
         X = [e.trees[representation] for e in queries]
         model = Nystroem(kernel, n_components=args.landmarks, random_state=0, n_jobs=args.n_jobs)
-        _, fit = seconds(model.fit, train)
-        W, gram = seconds(symmetric_gram, kernel, model.components_, n_jobs=args.n_jobs)
-        rows = fewest_seconds(args.repeats, gram_rows, kernel, X, model._landmarks, n_jobs=args.n_jobs)
+        _, fit, _ = timed(model.fit, train)
+        W, gram, _ = timed(symmetric_gram, kernel, model.components_, n_jobs=args.n_jobs)
+        rows = best_of(args.repeats, gram_rows, kernel, X, model._landmarks, n_jobs=args.n_jobs)
         for rtol in args.rtol:
-            P, eig = seconds(nystroem_normalization, W, rtol=rtol)
+            P, eig, _ = timed(nystroem_normalization, W, rtol=rtol)
             model.set_params(eigenvalue_rtol=rtol).set_landmarks(model.components_, P)
-            wide = fewest_seconds(args.repeats, model.set_params(dtype="float64").transform, X)
-            narrow = fewest_seconds(args.repeats, model.set_params(dtype="float32").transform, X)
+            wide = best_of(args.repeats, model.set_params(dtype="float64").transform, X)
+            narrow = best_of(args.repeats, model.set_params(dtype="float32").transform, X)
             print(
                 f"{name:<7}{rtol:>7.0e}{fit:>7.1f}{gram:>8.1f}{eig:>7.1f}{model.n_features_out_:>6,}"
                 f"{len(X) / rows:>10,.0f}{len(X) / wide:>13,.0f}{rows / wide:>7.2f}"
