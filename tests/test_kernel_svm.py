@@ -185,6 +185,23 @@ def test_a_support_budget_retrains_on_the_largest_dual_weights(questions):
     )
 
 
+@pytest.mark.parametrize("budget", [None, 12])
+def test_shared_gram_folds_decide_as_svms_fitted_on_each_fold_alone(questions, budget):
+    """One Gram serves every class and fold: the out-of-fold decisions of every class equal
+    those of a KernelSVC fitted from scratch on the fold's structures (its own Gram), with a
+    support budget that binds in every fold or without one."""
+    X, labels = questions
+    kernel = PartialTreeKernel()
+    estimator = KernelSVC(kernel, C=3.0, class_weight="fair", max_support=budget)
+    found = cross_validate_svm(estimator, X, labels, n_folds=3, random_state=4)
+    for fit, held in StratifiedKFold(n_splits=3, shuffle=True, random_state=4).split(X, labels):
+        alone = KernelSVC(kernel, C=3.0, class_weight="fair", max_support=budget).fit([X[i] for i in fit], labels[fit])
+        assert budget is None or len(alone.support_) == budget
+        assert found.decisions[held] == pytest.approx(alone.decision_function([X[i] for i in held]), abs=1e-9)
+    everything = KernelSVC(kernel, C=3.0, class_weight="fair", max_support=budget).fit(X, labels)
+    assert estimator.decision_function(X) == pytest.approx(everything.decision_function(X), abs=1e-9)
+
+
 def test_bad_input():
     kernel = PartialTreeKernel()
     with pytest.raises(InvalidParameterError, match="C must be"):
