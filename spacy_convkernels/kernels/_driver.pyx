@@ -141,9 +141,10 @@ cdef bint gram_row(Workspace* ws, const Job* job, Py_ssize_t r) noexcept nogil:
 
 
 cdef bint against_row(Workspace* ws, const Job* job, Py_ssize_t r) noexcept nogil:
-    """Row r of a Gram block against an indexed fixed set (symmetric: from column r on),
+    """Row r of a Gram block against an indexed fixed set (symmetric paths: from column r
+    on; trees always compute the whole row, the index sharing work across all of B),
     normalized as :func:`gram_row` does (its diagonal 1 without rounding); False if out of memory."""
-    cdef Py_ssize_t c, first = r if job.symmetric else 0
+    cdef Py_ssize_t c, first = r if job.symmetric and job.prm.kind == SUBSEQUENCE_PATH else 0
     cdef double* K = job.out + r * job.n_b
     for c in range(first, job.n_b):
         K[c] = 0.0
@@ -204,8 +205,10 @@ def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet 
     order: about 1e-16 relative). For SPTK the dot products of each block of rows' smoothed
     labels with B's vector rows are computed first, once per distinct pair of rows
     (:meth:`FixedSet.block_similarities`), on the same ``n_threads``. With ``symmetric``
-    (paths only, A the packed structures of B: the Gram of one set) each row is computed
-    from its diagonal on and the upper triangle mirrored, as :func:`gram` does.
+    (A the packed structures of B: the Gram of one set) the upper triangle is mirrored onto
+    the lower one, as :func:`gram` does, and the diagonal is 1 when normalized; for paths
+    each row is computed from its diagonal on, for trees whole (the index shares a query
+    node's work across all of B, which it cannot split by column).
     Inconsistent arguments, or tables that no longer hold what B's index read, raise
     :class:`InvalidParameterError`."""
     cdef Job job
@@ -214,8 +217,8 @@ def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet 
     cdef _BlockSimilarities block = None
     job.prm = checked_settings(settings, A, B.packed, n_threads)
     B.check_settings(settings)
-    if symmetric and (A is not B.packed or job.prm.kind != SUBSEQUENCE_PATH):
-        raise InvalidParameterError("a symmetric Gram block against a fixed set needs paths, and A the fixed set's")
+    if symmetric and A is not B.packed:
+        raise InvalidParameterError("a symmetric Gram block against a fixed set needs A the fixed set's")
     inverse_norms(&job, inv_norm_a, inv_norm_b, A, B.packed, keep)
     cdef Py_ssize_t n_a = A.n_structures, n_b = B.n_structures
     out = np.zeros((n_a, n_b), dtype=np.float64)

@@ -159,12 +159,14 @@ class Kernel(BaseEstimator):
     ) -> np.ndarray:
         """The Gram matrix K[i, j] = K(X[i], Y[j]) (Y = X when None), float64.
 
-        With ``Y=None`` only the upper triangle is computed. When ``Y`` was prepared with
-        an index (:meth:`prepare`), each row of X is computed against all of Y at once
-        (the one-against-many engine: the same values, up to rounding in the last bits);
-        so are paths unless Y was prepared without an index, Y indexed on the fly (a row's
-        tuple similarities are computed once per distinct label of Y, through the postings
-        of its features, not once per position pair).
+        With ``Y=None`` X is indexed on the fly and each row computed against all of X
+        at once (the one-against-many engine: the same values as pair by pair, up to
+        rounding in the last bits, about 1e-15), the upper triangle mirrored onto the lower
+        one; the diagonal of a normalized Gram is 1. When ``Y`` was prepared with an index
+        (:meth:`prepare`), each row of X is computed against all of Y at once; so are paths
+        unless Y was prepared without an index, Y indexed on the fly (a row's tuple
+        similarities are computed once per distinct label of Y, through the postings of its
+        features, not once per position pair).
         ``progress`` shows a tqdm bar of the rows done; a function is called instead with
         the number of rows of each block done (about every 0.1 s).
         """
@@ -178,7 +180,7 @@ class Kernel(BaseEstimator):
             inv_a = self._inverse_norms(X, A, spec, tables, threads)
             inv_b = inv_a if B is A else self._inverse_norms(Y, B, spec, tables, threads)
         index = given.index if isinstance(given, Prepared) and B is given.packed and B is not A else None
-        if spec.kind == KernelKind.SUBSEQUENCE_PATH and not isinstance(given, Prepared):
+        if given is None or (spec.kind == KernelKind.SUBSEQUENCE_PATH and not isinstance(given, Prepared)):
             index = FixedSet(_engine_settings(spec, tables), B)
         with tqdm(total=len(X), desc=f"{type(self).__name__} Gram", unit=" rows", disable=progress is not True) as bar:
             rows_done = progress if callable(progress) else bar.update if progress else None
