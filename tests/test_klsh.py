@@ -5,7 +5,7 @@ import pickle
 import numpy as np
 import pytest
 import spacy
-from data_paths import CORPORA, require_extra
+from data_paths import CORPORA, ROOT, require_extra
 from kelp_parses import doc_from_grct
 from scipy.stats import spearmanr
 from sklearn.base import clone
@@ -102,8 +102,15 @@ def test_klsh_has_set_output_as_scikit_learn_transformers_do(qc):
     assert klsh.fit(trees).transform(trees[:5]).shape == (5, 12)
 
 
+def test_pandas_for_set_output_is_an_extra_of_its_own_and_of_dev():
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert [requirement.split(">")[0] for requirement in extras["pandas"]] == ["pandas"]
+    assert "pandas" in extras["dev"][0].split("[")[1].rstrip("]").split(",")
+
+
 def test_klsh_codes_as_a_dataframe(qc):
-    pd = require_extra("pandas", None)
+    pd = require_extra("pandas", "pandas")
     trees, _ = qc
     klsh = KLSH(PartialTreeKernel(), n_references=20, n_bits=12, subset_size=5, random_state=0)
     frame = klsh.set_output(transform="pandas").fit(trees).transform(trees[:5])

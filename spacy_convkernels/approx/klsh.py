@@ -60,8 +60,9 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     functions; :meth:`fit_references` draws the hash functions for a given reference set,
     :meth:`restore` takes saved ones. ``transform`` gives the codes, one 0/1 column per
     bit (named by ``get_feature_names_out``; ``set_output`` as every scikit-learn
-    transformer), or packed 8 bits to a byte with ``packed=True``; ``similarities`` gives
-    the kernel vectors k(x) = K(x, r_1..r_M) they come from (see the module).
+    transformer, ``transform="pandas"`` with the ``pandas`` extra), or packed 8 bits to
+    a byte with ``packed=True``; ``similarities`` gives the kernel vectors
+    k(x) = K(x, r_1..r_M) they come from (see the module).
 
     Parameters
     ----------
