@@ -2,6 +2,7 @@
 
 import ast
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -24,7 +25,7 @@ from spacy_convkernels.kernels import (
 from spacy_convkernels.kernels import explain as explain_module
 from spacy_convkernels.kernels._settings import KernelKind
 from spacy_convkernels.kernels.base import EngineSpec, Kernel
-from spacy_convkernels.kernels.explain import explain
+from spacy_convkernels.kernels.explain import COLORS, explain, to_svg
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 WORDSPACE = CORPORA / "trec-qc-kelp-sample" / "wordspace_md300.first60.txt.gz"
@@ -124,6 +125,19 @@ def test_fragments_of_a_sentence_pair():
     ptk = PartialTreeKernel().explain(a, b, top=None)
     np_pair = next(m for m in ptk.matches if (m.node_a, m.node_b) == (1, 1))  # the subjects' NPs
     assert str(np_pair.fragment) == "(NP(DT(the))(NN))"
+
+
+def test_nested_matches_keep_their_own_colour_in_the_drawing():
+    a = Tree.from_string("(S (NP (DT the) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))))")
+    b = Tree.from_string("(S (NP (DT the) (NN dog)) (VP (VBD sat) (PP (IN on) (NP (DT a) (NN mat)))))")
+    explanation = SubsetTreeKernel(lam=0.4).explain(a, b, top=10)
+    outer = set(explanation.matches[0].nodes_b)
+    assert all(set(match.nodes_b) <= outer for match in explanation.matches[3:5])  # 4 and 5 lie inside 1
+    svg = to_svg(explanation, a, b)
+    filled = set(re.findall(r'fill="(#[0-9a-f]{6})" font-weight="bold">', svg))
+    assert filled == set(COLORS)  # every match of the table, orange (4) and purple (5) among them
+    for rank, colour in enumerate(COLORS, start=1):
+        assert f'<tspan fill="{colour}">{rank}</tspan>' in svg  # each root marked in its match's colour
 
 
 def test_bad_calls_raise_package_errors():

@@ -8,8 +8,9 @@ A and B are trees in bracket form, or with ``--corpus`` the 0-based positions of
 trees of a corpus file (as for ``gram``: ``.jsonl`` of ``trees --format jsonl``,
 ``.klp[.gz]``, or bracket trees one per line; ``--representation`` picks the tree).
 The ``--top`` node pairs of largest contribution to K(A, B) are listed (value, share of
-K, largest common fragment) and drawn: both trees, each match's fragment in its colour
-(:func:`spacy_convkernels.kernels.explain.explain`). The output is an
+K, largest common fragment) and drawn: both trees, each match's fragment in its colour,
+a match nested in another in its own (:func:`spacy_convkernels.kernels.explain.explain`,
+:func:`~spacy_convkernels.kernels.explain.to_svg`). The output is an
 HTML page (a ``.html`` name) or an SVG image (``.svg``).
 """
 

@@ -208,17 +208,27 @@ CHAR, SLOT, LEVEL, MARGIN = 7.5, 24.0, 56.0, 20.0  # pixels: per label character
 
 def to_svg(explanation: Explanation, a: Tree, b: Tree) -> str:
     """Both trees, ``a`` above ``b``, the nodes of each match's fragment in the match's
-    colour (the largest match first, ten colours) and each match's root marked by its rank."""
+    colour (the largest match first, ten colours) and each match's root marked by its
+    rank in that colour. A node of several fragments (a match nested in another) takes the
+    colour of the smallest of them (the better ranked of equal ones), an edge that of the
+    smallest fragment holding both its nodes: the enclosing match keeps its colour where
+    no nested one covers it."""
     parts, height, width = [], MARGIN, 0.0
+    shown = explanation.matches[: len(COLORS)]
     for side, tree in (("a", a), ("b", b)):
-        colours: dict[int, str] = {}
-        ranks: dict[int, int] = {}
-        for rank, match in enumerate(explanation.matches[: len(COLORS)], start=1):
-            nodes = match.nodes_a if side == "a" else match.nodes_b
-            for node in nodes:
-                colours.setdefault(node, COLORS[rank - 1])
-            ranks.setdefault(nodes[0], rank)
-        drawn, size = _draw(tree, colours, ranks, top=height + 24)
+        fragments = [match.nodes_a if side == "a" else match.nodes_b for match in shown]
+        colours: dict[int, str] = {}  # by node
+        edges: dict[int, str] = {}  # by child: the edge to its parent
+        for k in sorted(range(len(fragments)), key=lambda k: (len(fragments[k]), k), reverse=True):
+            inside = set(fragments[k])  # painted from the largest fragment to the smallest
+            for node in inside:
+                colours[node] = COLORS[k]
+                if tree.parents[node] in inside:
+                    edges[node] = COLORS[k]
+        ranks: dict[int, list[int]] = {}
+        for rank, nodes in enumerate(fragments, start=1):
+            ranks.setdefault(nodes[0], []).append(rank)
+        drawn, size = _draw(tree, colours, edges, ranks, top=height + 24)
         parts.append(f'<text x="{MARGIN}" y="{height + 12}" font-weight="bold">{side}</text>')
         parts.extend(drawn)
         height += size[1] + 24 + MARGIN
@@ -253,9 +263,10 @@ largest below ({explanation.rest:.6g} from the others).</p>
 """
 
 
-def _draw(tree: Tree, colours: dict, ranks: dict, *, top: float) -> tuple[list[str], tuple[float, float]]:
+def _draw(tree: Tree, colours: dict, edges: dict, ranks: dict, *, top: float) -> tuple[list[str], tuple[float, float]]:
     """SVG elements of one tree (leaves side by side in order, a parent centred over its
-    children, one level per depth) and its (width, height)."""
+    children, one level per depth) and its (width, height): ``colours`` by node, ``edges``
+    by child node, ``ranks`` the matches rooted at a node."""
     nodes = _Nodes(tree)
     n = len(nodes.labels)
     depth = [0] * n
@@ -276,7 +287,7 @@ def _draw(tree: Tree, colours: dict, ranks: dict, *, top: float) -> tuple[list[s
     elements = []
     for node in range(1, n):
         parent = nodes.parents[node]
-        colour = colours.get(node) if colours.get(node) == colours.get(parent) else None
+        colour = edges.get(node)
         stroke = f'stroke="{colour}" stroke-width="2.5"' if colour else 'stroke="#bbb"'
         elements.append(
             f'<line x1="{x[parent]:.1f}" y1="{y[parent] + 6:.1f}" x2="{x[node]:.1f}" y2="{y[node] - 12:.1f}" {stroke}/>'
@@ -287,8 +298,7 @@ def _draw(tree: Tree, colours: dict, ranks: dict, *, top: float) -> tuple[list[s
         fill = f'fill="{colour}" font-weight="bold"' if colour else 'fill="#555"'
         elements.append(f'<text x="{x[node]:.1f}" y="{y[node]:.1f}" text-anchor="middle" {fill}>{label}</text>')
         if node in ranks:
-            elements.append(
-                f'<text x="{x[node] + len(label) * CHAR / 2 + 4:.1f}" y="{y[node] - 8:.1f}" font-size="10" '
-                f'fill="{colour}">{ranks[node]}</text>'
-            )
+            marks = " ".join(f'<tspan fill="{COLORS[rank - 1]}">{rank}</tspan>' for rank in ranks[node])
+            left = x[node] + len(label) * CHAR / 2 + 4
+            elements.append(f'<text x="{left:.1f}" y="{y[node] - 8:.1f}" font-size="10">{marks}</text>')
     return elements, (cursor, max(depth) * LEVEL + 12)
