@@ -249,10 +249,17 @@ class NgramCosine:
         self.vectorizer.fit(texts)
         return self
 
+    def vectors(self, texts: Sequence[str]):
+        """t(x) of each text, the rows of a sparse matrix."""
+        return self.vectorizer.transform(texts)
+
     def gram(self, texts: Sequence[str], other: Sequence[str] | None = None) -> np.ndarray:
-        a = self.vectorizer.transform(texts)
-        b = a if other is None else self.vectorizer.transform(other)
-        return (a @ b.T).toarray()
+        a = self.vectors(texts)
+        return (a @ (a if other is None else self.vectors(other)).T).toarray()
+
+    def against(self, texts: Sequence[str], vectors) -> np.ndarray:
+        """k(a, b) of each text a against the texts whose :meth:`vectors` are ``vectors``."""
+        return (self.vectors(texts) @ vectors.T).toarray()
 
     def state(self) -> dict:
         return {
@@ -299,6 +306,7 @@ class StackedSVM:
         self.choice: dict = {}  # after fit: {"C": the chosen C, "scores": {C: its score}}
         self.text_kernel: NgramCosine | None = None
         self.support_texts: list[str] = []
+        self._support_vectors_of_texts = None  # their TF-IDF rows, made at the first decisions (not saved)
         self.out_of_fold: dict[Hashable, np.ndarray] = {}
         self.decisions = DecisionCache(memo_size)  # structure -> its decisions (not saved)
 
@@ -313,6 +321,7 @@ class StackedSVM:
     def __setstate__(self, state: dict) -> None:
         if not isinstance(state.get("decisions"), DecisionCache):  # pickled before the cache was bounded
             state["decisions"] = DecisionCache()
+        state.setdefault("_support_vectors_of_texts", None)  # pickled before the support texts' rows were kept
         self.__dict__.update(state)
 
     @property
@@ -372,6 +381,7 @@ class StackedSVM:
         decisions = found_cv.decisions
         if self.text_weight:
             self.support_texts = [chosen_texts[i] for i in self.estimator.support_]
+            self._support_vectors_of_texts = None
         self.out_of_fold = {keys[i]: row for i, row in zip(where, decisions.reshape(len(where), -1))}
         self.decisions.clear()
 
@@ -402,7 +412,9 @@ class StackedSVM:
             return self.estimator.decision_function(inputs).reshape(len(inputs), -1)
         structures, texts = zip(*inputs)
         K = self.estimator.support_rows(list(structures))
-        K += self.text_weight * self.text_kernel.gram(list(texts), self.support_texts)
+        if self._support_vectors_of_texts is None:
+            self._support_vectors_of_texts = self.text_kernel.vectors(self.support_texts)
+        K += self.text_weight * self.text_kernel.against(list(texts), self._support_vectors_of_texts)
         return self.estimator.decision_function_from_rows(K).reshape(len(inputs), -1)
 
     def to_bytes(self) -> bytes:
@@ -443,6 +455,7 @@ class StackedSVM:
             self.estimator.set_params(C=self.choice["C"])
         if text is not None:
             self.support_texts = texts(text.pop("support_texts"), name="support_texts", count=len(support_vectors))
+            self._support_vectors_of_texts = None
             self.text_kernel = _saved_text_kernel(text)
         self.estimator.set_support(
             support_vectors, dual_coef=dual_coef, intercept=intercept, classes=classes, multilabel=multilabel
