@@ -10,7 +10,8 @@
 :func:`check_outputs` refuses, before any work, an output that is one of the inputs, lies
 inside an input folder (at any depth, through symbolic links or bind mounts, or as a hard
 link to a file of the folder) or is another output of the same run, however it is
-spelled, in one line naming both. :func:`pipeline_path` is the folder of a spaCy pipeline
+spelled, in one line naming both; :func:`default_output` refuses to write over an existing
+file by default, when the user named no output. :func:`pipeline_path` is the folder of a spaCy pipeline
 given by path or by installed package name: an input to declare like any other.
 
 :func:`replacing_all` gives each output a temporary file (same suffix, so that writers
@@ -99,6 +100,19 @@ def pipeline_path(name: str | None) -> Path | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(list(spec.submodule_search_locations)[0])
+
+
+def default_output(path: Path | str, *, option: str = "-o") -> Path:
+    """The file a command writes when its output option is not given: refused, in one line
+    naming it, when something of that name exists (a file given by name is replaced; one
+    taken by default never is)."""
+    path = Path(path)
+    if os.path.lexists(path):
+        raise InvalidParameterError(
+            f"{path} exists and {option} was not given: pass {option} {path} to replace it, "
+            f"or {option} with another name, or remove it"
+        )
+    return path
 
 
 def check_outputs(*, inputs: Mapping[str, Path | str | None], outputs: Mapping[str, Path | str | None]) -> None:

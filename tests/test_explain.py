@@ -173,6 +173,22 @@ def test_command_writes_html_or_svg_and_lists_the_top_pairs(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("K(a, b) = ")
 
 
+def test_command_without_o_never_replaces_an_existing_explain_html(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    page = tmp_path / "explain.html"
+    assert main(["explain", "(S (NP the cat))", "(S (NP a cat))"]) == 0 and page.read_text().startswith("<!DOCTYPE")
+    page.write_text("mine", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["explain", "(S (NP the cat))", "(S (NP a dog))"]) == 1
+    assert capsys.readouterr().err == (
+        "spacy-convkernels explain: error: explain.html exists and -o was not given: "
+        "pass -o explain.html to replace it, or -o with another name, or remove it\n"
+    )
+    assert page.read_text(encoding="utf-8") == "mine"
+    assert main(["explain", "(S (NP the cat))", "(S (NP a dog))", "-o", "explain.html"]) == 0
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE")
+
+
 def test_command_bad_inputs_are_one_line_and_status_1(tmp_path, capsys):
     sample = str(CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz")
     out = str(tmp_path / "x.html")

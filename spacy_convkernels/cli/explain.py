@@ -11,7 +11,9 @@ The ``--top`` node pairs of largest contribution to K(A, B) are listed (value, s
 K, largest common fragment) and drawn: both trees, each match's fragment in its colour,
 a match nested in another in its own (:func:`spacy_convkernels.kernels.explain.explain`,
 :func:`~spacy_convkernels.kernels.explain.to_svg`). The output is an
-HTML page (a ``.html`` name) or an SVG image (``.svg``).
+HTML page (a ``.html`` name) or an SVG image (``.svg``); without ``-o``, ``explain.html``
+in the current directory, refused when a file of that name exists (``-o explain.html``
+replaces it).
 """
 
 import argparse
@@ -19,8 +21,10 @@ import sys
 from pathlib import Path
 
 from ..errors import ConvKernelsError, InvalidParameterError
-from ..outputs import replacing
+from ..outputs import default_output, replacing
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
+
+DEFAULT = "explain.html"  # the output without -o, written only where no file of that name is
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -28,32 +32,40 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("a", help="a tree in bracket form, or with --corpus a position in the corpus")
     parser.add_argument("b", help="the other tree (or position)")
     parser.add_argument("--corpus", type=Path, default=None, help="read A and B from this corpus file by position")
-    parser.add_argument("-o", "--output", type=Path, default=Path("explain.html"), help=".html or .svg (explain.html)")
+    parser.add_argument(
+        "-o", "--output", type=Path, default=None, help=f".html or .svg (default {DEFAULT}, never over an existing one)"
+    )
     parser.add_argument("--top", type=int, default=10, help="node pairs to list and draw (default 10)")
     add_input_arguments(parser)
     add_kernel_arguments(parser)
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
-    return {"--corpus": arguments.corpus, "--vectors": arguments.vectors}, {"--output": arguments.output}
+    return {"--corpus": arguments.corpus, "--vectors": arguments.vectors}, {"--output": _output(arguments)}
+
+
+def _output(arguments: argparse.Namespace) -> Path:
+    """``-o``, else :data:`DEFAULT` where no file of that name exists."""
+    return arguments.output if arguments.output is not None else default_output(DEFAULT)
 
 
 def run(arguments: argparse.Namespace) -> None:
-    if arguments.output.suffix not in (".html", ".svg"):
-        raise InvalidParameterError(f"--output must end in .html or .svg, got {arguments.output}")
+    output = _output(arguments)
+    if output.suffix not in (".html", ".svg"):
+        raise InvalidParameterError(f"--output must end in .html or .svg, got {output}")
     from ..kernels.explain import to_html, to_svg
 
     kernel = make_kernel(arguments.kernel, kernel_parameters(arguments))
     a, b = _pair(arguments)
     explanation = kernel.explain(a, b, top=arguments.top, normalize=arguments.normalize)
     title = f"{arguments.kernel.upper()} K(a, b) = {explanation.value:.4g}"
-    page = to_svg(explanation, a, b) if arguments.output.suffix == ".svg" else to_html(explanation, a, b, title=title)
-    with replacing(arguments.output, name="--output") as temporary:
+    page = to_svg(explanation, a, b) if output.suffix == ".svg" else to_html(explanation, a, b, title=title)
+    with replacing(output, name="--output") as temporary:
         temporary.write_text(page, encoding="utf-8")
     print(f"K(a, b) = {explanation.value:.6g} ({explanation.n_pairs} contributing node pairs)")
     for rank, match in enumerate(explanation.matches, start=1):
         print(f"{rank:3d}. {match.value:.6g} ({100 * match.share:.1f} %) {match.fragment}")
-    print(f"drawn to {arguments.output}", file=sys.stderr)
+    print(f"drawn to {output}", file=sys.stderr)
 
 
 def _pair(arguments: argparse.Namespace) -> tuple:
