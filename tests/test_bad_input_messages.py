@@ -62,7 +62,7 @@ def test_command_line_arguments_get_one_line(tmp_path, capsys):
         (["nystroem", "transform", str(tmp_path / "objects.npy"), str(SAMPLE), out], "not an .npz archive"),
         (["nystroem", "transform", str(tmp_path / "nan.npz"), str(SAMPLE), out], "does not match its content hash"),
         (["convert", "--lang", "zz", str(SAMPLE), str(tmp_path / "x.spacy")], "--lang 'zz' is not a language"),
-        (["convert", str(CORPORA / "bionlp-st-2013-ge-sample"), str(tmp_path / "x.spacy")], "--format standoff"),
+        (["convert", "--format", "klp", str(CORPORA / "bionlp-st-2013-ge-sample"), out], "needs --format standoff"),
         (["gram", str(SAMPLE), str(tmp_path)], "is a directory"),
         (["evaluate", "qc", str(SAMPLE), str(SAMPLE), "--C", "nan"], "--C must be a finite number in (0, inf)"),
         (["nystroem", "fit", str(SAMPLE), str(tmp_path / "n.npz"), "--random-state", "-1"], "--random-state must be"),

@@ -15,6 +15,8 @@ from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import CorpusFormatError
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
+STANDOFF = CORPORA / "bionlp-st-2013-ge-sample"
+RELATIONS = CORPORA / "relations-sample" / "relations.jsonl"
 
 
 def docs(path):
@@ -62,6 +64,35 @@ def test_command_line_reports_one_line_and_fails(tmp_path, capsys):
         == 1
     )
     assert "--dev-every must be at least 2" in capsys.readouterr().err
+
+
+def test_the_format_comes_from_the_inputs_name(tmp_path, capsys):
+    for source, format in ((SAMPLE, "klp"), (STANDOFF, "standoff"), (RELATIONS, "relations-jsonl")):
+        assert main(["convert", str(source), str(tmp_path / "named.spacy")]) == 0, format
+        assert main(["convert", "--format", format, str(source), str(tmp_path / "given.spacy")]) == 0, format
+        printed = capsys.readouterr().out.splitlines()
+        assert printed[0].split(" to ")[0] == printed[1].split(" to ")[0], format
+        assert len(docs(tmp_path / "named.spacy")) == len(docs(tmp_path / "given.spacy")), format
+
+
+def test_an_input_of_another_name_says_which_format_to_give(tmp_path, capsys):
+    questions, relations, other = tmp_path / "questions.txt", tmp_path / "relations.txt", tmp_path / "other.txt"
+    questions.write_bytes(gzip.decompress(SAMPLE.read_bytes()))
+    relations.write_bytes(RELATIONS.read_bytes())
+    other.write_text("hello\n", encoding="utf-8")
+    out = str(tmp_path / "out.spacy")
+    for source, message in (
+        (questions, "it looks like KeLP examples: give --format klp"),
+        (relations, "it looks like JSON lines: give --format relations-jsonl"),
+        (other, "give --format klp (TREC/KeLP questions), standoff (a BioNLP directory) or relations-jsonl"),
+        (tmp_path / "absent.txt", "absent.txt: no such file or directory"),
+    ):
+        assert main(["convert", str(source), out]) == 1, source
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("spacy-convkernels convert: error: ") and message in err, err
+        if source != other and source.exists():
+            assert f"cannot tell the format of {source} from its name" in err
+    assert main(["convert", "--format", "klp", str(questions), out]) == 0 and len(docs(out)) == 60
 
 
 @pytest.mark.slow

@@ -4,23 +4,26 @@
     BIONLP=$(python -m spacy_convkernels demo --sample bionlp)
     RELATIONS=$(python -m spacy_convkernels demo --sample relations)
     python -m spacy_convkernels convert "$QUESTIONS" train.spacy --dev dev.spacy
-    python -m spacy_convkernels convert --format standoff "$BIONLP" ge.spacy
-    python -m spacy_convkernels convert --format relations-jsonl "$RELATIONS" rel.spacy
+    python -m spacy_convkernels convert "$BIONLP" ge.spacy
+    python -m spacy_convkernels convert "$RELATIONS" rel.spacy
 
 (the samples installed with the package: ``python -m spacy_convkernels demo --list-samples``)
 
-With ``--format klp`` (the default):
+The input's format comes from its name: a directory is BioNLP standoff (``standoff``), a
+``.klp`` or ``.klp.gz`` file TREC/KeLP questions (``klp``), a ``.jsonl`` or ``.jsonl.gz``
+file Prodigy relations (``relations-jsonl``). ``--format`` names it for any other name;
+without it such an input is refused in one line saying which ``--format`` to give.
 
-Each example becomes a Doc of its question text (the ``quest`` text representation, as
-tokenized by KeLP) whose ``cats`` are one-hot over the 6 coarse classes (ABBR, DESC,
-ENTY, HUM, LOC, NUM); a fine label such as ``NUM:dist`` counts as its coarse class. With
+Each example of a ``klp`` input becomes a Doc of its question text (the ``quest`` text
+representation, as tokenized by KeLP) whose ``cats`` are one-hot over the 6 coarse
+classes (ABBR, DESC, ENTY, HUM, LOC, NUM); a fine label such as ``NUM:dist`` counts as its coarse class. With
 ``--dev``, every ``--dev-every``-th example of the file (the 10th, 20th, ... by default,
 i.e. 10 %) goes to the dev DocBin instead: a fixed split of the training file, so that
 every choice is made without the test file.
 
-With ``--format standoff`` the input is a directory of BioNLP shared-task documents
-(``.txt``, ``.a1``, ``.a2``; see :mod:`spacy_convkernels.corpora.standoff`), with
-``--format relations-jsonl`` a Prodigy relations ``.jsonl`` file (see
+A ``standoff`` input is a directory of BioNLP shared-task documents
+(``.txt``, ``.a1``, ``.a2``; see :mod:`spacy_convkernels.corpora.standoff`), a
+``relations-jsonl`` input a Prodigy relations ``.jsonl`` file (see
 :mod:`spacy_convkernels.corpora.relations_jsonl`): one Doc per document or record, with
 its entities, span groups and ``Doc._.kernel_interactions`` or ``Doc._.kernel_rel`` (kept in the
 DocBin's user data); ``--dev`` takes every ``--dev-every``-th Doc as for klp, or, for
@@ -32,12 +35,14 @@ with ``--seed``), and ``--skip-errors`` skips malformed lines with a warning ins
 import argparse
 from pathlib import Path
 
-from ..errors import ConvKernelsError, CorpusFormatError, InvalidParameterError
+from ..errors import ConvKernelsError, CorpusFileError, CorpusFormatError, InvalidParameterError
 from ..outputs import check_outputs, replacing_all
 
 CLASSES = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
 TEXT = "quest"
 READERS = ("standoff", "relations-jsonl")  # the formats besides klp, read by _reader
+FORMATS = "klp (TREC/KeLP questions), standoff (a BioNLP directory) or relations-jsonl (Prodigy relations)"
+SUFFIXES = {".klp": "klp", ".klp.gz": "klp", ".jsonl": "relations-jsonl", ".jsonl.gz": "relations-jsonl"}
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +52,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dev", type=Path, default=None, help="write every --dev-every-th example here instead")
     parser.add_argument("--dev-every", type=int, default=10, help="dev takes examples N, 2N, ... (default 10)")
     parser.add_argument("--lang", default="en", help="language of the tokenizer's vocab (default en)")
-    parser.add_argument("--format", choices=["klp", *READERS], default="klp", help="input format (default klp)")
+    parser.add_argument(
+        "--format", choices=["klp", *READERS], default=None, help="input format (default: by the input's name)"
+    )
     parser.add_argument("--skip-errors", action="store_true", help="standoff, relations-jsonl: skip malformed lines")
     parser.add_argument(
         "--dev-articles", type=float, default=None, metavar="SHARE", help="standoff: --dev takes whole articles, SHARE"
@@ -60,15 +67,16 @@ def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
 
 
 def run(arguments: argparse.Namespace) -> None:
-    if arguments.dev_articles is not None and (arguments.format != "standoff" or arguments.dev is None):
+    format = arguments.format if arguments.format is not None else input_format(arguments.input)
+    if arguments.dev_articles is not None and (format != "standoff" or arguments.dev is None):
         raise InvalidParameterError(
-            "--dev-articles splits standoff documents: give it with --format standoff and --dev"
+            "--dev-articles splits standoff documents: give it with a standoff corpus and --dev"
         )
-    if arguments.format != "klp":
+    if format != "klp":
         counts = convert_annotations(
             arguments.input,
             arguments.output,
-            format=arguments.format,
+            format=format,
             dev=arguments.dev,
             dev_every=arguments.dev_every,
             dev_articles=arguments.dev_articles,
@@ -82,6 +90,40 @@ def run(arguments: argparse.Namespace) -> None:
         arguments.input, arguments.output, dev=arguments.dev, dev_every=arguments.dev_every, lang=arguments.lang
     )
     print(", ".join(f"{n} questions to {path}" for path, n in counts.items()))
+
+
+def input_format(path: Path) -> str:
+    """The format of an input by its name (see the module), or an error saying which
+    ``--format`` to give: the format its first line looks like, else every one."""
+    if path.is_dir():
+        return "standoff"
+    for suffix, format in SUFFIXES.items():
+        if path.name.lower().endswith(suffix):
+            return format
+    if not path.exists():
+        raise CorpusFileError("no such file or directory", path)
+    looks = _looks_like(path)
+    hint = f"it looks like {looks[1]}: give --format {looks[0]}" if looks else f"give --format {FORMATS}"
+    raise InvalidParameterError(
+        f"cannot tell the format of {path} from its name (a directory, .klp[.gz] or .jsonl[.gz]); {hint}"
+    )
+
+
+def _looks_like(path: Path) -> tuple[str, str] | None:
+    """(format, description) of what the first line of a file looks like, or None."""
+    import gzip
+
+    try:
+        with (gzip.open if path.suffix == ".gz" else open)(path, "rb") as file:  # as the readers open it
+            start = file.read(1 << 16)
+    except (OSError, EOFError):
+        return None
+    line = start.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+    if line.startswith(b"{"):
+        return "relations-jsonl", "JSON lines"
+    if b"|BT:" in line or b"|BS:" in line or b"|BV:" in line:
+        return "klp", "KeLP examples"
+    return None
 
 
 def convert(input_path, output, *, dev=None, dev_every: int = 10, lang: str = "en") -> dict:
