@@ -3,7 +3,10 @@ configs initialize as ``spacy train`` does, their frozen md components left as s
 (``spacy_convkernels.SkipFrozen.v1`` and ``EnableFrozen.v1``), and write out what
 spaCy's ``nlp.initialize()`` cannot interpolate (a learn-rate schedule's total_steps)."""
 
+import inspect
 import os
+import re
+import shlex
 import subprocess
 import sys
 
@@ -81,3 +84,23 @@ def test_spacy_debug_data_runs_on_every_shipped_config(config, md_model, tmp_pat
     assert "Traceback" not in result.stderr, result.stderr[-3000:]
     # it reaches its summary; with a sample this small it reports "Low number of examples" and exits 1
     assert "Pipeline can be initialized with data" in result.stdout and "Summary" in result.stdout, result.stdout
+
+
+@pytest.mark.slow
+def test_the_documented_category_check_checks_the_text_categories(tmp_path):
+    """spaCy's debug data checks cats only for a factory named textcat (or
+    textcat_multilabel): docs/relations.md says so, and its commands run those checks."""
+    import spacy.cli.debug_data
+
+    assert '"textcat" in factory_names' in inspect.getsource(spacy.cli.debug_data)  # what the docs say spaCy does
+    docs = (ROOT / "docs" / "relations.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- test: category checks [^>]*-->\n```sh\n(.*?)```", docs, re.S).group(1)
+    convert(QC_SAMPLE, tmp_path / "corpus" / "qc" / "train.spacy", dev=tmp_path / "corpus" / "qc" / "dev.spacy")
+    outputs = []
+    for line in block.splitlines():
+        arguments = shlex.split(line)
+        assert arguments[:3] == ["python", "-m", "spacy"], line
+        result = subprocess.run([sys.executable, *arguments[1:]], capture_output=True, text=True, cwd=tmp_path)
+        assert "Traceback" not in result.stderr, result.stderr[-3000:]
+        outputs.append(result.stdout)
+    assert "Text Classification (Exclusive Classes)" in outputs[-1] and "6 label(s)" in outputs[-1], outputs[-1]
