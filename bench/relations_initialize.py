@@ -36,7 +36,7 @@ from spacy.util import registry
 from spacy_train import write_json
 
 from spacy_convkernels.corpora import read_relations_jsonl
-from spacy_convkernels.ml.candidate_svm import MAX_TRAIN
+from spacy_convkernels.ml.kernel_encoders import MAX_TRAIN
 from spacy_convkernels.structures.relations import GoldRelations
 
 C_VALUES = [0.3, 1.0, 3.0, 10.0, 30.0]

@@ -38,10 +38,9 @@ from ..errors import InvalidParameterError
 from ..kernels.base import KERNEL, Kernel
 from ..learn.svm import FOLDS
 from ..validation import POSITIVE, Interval, Options, Satisfies, validate_params
-from .kernel_encoders import StackedSVM
+from .kernel_encoders import MAX_TRAIN, StackedSVM
 from .relation_model import STRUCTURES, candidate_structures, flat_candidates
 
-MAX_TRAIN = 15_000  # the Gram takes 1.8 GB; bench/relations_initialize.py measures the time it takes
 C_VALUES = Satisfies(
     lambda value: (
         POSITIVE.accepts(value)

@@ -40,7 +40,7 @@ from ..kernels.base import Kernel
 from ..learn.svm import FOLDS
 from ..structures.dependency import REPRESENTATIONS, join_sentences
 from ..validation import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options, validate_params
-from .kernel_encoders import KernelEncoder, StackedSVM
+from .kernel_encoders import MAX_TRAIN, KernelEncoder, StackedSVM
 
 CLASS_WEIGHTS = (None, "balanced", "fair")
 
@@ -77,7 +77,7 @@ def kernel_svm_features(
     class_weight: str | None = "fair",
     max_support: int | None = None,
     n_folds: int = 5,
-    max_train: int | None = None,
+    max_train: int | None = MAX_TRAIN,
     text_weight: float = 0.0,
     ngram_size: int = 2,
     layer_norm: bool = False,
@@ -88,8 +88,9 @@ def kernel_svm_features(
     trees (plus ``text_weight`` times the n-gram cosine, n up to ``ngram_size``), at most
     ``max_support`` support vectors (None: no bound), out-of-fold (``n_folds``) while
     training; ``max_train`` caps the training Docs, whose Gram is held in memory (8 bytes
-    times their number squared). ``layer_norm``: normalize the block like vectors (off:
-    decisions are on the scale of the margin)."""
+    times their number squared; :data:`~.kernel_encoders.MAX_TRAIN` by default, None for
+    no cap). ``layer_norm``: normalize the block like vectors (off: decisions are on the
+    scale of the margin)."""
     encoder = StackedSVM(
         kernel,
         C=C,

@@ -40,6 +40,12 @@ from ..structures.tree import Tree
 from ..validation import COUNT, NATURAL, POSITIVE, validate_params
 
 METHODS = ("nystroem", "klsh")
+MAX_TRAIN = 15_000
+"""The most training structures an SVM block fits on by default (more are drawn at random,
+with a warning): their Gram takes 1.8 GB, and one fit on the exact Gram about 1 to 3
+minutes on 2 cores (PTK 47 s, path kernel 107 s, CSPTK 157 s: docs/results/cost_curves.md,
+extrapolated from 4,000 structures). The Gram's 8 GB come at 31,623; past this size
+Nyström or KLSH features scale (Nyström with 1,000 landmarks: 7 to 25 s at 15,000)."""
 MEMO_SIZE = 20_000
 """The most structures whose SVM decisions a :class:`StackedSVM` keeps by default: the
 ones scored most recently (least recently used out first, :class:`DecisionCache`). The
