@@ -65,7 +65,7 @@ def test_command_line_arguments_get_one_line(tmp_path, capsys):
         (["convert", "--format", "klp", str(CORPORA / "bionlp-st-2013-ge-sample"), out], "needs --format standoff"),
         (["gram", str(SAMPLE), str(tmp_path)], "is a directory"),
         (["evaluate", "qc", str(SAMPLE), str(SAMPLE), "--C", "nan"], "--C must be a finite number in (0, inf)"),
-        (["nystroem", "fit", str(SAMPLE), str(tmp_path / "n.npz"), "--random-state", "-1"], "--random-state must be"),
+        (["nystroem", "fit", str(SAMPLE), "-o", str(tmp_path / "n.npz"), "--seed", "-1"], "--seed must be"),
     ]
     for command, message in cases:
         assert main(command) == 1, command

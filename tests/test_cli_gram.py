@@ -48,15 +48,37 @@ def test_gram_against_a_second_corpus_float32_options_and_formats(tmp_path):
 
 def test_nystroem_fit_then_transform_gives_the_library_vectors(tmp_path, capsys):
     model = tmp_path / "models" / "ptk.npz"
-    command = ["nystroem", "fit", str(SAMPLE), str(model), "--n-components", "12", "--random-state", "3"]
+    command = ["nystroem", "fit", str(SAMPLE), "-o", str(model), "--n-components", "12", "--seed", "3"]
     assert main([*command, "--mu", "0.3", "--representation", "lct", "--quiet"]) == 0
     assert capsys.readouterr().err.strip() == f"12 landmarks, 12 features to {model}"
     out = tmp_path / "vectors.npy"
-    assert main(["nystroem", "transform", str(model), str(SAMPLE), str(out), "--quiet"]) == 0  # lct, as fitted
+    assert main(["nystroem", "transform", str(model), str(SAMPLE), "-o", str(out), "--quiet"]) == 0  # lct, as fitted
     reference = Nystroem(PartialTreeKernel(mu=0.3), n_components=12, random_state=3).fit(trees("lct"))
     vectors = np.load(out)
     assert vectors.dtype == np.float64 and vectors.shape == (60, 12)
     np.testing.assert_allclose(vectors, reference.transform(trees("lct")), rtol=1e-10, atol=1e-12)
+
+
+def test_earlier_spellings_of_output_and_seed_still_read(tmp_path, capsys):
+    """``-o/--output`` and ``--seed`` are the spellings; the output as the last argument
+    and ``--random-state`` still read; both outputs at once, or none, are refused."""
+    assert main(["gram", str(SAMPLE), str(tmp_path / "last.npy"), "--block-size", "7", "--quiet"]) == 0
+    assert main(["gram", str(SAMPLE), "-o", str(tmp_path / "o.npy"), "--block-size", "7", "--quiet"]) == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "last.npy"), np.load(tmp_path / "o.npy"))
+    for seed in ("--seed", "--random-state"):
+        command = ["nystroem", "fit", str(SAMPLE), "-o", str(tmp_path / f"{seed}.npz"), "--n-components", "5"]
+        assert main([*command, seed, "7", "--quiet"]) == 0
+    with np.load(tmp_path / "--seed.npz") as a, np.load(tmp_path / "--random-state.npz") as b:
+        np.testing.assert_array_equal(a["landmarks"], b["landmarks"])
+    capsys.readouterr()
+    for outputs, message in (
+        ([str(tmp_path / "g.npy"), "-o", str(tmp_path / "h.npy")], f"two outputs, {tmp_path / 'g.npy'} and -o"),
+        ([], "-o/--output is required: the .npy file to write"),
+    ):
+        assert main(["gram", str(SAMPLE), *outputs, "--quiet"]) == 1, outputs
+        err = capsys.readouterr().err
+        assert err.startswith("spacy-convkernels gram: error: ") and message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "g.npy").exists() and not (tmp_path / "h.npy").exists()
 
 
 @pytest.mark.slow

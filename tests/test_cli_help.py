@@ -29,6 +29,9 @@ SUBCOMMANDS = [
     ["evaluate", "qc"],
     ["evaluate", "bionlp"],
 ]
+WRITING = [["convert"], ["trees"], ["gram"], ["nystroem", "fit"], ["nystroem", "transform"], ["explain"]]
+WRITING += [["evaluate", "relations"], ["lexicon"], ["plot"]]
+NOT_WRITING = [["demo"], ["evaluate", "qc"], ["evaluate", "bionlp"]]
 SAMPLE_VARIABLE = re.compile(r"^(\w+)=\$\(python -m spacy_convkernels demo --sample ([\w-]+)\)$")
 
 
@@ -98,6 +101,20 @@ def test_subcommand_help_is_its_own_not_the_parents(command):
     assert first_paragraph.splitlines()[0] in parent and first_paragraph.splitlines()[0] not in own
     assert COMMANDS[command[0]].__doc__.splitlines()[0] not in own
     assert f"python -m spacy_convkernels {' '.join(command)} " in own
+
+
+def test_every_command_spells_its_output_and_its_seed_one_way():
+    """``-o/--output`` on every command that writes, ``--seed`` for every seed; the
+    earlier spellings (a positional output, ``--random-state``) in no help."""
+    commands = [[name] for name in COMMANDS if name not in ("nystroem", "evaluate")] + SUBCOMMANDS
+    assert sorted(WRITING + NOT_WRITING) == sorted(commands)  # a new command is classified here
+    for command in commands:
+        text = help_text(command)
+        assert bool(re.search(r"-o (\w+), --output \1\s", text)) == (command in WRITING), command
+        assert set(re.findall(r"--[\w-]*(?:seed|random)[\w-]*", text)) <= {"--seed"}, command
+        positionals = text.split("positional arguments:")[1].split("options:")[0] if "positional" in text else ""
+        assert "write" not in positionals, command
+    assert "--seed SEED" in help_text(["nystroem", "fit"]) and "--seed SEED" in help_text(["plot"])
 
 
 def test_choices_spelled_out_for_the_help_equal_the_librarys():

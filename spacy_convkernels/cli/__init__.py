@@ -30,6 +30,7 @@ from ..errors import ConvKernelsError, InvalidParameterError
 from ..outputs import check_outputs, standard_output
 from ..validation import POSITIVE, SEED
 from . import convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, trees
+from .options import resolve_output, take_positional_output
 
 COMMANDS = {
     "demo": demo,
@@ -55,7 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, module in COMMANDS.items():
         doc = str(module.__doc__)
         module.add_parser(commands.add_parser(name, help=doc.splitlines()[0], description=doc))
-    arguments = parser.parse_args(argv)
+    arguments, extra = parser.parse_known_args(argv)
+    extra = take_positional_output(arguments, extra)
+    if extra:  # as parse_args does
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     prefix = f"spacy-convkernels {arguments.command}"
     formatwarning = warnings.formatwarning
     warnings.formatwarning = lambda message, *_, **__: f"{prefix}: warning: {_line(message)}\n"
@@ -163,6 +167,7 @@ def version() -> str:
 
 def _check_common(arguments: argparse.Namespace) -> None:
     """The options several commands share, checked before any work."""
+    resolve_output(arguments)
     if getattr(arguments, "n_jobs", None) is not None:
         from ..kernels.base import n_threads
 
@@ -174,7 +179,7 @@ def _check_common(arguments: argparse.Namespace) -> None:
         value = getattr(arguments, name, 1)
         if value is not None and value < 1:
             raise InvalidParameterError(f"--{name.replace('_', '-')} must be positive, got {value}")
-    for name, accepted in (("random_state", SEED), ("C", POSITIVE)):
+    for name, accepted in (("seed", SEED), ("C", POSITIVE)):
         value = getattr(arguments, name, None)
         if value is not None and not accepted.accepts(value):
             raise InvalidParameterError(f"--{name.replace('_', '-')} must be {accepted}, got {value!r}")

@@ -3,9 +3,9 @@
     QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
     BIONLP=$(python -m spacy_convkernels demo --sample bionlp)
     RELATIONS=$(python -m spacy_convkernels demo --sample relations)
-    python -m spacy_convkernels convert "$QUESTIONS" train.spacy --dev dev.spacy
-    python -m spacy_convkernels convert "$BIONLP" ge.spacy
-    python -m spacy_convkernels convert "$RELATIONS" rel.spacy
+    python -m spacy_convkernels convert "$QUESTIONS" -o train.spacy --dev dev.spacy
+    python -m spacy_convkernels convert "$BIONLP" -o ge.spacy
+    python -m spacy_convkernels convert "$RELATIONS" -o rel.spacy
 
 (the samples installed with the package: ``python -m spacy_convkernels demo --list-samples``)
 
@@ -37,6 +37,7 @@ from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFileError, CorpusFormatError, InvalidParameterError
 from ..outputs import check_outputs, replacing_all
+from .options import add_output_argument, add_seed_argument
 
 CLASSES = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
 TEXT = "quest"
@@ -48,7 +49,7 @@ SUFFIXES = {".klp": "klp", ".klp.gz": "klp", ".jsonl": "relations-jsonl", ".json
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("input", type=Path, help="a .klp or .klp.gz file, a standoff directory or a .jsonl file")
-    parser.add_argument("output", type=Path, help="the .spacy file to write")
+    add_output_argument(parser, help="the .spacy file to write")
     parser.add_argument("--dev", type=Path, default=None, help="write every --dev-every-th example here instead")
     parser.add_argument("--dev-every", type=int, default=10, help="dev takes examples N, 2N, ... (default 10)")
     parser.add_argument("--lang", default="en", help="language of the tokenizer's vocab (default en)")
@@ -59,7 +60,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dev-articles", type=float, default=None, metavar="SHARE", help="standoff: --dev takes whole articles, SHARE"
     )
-    parser.add_argument("--seed", type=int, default=0, help="--dev-articles: the seed of the articles' order")
+    add_seed_argument(parser, help="--dev-articles: the seed of the articles' order")
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:

@@ -42,7 +42,7 @@ write; ``--entities predicted`` leaves them to the pipeline (raw text). Triggers
 pipeline's, or with ``--triggers gold`` the corpus's: the shared task's two settings.
 Prints micro precision, recall and F1 and per label, as ``spacy train`` scores its dev
 corpus (the same figures on the same documents with what its reader gives);
-``--output`` writes them as JSON.
+``-o`` (``--output``) writes them as JSON.
 """
 QC = """TREC question classification: one-vs-all SVMs on a tree kernel (bench/qc_classification.py).
 
@@ -77,7 +77,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     relations.add_argument("corpus", type=Path, help="a relations .jsonl, a standoff directory or a .spacy file")
     relations.add_argument("--entities", choices=SETTINGS, default="gold", help="given entities (default gold)")
     relations.add_argument("--triggers", choices=SETTINGS, default="predicted", help="triggers (default predicted)")
-    relations.add_argument("--output", type=Path, default=None, help="write the scores here as JSON")
+    relations.add_argument("-o", "--output", type=Path, default=None, help="write the scores here as JSON")
     relations.add_argument("--quiet", action="store_true", help="no progress bar")
     qc = tasks.add_parser("qc", help=QC.splitlines()[0], description=QC)
     qc.formatter_class = argparse.RawDescriptionHelpFormatter

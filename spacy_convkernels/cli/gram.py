@@ -1,8 +1,8 @@
 """Write the Gram matrix of a corpus of trees to a .npy file, a block of rows at a time.
 
     QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
-    python -m spacy_convkernels gram "$QUESTIONS" gram.npy --kernel ptk --float32
-    python -m spacy_convkernels gram "$QUESTIONS" lct.npy --representation lct --block-size 16
+    python -m spacy_convkernels gram "$QUESTIONS" -o gram.npy --kernel ptk --float32
+    python -m spacy_convkernels gram "$QUESTIONS" -o lct.npy --representation lct --block-size 16
 
 The corpus is a ``.jsonl`` file of ``trees --format jsonl``, a ``.klp``/``.klp.gz`` file
 or a file of bracket trees, one per line (see :mod:`spacy_convkernels.cli.structures`).
@@ -23,13 +23,14 @@ from pathlib import Path
 from ..errors import InvalidParameterError
 from ..outputs import preallocate, replacing
 from .cluster import add_cluster_arguments, cluster_client
+from .options import add_output_argument
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("input", type=Path, help="the corpus: .jsonl (of trees), .klp[.gz] or bracket trees")
-    parser.add_argument("output", type=Path, help="the .npy file to write")
+    add_output_argument(parser, help="the .npy file to write")
     parser.add_argument("--against", type=Path, default=None, help="a second corpus: write K(input, against)")
     parser.add_argument("--float32", action="store_true", help="write float32 instead of float64")
     parser.add_argument("--block-size", type=int, default=1000, help="rows per block (default 1000)")

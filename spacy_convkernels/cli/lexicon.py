@@ -1,16 +1,16 @@
 """Build a protein gazetteer and a trigger lexicon (span_ruler patterns) from BioNLP standoff training data.
 
     BIONLP=$(python -m spacy_convkernels demo --sample bionlp)
-    python -m spacy_convkernels lexicon "$BIONLP" lexicon/
-    python -m spacy_convkernels lexicon "$BIONLP" strict/ --min-count 2 --min-precision 0.2 --no-shapes
+    python -m spacy_convkernels lexicon "$BIONLP" -o lexicon/
+    python -m spacy_convkernels lexicon "$BIONLP" -o strict/ --min-count 2 --min-precision 0.2 --no-shapes
 
-TRAIN_DIR holds BioNLP shared-task documents with their annotations (``.txt``, ``.a1``,
-``.a2``); OUTPUT_DIR receives ``proteins.jsonl`` (label ``Protein``) and ``triggers.jsonl``
+TRAIN holds BioNLP shared-task documents with their annotations (``.txt``, ``.a1``,
+``.a2``); the ``-o`` directory DIR receives ``proteins.jsonl`` (label ``Protein``) and ``triggers.jsonl``
 (label the event type), token patterns in the JSONL format of spaCy's ``span_ruler`` and
 ``entity_ruler`` (see :mod:`spacy_convkernels.corpora.lexicon` for how they are chosen).
 The texts are tokenized by ``--model``'s tokenizer (default: blank English); the patterns
 match a pipeline with the same tokenizer. Put them into a pipeline with
-``spacy_convkernels.corpora.lexicon.add_lexicon(nlp, OUTPUT_DIR)``.
+``spacy_convkernels.corpora.lexicon.add_lexicon(nlp, DIR)``.
 """
 
 import argparse
@@ -19,12 +19,13 @@ from pathlib import Path
 
 from ..errors import CorpusFileError
 from ..outputs import pipeline_path
+from .options import add_output_argument
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("train", type=Path, help="a directory of standoff documents (.txt, .a1, .a2)")
-    parser.add_argument("output", type=Path, help="the directory to write proteins.jsonl and triggers.jsonl to")
+    add_output_argument(parser, help="the directory to write proteins.jsonl and triggers.jsonl to", metavar="DIR")
     parser.add_argument("--model", default=None, help="the spaCy pipeline whose tokenizer to use (default blank en)")
     parser.add_argument("--min-count", type=int, default=1, help="annotated at least N times (default 1)")
     parser.add_argument(

@@ -1,8 +1,8 @@
 """Fit a Nyström approximation of a tree kernel to a corpus, save it, and turn trees into vectors with it.
 
     QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
-    python -m spacy_convkernels nystroem fit "$QUESTIONS" nystroem.npz --kernel ptk --n-components 20
-    python -m spacy_convkernels nystroem transform nystroem.npz "$QUESTIONS" vectors.npy --float32
+    python -m spacy_convkernels nystroem fit "$QUESTIONS" -o nystroem.npz --kernel ptk --n-components 20
+    python -m spacy_convkernels nystroem transform nystroem.npz "$QUESTIONS" -o vectors.npy --float32
 
 ``nystroem fit --help`` and ``nystroem transform --help`` describe the two steps.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 from ..errors import ModelFileError
 from ..outputs import replacing, save_array
 from .cluster import add_cluster_arguments, cluster_client
+from .options import add_output_argument, add_seed_argument
 from .structures import (
     KERNELS,
     REPRESENTATIONS,
@@ -29,7 +30,7 @@ from .structures import (
 FIT = """Pick landmarks among a corpus' trees and save the model (.npz).
 
     QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
-    python -m spacy_convkernels nystroem fit "$QUESTIONS" nystroem.npz --kernel ptk --n-components 20
+    python -m spacy_convkernels nystroem fit "$QUESTIONS" -o nystroem.npz --kernel ptk --n-components 20
 
 ``--n-components`` landmarks are picked among the corpus' trees (``--landmark-init``), and
 the kernel, its numeric options, the landmarks (bracket strings), the projection (M x r)
@@ -41,7 +42,7 @@ settings name a file to open. Corpus files are as for ``gram`` (see
 TRANSFORM = """Write the vectors of a corpus' trees with a saved model (.npy).
 
     QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
-    python -m spacy_convkernels nystroem transform nystroem.npz "$QUESTIONS" vectors.npy --float32
+    python -m spacy_convkernels nystroem transform nystroem.npz "$QUESTIONS" -o vectors.npy --float32
 
 MODEL is a file of ``nystroem fit``. One row per tree, in file order; the trees are read
 with the representation the model was fitted on. With ``--scheduler ADDRESS`` or
@@ -59,12 +60,12 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     fit = steps.add_parser("fit", help=FIT.splitlines()[0], description=FIT)
     fit.formatter_class = argparse.RawDescriptionHelpFormatter
     fit.add_argument("input", type=Path, help="the corpus: .jsonl (of trees), .klp[.gz] or bracket trees")
-    fit.add_argument("model", type=Path, help="the .npz file to write")
+    add_output_argument(fit, help="the .npz file to write")
     fit.add_argument(
         "--n-components", type=int, default=100, help="landmarks; as many dimensions or fewer (default 100)"
     )
     fit.add_argument("--landmark-init", choices=LANDMARK_INITS, default="uniform", help="(default uniform)")
-    fit.add_argument("--random-state", type=int, default=0, help="seed of the landmark choice (default 0)")
+    add_seed_argument(fit, help="seed of the landmark choice")
     fit.add_argument("--quiet", action="store_true", help="no progress bars")
     add_input_arguments(fit)
     add_kernel_arguments(fit)
@@ -72,7 +73,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     transform.formatter_class = argparse.RawDescriptionHelpFormatter
     transform.add_argument("model", type=Path, help="a model written by nystroem fit")
     transform.add_argument("input", type=Path, help="the corpus (same formats as fit)")
-    transform.add_argument("output", type=Path, help="the .npy file to write")
+    add_output_argument(transform, help="the .npy file to write")
     transform.add_argument("--float32", action="store_true", help="write float32 instead of float64")
     transform.add_argument("--n-jobs", type=int, default=None, help="threads of the kernel (default: every core)")
     transform.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -81,7 +82,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
     if arguments.step == "fit":
-        return {"input": arguments.input, "--vectors": arguments.vectors}, {"model": arguments.model}
+        return {"input": arguments.input, "--vectors": arguments.vectors}, {"model": arguments.output}
     return {"model": arguments.model, "input": arguments.input}, {"output": arguments.output}
 
 
@@ -101,15 +102,15 @@ def run(arguments: argparse.Namespace) -> None:
             n_components=arguments.n_components,
             landmark_init=arguments.landmark_init,
             normalize=arguments.normalize,
-            random_state=arguments.random_state,
+            random_state=arguments.seed,
             n_jobs=arguments.n_jobs,
             verbose=not arguments.quiet,
         )
         model.fit(read_trees(arguments.input, representation=arguments.representation))
         representation = arguments.representation
-        save(model, arguments.model, kernel=arguments.kernel, parameters=parameters, representation=representation)
+        save(model, arguments.output, kernel=arguments.kernel, parameters=parameters, representation=representation)
         summary = f"{len(model.components_)} landmarks, {model.n_features_out_} features"
-        print(f"{summary} to {arguments.model}", file=sys.stderr)
+        print(f"{summary} to {arguments.output}", file=sys.stderr)
         return
     model, representation = load(arguments.model, n_jobs=arguments.n_jobs, verbose=not arguments.quiet)
     X = read_trees(arguments.input, representation=representation)

@@ -1,12 +1,12 @@
 """Draw the kernel-similarity heatmap of a corpus sample to an image (needs the plot extra, matplotlib).
 
     QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
-    python -m spacy_convkernels plot "$QUESTIONS" heatmap.png --sample 40
-    python -m spacy_convkernels plot "$QUESTIONS" heatmap.svg --kernel sst --representation lct
+    python -m spacy_convkernels plot "$QUESTIONS" -o heatmap.png --sample 40
+    python -m spacy_convkernels plot "$QUESTIONS" -o heatmap.svg --kernel sst --representation lct
 
 The corpus is read as by ``gram`` (``.jsonl`` of ``trees --format jsonl``, ``.klp[.gz]``
 or bracket trees one per line; ``--representation`` picks the tree). ``--sample`` trees
-drawn at random (``--random-state``; all of them when the corpus is smaller) are shown as
+drawn at random (``--seed``; all of them when the corpus is smaller) are shown as
 their kernel matrix, grouped by label
 (:func:`spacy_convkernels.plots.similarity_heatmap`): the first label of each KeLP
 example, or ``--labels``, a file of one label per line and tree; without either, one
@@ -20,16 +20,17 @@ from pathlib import Path
 
 from ..errors import InvalidParameterError
 from ..outputs import replacing
+from .options import add_output_argument, add_seed_argument
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("input", type=Path, help="the corpus: .jsonl (of trees), .klp[.gz] or bracket trees")
-    parser.add_argument("output", type=Path, help="the image to write: .png, .svg or .pdf")
+    add_output_argument(parser, help="the image to write: .png, .svg or .pdf")
     parser.add_argument("--labels", type=Path, default=None, help="a file of one label per line and tree")
     parser.add_argument("--sample", type=int, default=200, help="trees to draw at random (default 200)")
-    parser.add_argument("--random-state", type=int, default=0, help="seed of the sample (default 0)")
+    add_seed_argument(parser, help="seed of the sample")
     add_input_arguments(parser)
     add_kernel_arguments(parser)
 
@@ -52,7 +53,7 @@ def run(arguments: argparse.Namespace) -> None:
         trees,
         labels,
         sample=arguments.sample,
-        random_state=arguments.random_state,
+        random_state=arguments.seed,
         normalize=arguments.normalize,
         n_jobs=arguments.n_jobs,
     )
