@@ -5,13 +5,16 @@ component and the file, and a saved file never names another file to open."""
 
 import hashlib
 import json
+import os
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 import spacy
 import srsly
-from data_paths import CORPORA
+from data_paths import CORPORA, ROOT, require_extra
 from kelp_parses import doc_from_grct, questions
 from relation_samples import KERNEL, PATH_SVM, model_config, pair_examples, parsed_in
 from spacy.tokens import Doc
@@ -20,7 +23,7 @@ from spacy.util import fix_random_seed, load_model_from_config
 
 from spacy_convkernels.cli import main
 from spacy_convkernels.cli.nystroem import load as load_nystroem
-from spacy_convkernels.cli.pipelines import load_pipeline
+from spacy_convkernels.cli.pipelines import EXTRA_NAMES, load_pipeline
 from spacy_convkernels.components.sealed_pipe import MODEL_HASH
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import ModelFileError, NotInitializedError, VectorsError
@@ -513,6 +516,58 @@ def test_a_damaged_spacy_file_of_a_command_line_model_is_named(tmp_path, capsys,
     assert main(["trees", str(texts), "--model", str(model), "-o", str(tmp_path / "t.tsv"), "--quiet"]) == 1
     err = capsys.readouterr().err.strip()
     assert f"{model / target} is damaged" in err and "\n" not in err and not (tmp_path / "t.tsv").exists()
+
+
+# --- a pipeline that needs a package of an extra the environment lacks ---
+
+WITHOUT_SPACY_TRANSFORMERS = """
+import importlib.metadata as metadata
+import sys
+
+import catalogue
+
+sys.modules["spacy_transformers"] = None  # as if not installed: no module, no entry points
+catalogue.AVAILABLE_ENTRY_POINTS = metadata.EntryPoints(
+    ep for dist in metadata.distributions() for ep in dist.entry_points if not ep.value.startswith("spacy_transformers")
+)
+from spacy_convkernels.cli import main
+
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow
+def test_a_pipeline_with_a_transformer_without_spacy_transformers_names_the_pip_install(tmp_path):
+    """Instead of spaCy's E002 "Can't find factory for 'transformer'"."""
+    model = tmp_path / "model"
+    spacy.blank("en").to_disk(model)
+    config = (model / "config.cfg").read_text(encoding="utf-8")
+    config = config.replace("pipeline = []", 'pipeline = ["transformer"]')
+    (model / "config.cfg").write_text(config + '\n[components.transformer]\nfactory = "transformer"\n')
+    (tmp_path / "texts.txt").write_text("A question?\n", encoding="utf-8")
+    command = ["trees", str(tmp_path / "texts.txt"), "--model", str(model), "-o", str(tmp_path / "t.txt")]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_SPACY_TRANSFORMERS, *command], capture_output=True, text=True, env=environment
+    )
+    assert done.returncode == 1 and done.stderr == (
+        f"spacy-convkernels trees: error: cannot load the spaCy pipeline {model}: 'transformer' is registered by "
+        'spacy-transformers, which is not installed: pip install "spacy-convkernels[transformers]"\n'
+    )
+
+
+def test_the_transformers_extra_takes_a_torch_range_and_registers_the_names_said():
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    torch = next(requirement for requirement in extras["transformers"] if requirement.startswith("torch"))
+    assert "==" not in torch and ">=" in torch and "<" in torch, torch
+    module, factories, prefix = EXTRA_NAMES["transformers"]
+    require_extra(module, "transformers")
+    from spacy.util import registry
+
+    nlp = spacy.blank("en")  # loads every spacy_factories entry point
+    assert all(nlp.has_factory(name) for name in factories)
+    assert any(name.startswith(prefix) for name in registry.architectures.get_all())
 
 
 def _unclosed_vectors_header(model):

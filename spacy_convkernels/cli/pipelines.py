@@ -1,17 +1,33 @@
 """The spaCy files the commands read: pipelines (``--model`` of ``trees``, ``demo``,
 ``lexicon``, ``evaluate bionlp``; the model of ``evaluate relations``) through
-:func:`load_pipeline`, DocBins (``trees``, ``evaluate relations``) through :func:`read_docbin`."""
+:func:`load_pipeline`, DocBins (``trees``, ``evaluate relations``) through :func:`read_docbin`.
 
+A pipeline that needs a package of an extra that is not installed (a ``transformer``
+component without spacy-transformers) is refused naming the ``pip install`` that fixes
+it (:data:`EXTRA_NAMES`), instead of spaCy's E002 "Can't find factory". Only here: spaCy
+offers no hook on that error, so ``spacy train``, ``spacy debug data`` and ``spacy.load``
+still raise E002."""
+
+import re
+from importlib.util import find_spec
 from pathlib import Path
 
-from ..errors import CorpusFormatError, ModelFileError
+from ..errors import CorpusFormatError, MissingDependencyError, ModelFileError
+
+#: The spaCy names an extra's package registers: extra -> (its module, its component
+#: factories, the prefix of its registered functions).
+EXTRA_NAMES = {"transformers": ("spacy_transformers", ("transformer",), "spacy-transformers.")}
+#: spaCy's errors for a factory (E002) or a registered function (E893) it cannot find.
+NOT_FOUND = re.compile(r"\[E002\] Can't find factory for '([^']+)'|\[E893\] Could not find function '([^']+)'")
 
 
 def load_pipeline(model: str | Path, **settings):
     """``spacy.load(model, **settings)``. A pipeline that cannot be loaded (not there, or a
     damaged file: its tokenizer, strings, ``meta.json``, a component's) raises one
     :class:`ModelFileError` naming the model and, where spaCy's error tells, the file; a
-    component of this package names its own file."""
+    component of this package names its own file. One that needs a package of an extra
+    that is not installed raises :class:`MissingDependencyError` naming the extra (see
+    the module)."""
     import spacy
 
     from ..saved_arrays import READING_ERRORS
@@ -21,10 +37,28 @@ def load_pipeline(model: str | Path, **settings):
     except ModelFileError:
         raise
     except READING_ERRORS as error:
+        extra = missing_extra(error)
+        if extra is not None:
+            raise MissingDependencyError(f"cannot load the spaCy pipeline {model}: {extra}") from error
         file = _file_of(error)
         where = f": {file} is damaged" if file is not None else ""
         reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
         raise ModelFileError(f"cannot load the spaCy pipeline {model}{where} ({reason})", source=str(model)) from error
+
+
+def missing_extra(error: BaseException) -> str | None:
+    """What to install when ``error`` is spaCy's for a factory or function of an extra
+    whose package is not installed (:data:`EXTRA_NAMES`), else None."""
+    found = NOT_FOUND.search(str(error))
+    if found is None:
+        return None
+    name = found.group(1) or found.group(2)
+    for extra, (module, factories, prefix) in EXTRA_NAMES.items():
+        if (name in factories or name.startswith(prefix)) and find_spec(module) is None:
+            package = module.replace("_", "-")
+            install = f'pip install "spacy-convkernels[{extra}]"'
+            return f"'{name}' is registered by {package}, which is not installed: {install}"
+    return None
 
 
 def read_docbin(path: Path, vocab) -> list:
