@@ -375,6 +375,32 @@ def test_a_symmetric_gram_of_an_indexed_set_is_the_plain_one():
     np.testing.assert_array_equal(kernel.gram(kernel.prepare(trees)), kernel.gram(trees))
 
 
+TREE_CASES = [(family, kernel) for family, kernel in CASES if family != "path"]
+
+
+@pytest.mark.filterwarnings("ignore::spacy_convkernels.errors.KernelUnderflowWarning")
+@pytest.mark.parametrize("family, kernel", TREE_CASES, ids=[f"{f}-{k!r}" for f, k in TREE_CASES])
+def test_a_tree_gram_is_indexed_and_equals_the_plain_one(family, kernel, monkeypatch):
+    """The Gram of one set of trees (or forests) is computed against an index made on the
+    fly, whole rows, the upper triangle mirrored: the plain engine's values to 1e-12,
+    exactly symmetric, a normalized diagonal of 1."""
+    calls = []
+    against = _driver.gram_against
+    monkeypatch.setattr(_driver, "gram_against", lambda *a, **k: calls.append(k["symmetric"]) or against(*a, **k))
+    structures = FAMILIES[family][1](np.random.default_rng(7), 30)
+    structures += structures[:3]  # repeated structures
+    for normalize in (True, False):
+        for n_jobs in (1, 2):
+            plain = kernel.gram(structures, kernel.prepare(structures, index=False), normalize=normalize, n_jobs=n_jobs)
+            symmetric = kernel.gram(structures, normalize=normalize, n_jobs=n_jobs)
+            scale = 1.0 if normalize else np.abs(plain).max()
+            np.testing.assert_allclose(symmetric, plain, rtol=0, atol=1e-12 * scale)
+            assert (symmetric == symmetric.T).all() and np.count_nonzero(plain) > len(structures)
+        if normalize:
+            assert (np.diag(symmetric)[np.diag(plain) > 0] == 1.0).all()
+    assert calls == [True] * 4
+
+
 @pytest.mark.parametrize("kernel", list(path_kernels()), ids=repr)
 def test_a_path_gram_is_indexed_and_equals_the_plain_one(kernel, monkeypatch):
     """Paths (plain tuples and feature positions) are always computed against an index made
