@@ -63,6 +63,7 @@ from pathlib import Path
 
 import numpy as np
 from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, load_parser, parsed_documents
+from common import prf
 from locations import ROOT, add_outputs
 from qc_transformer import default_transformer, settings_of
 from spacy.training import Example
@@ -326,13 +327,6 @@ def best_of(probabilities: np.ndarray) -> np.ndarray:
     return scores.max(axis=1) if scores.shape[1] else np.zeros(len(scores))
 
 
-def prf(predicted: np.ndarray, truth: np.ndarray) -> tuple[float, float, float]:
-    right = int((predicted & truth).sum())
-    p = right / max(int(predicted.sum()), 1)
-    r = right / max(int(truth.sum()), 1)
-    return (2 * p * r / (p + r) if p + r else 0.0), p, r
-
-
 def annotated(extractor, examples, scores: np.ndarray) -> list[Example]:
     """Examples of copies of the predicted Docs annotated with these label scores."""
     docs = [eg.predicted.copy() for eg in examples]
@@ -428,7 +422,7 @@ def run(
         if tuned:
             transformer.annotate(held_out)
         scores, truth, candidates = candidate_truths(extractor, held_out)
-        f, threshold = max((prf(best_of(scores) >= t, truth)[0], t) for t in THRESHOLDS)
+        f, threshold = max((prf(truth=truth, predicted=best_of(scores) >= t).f1, t) for t in THRESHOLDS)
         print(f"  {variant} seed {seed} epoch {epoch}: held-out F1 {f:.3f} at threshold {threshold}", flush=True)
         if f > best[0]:
             annotated_held_out = annotated(extractor, held_out, scores)
@@ -446,13 +440,13 @@ def run(
         transformer.annotate(devel)
         transformer.annotate(raw)
     scores, truth, _ = candidate_truths(extractor, devel)
-    f, p, r = prf(best_of(scores) >= best[2], truth)
+    p, r, f = prf(truth=truth, predicted=best_of(scores) >= best[2])
     devel_annotated = annotated(extractor, devel, scores)
     gold_typed = typed(devel_annotated, best[4][False][1])
     gold_single = typed(devel_annotated, best[4][True][1], True)
     devel_seconds = time.perf_counter() - start
     raw_scores, raw_truth, _ = candidate_truths(extractor, raw)
-    raw_f, raw_p, raw_r = prf(best_of(raw_scores) >= best[2], raw_truth)
+    raw_p, raw_r, raw_f = prf(truth=raw_truth, predicted=best_of(raw_scores) >= best[2])
     raw_annotated = annotated(extractor, raw, raw_scores)
     raw_typed = typed(raw_annotated, best[4][False][1])
     raw_single = typed(raw_annotated, best[4][True][1], True)

@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from bionlp_candidates import parsed_documents
+from common import prf
 from locations import DATA, MD_MODEL, RESULTS, add_outputs
 from sklearn.svm import SVC
 from spacy.tokens import DocBin
@@ -161,19 +162,11 @@ def split_train(articles: list, share: float = 0.2, seed: int = 0) -> tuple[np.n
     return np.flatnonzero(~mask), np.flatnonzero(mask)
 
 
-def prf(y: np.ndarray, predicted: np.ndarray) -> tuple[float, float, float]:
-    """Precision, recall, F1 of the positive class."""
-    tp = int(np.sum(predicted & y))
-    p = tp / max(int(predicted.sum()), 1)
-    r = tp / max(int(y.sum()), 1)
-    return p, r, 2 * p * r / (p + r) if p + r else 0.0
-
-
 def best_threshold(y: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
     """(F1, threshold) of the best rule ``score >= threshold`` on these scores."""
     best = (-1.0, np.inf)
     for threshold in np.unique(scores):
-        best = max(best, (prf(y, scores >= threshold)[2], float(threshold)))
+        best = max(best, (prf(truth=y, predicted=scores >= threshold).f1, float(threshold)))
     return best
 
 
@@ -210,7 +203,9 @@ class Bench:
     def record(self, name: str, runs: list, choices: str, note: str = ""):
         """``runs``: per seed (devel scores, threshold, default decisions, kernel evaluations, wall, choice wall)."""
         y = self.y_devel
-        figures = np.array([[*prf(y, s >= t), prf(y, d)[2], e, w, c] for s, t, d, e, w, c in runs])
+        figures = np.array(
+            [[*prf(truth=y, predicted=s >= t), prf(truth=y, predicted=d).f1, e, w, c] for s, t, d, e, w, c in runs]
+        )
         row = (name, figures.mean(axis=0), figures.std(axis=0), len(runs), choices, note)
         self.rows.append(row)
         print(format_row(row), flush=True)

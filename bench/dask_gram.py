@@ -18,6 +18,7 @@ import resource
 import time
 
 import numpy as np
+from common import rss_mb
 from distributed import Client, LocalCluster
 from locations import DATA
 
@@ -54,12 +55,6 @@ def start_sampling(dask_worker) -> None:
 
 def sampled_peak_mb(dask_worker) -> float:
     return dask_worker.bench_peak_rss[0] / 2**20
-
-
-def rss_mb() -> float:
-    import psutil
-
-    return psutil.Process().memory_info().rss / 2**20
 
 
 def timed(function, *arguments):

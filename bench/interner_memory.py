@@ -14,15 +14,11 @@ import gc
 import time
 
 import numpy as np
+from common import rss_mb
 
 from spacy_convkernels import Tree
 from spacy_convkernels.kernels import PartialTreeKernel, SmoothedPartialTreeKernel, WordVectors
 from spacy_convkernels.structures.interning import CONTENTS, LABELS, PRODUCTIONS
-
-
-def rss_mb() -> float:
-    with open("/proc/self/status") as status:
-        return int(status.read().split("VmRSS:")[1].split()[0]) / 1024
 
 
 def sizes() -> str:

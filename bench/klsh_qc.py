@@ -20,8 +20,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from common import svm_accuracy
 from locations import DATA, add_outputs
-from qc_classification import load_qc, svm_accuracy
+from qc_classification import load_qc
 
 from spacy_convkernels.kernels import PartialTreeKernel
 from spacy_convkernels.learn import KernelKNeighborsClassifier, KLSHForestClassifier

@@ -65,6 +65,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from common import split_questions
 from locations import DATA, MD_MODEL, add_outputs
 from qc_textcat import KERNELS as QC_KERNELS  # the kernels of the QC benchmarks, one definition
 from sklearn.exceptions import ConvergenceWarning
@@ -115,17 +116,8 @@ def qc_trees(data: Path, model: Path, cache: Path) -> dict:
     import spacy
 
     from spacy_convkernels.components.sentences import sentence_trees
-    from spacy_convkernels.corpora import read_klp
 
-    def questions(file):
-        return [(e.texts["quest"], e.labels[0].split(":")[0]) for e in read_klp(data / file)]
-
-    train = questions("train_5500.coarse.klp.gz")
-    split = {
-        "train": [q for i, q in enumerate(train, 1) if i % 10],
-        "dev": [q for i, q in enumerate(train, 1) if not i % 10],
-        "test": questions("TREC_10.coarse.klp.gz"),
-    }
+    split = split_questions(data)
     nlp = spacy.load(model, exclude=["ner", "senter"])
     nlp.add_pipe("kernel_trees", config={"representations": ["grct", "lct", "clct"]})
     start = time.perf_counter()

@@ -29,8 +29,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from common import svm_accuracy
 from locations import DATA, add_outputs
-from qc_classification import bow_matrices, load_qc, svm_accuracy  # the exact-kernel protocol
+from qc_classification import bow_matrices, load_qc  # the exact-kernel protocol
 from scipy.sparse import csr_matrix, hstack
 from sklearn.cluster import KMeans
 from sklearn.feature_extraction.text import TfidfVectorizer

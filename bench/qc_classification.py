@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from common import svm_accuracy
 from locations import DATA, add_outputs
 from scipy.stats import spearmanr
 from sklearn.model_selection import StratifiedKFold
@@ -33,7 +34,6 @@ from spacy_convkernels.kernels import (
     SubsetTreeKernel,
     WordVectors,
 )
-from spacy_convkernels.learn import fair_one_vs_all
 from spacy_convkernels.outputs import replacing
 
 GRID = (0.2, 0.4, 0.6)
@@ -132,11 +132,6 @@ def cross_validated_accuracy(train_gram, y_train, folds=5):
             for fit, held in splits
         ]
     )
-
-
-def svm_accuracy(train_gram, y_train, test_gram, y_test, C=10.0):
-    """Accuracy % of one-vs-all C-SVMs with KeLP's fairness (``learn.fair_one_vs_all``)."""
-    return 100.0 * np.mean(fair_one_vs_all(train_gram, y_train, test_gram, C=C) == y_test)
 
 
 def load_qc(data: Path):

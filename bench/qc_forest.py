@@ -25,11 +25,10 @@ from pathlib import Path
 
 import numpy as np
 import spacy
+from common import questions, svm_accuracy
 from locations import DATA, MD_MODEL, add_outputs
 
-from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import ForestKernel, PartialTreeKernel, SubsetTreeKernel
-from spacy_convkernels.learn import fair_one_vs_all
 from spacy_convkernels.outputs import replacing
 from spacy_convkernels.structures import beam_forests, span_to_tree
 
@@ -38,16 +37,6 @@ CS = (1.0, 10.0)
 KS = (1, 2, 4, 8)
 BEAM = 8
 SPEED_N = 1000
-
-
-def svm_accuracy(train_gram, y_train, test_gram, y_test, C):
-    """Accuracy % of one-vs-all C-SVMs with KeLP's fairness (``learn.fair_one_vs_all``)."""
-    return 100.0 * np.mean(fair_one_vs_all(train_gram, y_train, test_gram, C=C) == y_test)
-
-
-def questions(path: Path):
-    """(text, coarse label) of the questions of a KeLP file, in order."""
-    return [(e.texts["quest"], e.labels[0].split(":")[0]) for e in read_klp(path)]
 
 
 def first(items):

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+from common import split_questions
 from locations import DATA, MD_MODEL, ROOT
-from qc_textcat import questions
 from spacy.training.initialize import load_vectors_into_model
 from spacy.util import load_config, load_model_from_config
 
@@ -32,7 +32,7 @@ def main():
     parser.add_argument("--config", type=Path, default=ROOT / "configs" / "qc_textcat.cfg")
     args = parser.parse_args()
 
-    training = [q for i, q in enumerate(questions(args.data / "train_5500.coarse.klp.gz")) if i % 10 != 9]
+    training = split_questions(args.data)["train"]
     config = load_config(args.config, overrides={"paths.md_model": str(args.model)}, interpolate=True)
     nlp = load_model_from_config(config, auto_fill=True)
     load_vectors_into_model(nlp, str(args.model))  # as spacy train's [initialize] vectors

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
+from common import mean_sd, split_questions
 from locations import DATA, MD_MODEL, ROOT, add_outputs
 from results_file import ResultsFile, write_page
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -43,7 +44,6 @@ from spacy.util import fix_random_seed, load_config, registry
 
 from spacy_convkernels.cli.convert import CLASSES
 from spacy_convkernels.components.registered_kernels import bind_pipeline_vectors
-from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels.base import Kernel, Prepared
 from spacy_convkernels.learn import fair_one_vs_all
 from spacy_convkernels.ml.doc_kernel_features import doc_tree, doc_words
@@ -149,25 +149,10 @@ def reuse_training_grams() -> None:
     Kernel.gram = gram
 
 
-def questions(path: Path):
-    """(text, label) of the questions of a KeLP file, in order."""
-    return [(e.texts["quest"], e.labels[0].split(":")[0]) for e in read_klp(path)]
-
-
-def mean_sd(values) -> tuple[float, float]:
-    values = list(values)
-    return statistics.mean(values), statistics.stdev(values) if len(values) > 1 else 0.0
-
-
 class Bench:
     def __init__(self, data: Path, epochs: int, patience: int):
         self.config = load_config(CONFIG, overrides={"paths.md_model": str(MD_MODEL)}, interpolate=True)
-        train = questions(data / "train_5500.coarse.klp.gz")
-        self.split = {
-            "train": [q for i, q in enumerate(train, 1) if i % 10],
-            "dev": [q for i, q in enumerate(train, 1) if not i % 10],
-            "test": questions(data / "TREC_10.coarse.klp.gz"),
-        }
+        self.split = split_questions(data)
         self.epochs, self.patience = epochs, patience
         self.md = spacy.load(MD_MODEL, exclude=["ner", "senter"])
         self.md.add_pipe("kernel_trees", config={"representations": ["grct", "lct", "clct"]})

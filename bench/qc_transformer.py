@@ -49,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
+from common import mean_sd, split_questions
 from locations import DATA, MD_MODEL, ROOT, add_outputs
 from results_file import ResultsFile, write_page
 from spacy.training import Example
@@ -56,7 +57,6 @@ from spacy.util import fix_random_seed, load_config, registry
 from thinc.api import Adam
 
 from spacy_convkernels.cli.convert import CLASSES
-from spacy_convkernels.corpora import read_klp
 
 CONFIG = ROOT / "configs" / "qc_transformer.cfg"
 KERNEL_CONFIG = ROOT / "configs" / "qc_textcat.cfg"
@@ -74,11 +74,6 @@ FUSED = ("transformer", "kernels")  # the methods whose scores the late fusion c
 FUSION_WEIGHTS = np.round(np.linspace(0.0, 1.0, 21), 2)
 
 
-def questions(path: Path):
-    """(text, label) of the questions of a KeLP file, in order."""
-    return [(e.texts["quest"], e.labels[0].split(":")[0]) for e in read_klp(path)]
-
-
 def classes_of(scores) -> np.ndarray:
     """The class of each row's highest score (columns in CLASSES order)."""
     return np.array(CLASSES)[np.argmax(scores, axis=1)]
@@ -87,16 +82,6 @@ def classes_of(scores) -> np.ndarray:
 def percent_right(predicted, gold) -> float:
     """The percentage of ``predicted`` classes equal to ``gold``."""
     return float(100.0 * np.mean(np.asarray(predicted) == np.asarray(gold)))
-
-
-def split_questions(data: Path) -> dict:
-    """(text, label) of the questions of each split: train, dev (every 10th training question), test."""
-    train = questions(data / "train_5500.coarse.klp.gz")
-    return {
-        "train": [q for i, q in enumerate(train, 1) if i % 10],
-        "dev": [q for i, q in enumerate(train, 1) if not i % 10],
-        "test": questions(data / "TREC_10.coarse.klp.gz"),
-    }
 
 
 def default_transformer() -> Path:
@@ -114,11 +99,6 @@ def settings_of(component: str, config=None) -> dict:
     settings = copy.deepcopy(dict(config["components"][component]))
     settings.pop("factory")
     return settings
-
-
-def mean_sd(values) -> tuple[float, float]:
-    values = list(values)
-    return statistics.mean(values), statistics.stdev(values) if len(values) > 1 else 0.0
 
 
 class Bench:

@@ -20,8 +20,9 @@ from pathlib import Path
 
 import numpy as np
 import spacy
+from common import questions
 from locations import DATA, MD_MODEL, add_outputs
-from qc_transformer import kept_name, questions, settings_of
+from qc_transformer import kept_name, settings_of
 
 from spacy_convkernels.kernels.explain import explain, to_svg
 from spacy_convkernels.ml.doc_kernel_features import doc_tree
