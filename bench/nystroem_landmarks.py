@@ -115,7 +115,7 @@ def qc_trees(data: Path, model: Path, cache: Path) -> dict:
         return json.loads(path.read_text(encoding="utf-8"))
     import spacy
 
-    from spacy_convkernels.components.sentences import sentence_trees
+    from spacy_convkernels.ml.doc_structures import sentence_trees
 
     split = split_questions(data)
     nlp = spacy.load(model, exclude=["ner", "senter"])

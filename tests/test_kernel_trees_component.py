@@ -145,7 +145,7 @@ def test_importing_registers_no_extension_and_each_component_installs_its_own():
         "from spacy.vocab import Vocab\n"
         "import spacy_convkernels.corpora\n"
         "from spacy_convkernels.components import amr_candidates, kernel_trees, kernel_vectors, klsh_codes\n"
-        "from spacy_convkernels.components.sentences import sentence_trees\n"
+        "from spacy_convkernels.ml.doc_structures import sentence_trees\n"
         "from spacy_convkernels.kernels import PartialTreeKernel\n"
         "names = ['kernel_trees', 'kernel_vector', 'kernel_klsh_code', 'kernel_amr', 'kernel_interactions']\n"
         "print([n for n in names if Doc.has_extension(n) or Span.has_extension(n)])\n"

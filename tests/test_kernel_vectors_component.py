@@ -46,7 +46,7 @@ def test_vectors_are_the_nystroem_map_of_the_trees(pipeline):
     (sentence,) = doc.sents
     np.testing.assert_array_equal(sentence._.kernel_vector, vector)
     # the same as the estimator on the tree, and its dot products approximate the kernel
-    from spacy_convkernels.components.sentences import sentence_trees
+    from spacy_convkernels.ml.doc_structures import sentence_trees
 
     tree = sentence_trees(doc, "lct")[0]
     np.testing.assert_allclose(vector, component.model.transform([tree])[0], rtol=1e-6)

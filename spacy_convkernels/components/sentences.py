@@ -1,5 +1,6 @@
-"""What the components share: checks of their settings, a Doc's sentence trees, the docs
-they are fitted on, and the base of the components whose model is fitted on sentence trees."""
+"""What the components share: checks of their settings, the docs they are fitted on, and
+the base of the components whose model is fitted on sentence trees (a Doc's sentence trees
+are read by :mod:`~spacy_convkernels.ml.doc_structures`)."""
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -11,19 +12,18 @@ from spacy.tokens import Doc
 
 from ..errors import (
     ConvKernelsError,
-    InvalidParameterError,
     MissingAnnotationError,
     ModelFileError,
     NotInitializedError,
     UnknownRepresentationError,
 )
 from ..extensions import install_extensions
-from ..kernels import Kernel
+from ..ml.doc_structures import TREE_KERNEL, read_structure, sentence_trees
 from ..saved_arrays import reading, sealed, unsealed
-from ..structures.dependency import REPRESENTATIONS, span_to_tree
+from ..structures.dependency import REPRESENTATIONS
 from ..structures.forest import Forest
 from ..structures.tree import Tree
-from ..validation import COUNT, Satisfies, validate_parameters
+from ..validation import COUNT
 from .kernel_trees import KernelTrees
 from .pipe import KernelPipe
 from .registered_kernels import bind_pipeline_vectors, refuse_vector_files
@@ -31,53 +31,8 @@ from .registered_kernels import bind_pipeline_vectors, refuse_vector_files
 TREE_SOURCES = ("predicted", "reference")
 
 
-def _tree_kernel(kernel) -> bool:
-    if not isinstance(kernel, Kernel) or kernel.structure_type not in (Tree, Forest):
-        return False
-    try:
-        validate_parameters(kernel)
-    except InvalidParameterError:
-        return False
-    return True
-
-
-#: The kernel of a component over sentence trees (its repr in a message shows the parameters).
-TREE_KERNEL = Satisfies(_tree_kernel, "a tree or forest kernel of spacy_convkernels with valid parameters")
-
 #: The constraints of the settings every :class:`SentenceTreeModel` has.
 SENTENCE_MODEL_PARAMETERS = {"kernel": [TREE_KERNEL], "batch_size": [COUNT]}
-
-
-def read_structure(kernel: Kernel, text: str) -> Tree | Forest:
-    """A structure of the kernel's type from its text form."""
-    return Forest.from_string(text) if kernel.structure_type is Forest else Tree.from_string(text)
-
-
-def sentence_trees(doc: Doc, representation: str, structure_type: type = Tree) -> list[Tree | Forest | None]:
-    """One tree per sentence (None for a sentence with nothing left, e.g. punctuation), read
-    from ``Span._.kernel_trees`` when a ``kernel_trees`` component made them, else
-    converted from the parse with the default options. With ``structure_type=Forest``, the
-    forests that a ``kernel_forests`` component wrote in ``Span._.kernel_forest``."""
-    if not len(doc):
-        return []
-    if structure_type is Forest:
-        forests = []
-        for sentence in doc.sents:
-            if sentence._.kernel_forest is None:
-                raise MissingAnnotationError(
-                    f"the sentence {sentence.text[:40]!r} has no Span._.kernel_forest: put a kernel_forests "
-                    "component before the one with a forest kernel"
-                )
-            forests.append(Forest.from_string(sentence._.kernel_forest) if sentence._.kernel_forest else None)
-        return forests
-    trees = []
-    for sentence in doc.sents:
-        made = sentence._.kernel_trees
-        if made is not None and representation in made:
-            trees.append(Tree.from_string(made[representation]) if made[representation] else None)
-        else:
-            trees.append(span_to_tree(sentence, representation))
-    return trees
 
 
 def runtime_components(nlp: Language) -> list:

@@ -18,10 +18,10 @@ import numpy as np
 from spacy.tokens import Doc, Span
 
 from ..errors import ConvKernelsWarning, StructureTypeError
+from ..ml.doc_structures import TREE_KERNEL
 from ..structures.dependency import join_sentences, span_to_tree
 from ..structures.tree import Tree
 from ..validation import validate_params
-from .sentences import TREE_KERNEL
 
 
 def text_tree(text: Doc | Span, representation: str = "loct") -> Tree | None:

@@ -34,12 +34,12 @@ from thinc.api import Model
 from thinc.types import Floats2d
 
 from ..approx.nystroem import LANDMARK_INITS
-from ..components.sentences import TREE_KERNEL, sentence_trees
 from ..errors import NotInitializedError
 from ..kernels.base import Kernel
 from ..learn.svm import FOLDS
 from ..structures.dependency import REPRESENTATIONS, join_sentences
 from ..validation import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options, validate_params
+from .doc_structures import TREE_KERNEL, sentence_trees
 from .kernel_encoders import MAX_TRAIN, KernelEncoder, StackedSVM
 
 CLASS_WEIGHTS = (None, "balanced", "fair")
