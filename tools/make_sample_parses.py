@@ -11,7 +11,7 @@ from pathlib import Path
 import spacy
 from spacy.tokens import DocBin
 
-from spacy_convkernels.cli.demo import PARSES, sample_texts
+from spacy_convkernels.data.samples import PARSES, sample_texts
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTRS = ["ORTH", "SPACY", "TAG", "POS", "MORPH", "LEMMA", "DEP", "HEAD", "SENT_START"]

@@ -31,10 +31,6 @@ import argparse
 from ..data import SAMPLES, sample_path
 from ..outputs import pipeline_path
 
-QUESTIONS = sample_path("questions")
-DOCUMENTS = sample_path("bionlp")
-PARSES = sample_path("parses")
-
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -61,10 +57,3 @@ def run(arguments: argparse.Namespace) -> None:
     from .demo_steps import run_demo  # spaCy, scikit-learn and the engine: not for --help
 
     run_demo(model=arguments.model, n_process=arguments.n_process, n_jobs=arguments.n_jobs)
-
-
-def sample_texts() -> list[str]:
-    """The raw texts of the samples, questions then documents (the texts of the stored parses)."""
-    from ..corpora import read_klp, read_standoff
-
-    return [example.texts["quest"] for example in read_klp(QUESTIONS)] + [doc.text for doc in read_standoff(DOCUMENTS)]

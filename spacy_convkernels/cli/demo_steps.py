@@ -11,12 +11,12 @@ from tqdm import tqdm
 
 from ..approx import KLSH, Nystroem
 from ..corpora import read_klp, read_standoff
+from ..data.samples import DOCUMENTS, PARSES, QUESTIONS
 from ..errors import ConvKernelsError, InvalidParameterError
 from ..kernels import PartialTreeKernel, SubsequencePathKernel
 from ..learn import KernelKNeighborsClassifier
 from ..structures.dependency import REPRESENTATIONS, span_to_trees
 from ..structures.relations import GoldRelations, dependency_interactions
-from .demo import DOCUMENTS, PARSES, QUESTIONS
 from .pipelines import load_pipeline
 
 PARSE_ATTRS: list[int | str] = ["TAG", "POS", "MORPH", "LEMMA", "DEP", "HEAD", "SENT_START"]

@@ -2,7 +2,8 @@
 here): ``importlib.resources.files("spacy_convkernels.data") / "trec-qc-kelp-sample"``.
 
 :data:`SAMPLES` names the ones the command line's help examples use
-(``spacy-convkernels demo --list-samples`` prints their paths)."""
+(``spacy-convkernels demo --list-samples`` prints their paths); :mod:`.samples` holds the
+paths and raw texts the ``demo`` command runs on."""
 
 from importlib import resources
 from pathlib import Path
