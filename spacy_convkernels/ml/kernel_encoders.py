@@ -34,18 +34,18 @@ from ..approx.nystroem import Nystroem, saved_normalization
 from ..errors import ConvKernelsWarning, ModelFileError
 from ..kernels.base import Kernel
 from ..learn.svm import KernelSVC, cross_validate_svm
-from ..saved_arrays import real_array, sealed, texts, unsealed
 from ..structures.paths import PathTuples
 from ..structures.tree import Tree
-from ..validation import COUNT, NATURAL, POSITIVE, validate_params
+from ..utils.saved_arrays import real_array, sealed, texts, unsealed
+from ..utils.validation import COUNT, NATURAL, POSITIVE, validate_params
 
 METHODS = ("nystroem", "klsh")
 MAX_TRAIN = 15_000
 """The most training structures an SVM block fits on by default (more are drawn at random,
 with a warning): their Gram takes 1.8 GB, and one fit on the exact Gram about 1 to 3
-minutes on 2 cores (PTK 47 s, path kernel 107 s, CSPTK 157 s: docs/results/cost_curves.md,
-extrapolated from 4,000 structures). The Gram's 8 GB come at 31,623; past this size
-Nyström or KLSH features scale (Nyström with 1,000 landmarks: 7 to 25 s at 15,000)."""
+minutes on 2 cores (PTK 47 s, path kernel 88 s, CSPTK 157 s: docs/results/cost_curves.md,
+extrapolated from 4,000 trees or 8,000 paths). The Gram's 8 GB come at 31,623; past this
+size Nyström or KLSH features scale (Nyström with 1,000 landmarks: 7 to 25 s at 15,000)."""
 MEMO_SIZE = 20_000
 """The most structures whose SVM decisions a :class:`StackedSVM` keeps by default: the
 ones scored most recently (least recently used out first, :class:`DecisionCache`). The
@@ -215,7 +215,7 @@ class KernelEncoder:
         return srsly.msgpack_dumps(sealed(state))
 
     def from_bytes(self, data: bytes) -> "KernelEncoder":
-        """The state of :meth:`to_bytes`, checked (:mod:`~spacy_convkernels.saved_arrays`):
+        """The state of :meth:`to_bytes`, checked (:mod:`~spacy_convkernels.utils.saved_arrays`):
         a damaged one raises :class:`~spacy_convkernels.errors.ModelFileError`."""
         state = srsly.msgpack_loads(data)
         if state is None:
@@ -441,7 +441,7 @@ class StackedSVM:
         return srsly.msgpack_dumps(sealed(state))
 
     def from_bytes(self, data: bytes) -> "StackedSVM":
-        """The state of :meth:`to_bytes`, checked (:mod:`~spacy_convkernels.saved_arrays`):
+        """The state of :meth:`to_bytes`, checked (:mod:`~spacy_convkernels.utils.saved_arrays`):
         a damaged one raises :class:`~spacy_convkernels.errors.ModelFileError`."""
         state = srsly.msgpack_loads(data)
         self.decisions.clear()
