@@ -75,8 +75,8 @@ from spacy_convkernels.corpora.standoff import split_articles
 from spacy_convkernels.extensions import INTERACTIONS_KEY
 from spacy_convkernels.ml.kernel_blocks import blocks_of
 from spacy_convkernels.ml.relation_model import candidates_of
-from spacy_convkernels.outputs import replacing
 from spacy_convkernels.structures.relations import GoldRelations
+from spacy_convkernels.utils.outputs import replacing
 
 THRESHOLDS = np.round(np.arange(0.05, 0.951, 0.05), 2)
 PK = {"@misc": "spacy_convkernels.SubsequencePathKernel.v1", "lam": 0.5, "vectors": None}

@@ -65,8 +65,8 @@ from spacy.tokens import DocBin
 from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.kernels import PartialTreeKernel, SubsequencePathKernel
 from spacy_convkernels.learn import KernelKNeighborsClassifier, KLSHForestClassifier, NonstationaryKernelLearner
-from spacy_convkernels.outputs import replacing
 from spacy_convkernels.structures.relations import GoldRelations, dependency_interactions
+from spacy_convkernels.utils.outputs import replacing
 
 ROLE_SETS = [("theme",), ("catalyst", "theme"), ("theme", "theme2")]
 K_GRID = (1, 3, 5, 7, 11, 15, 21)

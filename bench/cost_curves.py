@@ -78,10 +78,10 @@ from spacy_convkernels.approx import Nystroem
 from spacy_convkernels.corpora import read_klp, read_relations_jsonl
 from spacy_convkernels.kernels import SubsequencePathKernel
 from spacy_convkernels.learn import KernelSVC
-from spacy_convkernels.outputs import replacing
 from spacy_convkernels.structures.dependency import join_sentences
 from spacy_convkernels.structures.relations import GoldRelations
 from spacy_convkernels.structures.tree import Tree
+from spacy_convkernels.utils.outputs import replacing
 
 KERNELS = {"PTK": "TREC GRCT", "CSPTK": "TREC CLCT, md300", "path": "CoNLL04 paths"}
 # Imported once by the fork server (started without bench/ on its path): its children then

@@ -26,7 +26,7 @@ from qc_classification import load_qc
 
 from spacy_convkernels.kernels import PartialTreeKernel
 from spacy_convkernels.learn import KernelKNeighborsClassifier, KLSHForestClassifier
-from spacy_convkernels.outputs import replacing
+from spacy_convkernels.utils.outputs import replacing
 
 
 class CountingPartialTreeKernel(PartialTreeKernel):

@@ -73,7 +73,7 @@ from sklearn.exceptions import ConvergenceWarning
 from spacy_convkernels.approx import GramColumns, Nystroem, StructureColumns, select_landmarks
 from spacy_convkernels.approx.landmarks import LANDMARK_METHODS
 from spacy_convkernels.approx.nystroem import nystroem_normalization
-from spacy_convkernels.outputs import replacing
+from spacy_convkernels.utils.outputs import replacing
 
 METHODS = tuple(LANDMARK_METHODS)
 SIZES = (250, 500, 1000, 2000, 4000)

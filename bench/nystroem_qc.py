@@ -45,8 +45,8 @@ from spacy_convkernels.kernels import (
     WordVectors,
 )
 from spacy_convkernels.learn import cluster_purity
-from spacy_convkernels.outputs import replacing
 from spacy_convkernels.plots import landmarks_accuracy, purity_curve
+from spacy_convkernels.utils.outputs import replacing
 
 SIZES = (250, 500, 1000, 2000)
 CLUSTERS = (6, 10, 20, 50, 100)

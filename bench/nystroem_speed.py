@@ -26,7 +26,7 @@ from one_against_many import best_of, kernels, timed
 from spacy_convkernels.approx import Nystroem
 from spacy_convkernels.approx.nystroem import EIGENVALUE_RTOL, nystroem_normalization
 from spacy_convkernels.corpora import read_klp
-from spacy_convkernels.row_blocks import gram_rows, symmetric_gram
+from spacy_convkernels.utils.row_blocks import gram_rows, symmetric_gram
 
 
 def main():

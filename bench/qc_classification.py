@@ -34,7 +34,7 @@ from spacy_convkernels.kernels import (
     SubsetTreeKernel,
     WordVectors,
 )
-from spacy_convkernels.outputs import replacing
+from spacy_convkernels.utils.outputs import replacing
 
 GRID = (0.2, 0.4, 0.6)
 DILUTIONS = (0.125, 0.25, 0.375, 0.5, 0.75, 1.0)

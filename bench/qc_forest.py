@@ -29,8 +29,8 @@ from common import questions, svm_accuracy
 from locations import DATA, MD_MODEL, add_outputs
 
 from spacy_convkernels.kernels import ForestKernel, PartialTreeKernel, SubsetTreeKernel
-from spacy_convkernels.outputs import replacing
 from spacy_convkernels.structures import beam_forests, span_to_tree
+from spacy_convkernels.utils.outputs import replacing
 
 LAMS = (0.1, 0.4)
 CS = (1.0, 10.0)

@@ -27,7 +27,7 @@ from qc_transformer import kept_name, settings_of
 from spacy_convkernels.kernels.explain import explain, to_svg
 from spacy_convkernels.ml.doc_kernel_features import doc_tree
 from spacy_convkernels.ml.kernel_blocks import blocks_of
-from spacy_convkernels.outputs import replacing
+from spacy_convkernels.utils.outputs import replacing
 
 
 def recorded_labels(results: dict, method: str, seed: int) -> np.ndarray:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from locations import add_outputs
 
-from spacy_convkernels.outputs import replacing
+from spacy_convkernels.utils.outputs import replacing
 
 
 def _blank():

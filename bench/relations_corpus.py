@@ -30,7 +30,7 @@ from pathlib import Path
 from locations import DATA, MD_MODEL
 from spacy_train import evaluate_relations, train, write_json
 
-from spacy_convkernels.outputs import replacing
+from spacy_convkernels.utils.outputs import replacing
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 MODELS = {

@@ -5,7 +5,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from spacy_convkernels.outputs import replacing
+from spacy_convkernels.utils.outputs import replacing
 
 FINDINGS = "## Findings"  # a page's hand-written section, below the tables
 

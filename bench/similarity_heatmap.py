@@ -14,8 +14,8 @@ from locations import add_outputs
 
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import PartialTreeKernel
-from spacy_convkernels.outputs import replacing
 from spacy_convkernels.plots import similarity_heatmap
+from spacy_convkernels.utils.outputs import replacing
 
 
 def main():

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from spacy_convkernels.outputs import replacing
+from spacy_convkernels.utils.outputs import replacing
 
 
 def train(config: Path, output: Path, overrides: list[str], *, log: Path) -> dict:

@@ -66,7 +66,7 @@ from spacy_convkernels.kernels import (
     SmoothedPartialTreeKernel,
     WordVectors,
 )
-from spacy_convkernels.outputs import replacing
+from spacy_convkernels.utils.outputs import replacing
 
 TERMINAL_FACTORS = (0.1, 0.2, 0.5, 1.0, 2.0, 4.0)
 DECAYS = (0.1, 0.2, 0.4, 0.6)

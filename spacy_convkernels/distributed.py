@@ -20,10 +20,10 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from .errors import InvalidParameterError, MissingDependencyError, SchedulerError
-from .inputs import check_structures
 from .kernels.base import KERNEL, Kernel
-from .row_blocks import ROWS
-from .validation import COUNT, Satisfies, validate_parameters, validate_params
+from .utils.inputs import check_structures
+from .utils.row_blocks import ROWS
+from .utils.validation import COUNT, Satisfies, validate_parameters, validate_params
 
 CONNECT_TIMEOUT = 10  # seconds to reach a scheduler
 ROW_MULTIPLE = Satisfies(lambda value: COUNT.accepts(value) and value % ROWS == 0, f"a positive multiple of {ROWS}")

@@ -15,7 +15,7 @@ import numpy as np
 
 from .errors import InvalidParameterError, MissingDependencyError
 from .kernels.base import KERNEL, Kernel
-from .validation import validate_params
+from .utils.validation import validate_params
 
 
 def purity_curve(purities: Mapping[str, Sequence[float]], clusters: Sequence[int], *, ax=None):

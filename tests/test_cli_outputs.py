@@ -21,10 +21,10 @@ import pytest
 from data_paths import CORPORA
 from interrupts import default_sigint, python_sigint
 
-from spacy_convkernels import outputs as outputs_module
 from spacy_convkernels.cli import _Terminated, _terminating_signals, main
 from spacy_convkernels.errors import InvalidParameterError, OutputFileError
-from spacy_convkernels.outputs import check_outputs, pipeline_path, replacing, replacing_all
+from spacy_convkernels.utils import outputs as outputs_module
+from spacy_convkernels.utils.outputs import check_outputs, pipeline_path, replacing, replacing_all
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 STANDOFF = CORPORA / "bionlp-st-2013-ge-sample"

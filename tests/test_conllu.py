@@ -6,10 +6,11 @@ from broken_files import gzip_then_broken
 from data_paths import need_shared
 from spacy.util import registry
 
-from spacy_convkernels import ConvKernelsError, CorpusFormatError, text_lines
+from spacy_convkernels import ConvKernelsError, CorpusFormatError
 from spacy_convkernels.corpora import CorpusWarning, read_conllu
 from spacy_convkernels.errors import CorpusFileError
 from spacy_convkernels.structures import span_to_tree
+from spacy_convkernels.utils import text_lines
 
 SENTENCES = """# newdoc id = d1
 # sent_id = s1

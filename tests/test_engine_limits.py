@@ -686,7 +686,7 @@ def test_a_saved_model_whose_landmark_is_a_long_chain_fails_fast_at_load(tmp_pat
 
     from spacy_convkernels.corpora import read_klp
     from spacy_convkernels.errors import ModelFileError
-    from spacy_convkernels.saved_arrays import sealed
+    from spacy_convkernels.utils.saved_arrays import sealed
 
     nlp = spacy.blank("en")
     sample = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"

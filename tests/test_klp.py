@@ -9,9 +9,10 @@ from address_space import run_limited
 from broken_files import gzip_then_broken
 from data_paths import CORPORA
 
-from spacy_convkernels import ConvKernelsError, CorpusFormatError, Tree, TreeParseError, text_lines
+from spacy_convkernels import ConvKernelsError, CorpusFormatError, Tree, TreeParseError
 from spacy_convkernels.corpora import CorpusWarning, parse_klp_line, read_klp
 from spacy_convkernels.errors import CorpusFileError
+from spacy_convkernels.utils import text_lines
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 

@@ -414,7 +414,7 @@ def _full_graph(kernel, X, n_neighbors):
 def test_blocked_knn_graph_equals_the_full_one(qc, monkeypatch, rows, n_neighbors):
     """Row blocks keeping the k best give the graph of the full Gram, value for value and in
     the same order on ties (each tree appears three times: many exact ties)."""
-    from spacy_convkernels import row_blocks
+    from spacy_convkernels.utils import row_blocks
 
     trees, _ = qc
     X = trees[:30] + trees[:30] + trees[:30]  # every neighbour tied with two copies
@@ -428,7 +428,7 @@ def test_blocked_knn_graph_equals_the_full_one(qc, monkeypatch, rows, n_neighbor
 
 
 def test_blocked_knn_graph_on_paths(monkeypatch):
-    from spacy_convkernels import row_blocks
+    from spacy_convkernels.utils import row_blocks
 
     X, _ = _synthetic_paths(50, np.random.default_rng(2))
     kernel = SubsequencePathKernel(lam=0.8)
@@ -442,7 +442,7 @@ def test_blocked_knn_graph_on_paths(monkeypatch):
 @pytest.mark.slow
 def test_blocked_knn_graph_holds_one_block(qc, monkeypatch):
     """No kernel call computes more than one block of rows against the rest."""
-    from spacy_convkernels import row_blocks
+    from spacy_convkernels.utils import row_blocks
 
     trees, _ = qc
     sizes = []

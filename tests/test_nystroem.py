@@ -132,7 +132,7 @@ def test_progress_bars_only_when_asked(trees, capsys):
 
 
 def test_landmark_gram_by_blocks_is_the_gram(trees, monkeypatch):
-    from spacy_convkernels import row_blocks
+    from spacy_convkernels.utils import row_blocks
 
     kernel = PartialTreeKernel()
     whole = Nystroem(kernel, n_components=30, random_state=1).fit(trees)

@@ -14,7 +14,7 @@ import spacy
 import spacy_convkernels
 from spacy_convkernels.errors import InvalidParameterError
 from spacy_convkernels.kernels import Kernel, PartialTreeKernel
-from spacy_convkernels.validation import Anything
+from spacy_convkernels.utils.validation import Anything
 
 INVALID = "<an invalid value>"
 

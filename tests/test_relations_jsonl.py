@@ -218,7 +218,7 @@ def test_a_text_over_max_length_names_file_and_line_and_is_skipped_on_request(tm
 
 
 def test_a_line_over_the_length_cap_is_a_malformed_record(tmp_path, monkeypatch):
-    from spacy_convkernels import text_lines
+    from spacy_convkernels.utils import text_lines
 
     monkeypatch.setattr(text_lines, "MAX_LINE_BYTES", 400)
     path = write(tmp_path / "r.jsonl", GOOD, dict(GOOD, text="RAS activates RAF." + " x" * 300), GOOD)

@@ -29,7 +29,7 @@ from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import ModelFileError, NotInitializedError, VectorsError
 from spacy_convkernels.kernels import SmoothedPartialTreeKernel
 from spacy_convkernels.kernels.vectors import WordVectors
-from spacy_convkernels.saved_arrays import sealed, unsealed
+from spacy_convkernels.utils.saved_arrays import sealed, unsealed
 
 QC = CORPORA / "trec-qc-kelp-sample"
 SAMPLE = QC / "TREC_10.coarse.first60.klp.gz"

@@ -8,8 +8,9 @@ from address_space import run_limited
 from broken_files import gzip_then_broken
 from data_paths import CORPORA, need_shared
 
-from spacy_convkernels import ConvKernelsError, Tree, text_lines
+from spacy_convkernels import ConvKernelsError, Tree
 from spacy_convkernels.kernels import SmoothedPartialTreeKernel, VectorsError, WordVectors
+from spacy_convkernels.utils import text_lines
 
 WORDSPACE = CORPORA / "trec-qc-kelp-sample" / "wordspace_md300.first60.txt.gz"
 

@@ -29,11 +29,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConvKernelsWarning, InvalidParameterError, ModelFileError
-from ..inputs import structure_list, structure_tags
 from ..kernels.base import KERNEL, Kernel
-from ..row_blocks import gram_rows
-from ..saved_arrays import real_array
-from ..validation import COUNT, Boolean, Options, validate_parameters
+from ..utils.inputs import structure_list, structure_tags
+from ..utils.row_blocks import gram_rows
+from ..utils.saved_arrays import real_array
+from ..utils.validation import COUNT, Boolean, Options, validate_parameters
 
 HASH_FUNCTIONS = ("random_knn", "kulis_grauman")
 

@@ -30,7 +30,7 @@ from sklearn.utils import check_random_state
 from tqdm import tqdm
 
 from ..errors import InvalidParameterError
-from ..validation import Options, validate_params
+from ..utils.validation import Options, validate_params
 
 #: Pivoted Cholesky treats a structure whose residual self-similarity is at most this
 #: share of its own self-similarity as lying in the span of the landmarks (exactly, up to

@@ -31,11 +31,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConvKernelsWarning, InvalidParameterError, KernelOverflowError, ModelFileError
-from ..inputs import structure_list, structure_tags
 from ..kernels.base import KERNEL, Kernel
-from ..row_blocks import gram_rows
-from ..saved_arrays import real_array
-from ..validation import COUNT, Interval, Options, Satisfies, validate_parameters
+from ..utils.inputs import structure_list, structure_tags
+from ..utils.row_blocks import gram_rows
+from ..utils.saved_arrays import real_array
+from ..utils.validation import COUNT, Interval, Options, Satisfies, validate_parameters
 from .landmarks import LANDMARK_METHODS, StructureColumns, select_landmarks
 
 LANDMARK_INITS = tuple(LANDMARK_METHODS)
@@ -250,10 +250,11 @@ def nystroem_normalization(W: np.ndarray, *, rtol: float = EIGENVALUE_RTOL) -> n
 
 
 def saved_normalization(value, n_landmarks: int) -> np.ndarray:
-    """A saved normalization, checked as every saved array is (:func:`~spacy_convkernels.saved_arrays.real_array`):
-    real floating-point, n_landmarks x r with 1 <= r <= n_landmarks (models saved before
-    the projection was truncated hold W^(+1/2), n_landmarks x n_landmarks: the same vectors
-    rotated, the same dot products), finite, of magnitude below ``LIMIT``.
+    """A saved normalization, checked as every saved array is
+    (:func:`~spacy_convkernels.utils.saved_arrays.real_array`): real floating-point,
+    n_landmarks x r with 1 <= r <= n_landmarks (models saved before the projection was
+    truncated hold W^(+1/2), n_landmarks x n_landmarks: the same vectors rotated, the same
+    dot products), finite, of magnitude below ``LIMIT``.
     The ``kernel_vectors`` component, the Nyström blocks of the thinc models and ``nystroem
     transform`` all read theirs through it."""
     matrix = real_array(value, name="normalization", shape=(n_landmarks, None))

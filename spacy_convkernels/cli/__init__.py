@@ -4,7 +4,7 @@ Each command is a module here with ``add_parser``, ``run`` and ``files`` (every 
 path, folders and pipelines included, and every output path, by the names the user
 gives them): an output that is an input, lies inside an input folder or is another
 output is refused before any work, and the outputs are written to temporary files put
-in place together on success (:mod:`spacy_convkernels.outputs`); when an output is
+in place together on success (:mod:`spacy_convkernels.utils.outputs`); when an output is
 standard output (``-o /dev/stdout``), what the command prints goes to standard error.
 A package error, a full disk included, is printed as one line on stderr with exit
 status 1; Ctrl-C ends with status 130, SIGTERM and SIGHUP with 128 + the signal's
@@ -27,8 +27,8 @@ from contextlib import contextmanager, nullcontext, redirect_stdout
 
 from .. import __version__
 from ..errors import ConvKernelsError, InvalidParameterError
-from ..outputs import check_outputs, standard_output
-from ..validation import POSITIVE, SEED
+from ..utils.outputs import check_outputs, standard_output
+from ..utils.validation import POSITIVE, SEED
 from . import convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, trees
 from .options import resolve_output, take_positional_output
 

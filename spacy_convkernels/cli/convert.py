@@ -36,7 +36,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFileError, CorpusFormatError, InvalidParameterError
-from ..outputs import check_outputs, replacing_all
+from ..utils.outputs import check_outputs, replacing_all
 from .options import add_output_argument, add_seed_argument
 
 CLASSES = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")

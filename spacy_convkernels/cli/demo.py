@@ -29,7 +29,7 @@ questions)"`` is the installed path of the 60 questions.
 import argparse
 
 from ..data import SAMPLES, sample_path
-from ..outputs import pipeline_path
+from ..utils.outputs import pipeline_path
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:

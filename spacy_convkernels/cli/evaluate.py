@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFileError, InvalidParameterError
-from ..outputs import pipeline_path, replacing
+from ..utils.outputs import pipeline_path, replacing
 from .structures import REPRESENTATIONS, add_kernel_arguments, kernel_parameters, make_kernel
 
 SETTINGS = ("gold", "predicted")  # of evaluate relations' --entities and --triggers (evaluate_relations's)

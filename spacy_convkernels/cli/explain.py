@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConvKernelsError, InvalidParameterError
-from ..outputs import default_output, replacing
+from ..utils.outputs import default_output, replacing
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
 DEFAULT = "explain.html"  # the output without -o, written only where no file of that name is

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InvalidParameterError
-from ..outputs import preallocate, replacing
+from ..utils.outputs import preallocate, replacing
 from .cluster import add_cluster_arguments, cluster_client
 from .options import add_output_argument
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees

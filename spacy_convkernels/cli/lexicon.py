@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..errors import CorpusFileError
-from ..outputs import pipeline_path
+from ..utils.outputs import pipeline_path
 from .options import add_output_argument
 
 

@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 
 from ..errors import ModelFileError
-from ..outputs import replacing, save_array
+from ..utils.outputs import replacing, save_array
 from .cluster import add_cluster_arguments, cluster_client
 from .options import add_output_argument, add_seed_argument
 from .structures import (
@@ -127,11 +127,11 @@ def run(arguments: argparse.Namespace) -> None:
 def save(model, path, *, kernel: str, parameters: dict, representation: str) -> None:
     """Write a fitted model: the kernel's name and numeric options, the landmarks, the
     normalization and the word vectors, all sealed with their content hashes
-    (:mod:`~spacy_convkernels.saved_arrays`), which the settings hold."""
+    (:mod:`~spacy_convkernels.utils.saved_arrays`), which the settings hold."""
     import numpy as np
 
     from ..kernels.vectors import WordVectors
-    from ..saved_arrays import sealed
+    from ..utils.saved_arrays import sealed
 
     arrays = {"landmarks": np.array([str(t) for t in model.components_]), "normalization": model.normalization_}
     vectors = getattr(model.kernel, "vectors", None)
@@ -158,8 +158,8 @@ def load(path, *, n_jobs=None, verbose: bool = False) -> tuple:
 
     from ..approx.nystroem import Nystroem, saved_normalization
     from ..kernels.vectors import WordVectors
-    from ..saved_arrays import reading, texts, unsealed
     from ..structures.tree import Tree
+    from ..utils.saved_arrays import reading, texts, unsealed
 
     if not Path(path).exists():
         raise ModelFileError(f"{path}: no such file", source=str(path))
@@ -198,7 +198,7 @@ def load(path, *, n_jobs=None, verbose: bool = False) -> tuple:
 def _settings(stored) -> dict:
     """The settings of a saved model, every one a plain value of its allowed set: the
     kernel's parameters numbers (a saved file never names another file to open)."""
-    from ..validation import Interval
+    from ..utils.validation import Interval
 
     if stored is None or stored.dtype.kind != "U" or stored.shape != ():
         raise ModelFileError("not a model written by nystroem fit (no settings)")

@@ -30,7 +30,7 @@ def load_pipeline(model: str | Path, **settings):
     the module)."""
     import spacy
 
-    from ..saved_arrays import READING_ERRORS
+    from ..utils.saved_arrays import READING_ERRORS
 
     try:
         return spacy.load(model, **settings)
@@ -66,7 +66,7 @@ def read_docbin(path: Path, vocab) -> list:
     truncated file) raises a :class:`CorpusFormatError` naming the file."""
     from spacy.tokens import DocBin
 
-    from ..saved_arrays import READING_ERRORS
+    from ..utils.saved_arrays import READING_ERRORS
 
     try:
         return list(DocBin().from_disk(path).get_docs(vocab))

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InvalidParameterError
-from ..outputs import replacing
+from ..utils.outputs import replacing
 from .options import add_output_argument, add_seed_argument
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFormatError, InvalidParameterError
-from ..validation import validate_parameters
+from ..utils.validation import validate_parameters
 
 # structures.dependency.REPRESENTATIONS, not imported here: --help imports no numpy (a test keeps them equal)
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")

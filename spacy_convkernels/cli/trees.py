@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ..errors import InvalidParameterError, MissingAnnotationError
-from ..outputs import pipeline_path, replacing
+from ..utils.outputs import pipeline_path, replacing
 from .structures import REPRESENTATIONS
 
 if TYPE_CHECKING:

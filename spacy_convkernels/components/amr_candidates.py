@@ -27,7 +27,7 @@ from ..errors import InvalidGraphError, MissingAnnotationError
 from ..extensions import INTERACTIONS_KEY, install_extensions
 from ..structures.interactions import INTERACTIONS, PARTICIPANTS, find_candidates
 from ..structures.semantic_graph import SemanticGraph
-from ..validation import COUNT, NATURAL, Options, validate_params
+from ..utils.validation import COUNT, NATURAL, Options, validate_params
 from .pipe import KernelPipe
 
 

@@ -22,7 +22,7 @@ from ..errors import MissingAnnotationError, UnknownRepresentationError
 from ..extensions import install_extensions
 from ..structures.dependency import REPRESENTATIONS
 from ..structures.forest import beam_forests
-from ..validation import COUNT, POSITIVE, Interval, Options, validate_params
+from ..utils.validation import COUNT, POSITIVE, Interval, Options, validate_params
 from .kernel_trees import PARSE
 from .pipe import KernelPipe
 

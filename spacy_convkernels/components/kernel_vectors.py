@@ -45,8 +45,8 @@ from spacy.tokens import Doc
 from ..approx.nystroem import LANDMARK_INITS, Nystroem, saved_normalization
 from ..errors import ModelFileError
 from ..ml.kernel_features import set_feature_widths
-from ..saved_arrays import texts
-from ..validation import COUNT, Boolean, Options, validate_params
+from ..utils.saved_arrays import texts
+from ..utils.validation import COUNT, Boolean, Options, validate_params
 from .kernel_trees import PARSE
 from .registered_kernels import DEFAULT_KERNEL
 from .sentences import SENTENCE_MODEL_PARAMETERS, TREE_SOURCES, SentenceTreeModel

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from spacy.language import Language
 
 from ..approx.klsh import KLSH, KLSH_PARAMETERS, restore_saved
-from ..saved_arrays import texts
-from ..validation import Interval, Options, validate_params
+from ..utils.saved_arrays import texts
+from ..utils.validation import Interval, Options, validate_params
 from .kernel_trees import PARSE
 from .registered_kernels import DEFAULT_KERNEL
 from .sentences import SENTENCE_MODEL_PARAMETERS, TREE_SOURCES, SentenceTreeModel

@@ -53,9 +53,9 @@ from ..errors import (
 )
 from ..extensions import INTERACTIONS_KEY, install_extensions
 from ..ml.relation_model import candidates_of
-from ..saved_arrays import texts
 from ..structures.relations import GoldRelations, char_offsets, role_key
-from ..validation import SHARE
+from ..utils.saved_arrays import texts
+from ..utils.validation import SHARE
 from .registered_kernels import bind_model_vectors
 from .sealed_pipe import SealedPipe
 from .sentences import fitting_docs

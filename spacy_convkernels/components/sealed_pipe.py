@@ -1,6 +1,6 @@
 """How the trainable components (``kernel_textcat``, ``kernel_relations``) save and load
 themselves: as spaCy's ``TrainablePipe`` does (``cfg``, ``vocab``, ``model``), with the
-``cfg`` sealed by content hashes (:mod:`~spacy_convkernels.saved_arrays`), among them the
+``cfg`` sealed by content hashes (:mod:`~spacy_convkernels.utils.saved_arrays`), among them the
 SHA-256 of the model's bytes, checked before the model is read. A missing or damaged file
 (truncated, random bytes, a flipped byte, a value out of its range) raises a
 :class:`~spacy_convkernels.errors.ModelFileError` naming the component and the file, when
@@ -16,7 +16,7 @@ import srsly
 from spacy import util
 
 from ..errors import ModelFileError
-from ..saved_arrays import reading, sealed, unsealed
+from ..utils.saved_arrays import reading, sealed, unsealed
 from .registered_kernels import bind_model_vectors, model_kernels, refuse_vector_files
 
 MODEL_HASH = "model_sha256"

@@ -19,11 +19,11 @@ from ..errors import (
 )
 from ..extensions import install_extensions
 from ..ml.doc_structures import TREE_KERNEL, read_structure, sentence_trees
-from ..saved_arrays import reading, sealed, unsealed
 from ..structures.dependency import REPRESENTATIONS
 from ..structures.forest import Forest
 from ..structures.tree import Tree
-from ..validation import COUNT
+from ..utils.saved_arrays import reading, sealed, unsealed
+from ..utils.validation import COUNT
 from .kernel_trees import KernelTrees
 from .pipe import KernelPipe
 from .registered_kernels import bind_pipeline_vectors, refuse_vector_files
@@ -156,7 +156,7 @@ class SentenceTreeModel(KernelPipe):
         raise NotImplementedError
 
     def _state_bytes(self) -> bytes:
-        """The state, sealed with its content hashes (:mod:`~spacy_convkernels.saved_arrays`); {} unfitted."""
+        """The state, sealed with its content hashes (:mod:`~spacy_convkernels.utils.saved_arrays`); {} unfitted."""
         return srsly.msgpack_dumps(sealed(self._state()) if hasattr(self.model, self.fitted_attribute) else {})
 
     def _load_state(self, data: bytes, source: str) -> None:

@@ -21,7 +21,7 @@ from ..errors import ConvKernelsWarning, StructureTypeError
 from ..ml.doc_structures import TREE_KERNEL
 from ..structures.dependency import join_sentences, span_to_tree
 from ..structures.tree import Tree
-from ..validation import validate_params
+from ..utils.validation import validate_params
 
 
 def text_tree(text: Doc | Span, representation: str = "loct") -> Tree | None:

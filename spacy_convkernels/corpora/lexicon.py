@@ -78,8 +78,8 @@ from spacy.tokens import Doc
 from spacy.util import registry
 
 from ..errors import CorpusFileError, CorpusFormatError, InvalidParameterError
-from ..outputs import replacing_all
-from ..validation import COUNT, SHARE, Options, validate_params
+from ..utils.outputs import replacing_all
+from ..utils.validation import COUNT, SHARE, Options, validate_params
 from .lines import Unreadable, corpus_error, corpus_lines
 
 PROTEIN = "Protein"

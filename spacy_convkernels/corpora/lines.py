@@ -1,4 +1,4 @@
-"""The numbered lines of a corpus file (:mod:`spacy_convkernels.text_lines`), with the
+"""The numbered lines of a corpus file (:mod:`spacy_convkernels.utils.text_lines`), with the
 errors every reader raises."""
 
 from collections.abc import Iterator
@@ -7,7 +7,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from ..errors import CorpusFileError, CorpusFormatError
-from ..text_lines import Unreadable, numbered_lines
+from ..utils.text_lines import Unreadable, numbered_lines
 
 __all__ = ["Unreadable", "corpus_error", "corpus_lines"]
 

@@ -51,7 +51,7 @@ def read_relations_jsonl(
     ``"\\ud800"``; a missing or mistyped ``text``, ``spans`` or ``relations`` field; a
     span outside the text, covering only whitespace or overlapping another; a relation
     whose head or child is not one of the spans; a text longer than ``nlp.max_length``), an
-    undecodable one or one longer than :data:`~spacy_convkernels.text_lines.MAX_LINE_BYTES`
+    undecodable one or one longer than :data:`~spacy_convkernels.utils.text_lines.MAX_LINE_BYTES`
     raises :class:`~spacy_convkernels.CorpusFormatError` naming the file and line; with
     ``skip_errors=True`` the line is skipped instead, reported by a
     :class:`CorpusWarning` and appended to ``errors`` when a list is given. A file that

@@ -81,7 +81,7 @@ from spacy.util import filter_spans, registry
 
 from ..errors import ConvKernelsError, ConvKernelsWarning, CorpusFileError, CorpusFormatError
 from ..extensions import INTERACTIONS_KEY, install_extensions
-from ..validation import COUNT, Interval, Options, validate_params
+from ..utils.validation import COUNT, Interval, Options, validate_params
 from .examples import training_example
 from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise

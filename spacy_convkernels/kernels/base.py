@@ -25,8 +25,8 @@ from sklearn.base import BaseEstimator
 from tqdm.auto import tqdm
 
 from ..errors import InvalidParameterError, KernelUnderflowWarning, StructureSizeError
-from ..inputs import check_structures
-from ..validation import Interval, Satisfies, validate_parameters, validate_params
+from ..utils.inputs import check_structures
+from ..utils.validation import Interval, Satisfies, validate_parameters, validate_params
 from . import _driver
 from ._index import FixedSet
 from ._openmp import max_threads

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError, StructureTypeError
 from ..structures.tree import Tree
-from ..validation import COUNT, validate_params
+from ..utils.validation import COUNT, validate_params
 from ._driver import deltas
 from ._settings import KernelKind
 from .base import Kernel, _engine_settings

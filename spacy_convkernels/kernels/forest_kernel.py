@@ -10,7 +10,7 @@ leaves); ``terminal_factor=0`` is the paper's sum over non-terminals only.
 """
 
 from ..structures.forest import Forest
-from ..validation import Interval
+from ..utils.validation import Interval
 from ._packing import PackedForests
 from ._settings import KernelKind
 from .base import EngineSpec, Kernel

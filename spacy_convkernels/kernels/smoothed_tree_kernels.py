@@ -14,7 +14,7 @@ nodes (SPTK) or of composed head-modifier vectors between compositional nodes (C
 Without vectors sigma is the identity on label contents and SPTK is exactly PTK.
 """
 
-from ..validation import NON_NEGATIVE, POSITIVE, Anything, Boolean, Interval, Options, Weights
+from ..utils.validation import NON_NEGATIVE, POSITIVE, Anything, Boolean, Interval, Options, Weights
 from ._settings import KernelKind
 from .base import EngineSpec
 from .node_similarity import SHARED_ROW_RULES, SimilaritySpec

@@ -21,9 +21,9 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import InvalidParameterError
-from ..inputs import structure_list, structure_tags
-from ..row_blocks import gram_rows, symmetric_gram
-from ..validation import validate_parameters
+from ..utils.inputs import structure_list, structure_tags
+from ..utils.row_blocks import gram_rows, symmetric_gram
+from ..utils.validation import validate_parameters
 from .base import KERNEL, Kernel
 
 

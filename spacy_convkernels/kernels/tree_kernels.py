@@ -13,7 +13,7 @@ Normalization is K(a, b) / sqrt(K(a, a) K(b, b)), 0 when a self-kernel is 0.
 """
 
 from ..structures.tree import Tree
-from ..validation import NON_NEGATIVE, POSITIVE, Options, Weights
+from ..utils.validation import NON_NEGATIVE, POSITIVE, Options, Weights
 from ._settings import KernelKind
 from .base import EngineSpec, Kernel
 from .explain import explain

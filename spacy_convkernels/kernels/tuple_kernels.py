@@ -25,7 +25,7 @@ from ..structures.interning import LABELS
 from ..structures.networkx_graphs import is_networkx_graph, path_from_networkx, tree_from_networkx
 from ..structures.paths import PathTuples, split_tuple_label
 from ..structures.tree import Tree
-from ..validation import Interval, Weights
+from ..utils.validation import Interval, Weights
 from ._settings import KernelKind
 from ._tables import TupleTable
 from .base import EngineSpec, Kernel

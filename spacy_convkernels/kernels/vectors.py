@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelFileError, VectorsError
-from ..saved_arrays import index_array, real_array
 from ..structures.labels import join_key, split_key
-from ..text_lines import Unreadable, numbered_lines
+from ..utils.saved_arrays import index_array, real_array
+from ..utils.text_lines import Unreadable, numbered_lines
 
 
 class WordVectors:
@@ -135,7 +135,7 @@ class WordVectors:
     @classmethod
     def from_saved_arrays(cls, keys: np.ndarray, rows: np.ndarray, vectors: np.ndarray) -> "WordVectors":
         """The table of :meth:`to_arrays`, each array checked as saved arrays are
-        (:mod:`~spacy_convkernels.saved_arrays`; a ModelFileError when one is not)."""
+        (:mod:`~spacy_convkernels.utils.saved_arrays`; a ModelFileError when one is not)."""
         vectors = real_array(vectors, name="vectors", shape=(None, None))
         if not np.abs(vectors).sum(axis=1).all():
             raise ModelFileError("vectors holds a zero vector")

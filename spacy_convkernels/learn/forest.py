@@ -34,9 +34,9 @@ from tqdm import tqdm
 
 from ..approx.klsh import KLSH, KLSH_PARAMETERS, klsh_parameters, random_knn_codes, random_knn_subsets, unpack_codes
 from ..errors import InvalidParameterError
-from ..inputs import structure_list, structure_tags, training_set
 from ..kernels.base import KERNEL, Kernel
-from ..validation import COUNT, Boolean, Interval
+from ..utils.inputs import structure_list, structure_tags, training_set
+from ..utils.validation import COUNT, Boolean, Interval
 
 
 class KLSHForestClassifier(ClassifierMixin, BaseEstimator):

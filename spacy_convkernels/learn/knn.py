@@ -28,10 +28,10 @@ from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted
 
 from ..approx.klsh import KLSH, KLSH_PARAMETERS, hamming_distances, klsh_parameters
-from ..inputs import structure_list, structure_tags, training_set
 from ..kernels.base import KERNEL, Kernel
-from ..row_blocks import row_blocks, symmetric_blocks
-from ..validation import COUNT, Options, check_parameters, validate_params
+from ..utils.inputs import structure_list, structure_tags, training_set
+from ..utils.row_blocks import row_blocks, symmetric_blocks
+from ..utils.validation import COUNT, Options, check_parameters, validate_params
 
 METHODS = ("exact", "klsh")
 

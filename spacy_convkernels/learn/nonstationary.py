@@ -24,10 +24,10 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from ..approx.klsh import KLSH_PARAMETERS
-from ..inputs import structure_tags, training_set
 from ..kernels.base import KERNEL, Kernel
 from ..structures.paths import PathTuples, split_tuple_label
-from ..validation import COUNT, Options, Satisfies
+from ..utils.inputs import structure_tags, training_set
+from ..utils.validation import COUNT, Options, Satisfies
 from .knn import METHODS, kernel_knn_graph
 
 

@@ -35,10 +35,10 @@ from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import InvalidParameterError
-from ..inputs import check_structures, structure_tags, training_set
 from ..kernels.base import KERNEL, Kernel, n_threads
-from ..row_blocks import gram_rows
-from ..validation import COUNT, POSITIVE, Interval, Satisfies, validate_params
+from ..utils.inputs import check_structures, structure_tags, training_set
+from ..utils.row_blocks import gram_rows
+from ..utils.validation import COUNT, POSITIVE, Interval, Satisfies, validate_params
 
 FOLDS = Interval(2, None, integer=True)
 

@@ -37,7 +37,7 @@ from thinc.types import Floats2d
 from ..errors import InvalidParameterError
 from ..kernels.base import KERNEL, Kernel
 from ..learn.svm import FOLDS
-from ..validation import POSITIVE, Interval, Options, Satisfies, validate_params
+from ..utils.validation import POSITIVE, Interval, Options, Satisfies, validate_params
 from .kernel_encoders import MAX_TRAIN, StackedSVM
 from .relation_model import STRUCTURES, candidate_structures, flat_candidates
 

@@ -38,7 +38,7 @@ from ..errors import NotInitializedError
 from ..kernels.base import Kernel
 from ..learn.svm import FOLDS
 from ..structures.dependency import REPRESENTATIONS, join_sentences
-from ..validation import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options, validate_params
+from ..utils.validation import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options, validate_params
 from .doc_structures import TREE_KERNEL, sentence_trees
 from .kernel_encoders import MAX_TRAIN, KernelEncoder, StackedSVM
 

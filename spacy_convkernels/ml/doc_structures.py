@@ -8,7 +8,7 @@ from ..kernels import Kernel
 from ..structures.dependency import span_to_tree
 from ..structures.forest import Forest
 from ..structures.tree import Tree
-from ..validation import Satisfies, validate_parameters
+from ..utils.validation import Satisfies, validate_parameters
 
 
 def _tree_kernel(kernel) -> bool:

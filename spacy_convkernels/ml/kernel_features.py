@@ -28,7 +28,7 @@ from thinc.api import Model
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError, MissingAnnotationError
-from ..validation import COUNT, Options, validate_params
+from ..utils.validation import COUNT, Options, validate_params
 
 EXTENSIONS = {
     "kernel_vector": "kernel_vectors",

@@ -34,7 +34,7 @@ from thinc.api import Linear, Logistic, Maxout, Model, Softmax, chain, concatena
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
-from ..validation import COUNT, validate_params
+from ..utils.validation import COUNT, validate_params
 from .kernel_blocks import as_kernel_blocks
 
 

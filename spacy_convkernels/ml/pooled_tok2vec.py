@@ -26,7 +26,7 @@ from thinc.api import Model
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
-from ..validation import COUNT, validate_params
+from ..utils.validation import COUNT, validate_params
 
 
 @registry.architectures("spacy_convkernels.PooledTok2Vec.v1")

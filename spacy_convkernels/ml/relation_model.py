@@ -69,7 +69,7 @@ from thinc.types import Floats2d
 from ..approx.nystroem import LANDMARK_INITS
 from ..errors import InvalidParameterError
 from ..kernels.base import KERNEL, Kernel
-from ..validation import COUNT, Options, validate_params
+from ..utils.validation import COUNT, Options, validate_params
 from .kernel_blocks import as_kernel_blocks, blocks_of
 from .kernel_encoders import METHODS, KernelEncoder
 

@@ -45,7 +45,7 @@ from itertools import combinations, permutations
 from typing import cast
 
 from ..errors import ConvKernelsWarning, MissingAnnotationError
-from ..validation import COUNT, Options, Satisfies, validate_params
+from ..utils.validation import COUNT, Options, Satisfies, validate_params
 from .dependency import REPRESENTATIONS, DependencyParse, parse_to_trees
 from .interactions import INTERACTIONS, find_candidates
 from .paths import PathTuples, feature_label

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .errors import InvalidParameterError, StructureTypeError
+from ..errors import InvalidParameterError, StructureTypeError
 from .validation import validate_parameters
 
 

@@ -56,7 +56,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from types import SimpleNamespace
 
-from .errors import InvalidParameterError, OutputFileError
+from ..errors import InvalidParameterError, OutputFileError
 
 FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)  # a full disk, a quota, a file size limit
 

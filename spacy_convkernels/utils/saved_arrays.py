@@ -22,7 +22,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .errors import ConvKernelsError, ModelFileError
+from ..errors import ConvKernelsError, ModelFileError
 
 #: Every saved real number is of magnitude below this (a Nyström normalization, SVM
 #: coefficients and intercepts, KLSH hyperplanes, n-gram weights): a larger one is not a

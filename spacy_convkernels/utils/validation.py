@@ -22,7 +22,7 @@ import math
 import numbers
 from collections.abc import Callable, Mapping
 
-from .errors import InvalidParameterError
+from ..errors import InvalidParameterError
 
 
 class Interval:
