@@ -1,18 +1,46 @@
-"""The package's layers import downwards only, read from the source with ``ast`` (lazy
-imports inside functions included), so that an edge cannot come back unnoticed."""
+"""The package's layers import downwards only and no modules import each other in a cycle,
+read from the source (``ast`` for Python, the ``import``/``cimport`` lines of the compiled
+engine's ``.pyx``/``.pxd``; lazy imports inside functions included), so that an edge
+cannot come back unnoticed."""
 
 import ast
+import re
+from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "spacy_convkernels"
-SPACY_LAYER = {"components", "ml", "cli", "__main__"}
+ROOT = ""  # the package's __init__: the exceptions, and Tree on first use
+
+#: The layers, bottom first. A module imports modules of its own top-level package or
+#: module, or of a lower layer; never of its own layer's other members, never upwards.
+#: ``ml`` is below ``components`` as in spaCy (``spacy/pipeline`` imports ``spacy/ml``).
+LAYERS = [
+    {"errors"},
+    {"utils"},
+    {"structures"},
+    {ROOT},
+    {"pair_scores"},
+    {"extensions"},
+    {"corpora", "kernels"},
+    {"approx"},
+    {"learn"},
+    {"distributed", "plots", "data"},
+    {"ml"},
+    {"components"},
+    {"cli", "config_reference"},
+    {"__main__"},
+]
+RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
+SPACY_LAYER = {"ml", "components", "cli", "__main__"}
 
 #: Modules below the spaCy layer that use spaCy: readers make Docs and Examples, the
 #: extension attributes are spaCy's, the configuration reference lists the registered
-#: functions, beam forests read a parser.
-USE_SPACY = {"corpora", "extensions", "config_reference", "structures.forest"}
+#: functions, beam forests read a parser, the demo's samples are read into Docs.
+USE_SPACY = {"corpora", "extensions", "config_reference", "structures.forest", "data.samples"}
+
+CYTHON_IMPORT = re.compile(r"^\s*(?:from\s+(\.*[\w.]*)\s+c?import\b|c?import\s+([\w.]+))", re.MULTILINE)
 
 
 def _module_name(path: Path) -> str:
@@ -20,38 +48,63 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports(path: Path) -> set[str]:
-    """The modules ``path`` imports, in-package ones relative to the package ("kernels.base"),
-    others by their top name ("spacy")."""
+def _is_module(name: str) -> bool:
+    path = PACKAGE / name.replace(".", "/")
+    return path.is_dir() or any(path.with_suffix(suffix).exists() for suffix in (".py", ".pyx"))
+
+
+def _statements(path: Path):
+    """(level, module, names) of each import of ``path``: ``import a.b`` is (0, "a.b", [])."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".py":
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                yield from ((0, alias.name, []) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                yield node.level, node.module or "", [alias.name for alias in node.names]
+        return
+    for relative, absolute in CYTHON_IMPORT.findall(text):  # names after cimport not needed: no `from . cimport`
+        module = relative or absolute
+        level = len(module) - len(module.lstrip("."))
+        yield level, module[level:], []
+
+
+def _imports(path: Path) -> tuple[set[str], set[str]]:
+    """(the in-package modules ``path`` imports, relative to the package: "kernels.base";
+    the other modules it imports, by their top name: "spacy")."""
     name = _module_name(path)
-    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                top, _, rest = alias.name.partition(".")
-                found.add(rest if top == "spacy_convkernels" else top)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - node.level + 1] + (node.module.split(".") if node.module else [])
-                target = ".".join(base)
-            else:
-                top, _, rest = (node.module or "").partition(".")
-                if top != "spacy_convkernels":
-                    found.add(top)
-                    continue
-                target = rest
-            found.add(target)
-            for alias in node.names:  # `from . import kernels`: the submodule itself
-                submodule = f"{target}.{alias.name}".strip(".")
-                if (PACKAGE / submodule.replace(".", "/")).with_suffix(".py").exists() or (
-                    PACKAGE / submodule.replace(".", "/")
-                ).is_dir():
-                    found.add(submodule)
-    return {target for target in found if target}
+    parts = name.split(".") if name else []
+    package = parts if path.name == "__init__.py" else parts[:-1]
+    internal, external = set(), set()
+    for level, module, names in _statements(path):
+        if level:
+            target = ".".join(package[: len(package) - level + 1] + (module.split(".") if module else []))
+        else:
+            top, _, target = module.partition(".")
+            if top != "spacy_convkernels":
+                external.add(top)
+                continue
+        # `from . import kernels`: the submodule itself; `from .. import __version__`: the package
+        submodules = {f"{target}.{alias}".strip(".") for alias in names}
+        found = {submodule for submodule in submodules if _is_module(submodule)}
+        internal |= found
+        if not names or found != submodules:
+            internal.add(target)
+    return internal - {name}, external
 
 
-MODULES = {_module_name(path): _imports(path) for path in sorted(PACKAGE.rglob("*.py"))}
+def _read_package() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    internal: dict[str, set[str]] = {}
+    external: dict[str, set[str]] = {}
+    for path in sorted(path for suffix in ("*.py", "*.pyx", "*.pxd") for path in PACKAGE.rglob(suffix)):
+        found, other = _imports(path)
+        name = _module_name(path)
+        internal.setdefault(name, set()).update(found)
+        external.setdefault(name, set()).update(other)
+    return internal, external
+
+
+MODULES, EXTERNAL = _read_package()
 
 
 def _layer(module: str) -> str:
@@ -64,29 +117,51 @@ def _edges(where, what) -> set[tuple[str, str]]:
     }
 
 
-@pytest.mark.parametrize(
-    "lower, upper",
-    [
-        ("structures", {"kernels", "approx", "learn", "corpora", "distributed", "plots", *SPACY_LAYER}),
-        ("kernels", {"approx", "learn", "corpora", "distributed", "plots", *SPACY_LAYER}),
-        ("approx", {"learn", "corpora", "distributed", "plots", *SPACY_LAYER}),
-        ("learn", {"corpora", "distributed", "plots", *SPACY_LAYER}),
-        ("extensions", {"corpora", *SPACY_LAYER}),
-    ],
-)
-def test_a_layer_does_not_import_the_layers_above_it(lower, upper):
-    assert not _edges(lambda m: _layer(m) == lower, lambda t: _layer(t) in upper)
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    try:
+        TopologicalSorter(graph).prepare()
+    except CycleError as error:
+        return error.args[1]
+    return []
 
 
-def test_only_the_spacy_layer_imports_components_ml_and_cli():
-    assert not _edges(lambda m: _layer(m) not in SPACY_LAYER, lambda t: _layer(t) in SPACY_LAYER)
+def test_every_module_is_in_a_layer():
+    assert not {module for module in MODULES if _layer(module) not in RANK}, "place a new module in LAYERS"
+
+
+def test_every_import_goes_down_a_layer_or_stays_in_its_package():
+    def upwards_or_sideways(module, target):
+        lower, upper = RANK.get(_layer(target), -1), RANK.get(_layer(module), -1)  # unplaced: the test above
+        return _layer(module) != _layer(target) and lower >= upper
+
+    assert not {(m, t) for m, targets in MODULES.items() for t in targets if upwards_or_sideways(m, t)}
+
+
+def test_no_packages_import_each_other_in_a_cycle():
+    packages: dict[str, set[str]] = {}
+    for module, targets in MODULES.items():
+        packages.setdefault(_layer(module), set()).update(_layer(t) for t in targets if _layer(t) != _layer(module))
+    assert not _cycle(packages)
+
+
+def test_no_modules_import_each_other_in_a_cycle():
+    assert not _cycle({module: {t for t in targets if t in MODULES} for module, targets in MODULES.items()})
+
+
+def test_every_import_of_the_package_names_one_of_its_modules():
+    assert not {(m, t) for m, targets in MODULES.items() for t in targets if t not in MODULES}
+
+
+@pytest.mark.parametrize("lower", ["errors", "utils", "structures", "corpora", "kernels", "approx", "learn"])
+def test_the_library_layers_do_not_import_the_spacy_layer(lower):
+    assert not _edges(lambda m: _layer(m) == lower, lambda t: _layer(t) in SPACY_LAYER)
 
 
 def test_spacy_and_thinc_are_imported_by_the_spacy_layer_and_the_readers_only():
     def allowed(module):
         return _layer(module) in SPACY_LAYER or module in USE_SPACY or _layer(module) in USE_SPACY
 
-    assert not _edges(lambda m: not allowed(m), lambda t: t in ("spacy", "thinc"))
+    assert not {(m, t) for m, others in EXTERNAL.items() if not allowed(m) for t in others if t in ("spacy", "thinc")}
 
 
 def test_no_module_imports_a_private_module_of_another_subpackage():
@@ -101,3 +176,10 @@ def test_the_reader_sees_the_edges():
     assert "kernels.base" in MODULES["approx.nystroem"]
     assert "structures.labels" in MODULES["structures.dependency"]
     assert "extensions" in MODULES["corpora.standoff"] and "extensions" in MODULES["components.kernel_trees"]
+    assert MODULES["kernels.base"] >= {"kernels._driver"} and "kernels" not in MODULES["kernels.base"]
+    assert {"kernels._settings", "kernels._tables", "errors"} <= MODULES["kernels._index"]
+    assert "ml.doc_structures" in MODULES["components.sentences"] and "data" in MODULES["data.samples"]
+    assert ROOT in MODULES["cli"] and MODULES[ROOT] == {"errors", "structures"}
+    assert "distributed" in EXTERNAL["distributed"] and "distributed" not in MODULES["distributed"]
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}})
+    assert not _cycle({"a": {"b"}, "b": set()})
