@@ -35,17 +35,17 @@ Curves (``--curves``):
 - threads: Gram evaluations per second of ``kernel.gram(X, n_jobs=t)``, X the first
   ``--gram-structures`` of the pool (the upper triangle and the self-kernels).
 
-Every point runs in a fresh process forked from a server that has imported the modules
-(``multiprocessing``'s forkserver: a spawned process would spend seconds importing spaCy
-per point). It loads the structures, warms the kernel on a copy of two of them (CSPTK
-loads its word space), resets the process's peak RSS to its RSS (Linux: "5" to
-/proc/self/clear_refs, so the loading's transient peak does not hide the step's), reads
-``ru_maxrss`` as the baseline and runs the step from uncompiled structures: its peak MB is
-``ru_maxrss`` after the step minus the baseline. Wall seconds on ``--n-jobs`` threads
-except for nodes and threads. For every timing the growth exponent b of time ~ a x^b is
-fitted on log-log by least squares; the page's last section derives, from those fits, the
-N at which each bridge passes ``--budget-minutes`` or its memory passes ``--memory-gb``
-(extrapolations beyond the largest measured N, marked so).
+Every point runs in a fresh spawned process (a forked one would compute on one thread:
+``kernels.base.n_threads``); each row records the threads its engine used. It loads the
+structures, warms the kernel on a copy of two of them (CSPTK loads its word space), resets
+the process's peak RSS to its RSS (Linux: "5" to /proc/self/clear_refs, so the loading's
+transient peak does not hide the step's), reads ``ru_maxrss`` as the baseline and runs the
+step from uncompiled structures: its peak MB is ``ru_maxrss`` after the step minus the
+baseline. Wall seconds on ``--n-jobs`` threads except for nodes and threads. For every
+timing the growth exponent b of time ~ a x^b is fitted on log-log by least squares; the
+page's last section derives, from those fits, the N at which each bridge passes
+``--budget-minutes`` or its memory passes ``--memory-gb`` (extrapolations beyond the
+largest measured N, marked so).
 
 Results go to ``--results`` as they come, each with the page ``--docs``/STEM.md (STEM the
 results file's name); its plot STEM.png is drawn at the end. A run skips the points
@@ -63,6 +63,7 @@ import pickle
 import random
 import resource
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -77,6 +78,7 @@ from results_file import ResultsFile, write_page
 from spacy_convkernels.approx import Nystroem
 from spacy_convkernels.corpora import read_klp, read_relations_jsonl
 from spacy_convkernels.kernels import SubsequencePathKernel
+from spacy_convkernels.kernels.base import n_threads
 from spacy_convkernels.learn import KernelSVC
 from spacy_convkernels.structures.dependency import join_sentences
 from spacy_convkernels.structures.relations import GoldRelations
@@ -84,9 +86,6 @@ from spacy_convkernels.structures.tree import Tree
 from spacy_convkernels.utils.outputs import replacing
 
 KERNELS = {"PTK": "TREC GRCT", "CSPTK": "TREC CLCT, md300", "path": "CoNLL04 paths"}
-# Imported once by the fork server (started without bench/ on its path): its children then
-# run this module's imports in milliseconds.
-PRELOAD = ["spacy_convkernels.approx", "spacy_convkernels.corpora", "spacy_convkernels.learn"]
 QUICK = {
     "sizes": [50, 100, 200],
     "nodes": [10, 30, 100],
@@ -239,7 +238,12 @@ def threads(kernel, data: dict, t: int, settings: dict) -> dict:
     X = data["train"][: settings["gram_structures"]]
     _, seconds, _ = timed(kernel.gram, X, n_jobs=t)
     evaluations = len(X) * (len(X) + 1) // 2
-    return {"seconds": seconds, "evaluations_per_s": evaluations / seconds, "structures": len(X)}
+    return {
+        "seconds": seconds,
+        "evaluations_per_s": evaluations / seconds,
+        "structures": len(X),
+        "engine_threads": n_threads(t),
+    }
 
 
 @dataclass(frozen=True)
@@ -312,7 +316,8 @@ def point(task: dict) -> dict:
     Path("/proc/self/clear_refs").write_text("5")  # Linux: the peak RSS restarts from the RSS now
     baseline, load = peak_mb(), os.getloadavg()[0]
     figures = SERIES[task["series"]].step(kernel, data, task["x"], task["settings"])
-    return figures | {"peak_mb": peak_mb() - baseline, "baseline_mb": baseline, "load": load}
+    measured = {"peak_mb": peak_mb() - baseline, "baseline_mb": baseline, "load": load}
+    return {"engine_threads": n_threads(task["settings"]["n_jobs"])} | figures | measured
 
 
 def xs_of(args, series: str, kernel: str) -> list[int]:
@@ -332,8 +337,7 @@ def measure(args, results: ResultsFile) -> None:
         "gram_structures": args.gram_structures,
         "min_seconds": args.min_seconds,
     }
-    context = get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
+    context = get_context("spawn")  # a forked process computes on one thread (kernels.base.n_threads)
     wordspace = args.data / "trec-qc-kelp" / "wordspace_md300.txt.gz"
     representations = {name: representation for name, representation, _ in kernels(wordspace)}
     with (
@@ -373,6 +377,13 @@ def measure(args, results: ResultsFile) -> None:
 
 
 # The page -----------------------------------------------------------------------------
+
+
+def engine_threads(results: dict) -> str:
+    """The threads the rows' engine used; rows without the figure ran in the forked workers
+    of the first runs, on one thread whatever they asked (the threads curve's too)."""
+    counts = Counter(row.get("engine_threads", 1) for row in results.values())
+    return ", ".join(f"{threads} in {n:,} rows" for threads, n in sorted(counts.items()))
 
 
 def points(results: dict, kernel: str, series: str) -> list[dict]:
@@ -459,7 +470,9 @@ def write_docs(results: dict, page: Path, plot_path: Path, args) -> None:
         "",
         f"Made by `python bench/cost_curves.py` (its docstring gives the protocol); figures in {args.results.name}.",
         f"Wall seconds on this machine's {os.cpu_count()} cores; the load average (1 min) before each point is in its",
-        "row (other jobs on the cores slow the points). Peak MB: the step's ru_maxrss above the RSS of its process",
+        "row (other jobs on the cores slow the points). Threads of the engine: "
+        + engine_threads(results)
+        + ". Peak MB: the step's ru_maxrss above the RSS of its process",
         "after loading its data, a fresh process per point. Kernels: "
         + "; ".join(f"{k} ({what})" for k, what in KERNELS.items())
         + ".",
