@@ -42,8 +42,8 @@ from ..utils.validation import COUNT, NATURAL, POSITIVE, validate_params
 METHODS = ("nystroem", "klsh")
 MAX_TRAIN = 15_000
 """The most training structures an SVM block fits on by default (more are drawn at random,
-with a warning): their Gram takes 1.8 GB, and one fit on the exact Gram about 1 to 3
-minutes on 2 cores (PTK 47 s, path kernel 88 s, CSPTK 157 s: docs/results/cost_curves.md,
+with a warning): their Gram takes 1.8 GB, and the Gram with one fit on it about 1 to 3
+minutes on one thread (PTK 47 s, path kernel 88 s, CSPTK 157 s: docs/results/cost_curves.md,
 extrapolated from 4,000 trees or 8,000 paths). The Gram's 8 GB come at 31,623; past this
 size Nyström or KLSH features scale (Nyström with 1,000 landmarks: 7 to 25 s at 15,000)."""
 MEMO_SIZE = 20_000
