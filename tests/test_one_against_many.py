@@ -44,6 +44,7 @@ from spacy_convkernels.kernels import (
     SubtreeKernel,
     ZelenkoTreeKernel,
     _driver,
+    base,
 )
 from spacy_convkernels.kernels._index import FixedSet
 from spacy_convkernels.kernels._tables import SimilarityKind
@@ -381,12 +382,15 @@ TREE_CASES = [(family, kernel) for family, kernel in CASES if family != "path"]
 @pytest.mark.filterwarnings("ignore::spacy_convkernels.errors.KernelUnderflowWarning")
 @pytest.mark.parametrize("family, kernel", TREE_CASES, ids=[f"{f}-{k!r}" for f, k in TREE_CASES])
 def test_a_tree_gram_is_indexed_and_equals_the_plain_one(family, kernel, monkeypatch):
-    """The Gram of one set of trees (or forests) is computed against an index made on the
-    fly, whole rows, the upper triangle mirrored: the plain engine's values to 1e-12,
-    exactly symmetric, a normalized diagonal of 1."""
+    """The Gram of a large enough set of trees (or forests) is computed against an index
+    made on the fly, whole rows, the upper triangle mirrored: the plain engine's values to
+    1e-12, exactly symmetric, a normalized diagonal of 1; a smaller set pair by pair."""
     calls = []
     against = _driver.gram_against
     monkeypatch.setattr(_driver, "gram_against", lambda *a, **k: calls.append(k["symmetric"]) or against(*a, **k))
+    monkeypatch.setattr(base, "INDEXED_GRAM_MIN", 20)  # below it, pair by pair (the index's fixed cost)
+    kernel.gram(FAMILIES[family][1](np.random.default_rng(8), 19))
+    assert not calls
     structures = FAMILIES[family][1](np.random.default_rng(7), 30)
     structures += structures[:3]  # repeated structures
     for normalize in (True, False):
