@@ -55,9 +55,9 @@ def main():
         gold = list(DocBin().from_disk(args.docbin).get_docs(nlp.vocab))
         texts = [doc.text for doc in gold]
     pipelines = {"pipeline": nlp}
+    floor = f"floor (without {', '.join(args.floor or [])})"
     if args.floor is not None:
-        floor = spacy.load(args.model, disable=args.disable + args.floor)
-        pipelines[f"floor (without {', '.join(args.floor)})"] = floor
+        pipelines[floor] = spacy.load(args.model, disable=args.disable + args.floor)
     if args.minilm is not None:
         pipelines["MiniLM textcat"] = minilm_textcat(args.minilm, gold)
     for pipeline in pipelines.values():
@@ -74,9 +74,8 @@ def main():
                 kept = predicted
     for name, values in rates.items():
         print(f"{name}: median {statistics.median(values):.1f} texts/s over {len(values)} runs")
-    for name, values in rates.items():
-        if name.startswith("floor"):
-            print(f"pipeline / floor: {statistics.median(rates['pipeline']) / statistics.median(values):.2f}")
+    if floor in rates:
+        print(f"pipeline / floor: {statistics.median(rates['pipeline']) / statistics.median(rates[floor]):.2f}")
     if gold and gold[0].cats:
         correct = sum(max(p.cats, key=p.cats.get) == max(g.cats, key=g.cats.get) for p, g in zip(kept, gold))
         print(f"accuracy {100 * correct / len(gold):.1f} % on {len(gold)} questions")

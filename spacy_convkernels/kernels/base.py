@@ -168,11 +168,11 @@ class Kernel(BaseEstimator):
         from :data:`INDEXED_GRAM_MIN` structures on, X is indexed on the fly instead and
         each row computed against all of X at once (the one-against-many engine: the same
         values up to rounding in the last bits, about 1e-15), the upper triangle mirrored
-        onto the lower one; the diagonal of a normalized Gram is 1 either way. When ``Y`` was prepared with an index
-        (:meth:`prepare`), each row of X is computed against all of Y at once; so are paths
-        unless Y was prepared without an index, Y indexed on the fly (a row's tuple
-        similarities are computed once per distinct label of Y, through the postings of its
-        features, not once per position pair).
+        onto the lower one; the diagonal of a normalized Gram is 1 either way. When ``Y``
+        was prepared with an index (:meth:`prepare`), each row of X is computed against all
+        of Y at once; so are paths unless Y was prepared without an index, Y indexed on the
+        fly (a row's tuple similarities are computed once per distinct label of Y, through
+        the postings of its features, not once per position pair).
         ``progress`` shows a tqdm bar of the rows done; a function is called instead with
         the number of rows of each block done (about every 0.1 s).
         """
