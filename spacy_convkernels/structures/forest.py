@@ -23,6 +23,7 @@ fractional count is the probability of the trees that hold it.
 import math
 import re
 from collections.abc import Iterable, Sequence
+from typing import NoReturn
 
 import numpy as np
 
@@ -73,6 +74,15 @@ class Forest:
     """
 
     __slots__ = ("_nodes", "_edges", "_roots", "_inside", "_outside", "_total", "_text", "_hash", "_compiled")
+    _nodes: tuple[tuple[str, int, int], ...]
+    _edges: tuple[tuple[int, tuple[int, ...], float], ...]
+    _roots: tuple[tuple[int, float], ...]
+    _inside: np.ndarray
+    _outside: np.ndarray
+    _total: float
+    _text: str | None
+    _hash: int | None
+    _compiled: "CompiledForest | None"
 
     def __init__(self, nodes: Sequence, edges: Sequence, roots: Sequence):
         nodes = tuple(_check_node(k, node) for k, node in enumerate(_sequence(nodes, "nodes")))
@@ -140,10 +150,10 @@ class Forest:
             raise InvalidForestError(f"Forest.from_tree expects a Tree, got {type(tree).__name__}")
         spans = _leaf_spans(tree) if spans is None else _check_spans(spans, tree, 0)
         n = tree.n_nodes
-        nodes = [None] * n
+        nodes: list[tuple[str, int, int] | None] = [None] * n
         for i in range(n):  # reversed preorder: children before parents
             nodes[n - 1 - i] = (tree.labels[i], *spans[i])
-        children = [[] for _ in range(n)]
+        children: list[list[int]] = [[] for _ in range(n)]
         for i, p in enumerate(tree.parents[1:], start=1):
             children[p].append(n - 1 - i)
         edges = [(n - 1 - i, tuple(kids), 1.0) for i, kids in enumerate(children) if kids]
@@ -184,7 +194,7 @@ class Forest:
         tokens = [(m.start(), m.group()) for m in _TOKEN.finditer(text) if not m.group().isspace()]
         k = 0
 
-        def fail(message):
+        def fail(message: str) -> NoReturn:
             raise ForestParseError(message, text, tokens[k][0] if k < len(tokens) else len(text))
 
         def take(expected=None):
@@ -244,10 +254,11 @@ class Forest:
                 fail("expected '(' or ')'")
         return cls(nodes, edges, roots)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("Forest is immutable")
 
-    __delattr__ = __setattr__
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError("Forest is immutable")
 
     @property
     def nodes(self) -> tuple:
@@ -286,14 +297,15 @@ class Forest:
         return self._outside * self._inside / self._total
 
     def __str__(self) -> str:
-        if self._text is None:
+        text = self._text
+        if text is None:
             groups = [[f"({label} {start} {end}"] for label, start, end in self._nodes]
             for head, tails, p in self._edges:
                 groups[head].append(f" ({p!r}{''.join(f' {t}' for t in tails)})")
             roots = " ".join(f"{r}:{w!r}" for r, w in self._roots)
             text = f"(ROOTS {roots}) " + " ".join("".join(group) + ")" for group in groups)
             object.__setattr__(self, "_text", text)
-        return self._text
+        return text
 
     def __repr__(self) -> str:
         return f"Forest({self.n_nodes} nodes, {self.n_edges} hyper-edges, {len(self._roots)} roots)"
@@ -304,18 +316,22 @@ class Forest:
         return self._nodes == other._nodes and self._edges == other._edges and self._roots == other._roots
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self._nodes, self._edges, self._roots)))
-        return self._hash
+        value = self._hash
+        if value is None:
+            value = hash((self._nodes, self._edges, self._roots))
+            object.__setattr__(self, "_hash", value)
+        return value
 
     def __reduce__(self):
         return (Forest, (self._nodes, self._edges, self._roots))
 
     @property
     def compiled(self) -> "CompiledForest":
-        if self._compiled is None:
-            object.__setattr__(self, "_compiled", CompiledForest(self))
-        return self._compiled
+        compiled = self._compiled
+        if compiled is None:
+            compiled = CompiledForest(self)
+            object.__setattr__(self, "_compiled", compiled)
+        return compiled
 
 
 class CompiledForest:
@@ -376,7 +392,7 @@ class CompiledForest:
         self.productions = production_lease.ids
         self._leases = (label_lease, production_lease)  # the ids stay ours while this lives
         self.by_production = np.argsort(self.productions, kind="stable").astype(np.int32)
-        self.self_kernels = {}
+        self.self_kernels: dict = {}
 
 
 def beam_forests(
@@ -459,17 +475,20 @@ def _merge(cls, items: list) -> Forest:
     norm = math.fsum(item[1] for item in items)
     if not items or not norm > 0 or not math.isfinite(norm):
         raise InvalidForestError("a forest needs at least one tree, with probabilities summing to a positive number")
-    node_mass, edge_mass, root_mass = {}, {}, {}
-    order = {}  # key -> (label, start, end); insertion order: first appearance
-    structure = {}  # key -> list of tail-key tuples, in first-appearance order
-    first_root = []
+    node_mass: dict[tuple, float] = {}
+    edge_mass: dict[tuple, float] = {}
+    root_mass: dict[tuple, float] = {}
+    # key -> (label, start, end); insertion order: first appearance
+    order: dict[tuple, tuple[str, int, int]] = {}
+    structure: dict[tuple, list[tuple]] = {}  # key -> list of tail-key tuples, in first-appearance order
+    first_root: list[tuple] = []
     for k, (tree, probability, spans, covered) in enumerate(items):
         p = probability / norm
         keys = []
-        children = [[] for _ in range(tree.n_nodes)]
+        children: list[list[int]] = [[] for _ in range(tree.n_nodes)]
         for i, parent in enumerate(tree.parents[1:], start=1):
             children[parent].append(i)
-        seen = {}
+        seen: dict[tuple, int] = {}
         for i, label in enumerate(tree.labels):
             key = (label, covered[i], not children[i])
             if key in seen:
@@ -491,7 +510,7 @@ def _merge(cls, items: list) -> Forest:
             first_root.append(keys[0])
         root_mass[keys[0]] = root_mass.get(keys[0], 0.0) + p
     index = _bottom_up(first_root, structure)
-    nodes = [None] * len(index)
+    nodes: list[tuple[str, int, int] | None] = [None] * len(index)
     for key, i in index.items():
         nodes[i] = order[key]
     edges = [
@@ -506,7 +525,8 @@ def _merge(cls, items: list) -> Forest:
 def _bottom_up(roots: list, structure: dict) -> dict:
     """Node key -> index, tails before heads (depth-first post-order from the roots, in
     first-appearance order); raises :class:`InvalidForestError` on a cycle."""
-    index, on_path = {}, set()
+    index: dict[tuple, int] = {}
+    on_path: set[tuple] = set()
     for root in roots:
         if root in index:
             continue

@@ -2,6 +2,7 @@
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import NoReturn
 
 import numpy as np
 
@@ -51,6 +52,12 @@ class Tree:
     """
 
     __slots__ = ("_labels", "_parents", "_text", "_hash", "_compiled", "_sizes")
+    _labels: tuple[str, ...]
+    _parents: tuple[int, ...]
+    _text: str | None
+    _hash: int | None
+    _compiled: "CompiledTree | None"
+    _sizes: list[int] | None
 
     def __init__(self, label: str, children: Sequence["Tree"] = ()):
         """A node over ``children``; it copies them, so build deep trees with ``from_flat``."""
@@ -101,12 +108,13 @@ class Tree:
             raise InvalidTreeError(f"Tree.from_string expects a str, got {type(text).__name__}")
         tokens = _TOKEN.findall(text)
 
-        def fail(message, k):
+        def fail(message: str, k: int) -> NoReturn:
             raise TreeParseError(message, text, sum(map(len, tokens[:k])))
 
-        labels, parents = [], []
-        open_nodes = []  # (node, token index of its '(')
-        pending = None  # token index of a '(' still waiting for its label
+        labels: list[str] = []
+        parents: list[int] = []
+        open_nodes: list[tuple[int, int]] = []  # (node, token index of its '(')
+        pending: int | None = None  # token index of a '(' still waiting for its label
         for k, token in enumerate(tokens):
             if pending is not None:
                 if token.isspace():
@@ -150,10 +158,11 @@ class Tree:
             object.__setattr__(tree, "_text", text)
         return tree
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("Tree is immutable")
 
-    __delattr__ = __setattr__
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError("Tree is immutable")
 
     @property
     def label(self) -> str:
@@ -189,24 +198,26 @@ class Tree:
             raise IndexError(f"node {node} is not in a tree of {len(self._labels)} nodes")
         return self._subtree(node, self._subtree_sizes())
 
-    def _subtree_sizes(self):
+    def _subtree_sizes(self) -> list[int]:
         """Nodes in the subtree of each node (kept: the tree is immutable)."""
-        if self._sizes is None:
+        sizes = self._sizes
+        if sizes is None:
             sizes = [1] * len(self._labels)
             parents = self._parents
             for i in range(len(sizes) - 1, 0, -1):
                 sizes[parents[i]] += sizes[i]
             object.__setattr__(self, "_sizes", sizes)
-        return self._sizes
+        return sizes
 
-    def _subtree(self, node: int, sizes) -> "Tree":
+    def _subtree(self, node: int, sizes: Sequence[int]) -> "Tree":
         end = node + sizes[node]
         return Tree._trusted(self._labels[node:end], (-1, *[p - node for p in self._parents[node + 1 : end]]))
 
     def __str__(self) -> str:
-        if self._text is None:
-            parts = []
-            open_nodes = []
+        text = self._text
+        if text is None:
+            parts: list[str] = []
+            open_nodes: list[int] = []
             for i, (label, parent) in enumerate(zip(self._labels, self._parents)):
                 while open_nodes and open_nodes[-1] != parent:
                     open_nodes.pop()
@@ -215,8 +226,9 @@ class Tree:
                 parts.append(label)
                 open_nodes.append(i)
             parts.append(")" * len(open_nodes))
-            object.__setattr__(self, "_text", "".join(parts))
-        return self._text
+            text = "".join(parts)
+            object.__setattr__(self, "_text", text)
+        return text
 
     def __repr__(self) -> str:
         text = str(self)
@@ -230,18 +242,22 @@ class Tree:
         return self._labels == other._labels and self._parents == other._parents
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self._labels, self._parents)))
-        return self._hash
+        value = self._hash
+        if value is None:
+            value = hash((self._labels, self._parents))
+            object.__setattr__(self, "_hash", value)
+        return value
 
     def __reduce__(self):
         return (Tree._trusted, (self._labels, self._parents))
 
     @property
     def compiled(self) -> "CompiledTree":
-        if self._compiled is None:
-            object.__setattr__(self, "_compiled", CompiledTree(self._labels, self._parents))
-        return self._compiled
+        compiled = self._compiled
+        if compiled is None:
+            compiled = CompiledTree(self._labels, self._parents)
+            object.__setattr__(self, "_compiled", compiled)
+        return compiled
 
 
 def check_label(label):
@@ -311,7 +327,7 @@ class CompiledTree:
         self.child_ptr = np.zeros(n + 1, dtype=np.int32)
         np.cumsum(np.bincount(parent, minlength=n), out=self.child_ptr[1:])
         self.child_idx = (np.argsort(parent, kind="stable") + 1).astype(np.int32)
-        children = [[] for _ in range(n)]
+        children: list[list[int]] = [[] for _ in range(n)]
         for i, p in enumerate(parents[1:], start=1):
             children[p].append(label_ids[i])
         production_lease = PRODUCTIONS.lease((label_ids[i], *kids) for i, kids in enumerate(children))
@@ -320,7 +336,7 @@ class CompiledTree:
         self.by_production, self.rank_by_production = _sorted_order(self.productions)
         self.by_content, self.rank_by_content = _sorted_order(self.contents)
         self.by_label, self.rank_by_label = _sorted_order(self.labels)
-        self.self_kernels = {}
+        self.self_kernels: dict = {}
 
 
 def _sorted_order(keys: np.ndarray):
