@@ -459,7 +459,7 @@ def _signal_myself(number: int) -> None:
 
 def test_a_signal_that_a_finalizer_swallows_still_terminates_quietly(capsys):
     """Python runs the handler wherever the main thread is: inside ``__del__`` its exception
-    would be printed as "Exception ignored" and the run would go on (bench/fuzz.py sigterm)."""
+    would be printed as "Exception ignored" and the run would go on (tools/fuzz.py sigterm)."""
 
     class SignalledWhenFreed:
         def __del__(self):
@@ -490,7 +490,7 @@ def test_a_signal_that_python_wraps_in_another_error_still_terminates():
 
 
 def test_no_temporary_file_is_left_when_a_signal_comes_as_it_is_made(tmp_path, monkeypatch):
-    """A temporary file is listed for removal before it is made (bench/fuzz.py sigterm found
+    """A temporary file is listed for removal before it is made (tools/fuzz.py sigterm found
     one left when the signal came between the two). A signal delivered to another thread
     (OpenMP's) runs its handler in the main thread whatever it blocks: no signal mask helps."""
     make = outputs_module._make_temporary

@@ -146,6 +146,6 @@ def test_reused_ids_never_carry_an_old_description(steps):
 
 
 def test_a_lease_whose_init_never_ran_is_collected_quietly():
-    """A signal's exception can come between Lease.__new__ and __init__ (bench/fuzz.py
+    """A signal's exception can come between Lease.__new__ and __init__ (tools/fuzz.py
     sigterm, seed 37): collecting that lease printed an AttributeError."""
     Lease.__new__(Lease).__del__()

@@ -467,7 +467,7 @@ def test_a_nystroem_model_that_is_not_an_archive_is_one_line(tmp_path, capsys, c
 
 def test_flipped_bytes_across_a_nystroem_model_are_one_line(nystroem_model, tmp_path, capsys):
     """A byte flipped in an array's data fails the zip's CRC-32 (``BadZipFile``, found by
-    bench/fuzz.py's models target), in a header numpy's or zipfile's errors: each is one
+    tools/fuzz.py's models target), in a header numpy's or zipfile's errors: each is one
     line naming the file, or the very same vectors."""
     path, vectors = nystroem_model
     data = path.read_bytes()
@@ -583,7 +583,7 @@ def _unbalanced_prefix_rule(model):
 
 @pytest.mark.parametrize("damage", [_unclosed_vectors_header, _unbalanced_prefix_rule], ids=["npy header", "regex"])
 def test_damages_that_raise_neither_value_nor_os_errors_are_one_line_too(tmp_path, damage):
-    """A damaged .npy header raises tokenize.TokenError, a damaged tokenizer rule re.error (bench/fuzz.py models)."""
+    """A damaged .npy header raises tokenize.TokenError, a damaged tokenizer rule re.error (tools/fuzz.py models)."""
     model = tmp_path / "model"
     nlp = spacy.blank("en")
     nlp.vocab.set_vector("cat", np.ones(4, dtype=np.float32))

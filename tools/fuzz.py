@@ -2,10 +2,10 @@
 kernels, the command line and saved models, counting crashes, hangs and exceptions that
 are not the package's own.
 
-    python bench/fuzz.py                                    # default counts: 20,000 per target
-    python bench/fuzz.py --examples 2000 --targets tree,kernels
-    python bench/fuzz.py --replay kernels:1234              # one input again, in this process
-    FUZZ_TMPFS=1 unshare -rm python bench/fuzz.py --replay disk:12   # a disk input on a tmpfs
+    python tools/fuzz.py                                    # default counts: 20,000 per target
+    python tools/fuzz.py --examples 2000 --targets tree,kernels
+    python tools/fuzz.py --replay kernels:1234              # one input again, in this process
+    FUZZ_TMPFS=1 unshare -rm python tools/fuzz.py --replay disk:12   # a disk input on a tmpfs
 
 Targets: tree, klp, conllu, penman, kernels (in-process calls); cli (random command lines,
 in process); outputs (command lines whose outputs are special files, a character device,
@@ -1838,7 +1838,7 @@ def report(targets, totals, seconds, events, tallies, args, wall, examples) -> N
                 print(
                     f"  {t}:{e['index']} {e['error']}\n    input: {e['input']}\n"
                     f"    replay: {'FUZZ_TMPFS=1 unshare -rm ' if t == 'disk' and _namespaces() else ''}"
-                    f"python bench/fuzz.py --seed {args.seed} --replay {t}:{e['index']}"
+                    f"python tools/fuzz.py --seed {args.seed} --replay {t}:{e['index']}"
                 )
     totals_line = rows[-1]
     print(
