@@ -19,6 +19,7 @@ import threading
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -30,9 +31,21 @@ from ..utils.validation import Interval, Satisfies, validate_parameters, validat
 from . import _driver
 from ._index import FixedSet
 from ._openmp import max_threads
-from ._packing import PackedSequences, PackedTrees
+from ._packing import PackedSequences, PackedStructures, PackedTrees
 from ._settings import EngineSettings, KernelKind
 from ._tables import NodeSimilarity
+
+
+class TableSpec(Protocol):
+    """A frozen (hashable, comparable) description of a kernel's label tables."""
+
+    def build(self) -> Any:
+        """The label tables it describes (``cover_structures``, ``current``, ``uid``)."""
+        ...
+
+    def has_zero_weight(self) -> bool:
+        """Whether a label weight is 0."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -52,7 +65,7 @@ class EngineSpec:
     mu: float = 1.0
     terminal_factor: float = 1.0
     match_key: str | None = "label"
-    tables: object = None
+    tables: TableSpec | None = None
 
     def may_be_zero(self) -> bool:
         """Whether a factor (the terminal factor, a label weight) is 0, which makes zero
@@ -109,8 +122,15 @@ class Prepared:
     identity); any other kernel packs ``structures`` anew."""
 
     __slots__ = ("spec", "tables", "structures", "packed", "index")
+    spec: EngineSpec
+    tables: Any
+    structures: tuple
+    packed: PackedStructures
+    index: FixedSet | None
 
-    def __init__(self, spec: EngineSpec, tables, structures: tuple, packed, index: FixedSet | None = None):
+    def __init__(
+        self, spec: EngineSpec, tables, structures: Sequence, packed: PackedStructures, index: FixedSet | None = None
+    ):
         for name, value in zip(self.__slots__, (spec, tables, tuple(structures), packed, index)):
             object.__setattr__(self, name, value)
 
@@ -266,14 +286,14 @@ class Kernel(BaseEstimator):
                     cached = self._tables_cache = (spec.tables, spec.tables.build())
         return spec, cached[1]
 
-    def _resolve(self, X, spec: EngineSpec, tables):
+    def _resolve(self, X, spec: EngineSpec, tables) -> tuple[list, PackedStructures]:
         """(structures, packed form) of a sequence, or of a Prepared packed for ``spec`` against ``tables``."""
         if isinstance(X, Prepared) and X.tables is tables and X.spec == spec:
             return list(X.structures), X.packed
         X = check_structures(self, X.structures if isinstance(X, Prepared) else X)
         return X, self._pack(X, spec, tables)
 
-    def _pack(self, X: list, spec: EngineSpec, tables):
+    def _pack(self, X: list, spec: EngineSpec, tables) -> PackedStructures:
         """The structures packed for the engine, their labels covered by ``tables``."""
         compiled = [x.compiled for x in X]
         published = None if tables is None else tables.cover_structures(X)

@@ -158,10 +158,10 @@ class CompositionalSimilarity:
         parsed = compositional_parts(label)
         if parsed is None:
             return None
-        relation, (head, head_pos), (modifier, modifier_pos) = parsed
+        relation, (head_lemma, head_pos), (modifier_lemma, modifier_pos) = parsed
         group = ("COMP", head_pos, modifier_pos) + ((relation,) if self.syntactic_restriction else ())
-        head = (join_key(head, head_pos), self.vectors.lexical_row(head, head_pos))
-        modifier = (join_key(modifier, modifier_pos), self.vectors.lexical_row(modifier, modifier_pos))
+        head = (join_key(head_lemma, head_pos), self.vectors.lexical_row(head_lemma, head_pos))
+        modifier = (join_key(modifier_lemma, modifier_pos), self.vectors.lexical_row(modifier_lemma, modifier_pos))
         if head[1] < 0 and modifier[1] < 0:
             return None
         # KeLP: a missing vector copies the other
@@ -177,7 +177,7 @@ class CompositionalSimilarity:
             shared += coefficient * w * self.vectors.matrix[row]
             if w < 1:
                 own[word] = own.get(word, 0.0) + coefficient * np.sqrt(1.0 - w * w)
-        norm = np.sqrt(shared @ shared + sum(c * c for c in own.values()))
+        norm = float(np.sqrt(shared @ shared + sum(c * c for c in own.values())))
         if norm == 0:
             return None
         own_parts = tuple(sorted((word, c / norm) for word, c in own.items()))
@@ -237,7 +237,7 @@ class SimilaritySpec:
     label_weights: tuple = ()
 
     def build(self) -> "SimilarityTable":
-        rules = []
+        rules: list[CompositionalSimilarity | LexicalSimilarity] = []
         if self.vectors is not None:
             vectors = WordVectors.load(self.vectors)
             if self.compositional is not None:
@@ -363,9 +363,11 @@ class SimilarityTable:
 
     def _vector_row(self, described: Description) -> int:
         if described.row_key not in self._row_ids:
+            vector = described.vector
+            assert vector is not None  # only descriptions with a vector have a row
             if self._vectors is None:
-                self._vectors = GrowingArray(np.float64, 0.0, described.vector.shape)
-            self._row_ids[described.row_key] = self._vectors.append(described.vector)
+                self._vectors = GrowingArray(np.float64, 0.0, vector.shape)
+            self._row_ids[described.row_key] = self._vectors.append(vector)
             free = 2 - len(described.own)
             self._own_words.append(
                 [self._word_ids.setdefault(word, len(self._word_ids)) for word, _ in described.own] + [-1] * free

@@ -50,8 +50,8 @@ class TupleKernel(Kernel):
         The nonstationary weight w(e) per edge label (default 1; 0 ignores the edge).
     """
 
-    _kind = None
-    _match_key = "label"
+    _kind: KernelKind  # set by each subclass
+    _match_key: str | None = "label"
     _parameter_constraints = {
         "lam": [Interval(0, 1, closed="neither")],
         "vectors": [VECTOR_SOURCE, None],

@@ -96,7 +96,7 @@ class WordVectors:
             raise VectorsError("word vectors hold NaN or infinite values")
         nonzero = np.flatnonzero(np.abs(vectors).sum(axis=1) > 0)
         distinct, row_of = np.unique(vectors[nonzero], axis=0, return_inverse=True)
-        rows = {}
+        rows: dict[str, int] = {}
         for k, row in zip(nonzero.tolist(), row_of.reshape(-1).tolist()):
             rows.setdefault(keys[k], row)
         return cls(rows, _unit_rows(distinct), distinct)
@@ -139,8 +139,8 @@ class WordVectors:
         vectors = real_array(vectors, name="vectors", shape=(None, None))
         if not np.abs(vectors).sum(axis=1).all():
             raise ModelFileError("vectors holds a zero vector")
-        keys = index_array(keys, name="vector_keys", shape=(None,), size=256).astype(np.uint8).tobytes().decode()
-        names = keys.split("\n") if keys else []
+        text = index_array(keys, name="vector_keys", shape=(None,), size=256).astype(np.uint8).tobytes().decode()
+        names = text.split("\n") if text else []
         rows = index_array(rows, name="vector_rows", shape=(len(names),), size=len(vectors))
         return cls(dict(zip(names, rows.tolist())), _unit_rows(vectors), vectors)
 
@@ -179,8 +179,11 @@ def _unit_rows(raw: np.ndarray) -> np.ndarray:
 
 def _restore(keys: str, rows: np.ndarray, matrix: np.ndarray | None, raw: np.ndarray | None) -> WordVectors:
     """A :class:`WordVectors` from its pickled form (``WordVectors.__reduce__``)."""
-    keys = keys.split("\n") if keys else []
-    return WordVectors(dict(zip(keys, rows.tolist())), _unit_rows(raw) if matrix is None else matrix, raw)
+    if matrix is None:
+        assert raw is not None  # __reduce__ pickles the matrix or the source vectors
+        matrix = _unit_rows(raw)
+    names = keys.split("\n") if keys else []
+    return WordVectors(dict(zip(names, rows.tolist())), matrix, raw)
 
 
 class VectorsParameter:
