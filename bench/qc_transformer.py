@@ -34,9 +34,11 @@ textcat's own layers a second Adam at that constant rate instead); the others Ad
 1e-3 (configs/qc_textcat.cfg's). Seconds: training (parse share, initialization with
 the SVMs' fit, updates, dev evaluations); speed: questions per second of the trained
 pipeline from raw text on test (md, kernel_trees when read, transformer, textcat).
-Results go to docs/results/qc_transformer.json as they come (a run can be resumed; each
-row keeps the method's label of every test question) and to docs/results/qc_transformer.md;
-``--keep DIR`` saves each trained pipeline (bench/qc_transformer_explain.py reads them).
+Results go to docs/results/qc_transformer.json as they come (a run can be resumed; figures
+only) and to docs/results/qc_transformer.md; each run's class scores and test labels go to
+``--scores`` (build/work/qc_transformer_scores), whence the late fusion's rows (``fusion | ...``:
+the form, weight and accuracies the fusion chose) and bench/qc_transformer_explain.py read
+them; ``--keep DIR`` saves each trained pipeline (bench/qc_transformer_explain.py reads them).
 """
 
 import argparse
@@ -203,20 +205,12 @@ class Bench:
             self.args.keep.mkdir(parents=True, exist_ok=True)
             nlp.to_disk(self.args.keep / kept_name(method, len(examples["train"]), seed))
         speed, test_scores = self.speed(nlp, kernels or not transformer)
-        predicted = classes_of(test_scores)
-        row = {
-            "dev": best[0],
-            "test": percent_right(predicted, self.labels["test"]),
-            "step": best[1],
-            "steps": step,
-            "train_s": seconds,
-            "speed": speed,
-            "test_predicted": predicted.tolist(),
-        }
-        if method in FUSED:  # the inputs of the late fusion
-            scores = {"dev_scores": best[3], "test_scores": test_scores}
-            row.update({name: values.astype(float).round(5).tolist() for name, values in scores.items()})
-        return row
+        predicted = classes_of(test_scores)  # per question, kept apart: the late fusion's and explain's inputs
+        path = scores_path(self.args, method, len(examples["train"]), seed)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, dev=best[3], test=test_scores, test_predicted=predicted)
+        test = percent_right(predicted, self.labels["test"])
+        return {"dev": best[0], "test": test, "step": best[1], "steps": step, "train_s": seconds, "speed": speed}
 
     def accuracy(self, nlp, examples: list[Example], *, frozen: bool) -> tuple[float, np.ndarray]:
         """Accuracy in % and the class scores (columns in CLASSES order)."""
@@ -254,6 +248,17 @@ def kept_name(method: str, n_train: int, seed: int) -> str:
     return f"{method.replace(' + ', '_and_').replace(' ', '_')}-{n_train}-{seed}"
 
 
+def run_settings(args) -> str:
+    """The settings part of a row's key."""
+    settings = f"max {args.max_steps} steps, eval every {args.eval_frequency}"
+    return settings + ("" if args.head_learn_rate is None else f", head learn rate {args.head_learn_rate}")
+
+
+def scores_path(args, method: str, n_train: int, seed: int) -> Path:
+    """The file of a run's class scores and test labels under --scores."""
+    return args.scores / f"{kept_name(method, n_train, seed)} {run_settings(args)}.npz"
+
+
 def weights_name(transformer: Path) -> str:
     """The transformer's folder, and the package that ships it when it is MiniLM's."""
     try:
@@ -278,22 +283,19 @@ def main():
     parser.add_argument("--head-learn-rate", type=float, default=None)
     parser.add_argument("--speed-runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, default=None, help="save each trained pipeline in this folder")
+    parser.add_argument("--scores", type=Path, default=ROOT / "build" / "work" / "qc_transformer_scores")
     parser.add_argument("--report-only", action="store_true", help="redraw the page from --results, train nothing")
     args = parser.parse_args()
     transformer = args.transformer or default_transformer()
     results = ResultsFile(args.results, draw=lambda rows: write_docs(rows, args.docs / "qc_transformer.md"))
     record = results.record
-    split = split_questions(args.data)
-    record("labels", **{name: [label for _, label in split[name]] for name in ("dev", "test")})
     if args.report_only:
-        return
+        return results.draw(results)
 
     bench = Bench(args.data, transformer, args)
     n = len(bench.docs["train"])
     record("setup", weights=weights_name(transformer), parse_s=bench.parse_seconds, questions=n)
-    settings = f"max {args.max_steps} steps, eval every {args.eval_frequency}"
-    if args.head_learn_rate is not None:
-        settings += f", head learn rate {args.head_learn_rate}"
+    settings = run_settings(args)
     for size in args.sizes:
         for method in args.methods:
             for seed in args.seeds:
@@ -301,15 +303,19 @@ def main():
                 if key not in results:
                     rows = sorted(np.random.default_rng(seed).choice(n, size, replace=False).tolist()) if size else None
                     record(key, **bench.run(method, seed, rows))
+                runs = [scores_path(args, m, size or n, seed) for m in FUSED]
+                if method in FUSED and all(run.exists() for run in runs):
+                    record(f"fusion | {size or n} questions | {settings} | seed {seed}", **fused(*runs, bench.labels))
 
 
-def fused(transformer: dict, kernels: dict, labels: dict) -> dict:
-    """Late fusion of two runs' class scores: the argmax of a linear, (1 - w) p_t + w p_k, or
-    log-linear, (1 - w) log p_t + w log p_k, combination; the form and w in 0, 0.05, ..., 1
-    of best dev accuracy (the smallest w on ties, linear first)."""
-
+def fused(transformer: Path, kernels: Path, labels: dict) -> dict:
+    """Late fusion of two runs' class scores (their --scores files): the argmax of a
+    linear, (1 - w) p_t + w p_k, or log-linear, (1 - w) log p_t + w log p_k, combination;
+    the form and w in 0, 0.05, ..., 1 of best dev accuracy (the smallest w on ties, linear
+    first)."""
+    runs = [np.load(path) for path in (transformer, kernels)]
     scores = {
-        (form, split): tuple(scale(np.asarray(run[f"{split}_scores"])) for run in (transformer, kernels))
+        (form, split): tuple(scale(np.asarray(run[split])) for run in runs)
         for form, scale in (("linear", np.asarray), ("log-linear", lambda p: np.log(p + 1e-9)))
         for split in ("dev", "test")
     }
@@ -323,9 +329,9 @@ def fused(transformer: dict, kernels: dict, labels: dict) -> dict:
     return {"form": form, "weight": w, "dev": accuracy(form, w, "dev"), "test": accuracy(form, w, "test")}
 
 
-def fusion_lines(runs: dict, labels: dict) -> list[str]:
+def fusion_lines(runs: dict, fusions: dict) -> list[str]:
     """The late-fusion table: per size, the seeds whose fine-tuned transformer and kernels
-    runs kept their class scores."""
+    runs were fused."""
     lines = [
         "## Late fusion",
         "",
@@ -339,17 +345,15 @@ def fusion_lines(runs: dict, labels: dict) -> list[str]:
     for (size, method, settings), rows in runs.items():
         if method != FUSED[0]:
             continue
-        kernels = {r["seed"]: r for r in runs.get((size, FUSED[1], settings), []) if "dev_scores" in r}
-        pairs = [(r, kernels[r["seed"]]) for r in rows if "dev_scores" in r and r["seed"] in kernels]
-        if not pairs:
+        fusion = fusions.get((size, settings), {})
+        if not fusion:
             continue
-        fusions = [fused(t, k, labels) for t, k in pairs]
-        dev, dev_sd = mean_sd(f["dev"] for f in fusions)
-        test, test_sd = mean_sd(f["test"] for f in fusions)
-        alone, alone_sd = mean_sd(t["test"] for t, _ in pairs)
-        chosen = ", ".join(f"{f['form']} {f['weight']:.2f}" for f in fusions)
+        dev, dev_sd = mean_sd(f["dev"] for f in fusion.values())
+        test, test_sd = mean_sd(f["test"] for f in fusion.values())
+        alone, alone_sd = mean_sd(t["test"] for t in rows if t["seed"] in fusion)
+        chosen = ", ".join(f"{f['form']} {f['weight']:.2f}" for f in fusion.values())
         lines.append(
-            f"| {size} | {settings} | {len(pairs)} | {chosen} | {dev:.1f} ± {dev_sd:.1f} | {test:.1f} ± {test_sd:.1f} "
+            f"| {size} | {settings} | {len(fusion)} | {chosen} | {dev:.1f} ± {dev_sd:.1f} | {test:.1f} ± {test_sd:.1f} "
             f"| {alone:.1f} ± {alone_sd:.1f} |"
         )
     return lines
@@ -358,9 +362,12 @@ def fusion_lines(runs: dict, labels: dict) -> list[str]:
 def write_docs(results: dict, path: Path) -> None:
     """docs/results/qc_transformer.md from the results: mean ± sd over seeds per size and method."""
     runs: dict[tuple, list] = {}
+    fusions: dict[tuple, dict] = {}
     for key, row in results.items():
         parts = key.split(" | ")
-        if len(parts) == 4:
+        if parts[0] == "fusion":
+            fusions.setdefault((parts[1], parts[2]), {})[int(parts[3].removeprefix("seed "))] = row
+        elif len(parts) == 4:
             runs.setdefault(tuple(parts[:3]), []).append(dict(row, seed=int(parts[3].removeprefix("seed "))))
     setup = results.get("setup", {})
     lines = [
@@ -385,8 +392,8 @@ def write_docs(results: dict, path: Path) -> None:
             f"| {size} | {method} | {settings} | {len(rows)} | {dev:.1f} ± {dev_sd:.1f} | {test:.1f} ± {test_sd:.1f} "
             f"| {steps} | {seconds:.0f} | {speed:.0f} |"
         )
-    if "labels" in results:
-        lines += ["", *fusion_lines(runs, results["labels"])]
+    if fusions:
+        lines += ["", *fusion_lines(runs, fusions)]
     write_page(path, lines)
 
 

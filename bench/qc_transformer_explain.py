@@ -1,11 +1,11 @@
 """Why the kernel features help the transformer on TREC QC (issue 29, point 5).
 
-    HF_HUB_OFFLINE=1 python bench/qc_transformer_explain.py --keep DIR [--results docs/results/qc_transformer.json]
-        [--docs docs] [--seed 0] [--examples 5]
+    HF_HUB_OFFLINE=1 python bench/qc_transformer_explain.py --keep DIR [--scores DIR] [--docs docs/results]
+        [--seed 0] [--examples 5] [--frozen]
 
-Reads the test labels that bench/qc_transformer.py recorded for the transformer alone and
-for the transformer + kernels (all training questions, ``--seed``), and the combined
-pipeline it saved with ``--keep DIR``. For the first ``--examples`` test questions the
+Reads the test labels that bench/qc_transformer.py kept (``--scores``) for the transformer
+alone and for the transformer + kernels (all training questions, ``--seed``), and the
+combined pipeline it saved with ``--keep DIR``. For the first ``--examples`` test questions the
 combined model gets right and the transformer alone gets wrong, it parses the question
 (md and kernel_trees, as the benchmark does) and, in each SVM block of the combined
 textcat, finds the support question whose term alpha K(question, support) adds most to
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from common import questions
-from locations import DATA, MD_MODEL, add_outputs
+from locations import DATA, MD_MODEL, ROOT, add_outputs
 from qc_transformer import kept_name, settings_of
 
 from spacy_convkernels.kernels.explain import explain, to_svg
@@ -30,13 +30,12 @@ from spacy_convkernels.ml.kernel_blocks import blocks_of
 from spacy_convkernels.utils.outputs import replacing
 
 
-def recorded_labels(results: dict, method: str, seed: int) -> np.ndarray:
-    """The test labels of ``method`` at all training questions and ``seed``."""
-    everything = f"{results['setup']['questions']} questions | {method} | "
-    rows = [row for key, row in results.items() if key.startswith(everything) and key.endswith(f"| seed {seed}")]
-    if not rows:
-        raise SystemExit(f"no row for {method!r}, seed {seed}, at all training questions in the results")
-    return np.asarray(rows[-1]["test_predicted"])
+def recorded_labels(scores: Path, method: str, questions: int, seed: int, settings: str) -> np.ndarray:
+    """The test labels of the run of ``method`` at all training questions, ``seed`` and ``settings``."""
+    path = scores / f"{kept_name(method, questions, seed)} {settings}.npz"
+    if not path.exists():
+        raise SystemExit(f"no scores of {method!r}, seed {seed}, {settings}, at all training questions in {scores}")
+    return np.load(path)["test_predicted"]
 
 
 def strongest_support(block, doc, label: str):
@@ -54,6 +53,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, required=True, help="the folder of bench/qc_transformer.py --keep")
     add_outputs(parser, "qc_transformer")
+    parser.add_argument("--scores", type=Path, default=ROOT / "build" / "work" / "qc_transformer_scores")
+    parser.add_argument("--settings", default="max 800 steps, eval every 160, head learn rate 0.001", help="the run's")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--examples", type=int, default=5)
     parser.add_argument("--frozen", action="store_true", help="the frozen transformer, alone and with the kernels")
@@ -63,11 +64,12 @@ def main():
     results = json.loads(args.results.read_text(encoding="utf-8"))
     test = questions(DATA / "trec-qc-kelp" / "TREC_10.coarse.klp.gz")
     gold = np.array([label for _, label in test])
-    alone = recorded_labels(results, without, args.seed)
-    combined = recorded_labels(results, combined_method, args.seed)
+    n = results["setup"]["questions"]
+    alone = recorded_labels(args.scores, without, n, args.seed, args.settings)
+    combined = recorded_labels(args.scores, combined_method, n, args.seed, args.settings)
     helped = np.flatnonzero((combined == gold) & (alone != gold))
     hurt = np.flatnonzero((combined != gold) & (alone == gold))
-    nlp = spacy.load(args.keep / kept_name(combined_method, results["setup"]["questions"], args.seed))
+    nlp = spacy.load(args.keep / kept_name(combined_method, n, args.seed))
     md = spacy.load(MD_MODEL, exclude=["ner", "senter"])
     md.add_pipe("kernel_trees", config=settings_of("kernel_trees"))
     blocks = blocks_of(nlp.get_pipe("textcat").model.get_ref("kernel_features"))
@@ -85,12 +87,16 @@ def main():
         f"# What the kernel features add to the {without} on TREC QC",
         "",
         f"Made by `python bench/qc_transformer_explain.py{' --frozen' if args.frozen else ''}` from"
-        f" docs/results/qc_transformer.json (seed {args.seed}, all training questions). Of TREC-10's 500 test"
-        f" questions, the {combined_method} get {len(helped)} right that the {without} alone gets wrong, and"
-        f" {len(hurt)} wrong that it gets right."
-        " For the first of the former, each SVM block's support question that adds most to the decision of"
-        " the right class (its term alpha K(question, support)), and the fragments the two trees share"
-        " (`explain`, largest contribution first; the drawings colour them in both trees).",
+        f" the test labels bench/qc_transformer.py kept (seed {args.seed}, all training questions, {args.settings})."
+        f" Of TREC-10's 500 test questions, the {combined_method} get {len(helped)} right that the {without}"
+        f" alone gets wrong, and {len(hurt)} wrong that it gets right."
+        + (
+            " For the first of the former, each SVM block's support question that adds most to the decision of"
+            " the right class (its term alpha K(question, support)), and the fragments the two trees share"
+            " (`explain`, largest contribution first; the drawings colour them in both trees)."
+            if len(helped)
+            else " There is no question the kernels fix here, so none is drawn."
+        ),
         "",
     ]
     for i in helped[: args.examples]:
