@@ -81,7 +81,7 @@ def create_conllu_reader(path: Path, n_sents: int = 1, skip_errors: bool = False
 
 
 class _Malformed(Exception):
-    def __init__(self, message: str, line: int = 0, cause: BaseException = None):
+    def __init__(self, message: str, line: int = 0, cause: BaseException | None = None):
         self.message = message
         self.line = line
         self.cause = cause
@@ -91,7 +91,9 @@ def _sentences(path: Path, progress: bool = False):
     """(first line number, [(line number, fields)]) per sentence, comments dropped; a
     sentence with an undecodable line gives (that line's number, Unreadable) instead, and
     a broken stream ends the file with one, the sentence it cut short dropped."""
-    rows, first, problem = [], 0, None
+    rows: list[tuple[int, list[str]]] = []
+    first = 0
+    problem: tuple[int, Unreadable] | None = None
     for number, line in corpus_lines(path, progress, inner_cr=False):
         if isinstance(line, Unreadable):
             if line.final:
@@ -194,7 +196,8 @@ _FEATURE = re.compile(r"([^|=,]+)=[^|=,]+(?:,[^|=,]+)*")
 def _features_ok(feats: str) -> bool:
     """FEATS as spaCy reads it without losing or mangling a feature."""
     found = [_FEATURE.fullmatch(feature) for feature in feats.split("|")]
-    return all(found) and len({f.group(1) for f in found}) == len(found)
+    matches = [f for f in found if f is not None]
+    return len(matches) == len(found) and len({f.group(1) for f in matches}) == len(found)
 
 
 _UPOS = {
@@ -219,7 +222,15 @@ _UPOS = {
 
 
 def _make_doc(vocab: Vocab, sentences) -> Doc:
-    words, spaces, lemmas, tags, pos, morphs, heads, deps, starts = [], [], [], [], [], [], [], [], []
+    words: list[str] = []
+    spaces: list[bool] = []
+    lemmas: list[str] = []
+    tags: list[str] = []
+    pos: list[str] = []
+    morphs: list[str] = []
+    heads: list[int] = []
+    deps: list[str] = []
+    starts: list[bool | int | None] = []  # as Doc's sent_starts
     for s_words, s_spaces, s_lemmas, s_tags, s_pos, s_morphs, s_heads, s_deps in sentences:
         offset = len(words)
         words += s_words

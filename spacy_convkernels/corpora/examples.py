@@ -60,4 +60,6 @@ def give_annotations(doc: Doc, reference: Doc, *, entities: bool, span_groups: t
 
 
 def _copy(doc: Doc, span: Span) -> Span:
-    return doc.char_span(span.start_char, span.end_char, label=span.label_, span_id=span.id_, alignment_mode="expand")
+    copy = doc.char_span(span.start_char, span.end_char, label=span.label_, span_id=span.id_, alignment_mode="expand")
+    assert copy is not None  # doc has the reference's text: the span, widened to whole tokens, is there
+    return copy

@@ -71,9 +71,11 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any, cast
 
 from spacy.language import Language
 from spacy.matcher import Matcher, PhraseMatcher
+from spacy.pipeline import SpanRuler
 from spacy.tokens import Doc
 from spacy.util import registry
 
@@ -113,13 +115,14 @@ def build_lexicon(
     """``{"proteins": [pattern, ...], "triggers": [pattern, ...]}`` from annotated Docs
     (``doc.spans["proteins"]`` and ``doc.spans["triggers"]``; module docstring)."""
     docs = list(docs)
-    annotated = Counter()  # (key, lowercased words, label): annotated mentions
+    # (key, lowercased words, label): annotated mentions
+    annotated: Counter[tuple[str, tuple[str, ...], str]] = Counter()
     for doc in docs:
         for key in KEYS:
             annotated.update((key, _words(span), span.label_) for span in doc.spans.get(key, []))
     occurrences = _occurrences(docs, {words for _, words, _ in annotated})
     thresholds = {"proteins": protein_min_precision, "triggers": min_precision}
-    lexicon = {key: [] for key in KEYS}
+    lexicon: dict[str, list[dict]] = {key: [] for key in KEYS}
     for (key, words, label), count in sorted(annotated.items()):
         if count >= min_count and count / occurrences[words] >= thresholds[key]:
             lexicon[key].append({"label": label, "pattern": [{"LOWER": word} for word in words]})
@@ -137,14 +140,17 @@ def shape_patterns(docs: Iterable[Doc] = (), *, min_count: int = 1, min_precisio
     inside protein mentions (``doc.spans["proteins"]``) in less than ``min_precision`` of
     them is excluded from that pattern (``NOT_IN``): ``DNA``, ``mRNA``, and ``NF`` of
     ``NF-kappaB`` (a complex, not a ``Protein``, in GE)."""
-    patterns = [{"label": PROTEIN, "pattern": [{"TEXT": {"REGEX": first}}, *rest]} for first, rest in _SHAPES]
+    patterns: list[dict[str, Any]] = [
+        {"label": PROTEIN, "pattern": [{"TEXT": {"REGEX": first}}, *rest]} for first, rest in _SHAPES
+    ]
     docs = list(docs)
     if not docs:
         return patterns
     matcher = Matcher(docs[0].vocab)
     for index, pattern in enumerate(patterns):
         matcher.add(str(index), [pattern["pattern"]])
-    matched, inside = Counter(), Counter()
+    matched: Counter[tuple[int, str]] = Counter()
+    inside: Counter[tuple[int, str]] = Counter()
     for doc in docs:
         covered = {i for span in doc.spans.get("proteins", []) for i in range(span.start, span.end)}
         for key, start, end in matcher(doc):
@@ -187,7 +193,7 @@ def add_lexicon(nlp: Language, lexicon, *, before: str | None = None) -> None:
         "triggers": {"spans_key": "triggers", "overwrite": True},
     }
     for key in KEYS:
-        ruler = nlp.add_pipe("span_ruler", name=RULERS[key], config=configs[key], before=before)
+        ruler = cast(SpanRuler, nlp.add_pipe("span_ruler", name=RULERS[key], config=configs[key], before=before))
         ruler.add_patterns(lexicon[key])
 
 
@@ -215,7 +221,7 @@ def read_lexicon(directory) -> dict[str, list[dict]]:
     file raises :class:`~spacy_convkernels.errors.CorpusFileError`, a line that is not a
     pattern (an object with a string ``label`` and a non-empty list ``pattern``) a
     :class:`~spacy_convkernels.CorpusFormatError` naming file and line."""
-    lexicon = {}
+    lexicon: dict[str, list[dict]] = {}
     for key in KEYS:
         path = Path(directory) / FILES[key]
         if not path.is_file():

@@ -23,6 +23,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TypeGuard
 
 import spacy
 from spacy.tokens import Doc
@@ -94,12 +95,15 @@ def create_relations_jsonl_reader(path: Path, skip_errors: bool = False, given_e
 
 
 class _Malformed(Exception):
-    def __init__(self, message: str, cause: BaseException = None):
+    def __init__(self, message: str, cause: BaseException | None = None):
         self.message = message
         self.cause = cause
 
 
-def _record(line: str):
+_Offsets = tuple[int, int]
+
+
+def _record(line: str) -> tuple[str, list[tuple[int, int, str | None]], list[tuple[_Offsets, _Offsets, str]]] | None:
     """(text, [(start, end, label)], [(head, child, label)]) of a line, or None for a rejected record."""
     try:
         record = json.loads(line)
@@ -117,8 +121,8 @@ def _record(line: str):
     if not isinstance(text, str):
         raise _Malformed("no 'text' string")
     spans = [_offsets(span, text, "span", label=True) for span in _list(record, "spans")]
-    ends = sorted(spans)
-    for (_, end, _), (start, _, _) in zip(ends, ends[1:]):
+    ordered = sorted(spans)
+    for (_, end, _), (start, _, _) in zip(ordered, ordered[1:]):
         if start < end:
             raise _Malformed(f"spans overlap at character {start}")
     known = {(start, end) for start, end, _ in spans}
@@ -147,13 +151,17 @@ def _offsets(span, text: str, what: str, *, label: bool) -> tuple[int, int, str 
     if not isinstance(span, dict):
         raise _Malformed(f"{what} {span!r:.80} is not an object")
     start, end = span.get("start"), span.get("end")
-    if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)):
+    if not (_integer(start) and _integer(end)):
         raise _Malformed(f"{what} {span!r:.80} has no integer 'start' and 'end'")
     if not 0 <= start < end <= len(text) or not text[start:end].strip():
         raise _Malformed(f"{what} {start}-{end} is not a non-blank span of the {len(text)}-character text")
     if label and not isinstance(span.get("label"), str):
         raise _Malformed(f"{what} {start}-{end} has no 'label' string")
     return start, end, span.get("label") if label else None
+
+
+def _integer(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _make_doc(nlp, text: str, spans, relations, counts: Counter) -> Doc:
@@ -171,7 +179,7 @@ def _make_doc(nlp, text: str, spans, relations, counts: Counter) -> Doc:
         doc.ents = list(entities.values())
     except ValueError as error:  # two spans widened into one token
         raise _Malformed(f"spans widened to whole tokens overlap ({error})", error) from None
-    rel = {}
+    rel: dict[tuple[int, int], dict[str, float]] = {}
     for head, child, label in relations:
         rel.setdefault((entities[head].start, entities[child].start), {})[label] = 1.0
     doc._.kernel_rel = rel

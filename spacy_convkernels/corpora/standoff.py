@@ -98,6 +98,7 @@ _ARTICLE = re.compile(r"[^-.]+-[^-.]+(?=-.)")  # PMC-1310901 of PMC-1310901-00-T
 _THEME = re.compile(r"Theme\d*")
 _TEXTBOUND = re.compile(r"(\S+) (\d+) (\d+)")
 _ARGUMENT = re.compile(r"([A-Za-z][A-Za-z0-9_]*):([TE]\d+)")
+_Where = tuple[Path, int]  # a record's file and line
 
 
 @validate_params({"max_interactions_per_event": [COUNT, None], "max_interactions_per_document": [COUNT, None]})
@@ -143,7 +144,7 @@ def read_standoff(
             )
             skip_or_raise(corpus_error(message, _file(stem, ".txt"), 1), skip_errors, errors, "document")
             continue
-        problems = []
+        problems: list[CorpusFormatError] = []
         document = _Document(stem, text, problems, (max_interactions_per_event, max_interactions_per_document))
         for error in problems:
             skip_or_raise(error, skip_errors, errors, "standoff line")
@@ -271,12 +272,13 @@ class _Document:
         self.problems = problems
         self.text, marked = text  # the text, and whether a byte-order mark started it
         self.hint = " (offsets count from after the .txt's byte-order mark)" if marked else ""
-        self.mentions = {}  # id: (type, start, end, where)
-        self.events = {}  # id: (type, trigger, [(role, id)], where)
-        self.modified = {}  # event id: set of flags
-        self.equivalent = []  # (ids, where)
-        self.coreference = []  # (ids, where)
-        self.themes = {}  # event id: its theme tuples, once computed
+        self.mentions: dict[str, tuple[str, int, int, _Where]] = {}  # id: (type, start, end, where)
+        # id: (type, trigger, [(role, id)], where)
+        self.events: dict[str, tuple[str, str, list[tuple[str, str]], _Where]] = {}
+        self.modified: dict[str, list[tuple[str, _Where]]] = {}  # event id: [(flag, where)]
+        self.equivalent: list[tuple[list[str], _Where]] = []  # (ids, where)
+        self.coreference: list[tuple[list[str], _Where]] = []  # (ids, where)
+        self.themes: dict[str, list[tuple[str, ...]]] = {}  # event id: its theme tuples, once computed
         a1, a2 = _file(stem, ".a1"), _file(stem, ".a2")
         if not a1.exists():
             raise CorpusFileError("missing .a1 file of the document", a1)
@@ -323,11 +325,11 @@ class _Document:
             self.mentions[ident] = (kind, start, end, where)
         elif ident.startswith("E"):
             parts = fields[0].split(" ") if len(fields) == 1 else []
-            found = [_ARGUMENT.fullmatch(part) for part in parts]
-            if not parts or not all(found) or not found[0].group(2).startswith("T"):
+            arguments = _full_matches(_ARGUMENT, parts)
+            if not parts or arguments is None or not arguments[0].group(2).startswith("T"):
                 raise _Malformed("an E line needs 'En<TAB>Type:Tn Role:Id ...'")
-            roles = [(f.group(1), f.group(2)) for f in found[1:]]
-            self.events[ident] = (found[0].group(1), found[0].group(2), roles, where)
+            roles = [(f.group(1), f.group(2)) for f in arguments[1:]]
+            self.events[ident] = (arguments[0].group(1), arguments[0].group(2), roles, where)
         elif ident.startswith("M"):
             parts = fields[0].split(" ")
             if len(fields) != 1 or len(parts) != 2 or parts[0] not in MODIFICATIONS:
@@ -340,10 +342,10 @@ class _Document:
             self.equivalent.append((parts[1:], where))
         elif ident.startswith("R"):
             parts = fields[0].split(" ")
-            found = [_ARGUMENT.fullmatch(part) for part in parts[1:]]
-            if len(fields) != 1 or len(parts) != 3 or not all(found):
+            arguments = _full_matches(_ARGUMENT, parts[1:])
+            if len(fields) != 1 or len(parts) != 3 or arguments is None:
                 raise _Malformed("an R line needs 'Rn<TAB>Type Role:Tn Role:Tm'")
-            self.coreference.append(([f.group(2) for f in found], where))
+            self.coreference.append(([f.group(2) for f in arguments], where))
         else:
             raise _Malformed(f"unknown annotation id {ident!r} (T, E, M, R or *)")
 
@@ -401,7 +403,9 @@ class _Document:
         bad: dict[str, str] = {}
         looping: set[str] = set()  # on or above a cycle
         for root in self.events:
-            path, on_path, pending = [], set(), [iter([root])]
+            path: list[str] = []
+            on_path: set[str] = set()
+            pending = [iter([root])]
             while pending:
                 ident = next(pending[-1], None)
                 if ident is None:
@@ -438,7 +442,8 @@ class _Document:
 
     def make_doc(self, nlp, counts: Counter) -> Doc:
         doc = nlp.make_doc(self.text)
-        spans, groups = {}, {name: [] for name in ("proteins", "triggers", "entities", "anaphora")}
+        spans = {}
+        groups: dict[str, list] = {name: [] for name in ("proteins", "triggers", "entities", "anaphora")}
         for ident, (kind, start, end, _) in self.mentions.items():
             span = doc.char_span(start, end, label=kind, alignment_mode="expand")  # never None: not only spaces
             counts["misaligned"] += doc.char_span(start, end) is None
@@ -488,15 +493,15 @@ class _Document:
         return [(argument,)] if self.mentions[argument][0] == "Protein" else []
 
     def _interactions(self, spans: dict) -> list[dict]:
-        classes = {}
+        classes: dict[str, set[str] | tuple[str, ...]] = {}
         for ids, _ in self.equivalent:
             merged = set(ids).union(*(classes.get(i, ()) for i in ids))
             for i in merged:
                 classes[i] = merged
-        for merged in {id(c): c for c in classes.values()}.values():
-            members = tuple(sorted(merged))  # sorted once per group
+        for group in {id(c): c for c in classes.values()}.values():
+            members = tuple(sorted(group))  # sorted once per group
             classes.update(dict.fromkeys(members, members))
-        found = []
+        found: list[dict] = []
         for ident, (kind, trigger, roles, _) in self.events.items():
             flags = {flag for flag, _ in self.modified.get(ident, ())}
             for given, participants, original in self._expand(ident, roles, classes):
@@ -533,8 +538,10 @@ class _Document:
         """(roles given, participants, original participants) of the distinct interactions of
         an event, its ``Equiv`` variants after each, at most ``cap`` (warning when it cuts)."""
         causes = [a for role, a in roles if role == "Cause"]
-        catalysts = list(dict.fromkeys(p for t in self._participants(causes[0]) for p in t)) if causes else []
-        seen = set()
+        catalysts: list[str | None] = []
+        if causes:
+            catalysts.extend(dict.fromkeys(p for t in self._participants(causes[0]) for p in t))
+        seen: set[tuple[str, ...]] = set()
         for catalyst, themes in product(catalysts or [None], self._themes(ident)):
             given = (() if catalyst is None else ("catalyst",)) + ("theme", "theme2")[: len(themes)]
             original = tuple(p for p in (catalyst, *themes) if p is not None)
@@ -554,6 +561,13 @@ class _Document:
                     return
                 seen.add(participants)
                 yield given, participants, original
+
+
+def _full_matches(pattern: re.Pattern[str], parts: list[str]) -> list[re.Match[str]] | None:
+    """The full match of ``pattern`` on each part, or None when a part does not match."""
+    found = [pattern.fullmatch(part) for part in parts]
+    matches = [f for f in found if f is not None]
+    return matches if len(matches) == len(found) else None
 
 
 def _file(stem: Path, suffix: str) -> Path:
