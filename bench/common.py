@@ -57,3 +57,9 @@ def rss_mb() -> float:
     """The process's resident memory now, in MB (Linux)."""
     with open("/proc/self/status") as status:
         return int(status.read().split("VmRSS:")[1].split()[0]) / 1024
+
+
+def table(header: list[str], rows) -> list[str]:
+    """The lines of a Markdown table: ``header``, then each row's cells (``str`` of each)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]

@@ -169,7 +169,7 @@ def test_a_sentence_of_many_entities_keeps_the_nearest_pairs_with_a_warning():
 
 def test_a_thousand_entities_in_one_sentence_give_the_capped_nearest_pairs():
     """999,000 ordered pairs uncapped (300 entities took 22 s, 1,000 did not end in 2
-    minutes); the time with the cap is bench/entity_pairs.py's figure."""
+    minutes); the time with the cap is the speed suite's figure (python -m bench.speed --filter CrowdedSentence)."""
     doc = many_entities(1000)
     candidates = entity_pair_candidates()
     with pytest.warns(ConvKernelsWarning, match="max_pairs_per_sentence"):
@@ -179,7 +179,7 @@ def test_a_thousand_entities_in_one_sentence_give_the_capped_nearest_pairs():
 
 def test_a_document_of_crowded_sentences_keeps_the_pairs_of_its_first_sentences_with_a_warning():
     """Issue 36: 20 sentences of 1,000 entities gave 20,000 pairs (16 s); a document keeps
-    at most ``max_pairs_per_document`` (the time: bench/reader_bounds.py)."""
+    at most ``max_pairs_per_document`` (the time: python -m bench.speed --filter ReaderBounds)."""
     doc = Doc.from_docs([many_entities(6)] * 3)  # 3 sentences of 6 entities: 30 ordered pairs each
     every = [c.key for c in entity_pairs(doc, max_pairs_per_document=None)]
     assert len(every) == 90 and every == [c.key for c in entity_pairs(doc)]  # below the default cap: all

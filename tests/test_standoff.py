@@ -452,7 +452,7 @@ def test_the_two_documents_of_issue_26_read_in_200_megabytes(tmp_path):
     """2,000 proteins in one Equiv group with one Binding (68 KB; unbounded: 4 million
     variants, 5.5 GB), and a Binding of 100 themes nested 3 times (3.7 KB; unbounded: 1.49
     million interactions, 4 GB), each under 200 MB of address space (their seconds:
-    bench/standoff_expansion.py)."""
+    python -m bench.speed --filter ReaderBounds)."""
     for name in ("equiv", "nested"):
         (tmp_path / name).mkdir()
     done = run_limited(EXPANSION_SCRIPT, tmp_path, ROOT / "tests", timeout=300)

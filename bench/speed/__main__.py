@@ -1,0 +1,3 @@
+from bench.speed import main
+
+main()
