@@ -27,6 +27,8 @@ converted from the parse) joined under a virtual root when there are several
 a row of zeros. The estimators are saved with the model; gradients stop here.
 """
 
+from typing import cast
+
 import numpy as np
 from spacy.tokens import Doc
 from spacy.util import registry
@@ -38,6 +40,7 @@ from ..errors import NotInitializedError
 from ..kernels.base import Kernel
 from ..learn.svm import FOLDS
 from ..structures.dependency import REPRESENTATIONS, join_sentences
+from ..structures.tree import Tree
 from ..utils.validation import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options, validate_params
 from .doc_structures import TREE_KERNEL, sentence_trees
 from .kernel_encoders import MAX_TRAIN, KernelEncoder, StackedSVM
@@ -47,7 +50,8 @@ CLASS_WEIGHTS = (None, "balanced", "fair")
 
 def doc_tree(doc: Doc, representation: str):
     """The Doc's tree (see the module), or None."""
-    return join_sentences(sentence_trees(doc, representation))
+    trees = cast(list[Tree | None], sentence_trees(doc, representation))  # structure_type Tree: trees only
+    return join_sentences(trees)
 
 
 def doc_words(doc: Doc) -> str:
@@ -158,7 +162,7 @@ def doc_block_forward(model: Model, docs: list[Doc], is_train: bool):
     def backprop(d_rows: Floats2d) -> list:
         return []
 
-    return model.ops.asarray2f(rows), backprop
+    return model.ops.asarray2f(cast(Floats2d, rows)), backprop
 
 
 def doc_block_init(model: Model, X=None, Y=None) -> None:

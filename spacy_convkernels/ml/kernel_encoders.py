@@ -102,7 +102,7 @@ class DecisionCache:
         return {"size": self.size}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["size"])
+        type(self).__init__(self, state["size"])
 
 
 def progress_of_rows(progress: Callable[[str], None], total: int, every: float = 5.0) -> Callable[[int], None]:
@@ -366,10 +366,11 @@ class StackedSVM:
             where, found = [where[i] for i in chosen], [found[i] for i in chosen]
         gram = self.kernel.gram(found, progress=progress_of_rows(progress, len(found))) if progress else None
         if self.text_weight:
+            assert texts is not None, "a text weight needs the items' texts"
             chosen_texts = [texts[i] for i in where]
-            self.text_kernel = NgramCosine(self.ngram_size).fit(chosen_texts)
+            text_kernel = self.text_kernel = NgramCosine(self.ngram_size).fit(chosen_texts)
             base = self.kernel.gram(found) if gram is None else gram
-            gram = base + self.text_weight * self.text_kernel.gram(chosen_texts)
+            gram = base + self.text_weight * text_kernel.gram(chosen_texts)
         found_cv = cross_validate_svm(
             self.estimator,
             found,
@@ -402,7 +403,11 @@ class StackedSVM:
                 rows[i] = self.out_of_fold[keys[i]]
         new = [k for k, known in enumerate(remembered) if not known]
         if new:  # one kernel row per distinct input not met before (a sentence's candidates often share one)
-            inputs = [(found[k], texts[where[k]]) if self.text_weight else found[k] for k in new]
+            if self.text_weight:
+                assert texts is not None, "a text weight needs the items' texts"
+                inputs: list = [(found[k], texts[where[k]]) for k in new]
+            else:
+                inputs = [found[k] for k in new]
             kept = {item: self.decisions.get(item) for item in dict.fromkeys(inputs)}
             distinct = [item for item, row in kept.items() if row is None]
             if distinct:
@@ -417,6 +422,7 @@ class StackedSVM:
         if not self.text_weight:
             return self.estimator.decision_function(inputs).reshape(len(inputs), -1)
         structures, texts = zip(*inputs)
+        assert self.text_kernel is not None  # fitted with the text weight
         K = self.estimator.support_rows(list(structures))
         if self._support_vectors_of_texts is None:
             self._support_vectors_of_texts = self.text_kernel.vectors(self.support_texts)
@@ -435,6 +441,7 @@ class StackedSVM:
             "multilabel": bool(svm.multilabel_),
         }
         if self.text_weight:
+            assert self.text_kernel is not None  # fitted with the text weight
             state["text"] = {"support_texts": self.support_texts, **self.text_kernel.state()}
         if self.choice:
             state["choice"] = {"C": self.choice["C"], "scores": [[C, v] for C, v in self.choice["scores"].items()]}

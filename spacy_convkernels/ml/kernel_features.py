@@ -20,6 +20,8 @@ vectors have fewer values. A Doc the component did not process raises
 :class:`~spacy_convkernels.errors.MissingAnnotationError`.
 """
 
+from typing import cast
+
 import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -62,7 +64,7 @@ def forward(model: Model, docs: list[Doc], is_train: bool):
     def backprop(d_rows: Floats2d) -> list[Doc]:
         return []
 
-    return model.ops.asarray2f(rows), backprop
+    return model.ops.asarray2f(cast(Floats2d, rows)), backprop
 
 
 def init(model: Model, X: list[Doc] | None = None, Y=None) -> None:
@@ -114,4 +116,5 @@ def doc_value(doc: Doc, extension: str) -> np.ndarray | None:
 
 def _written(doc: Doc, extension: str) -> bool:
     """Whether a component set ``Doc._.<extension>`` (even to None), as opposed to its default."""
-    return Doc.has_extension(extension) and doc._._get_key(extension) in doc.user_data
+    # spaCy's stubs type user_data's keys as str; an extension's key is a tuple
+    return Doc.has_extension(extension) and doc._._get_key(extension) in doc.user_data  # type: ignore[comparison-overlap]

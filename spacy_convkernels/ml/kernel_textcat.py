@@ -53,7 +53,7 @@ def kernel_textcat(
     parts = [part for part in (kernel_features, text_features) if part is not None]
     if not parts:
         raise InvalidParameterError("KernelTextCat: kernel_features and text_features are both null; give one")
-    layers = [concatenate(*parts) if len(parts) > 1 else parts[0]]
+    layers: list[Model] = [concatenate(*parts) if len(parts) > 1 else parts[0]]
     if hidden_width is not None:
         layers.append(Maxout(nO=hidden_width, nP=3, dropout=0.0))  # the rate is set by training
     # random output weights: a text block starts at 0 (spaCy's bag of words), which zero weights would keep there
@@ -61,7 +61,7 @@ def kernel_textcat(
     layers.append(output)
     if not exclusive_classes:
         layers.append(Logistic())
-    model = chain(*layers)
+    model: Model[list[Doc], Floats2d] = chain(*layers)
     model.init = init
     model.set_ref("output_layer", output)
     for name, part in (("kernel_features", kernel_features), ("text_features", text_features)):

@@ -58,13 +58,14 @@ or softmax saturates.
 
 from collections.abc import Callable
 from itertools import accumulate
+from typing import Protocol, cast
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Dropout, LayerNorm, Linear, Maxout, Model, chain, zero_init
-from thinc.types import Floats2d
+from thinc.types import Floats1d, Floats2d
 
 from ..approx.nystroem import LANDMARK_INITS
 from ..errors import InvalidParameterError
@@ -74,6 +75,16 @@ from .kernel_blocks import as_kernel_blocks, blocks_of
 from .kernel_encoders import METHODS, KernelEncoder
 
 STRUCTURES = ("path", "tree")
+
+
+class CandidateGenerator(Protocol):
+    """The ``candidates`` of a relation model (:mod:`~spacy_convkernels.components.relation_candidates`):
+    Doc -> candidates, with the roles of its candidates and its options."""
+
+    roles: tuple[str, ...]
+    options: dict
+
+    def __call__(self, doc: Doc) -> list: ...
 
 
 @registry.architectures("spacy_convkernels.RelationModel.v1")
@@ -87,28 +98,29 @@ def relation_model(
 ) -> Model[list[Doc], Floats2d]:
     """The scorer of the module docstring; ``nO`` is the number of labels (the output
     has one more column)."""
+    generator = cast(CandidateGenerator, candidates)  # typed Callable for the config's validation
     if kernel_features is not None:
         kernel_features = as_kernel_blocks(kernel_features)
         reads_trees = any(block.attrs.get("structure") == "tree" for block in blocks_of(kernel_features))
-        if reads_trees and candidates.options.get("tree", "") is None:
+        if reads_trees and generator.options.get("tree", "") is None:
             raise InvalidParameterError(
                 "RelationModel: a kernel block reads trees, but the candidates have none (tree = null)"
             )
     if tok2vec_features is not None:
-        tok2vec_features.attrs["roles"] = tuple(candidates.roles)
+        tok2vec_features.attrs["roles"] = tuple(generator.roles)
         tok2vec_features = chain(tok2vec_features, LayerNorm())
-    blocks = {"kernel_features": kernel_features, "tok2vec_features": tok2vec_features}
-    blocks = {name: part for name, part in blocks.items() if part is not None}
+    given = {"kernel_features": kernel_features, "tok2vec_features": tok2vec_features}
+    blocks = {name: part for name, part in given.items() if part is not None}
     if not blocks:
         raise InvalidParameterError("RelationModel: kernel_features and tok2vec_features are both null; give one")
     width = None if nO is None else nO + 1
     output = Linear(nO=width, init_W=zero_init) if kernel_features is not None else Linear(nO=width)
     residual = chain(Maxout(nO=hidden_width, nP=3), Dropout(0.0), output) if hidden_width else output
-    refs = {**blocks, "residual": residual, "output_layer": output}
+    refs: dict[str, Model | None] = {**blocks, "residual": residual, "output_layer": output}
     layers = [*blocks.values(), residual]
     if kernel_features is not None:
-        refs["skip"] = Linear(nO=width, init_W=zero_init)
-        layers.append(refs["skip"])
+        skip = refs["skip"] = Linear(nO=width, init_W=zero_init)
+        layers.append(skip)
     return Model(
         "relation_model",
         relation_forward,
@@ -181,12 +193,13 @@ def relation_init(model: Model, X: list[Doc] | None = None, Y: Floats2d | None =
     model.get_ref("residual").initialize(X=model.ops.alloc2f(1, width))
     if model.has_ref("skip"):
         skip = model.get_ref("skip")
+        assert kernel_rows is not None  # the skip layer comes with the kernel blocks
         skip.set_dim("nO", model.get_dim("nO"), force=True)
         skip.initialize(X=model.ops.alloc2f(1, kernel_rows.shape[1]))
         if Y is not None and len(kernel_rows):
             W, b = calibration(kernel_rows, model.ops.to_numpy(Y))
-            skip.set_param("W", model.ops.asarray2f(W))
-            skip.set_param("b", model.ops.asarray1f(b))
+            skip.set_param("W", model.ops.asarray2f(cast(Floats2d, W)))
+            skip.set_param("b", model.ops.asarray1f(cast(Floats1d, b)))
 
 
 def calibration(rows: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
