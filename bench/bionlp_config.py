@@ -19,8 +19,9 @@ import argparse
 import json
 from pathlib import Path
 
+from common import write_json
 from locations import DATA, MD_MODEL, ROOT
-from spacy_train import evaluate_relations, train, write_json
+from spacy_train import evaluate_relations, train
 
 CONFIG = ROOT / "configs" / "bionlp_relations.cfg"
 FIGURES = ("rel_untyped_p", "rel_untyped_r", "rel_untyped_f", "rel_micro_p", "rel_micro_r", "rel_micro_f")

@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from bionlp_candidates import parsed_documents
-from common import prf
+from common import EVALUATIONS, counting, prf
 from locations import DATA, MD_MODEL, RESULTS, add_outputs
 from sklearn.svm import SVC
 from spacy.tokens import DocBin
@@ -71,27 +71,7 @@ from spacy_convkernels.utils.outputs import replacing
 ROLE_SETS = [("theme",), ("catalyst", "theme"), ("theme", "theme2")]
 K_GRID = (1, 3, 5, 7, 11, 15, 21)
 C_GRID = (0.1, 1.0, 10.0)
-EVALUATIONS = Counter()  # kernel values between two structures, by every counting kernel
-
-
-class _Counting:
-    """Counts the kernel values between two structures of its Gram and pair calls."""
-
-    def gram(self, X, Y=None, **kwargs):
-        EVALUATIONS["kernel"] += len(X) * (len(X) - 1) // 2 if Y is None else len(X) * len(Y)
-        return super().gram(X, Y, **kwargs)
-
-    def pairs(self, X, index_pairs, **kwargs):
-        EVALUATIONS["kernel"] += len(index_pairs)
-        return super().pairs(X, index_pairs, **kwargs)
-
-
-class CountingPathKernel(_Counting, SubsequencePathKernel):
-    """PK that counts its kernel evaluations."""
-
-
-class CountingPartialTreeKernel(_Counting, PartialTreeKernel):
-    """PTK that counts its kernel evaluations."""
+CountingPathKernel, CountingPartialTreeKernel = counting(SubsequencePathKernel), counting(PartialTreeKernel)
 
 
 def cached_documents(data: Path, model: Path, cache: Path) -> dict:

@@ -1,8 +1,14 @@
-"""What several benchmarks read and compute, written once: TREC's questions and their
-splits, precision / recall / F1 with named fields, the mean and spread over seeds, the
-accuracy of KeLP-fair SVMs on a Gram, the resident memory of the process."""
+"""What the experiments share, written once: loaders (TREC's questions, their splits and
+KeLP's examples), metrics (precision / recall / F1 with named fields, the mean and spread
+over seeds, the accuracy of KeLP-fair SVMs on a Gram, a kernel that counts its
+evaluations, the resident memory), result files (rows kept as they come, JSON written
+through a temporary file) and Markdown pages and tables. Where they read and write:
+``locations``."""
 
+import json
 import statistics
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -10,11 +16,22 @@ import numpy as np
 
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.learn import fair_one_vs_all
+from spacy_convkernels.utils.outputs import replacing
+
+FINDINGS = "## Findings"  # a page's hand-written section, below the tables
+EVALUATIONS = Counter()  # kernel values between two structures, by the counting kernels
 
 
 def questions(path: Path) -> list[tuple[str, str]]:
     """(text, coarse label) of the questions of a KeLP file, in order."""
     return [(e.texts["quest"], e.labels[0].split(":")[0]) for e in read_klp(path)]
+
+
+def kelp_qc(data: Path) -> tuple:
+    """KeLP's TREC QC examples and coarse labels: (train, test, y_train, y_test)."""
+    train = list(read_klp(data / "train_5500.coarse.klp.gz"))
+    test = list(read_klp(data / "TREC_10.coarse.klp.gz"))
+    return train, test, np.array([e.labels[0] for e in train]), np.array([e.labels[0] for e in test])
 
 
 def split_questions(data: Path) -> dict[str, list[tuple[str, str]]]:
@@ -63,3 +80,60 @@ def table(header: list[str], rows) -> list[str]:
     """The lines of a Markdown table: ``header``, then each row's cells (``str`` of each)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+
+
+def counting(kernel_class: type) -> type:
+    """``kernel_class`` counting in ``EVALUATIONS["kernel"]`` the kernel values between two
+    structures of its Gram and pair calls (clones count too)."""
+
+    class Counting(kernel_class):
+        def gram(self, X, Y=None, **kwargs):
+            EVALUATIONS["kernel"] += len(X) * (len(X) - 1) // 2 if Y is None else len(X) * len(Y)
+            return super().gram(X, Y, **kwargs)
+
+        def pairs(self, X, index_pairs, **kwargs):
+            EVALUATIONS["kernel"] += len(index_pairs)
+            return super().pairs(X, index_pairs, **kwargs)
+
+    Counting.__name__ = Counting.__qualname__ = f"Counting{kernel_class.__name__}"
+    return Counting
+
+
+def write_json(path: Path, value) -> None:
+    """``value`` as JSON in ``path``, through a temporary file renamed on success."""
+    with replacing(path) as temporary:
+        temporary.write_text(json.dumps(value, indent=1) + "\n", encoding="utf-8")
+
+
+class ResultsFile(dict):
+    """A benchmark's rows by key as they come, kept in the JSON file ``path`` (``--results``)
+    that several runs of one script may share, and the page ``draw`` makes of them (none
+    when the file does not exist yet); :meth:`record` adds one."""
+
+    def __init__(self, path: Path, *, draw: Callable[[dict], None]):
+        super().__init__(json.loads(path.read_text()) if path.exists() else {})
+        self.path = path
+        self.draw = draw
+
+    def record(self, key: str, **values) -> None:
+        """Keep the row, with any row another run has written meanwhile; write the file
+        (a temporary file renamed) and draw the page."""
+        if self.path.exists():
+            written = json.loads(self.path.read_text())
+            self.update({name: row for name, row in written.items() if name not in self})
+        self[key] = values
+        with replacing(self.path) as temporary:
+            temporary.write_text(json.dumps(self, indent=1))
+        self.draw(self)
+        print(key, values, flush=True)
+
+
+def write_page(path: Path, lines: list[str]) -> None:
+    """Write the page of ``lines``; the hand-written section that starts at ``## Findings``
+    of the page already there stays below them."""
+    kept = ""
+    if path.exists():
+        text = path.read_text(encoding="utf-8")
+        kept = text[text.index(FINDINGS) :] if FINDINGS in text else ""
+    with replacing(path) as temporary:
+        temporary.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""), encoding="utf-8")

@@ -20,27 +20,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import svm_accuracy
+from common import EVALUATIONS, counting, kelp_qc, svm_accuracy
 from locations import DATA, add_outputs
-from qc_classification import load_qc
 
 from spacy_convkernels.kernels import PartialTreeKernel
 from spacy_convkernels.learn import KernelKNeighborsClassifier, KLSHForestClassifier
 from spacy_convkernels.utils.outputs import replacing
-
-
-class CountingPartialTreeKernel(PartialTreeKernel):
-    """PTK that counts the kernel values between two structures its Gram and pair calls compute."""
-
-    evaluations = 0
-
-    def gram(self, X, Y=None, **kwargs):
-        self.evaluations += len(X) * (len(X) - 1) // 2 if Y is None else len(X) * len(Y)
-        return super().gram(X, Y, **kwargs)
-
-    def pairs(self, X, index_pairs, **kwargs):
-        self.evaluations += len(index_pairs)
-        return super().pairs(X, index_pairs, **kwargs)
 
 
 def main():
@@ -49,9 +34,9 @@ def main():
     add_outputs(parser, "klsh_qc", results=False)
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
-    train, test, y, y_test = load_qc(args.data)
+    train, test, y, y_test = kelp_qc(args.data)
     X, Y = [e.trees["grct"] for e in train], [e.trees["grct"] for e in test]
-    kernel = CountingPartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0)
+    kernel = counting(PartialTreeKernel)(0.4, mu=0.4, terminal_factor=5.0)
     kernel.diag(X + Y)  # self-kernels once, shared by every row
     svm = svm_accuracy(kernel.gram(X), y, kernel.gram(Y, X), y_test)
     svm_train, svm_test = len(X) * (len(X) - 1) // 2, len(Y) * len(X)  # the upper triangle, test x train
@@ -61,12 +46,12 @@ def main():
     def run(name, make):
         accuracies, evaluations, seconds = [], [], []
         for seed in range(args.seeds):
-            kernel.evaluations = 0
+            EVALUATIONS.clear()
             start = time.perf_counter()
             predicted = make(seed).fit(X, y).predict(Y)
             seconds.append(time.perf_counter() - start)
             accuracies.append(100 * np.mean(predicted == y_test))
-            evaluations.append(kernel.evaluations)
+            evaluations.append(EVALUATIONS["kernel"])
         rows.append((name, np.mean(accuracies), np.std(accuracies), np.mean(evaluations), np.mean(seconds)))
         print(
             f"{name}: {rows[-1][1]:.1f} ± {rows[-1][2]:.1f} %, {rows[-1][3]:,.0f} kernel evaluations, "

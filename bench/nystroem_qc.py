@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import svm_accuracy
+from common import kelp_qc, svm_accuracy
 from locations import DATA, add_outputs
-from qc_classification import bow_matrices, load_qc  # the exact-kernel protocol
+from qc_classification import bow_matrices  # the exact-kernel protocol
 from scipy.sparse import csr_matrix, hstack
 from sklearn.cluster import KMeans
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -90,7 +90,7 @@ def main():
 
 def measure(data):
     """Every figure of the report, percentages as in its tables."""
-    train, test, y_train, y_test = load_qc(data)
+    train, test, y_train, y_test = kelp_qc(data)
     wordspace = WordVectors.load(data / "wordspace_md300.txt.gz")
     kernels = {
         "PTK-GRCT": ("grct", PartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0)),

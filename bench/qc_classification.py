@@ -21,12 +21,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import svm_accuracy
+from common import kelp_qc, svm_accuracy
 from locations import DATA, add_outputs
 from scipy.stats import spearmanr
 from sklearn.model_selection import StratifiedKFold
 
-from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.kernels import (
     CompositionalSmoothedPartialTreeKernel,
     PartialTreeKernel,
@@ -134,13 +133,6 @@ def cross_validated_accuracy(train_gram, y_train, folds=5):
     )
 
 
-def load_qc(data: Path):
-    """KeLP's TREC QC examples and coarse labels: (train, test, y_train, y_test)."""
-    train = list(read_klp(data / "train_5500.coarse.klp.gz"))
-    test = list(read_klp(data / "TREC_10.coarse.klp.gz"))
-    return train, test, np.array([e.labels[0] for e in train]), np.array([e.labels[0] for e in test])
-
-
 def bow_matrices(train, test):
     """KeLP's bag-of-words vectors of the training and test examples, unit length."""
     features = {f: i for i, f in enumerate(sorted({f for e in train + test for f in e.vectors["bow"]}))}
@@ -161,7 +153,7 @@ def main():
     add_outputs(parser, "qc_classification", results=False)
     args = parser.parse_args()
 
-    train, test, y_train, y_test = load_qc(args.data)
+    train, test, y_train, y_test = kelp_qc(args.data)
     wordspace = WordVectors.load(args.data / "wordspace_md300.txt.gz")
     evaluated = {}
 

@@ -34,9 +34,8 @@ from pathlib import Path
 
 import numpy as np
 import spacy
-from common import mean_sd, split_questions
+from common import ResultsFile, mean_sd, split_questions, write_page
 from locations import DATA, MD_MODEL, ROOT, add_outputs
-from results_file import ResultsFile, write_page
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 from spacy.training import Example

@@ -27,8 +27,9 @@ import json
 import random
 from pathlib import Path
 
+from common import write_json
 from locations import DATA, MD_MODEL
-from spacy_train import evaluate_relations, train, write_json
+from spacy_train import evaluate_relations, train
 
 from spacy_convkernels.utils.outputs import replacing
 

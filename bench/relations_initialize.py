@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 import spacy
 from bionlp_candidates import LEXICON_TRIGGERS, load_parser, parsed_documents
+from common import write_json
 from locations import DATA, MD_MODEL
 from spacy.util import registry
-from spacy_train import write_json
 
 from spacy_convkernels.corpora import read_relations_jsonl
 from spacy_convkernels.ml.kernel_encoders import MAX_TRAIN

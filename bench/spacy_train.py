@@ -9,8 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-from spacy_convkernels.utils.outputs import replacing
-
 
 def train(config: Path, output: Path, overrides: list[str], *, log: Path) -> dict:
     """Train ``config`` into ``output`` with the ``overrides`` (``--section.key value``
@@ -45,9 +43,3 @@ def evaluate_relations(model: Path, corpus: Path, scores: Path, *options: str) -
     command = [sys.executable, "-m", "spacy_convkernels", "evaluate", "relations", str(model), str(corpus)]
     subprocess.run([*command, *options, "--output", str(scores), "--quiet"], check=True, stdout=subprocess.DEVNULL)
     return json.loads(scores.read_text())
-
-
-def write_json(path: Path, value) -> None:
-    """``value`` as JSON in ``path``, through a temporary file renamed on success."""
-    with replacing(path) as temporary:
-        temporary.write_text(json.dumps(value, indent=1) + "\n", encoding="utf-8")

@@ -688,10 +688,9 @@ def write_report(
         top = max(scores, key=scores.get)
         cells = [family, *(f"{scores[(0.4, 0.4, tf)]:.3f}" for tf in TERMINAL_FACTORS), str(top), f"{scores[top]:.3f}"]
         out.append("| " + " | ".join(cells) + " |")
-    out = args.docs / "sts.md"
-    with replacing(out) as temporary:
+    with replacing(args.docs / "sts.md") as temporary:
         temporary.write_text("\n".join(out) + "\n", encoding="utf-8")
-    print(f"wrote {out}")
+    print(f"wrote {args.docs / 'sts.md'}")
 
 
 if __name__ == "__main__":
