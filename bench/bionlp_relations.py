@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from bionlp_candidates import parsed_documents
-from common import EVALUATIONS, counting, prf
+from common import EVALUATIONS, counting, prf, write_json, write_page
 from locations import DATA, MD_MODEL, RESULTS, add_outputs
 from sklearn.svm import SVC
 from spacy.tokens import DocBin
@@ -66,8 +66,8 @@ from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.kernels import PartialTreeKernel, SubsequencePathKernel
 from spacy_convkernels.learn import KernelKNeighborsClassifier, KLSHForestClassifier, NonstationaryKernelLearner
 from spacy_convkernels.structures.relations import GoldRelations, dependency_interactions
-from spacy_convkernels.utils.outputs import replacing
 
+HAND_WRITTEN = "## kernel_relations (the spaCy component)"  # the page's part below the tables
 ROLE_SETS = [("theme",), ("catalyst", "theme"), ("theme", "theme2")]
 K_GRID = (1, 3, 5, 7, 11, 15, 21)
 C_GRID = (0.1, 1.0, 10.0)
@@ -389,10 +389,8 @@ def main():
         ],
         "weights": learned["weights"],
     }
-    with replacing(args.results) as temporary:
-        temporary.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    with replacing(args.docs / "bionlp_relations.md") as temporary:
-        temporary.write_text(render(results), encoding="utf-8")
+    write_json(args.results, results)
+    write_page(args.docs / "bionlp_relations.md", render(results), kept_from=HAND_WRITTEN)
 
 
 def component_rows(key: str) -> list[str]:
@@ -419,8 +417,9 @@ def component_rows(key: str) -> list[str]:
     return rows
 
 
-def render(results: dict) -> str:
-    """docs/results/bionlp_relations.md from the results of each trigger setting."""
+def render(results: dict) -> list[str]:
+    """The tables of docs/results/bionlp_relations.md from the results of each trigger setting
+    (the page's hand-written part, from ``HAND_WRITTEN`` on, stays)."""
     lines = [
         "# Candidate interactions of BioNLP-ST 2013 GE: kernel classifiers",
         "",
@@ -492,21 +491,7 @@ def render(results: dict) -> str:
                 else "not run in this setting (the feature positions reached main after it ran)."
             ),
         ]
-    lines += [
-        "",
-        "## Anchors",
-        "",
-        "Garg et al. (2019), Table 2, BioNLP: KLSH-kNN-PK 0.601, KLSH-RF-PK (M = 500) 0.632. Their setting differs: "
-        "paths on AMR parses rather than dependency parses, training on the 2009-2013 data, their own candidates; "
-        "the figures here are not comparable one to one.",
-        "",
-        "## Not in the tables",
-        "",
-        "- SPTK on the path-enclosed trees (optional): left out for time.",
-        "- The kernel_relations rows are not measured here: they are copied from `docs/results/bionlp_component.json` "
-        "(written by `bench/bionlp_component.py`) into the table of its trigger setting when it is there.",
-    ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 if __name__ == "__main__":

@@ -128,12 +128,12 @@ class ResultsFile(dict):
         print(key, values, flush=True)
 
 
-def write_page(path: Path, lines: list[str]) -> None:
-    """Write the page of ``lines``; the hand-written section that starts at ``## Findings``
-    of the page already there stays below them."""
+def write_page(path: Path, lines: list[str], kept_from: str = FINDINGS) -> None:
+    """Write the page of ``lines``; the hand-written part of the page already there, from
+    the line ``kept_from`` (``## Findings``) on, stays below them."""
     kept = ""
     if path.exists():
         text = path.read_text(encoding="utf-8")
-        kept = text[text.index(FINDINGS) :] if FINDINGS in text else ""
+        kept = text[text.index(kept_from) :] if kept_from in text else ""
     with replacing(path) as temporary:
         temporary.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""), encoding="utf-8")
