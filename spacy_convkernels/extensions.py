@@ -8,6 +8,8 @@ another default, getter, setter or method raises :class:`ExtensionConflictError`
 instead of being overwritten.
 """
 
+from typing import Any
+
 from spacy.tokens import Doc, Span
 
 from .errors import ExtensionConflictError, InvalidParameterError
@@ -17,6 +19,11 @@ INTERACTIONS_KEY = ("spacy_convkernels", "interactions")  # where Doc._.kernel_i
 REL_KEY = ("spacy_convkernels", "rel")  # where Doc._.kernel_rel is kept, a PairScores
 
 
+def user_data(doc: Doc) -> dict:
+    """``doc.user_data``, whose keys spaCy's stubs type as strings; the package's are tuples."""
+    return doc.user_data
+
+
 def _doc_kernel_trees(doc: Doc) -> list[dict]:
     """The sentences' trees, in order ([] for an empty Doc)."""
     return [sentence._.kernel_trees for sentence in doc.sents] if len(doc) else []
@@ -24,34 +31,34 @@ def _doc_kernel_trees(doc: Doc) -> list[dict]:
 
 def _doc_interactions(doc: Doc) -> list | None:
     """The stored list itself (None when unset), so that changing it in place changes the Doc."""
-    stored = doc.user_data.get(INTERACTIONS_KEY)
+    stored = user_data(doc).get(INTERACTIONS_KEY)
     if stored is None:
         return None
     listed = _as_lists(stored)
     if listed != stored:  # tuples, as msgpack gives them back: lists from now on
-        doc.user_data[INTERACTIONS_KEY] = stored = listed
+        user_data(doc)[INTERACTIONS_KEY] = stored = listed
     return stored
 
 
 def _set_doc_interactions(doc: Doc, value: list) -> None:
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise InvalidParameterError(f"Doc._.kernel_interactions takes a list of dicts, got {value!r:.80}")
-    doc.user_data[INTERACTIONS_KEY] = value
+    user_data(doc)[INTERACTIONS_KEY] = value
 
 
 def _doc_rel(doc: Doc) -> PairScores:
     """The stored :class:`PairScores` itself (an empty one stored when unset), so that
     changing it in place changes the Doc."""
-    stored = doc.user_data.get(REL_KEY)
+    stored = user_data(doc).get(REL_KEY)
     if not isinstance(stored, PairScores):  # unset, or as msgpack gave it back: {"head,child": {label: score}}
-        stored = doc.user_data[REL_KEY] = PairScores(stored or {})
+        stored = user_data(doc)[REL_KEY] = PairScores(stored or {})
     return stored
 
 
 def _set_doc_rel(doc: Doc, value: dict) -> None:
     """Keep ``value`` as a :class:`PairScores`, whose keys msgpack (``to_bytes``,
     ``DocBin``, ``n_process``) and JSON write as ``"head,child"`` strings."""
-    doc.user_data[REL_KEY] = PairScores(value)
+    user_data(doc)[REL_KEY] = PairScores(value)
 
 
 def _as_lists(value):
@@ -63,7 +70,7 @@ def _as_lists(value):
     return value
 
 
-EXTENSIONS = {
+EXTENSIONS: dict[str, tuple[type[Doc] | type[Span], dict[str, Any]]] = {
     "doc._.kernel_amr": (Doc, {"default": None}),
     "doc._.kernel_interactions": (Doc, {"getter": _doc_interactions, "setter": _set_doc_interactions}),
     "doc._.kernel_rel": (Doc, {"getter": _doc_rel, "setter": _set_doc_rel}),

@@ -20,11 +20,13 @@ Bio-AMR is 1,014) keeps the first ones of each trigger, pairs before triples, wi
 declares no ``requires``: ``Doc._.kernel_amr`` comes from the reader, not from a component.
 """
 
+from typing import Any
+
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..errors import InvalidGraphError, MissingAnnotationError
-from ..extensions import INTERACTIONS_KEY, install_extensions
+from ..extensions import INTERACTIONS_KEY, install_extensions, user_data
 from ..structures.interactions import INTERACTIONS, PARTICIPANTS, find_candidates
 from ..structures.semantic_graph import SemanticGraph
 from ..utils.validation import COUNT, NATURAL, Options, validate_params
@@ -108,7 +110,7 @@ class AmrCandidates(KernelPipe):
         self.name = name
         self.source = source
         self.entity_labels = set(entity_labels) if entity_labels else None
-        self.options = {
+        self.options: dict[str, Any] = {
             "max_distance": max_distance,
             "max_candidates_per_trigger": max_candidates_per_trigger,
             "interactions": frozenset(interactions) if interactions else INTERACTIONS,
@@ -149,4 +151,4 @@ class AmrCandidates(KernelPipe):
 
     def set_annotations(self, docs: list[Doc], predictions: list[list[dict]]) -> None:
         for doc, records in zip(docs, predictions):
-            doc.user_data[INTERACTIONS_KEY] = records
+            user_data(doc)[INTERACTIONS_KEY] = records

@@ -88,7 +88,8 @@ class FittedKernelBlocks(SealedPipe):
                 )
             docs = list(fitting_docs(examples, nlp, self.name, "predicted"))
             fit_doc_blocks(self.model, docs, self._targets(examples, labels))
-        super().initialize(lambda: examples, nlp=nlp, labels=labels, **settings)
+        # a mixin: super() is the spaCy textcat after it in the bases
+        super().initialize(lambda: examples, nlp=nlp, labels=labels, **settings)  # type: ignore[misc]
 
     def _targets(self, examples: list[Example], labels: Iterable[str] | None) -> np.ndarray:
         """Each example's category (exclusive classes) or its indicator row over the labels."""

@@ -51,7 +51,7 @@ from ..errors import (
     ModelFileError,
     NotInitializedError,
 )
-from ..extensions import INTERACTIONS_KEY, install_extensions
+from ..extensions import INTERACTIONS_KEY, install_extensions, user_data
 from ..ml.relation_model import candidates_of
 from ..structures.relations import GoldRelations, char_offsets, role_key
 from ..utils.saved_arrays import texts
@@ -180,7 +180,7 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         missing = getattr(self.model.attrs["candidates"], "missing", None)
         warned = missing is None
         for doc in docs:
-            lacking = None if warned or not len(doc) else missing(doc)
+            lacking = None if warned or missing is None or not len(doc) else missing(doc)
             if lacking:
                 warnings.warn(
                     f"{self.name}: a Doc without {lacking} reached it ({doc.text[:40]!r}; warned once per "
@@ -218,7 +218,7 @@ class RelationExtractor(SealedPipe, TrainablePipe):
                 else:
                     interactions.append(_interaction_record(doc, candidate, by_label))
             doc._.kernel_rel = pairs
-            doc.user_data[INTERACTIONS_KEY] = interactions
+            user_data(doc)[INTERACTIONS_KEY] = interactions
 
     def update(
         self,
@@ -378,7 +378,7 @@ def _check_training_data(name: str, generator, docs: list[Doc], truths: np.ndarr
 
 def _interaction_record(doc: Doc, candidate, scores: dict[str, float]) -> dict:
     roles = candidate.roles
-    best = max(scores, key=scores.get) if scores else ""
+    best = max(scores, key=scores.__getitem__) if scores else ""
     record = {
         "interaction": best,
         "score": scores.get(best, 0.0),
@@ -503,7 +503,7 @@ def relation_component(nlp: Language) -> "RelationExtractor":
 def _predicted_labels(scores: dict[str, float], threshold: float, single_label: bool) -> set[str]:
     """The labels of ``scores`` that reach ``threshold`` (only the best with ``single_label``)."""
     if single_label:
-        best = max(scores, key=scores.get, default=None)
+        best = max(scores, key=scores.__getitem__, default=None)
         return {best} if best is not None and scores[best] >= threshold else set()
     return {label for label, score in scores.items() if score >= threshold}
 

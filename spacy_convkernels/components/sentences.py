@@ -49,7 +49,9 @@ def fitting_docs(examples: Iterable, nlp: Language, component_name: str, source:
     with ``source="predicted"``, a copy of each example's predicted doc through every
     runtime component before ``component_name``; with ``"reference"``, a copy of its reference
     (gold) doc through the ``kernel_trees`` components before it."""
-    docs = ((example.predicted if source == "predicted" else example.reference).copy() for example in examples)
+    docs: Iterable[Doc] = (
+        (example.predicted if source == "predicted" else example.reference).copy() for example in examples
+    )
     for name, component in runtime_components(nlp):
         if name == component_name:
             break
@@ -187,7 +189,10 @@ class SentenceTreeModel(KernelPipe):
         return self
 
     def to_disk(self, path, *, exclude: Iterable[str] = tuple()) -> None:
-        util.to_disk(path, {"model.msgpack": lambda p: p.write_bytes(self._state_bytes())}, exclude)
+        def write(p: Path) -> None:
+            p.write_bytes(self._state_bytes())
+
+        util.to_disk(path, {"model.msgpack": write}, exclude)
 
     def from_disk(self, path, *, exclude: Iterable[str] = tuple()):
         util.from_disk(path, {"model.msgpack": self._load_state_file}, exclude)

@@ -30,6 +30,7 @@ from thinc.api import Model
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError, MissingAnnotationError
+from ..extensions import user_data
 from ..utils.validation import COUNT, Options, validate_params
 
 EXTENSIONS = {
@@ -116,5 +117,4 @@ def doc_value(doc: Doc, extension: str) -> np.ndarray | None:
 
 def _written(doc: Doc, extension: str) -> bool:
     """Whether a component set ``Doc._.<extension>`` (even to None), as opposed to its default."""
-    # spaCy's stubs type user_data's keys as str; an extension's key is a tuple
-    return Doc.has_extension(extension) and doc._._get_key(extension) in doc.user_data  # type: ignore[comparison-overlap]
+    return Doc.has_extension(extension) and doc._._get_key(extension) in user_data(doc)
