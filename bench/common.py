@@ -14,9 +14,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from spacy_convkernels.corpora import read_klp
-from spacy_convkernels.learn import fair_one_vs_all
-from spacy_convkernels.utils.outputs import replacing
+# the package's modules are imported where they are used, so that the speed suite's table
+# does not wait for them
 
 FINDINGS = "## Findings"  # a page's hand-written section, below the tables
 EVALUATIONS = Counter()  # kernel values between two structures, by the counting kernels
@@ -24,11 +23,15 @@ EVALUATIONS = Counter()  # kernel values between two structures, by the counting
 
 def questions(path: Path) -> list[tuple[str, str]]:
     """(text, coarse label) of the questions of a KeLP file, in order."""
+    from spacy_convkernels.corpora import read_klp
+
     return [(e.texts["quest"], e.labels[0].split(":")[0]) for e in read_klp(path)]
 
 
 def kelp_qc(data: Path) -> tuple:
     """KeLP's TREC QC examples and coarse labels: (train, test, y_train, y_test)."""
+    from spacy_convkernels.corpora import read_klp
+
     train = list(read_klp(data / "train_5500.coarse.klp.gz"))
     test = list(read_klp(data / "TREC_10.coarse.klp.gz"))
     return train, test, np.array([e.labels[0] for e in train]), np.array([e.labels[0] for e in test])
@@ -67,6 +70,8 @@ def mean_sd(values) -> tuple[float, float]:
 
 def svm_accuracy(train_gram, y_train, test_gram, y_test, C=10.0) -> float:
     """Accuracy % of one-vs-all C-SVMs with KeLP's fairness (``learn.fair_one_vs_all``)."""
+    from spacy_convkernels.learn import fair_one_vs_all
+
     return 100.0 * np.mean(fair_one_vs_all(train_gram, y_train, test_gram, C=C) == y_test)
 
 
@@ -101,6 +106,8 @@ def counting(kernel_class: type) -> type:
 
 def write_json(path: Path, value) -> None:
     """``value`` as JSON in ``path``, through a temporary file renamed on success."""
+    from spacy_convkernels.utils.outputs import replacing
+
     with replacing(path) as temporary:
         temporary.write_text(json.dumps(value, indent=1) + "\n", encoding="utf-8")
 
@@ -122,6 +129,8 @@ class ResultsFile(dict):
             written = json.loads(self.path.read_text())
             self.update({name: row for name, row in written.items() if name not in self})
         self[key] = values
+        from spacy_convkernels.utils.outputs import replacing
+
         with replacing(self.path) as temporary:
             temporary.write_text(json.dumps(self, indent=1))
         self.draw(self)
@@ -131,6 +140,8 @@ class ResultsFile(dict):
 def write_page(path: Path, lines: list[str], kept_from: str = FINDINGS) -> None:
     """Write the page of ``lines``; the hand-written part of the page already there, from
     the line ``kept_from`` (``## Findings``) on, stays below them."""
+    from spacy_convkernels.utils.outputs import replacing
+
     kept = ""
     if path.exists():
         text = path.read_text(encoding="utf-8")
