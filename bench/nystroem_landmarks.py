@@ -65,7 +65,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from common import split_questions
+from common import ResultsFile, split_questions
 from locations import DATA, MD_MODEL, add_outputs
 from qc_textcat import KERNELS as QC_KERNELS  # the kernels of the QC benchmarks, one definition
 from sklearn.exceptions import ConvergenceWarning
@@ -78,24 +78,6 @@ from spacy_convkernels.utils.outputs import replacing
 METHODS = tuple(LANDMARK_METHODS)
 SIZES = (250, 500, 1000, 2000, 4000)
 C_GRID = (0.1, 1.0, 10.0)
-
-
-class Results:
-    """The results file: a dict of keys to figures, written after every new key."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.data
-
-    def record(self, key: str, **values):
-        self.data[key] = values
-        with replacing(self.path) as temporary:
-            temporary.write_text(json.dumps(self.data, indent=1) + "\n", encoding="utf-8")
-        shown = {k: round(v, 4) if isinstance(v, float) else v for k, v in values.items() if not isinstance(v, list)}
-        print(key, shown, flush=True)
 
 
 def held_out_mass(Z: np.ndarray, self_kernels: np.ndarray) -> float:
@@ -183,7 +165,7 @@ def qc_evaluate(Z: np.ndarray, diag: np.ndarray, rows: dict, labels: dict) -> di
     return found | linear_svm(*(x for split in ("train", "dev", "test") for x in (Z[rows[split]], labels[split])))
 
 
-def run_qc(args, results: Results):
+def run_qc(args, results: ResultsFile):
     import spacy
 
     from spacy_convkernels import Tree
@@ -312,7 +294,7 @@ def ge_svm(Z_train, y_train, Z_devel, y_devel, fit, held) -> dict:
     }
 
 
-def run_ge(args, results: Results):
+def run_ge(args, results: ResultsFile):
     from spacy_convkernels.kernels import SubsequencePathKernel
 
     X_train, y_train, X_devel, y_devel, fit, held = ge_candidates(args)
@@ -745,7 +727,7 @@ def main():
     add_outputs(parser, "nystroem_landmarks")
     parser.add_argument("--report-only", action="store_true", help="only redraw the doc and plot")
     args = parser.parse_args()
-    results = Results(args.results)
+    results = ResultsFile(args.results, draw=lambda rows: None)
     warnings.filterwarnings("ignore", category=ConvergenceWarning)  # LinearSVC at max_iter: counted below
     if not args.report_only:
         args.cache.mkdir(parents=True, exist_ok=True)
@@ -755,8 +737,8 @@ def main():
             run_ge(args, results)
     args.docs.mkdir(exist_ok=True)
     with replacing(args.docs / "nystroem_landmarks.md") as temporary:
-        temporary.write_text(report(results.data), encoding="utf-8")
-    plot(results.data, args.docs / "nystroem_landmarks.png")
+        temporary.write_text(report(results), encoding="utf-8")
+    plot(results, args.docs / "nystroem_landmarks.png")
 
 
 if __name__ == "__main__":

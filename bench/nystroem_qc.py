@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import kelp_qc, svm_accuracy
+from common import kelp_qc, svm_accuracy, write_json
 from locations import DATA, add_outputs
 from qc_classification import bow_matrices  # the exact-kernel protocol
 from scipy.sparse import csr_matrix, hstack
@@ -78,8 +78,7 @@ def main():
         results = json.loads(args.results.read_text(encoding="utf-8"))
     else:
         results = measure(args.data)
-        with replacing(args.results) as temporary:
-            temporary.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+        write_json(args.results, results)
     text = report(results)
     args.docs.mkdir(exist_ok=True)
     with replacing(args.docs / "nystroem_qc.md") as temporary:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
-from common import questions, svm_accuracy
+from common import questions, svm_accuracy, write_json
 from locations import DATA, MD_MODEL, add_outputs
 
 from spacy_convkernels.kernels import ForestKernel, PartialTreeKernel, SubsetTreeKernel
@@ -176,21 +176,8 @@ def main():
         chosen[family] = {"configuration": f"{kernel!r}, C={C}", "dev": results[key]["dev"], "test": accuracy}
         print("chosen", family, chosen[family], flush=True)
 
-    with replacing(args.results) as temporary:
-        temporary.write_text(
-            json.dumps(
-                {
-                    "parse_seconds": parse_seconds,
-                    "n_train": n,
-                    "n_test": len(test),
-                    "sizes": sizes,
-                    "speed": speed,
-                    "chosen": chosen,
-                    "candidates": results,
-                },
-                indent=1,
-            )
-        )
+    figures = {"parse_seconds": parse_seconds, "n_train": n, "n_test": len(test), "sizes": sizes, "speed": speed}
+    write_json(args.results, {**figures, "chosen": chosen, "candidates": results})
     write_docs(json.loads(args.results.read_text()), args.docs / "qc_forest.md")
 
 

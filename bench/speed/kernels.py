@@ -97,6 +97,57 @@ class OneAgainstMany:
         self.kernel.gram(self.queries, self.prepared)
 
 
+class IndexedRows:
+    """500 training trees against the one-against-many index of 2,000 others, one thread,
+    normalized (formerly bench/versus_commit.py --indexed; ``track_sum`` checks that two
+    engines compute the same values)."""
+
+    params = [["ST", "SST", "PTK", "SPTK", "CSPTK"]]
+    param_names = ["kernel"]
+    n = 500
+
+    def setup(self, name):
+        representation, make = kelp_kernels(name)
+        trees = [e.trees[representation] for e in trec("train")]
+        self.kernel, self.queries = make(), trees[2000:2500]
+        self.kernel.diag(trees[:2500])
+        self.fixed = self.kernel.prepare(trees[:2000])
+
+    @rate("questions")
+    def time_rows(self, name):
+        self.kernel.gram(self.queries, self.fixed, n_jobs=1)
+
+    def track_sum(self, name):
+        return float(np.sum(self.kernel.gram(self.queries, self.fixed, n_jobs=1)))
+
+
+class SymmetricGram:
+    """``kernel.gram(X)`` of the first 2,000 of the 4,907 training trees that are not dev,
+    normalized: pair by pair (the upper triangle) or indexed (X indexed on the fly, each row
+    against all of X), as ``Kernel.gram`` chooses from ``INDEXED_GRAM_MIN`` structures on
+    (formerly bench/one_against_many.py --symmetric)."""
+
+    params = [["PTK", "CSPTK", "SPTK", "ST", "SST"], [False, True], [2000]]
+    param_names = ["kernel", "indexed", "N"]
+    repeat = 1
+
+    def setup(self, name, indexed, n):
+        representation, make = kelp_kernels(name)
+        self.trees = [e.trees[representation] for i, e in enumerate(trec("train"), 1) if i % 10][:n]
+        self.kernel = make()
+        self.kernel.diag(self.trees)
+
+    def time_gram(self, name, indexed, n):
+        from spacy_convkernels.kernels import base
+
+        threshold = base.INDEXED_GRAM_MIN
+        try:
+            base.INDEXED_GRAM_MIN = threshold if indexed else n + 1
+            self.kernel.gram(self.trees)
+        finally:
+            base.INDEXED_GRAM_MIN = threshold
+
+
 @cache
 def fitted_nystroem(name: str, landmarks: int):
     """A Nyström transformer fitted on the 5,452 training trees, with the landmarks' Gram."""
