@@ -14,7 +14,7 @@ error, EFBIG).
 
 A command module imports spaCy, scikit-learn and the compiled engine in the functions
 that need them, not at its top: ``--help`` and ``--version`` stay fast
-(``python bench/cli_help.py`` measures them)."""
+(``python -m bench.speed --filter CommandLine`` measures them)."""
 
 import argparse
 import os
