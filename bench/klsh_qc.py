@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import EVALUATIONS, counting, kelp_qc, svm_accuracy
+from common import EVALUATIONS, counting, kelp_qc, svm_accuracy, table
 from locations import DATA, add_outputs
 
 from spacy_convkernels.kernels import PartialTreeKernel
@@ -97,11 +97,11 @@ def main():
         f"qc_classification.md scores {svm:.1f} %",
         f"with {svm_train:,} training and {svm_test:,} test kernel evaluations.",
         "",
-        "| classifier | test accuracy % | kernel evaluations | wall s (fit + predict) |",
-        "|---|---|---|---|",
+        *table(
+            ["classifier", "test accuracy %", "kernel evaluations", "wall s (fit + predict)"],
+            [(name, f"{a:.1f} ± {sd:.1f}", f"{e:,.0f}", f"{t:.1f}") for name, a, sd, e, t in rows],
+        ),
     ]
-    for name, accuracy, spread, evaluations, seconds in rows:
-        lines.append(f"| {name} | {accuracy:.1f} ± {spread:.1f} | {evaluations:,.0f} | {seconds:.1f} |")
     args.docs.mkdir(exist_ok=True)
     with replacing(args.docs / "klsh_qc.md") as temporary:
         temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")

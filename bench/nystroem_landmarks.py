@@ -65,7 +65,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from common import ResultsFile, split_questions
+from common import ResultsFile, split_questions, table
 from locations import DATA, MD_MODEL, add_outputs
 from qc_textcat import KERNELS as QC_KERNELS  # the kernels of the QC benchmarks, one definition
 from sklearn.exceptions import ConvergenceWarning
@@ -530,7 +530,7 @@ def report(results: dict) -> str:
         "",
     ]
     head = ["kernel", "M", *METHODS, "kernel PCA", "all training"]
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for prefix, title, split in prefixes(results):
         for size in sizes_of(results, prefix):
             cells = [title, f"{size:,}"]
@@ -539,19 +539,21 @@ def report(results: dict) -> str:
                 reference(results, prefix, f"kernel PCA/M={size}", f"{split}_mass"),
                 reference(results, prefix, "all training questions", f"{split}_mass"),
             ]
-            lines.append("| " + " | ".join(cells) + " |")
+            rows.append(cells)
+    lines += table(head, rows)
     lines += [
         "",
         "The same on the training rows (where the landmarks are chosen; pivoted Cholesky maximizes it greedily):",
         "",
     ]
     head = ["kernel", "M", *METHODS]
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for prefix, title, _ in prefixes(results):
         for size in sizes_of(results, prefix):
             cells = [title, f"{size:,}"]
             cells += [spread([r["train_mass"] for r in runs(results, prefix, m, size)]) for m in METHODS]
-            lines.append("| " + " | ".join(cells) + " |")
+            rows.append(cells)
+    lines += table(head, rows)
     lines += ["", "## Each method against uniform landmarks", "", *findings(results)]
     lines += [
         "",
@@ -565,7 +567,7 @@ def report(results: dict) -> str:
         "",
     ]
     head = ["kernel", "M", *METHODS, "kernel PCA", "all training"]
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for prefix, title, _ in prefixes(results):
         field, scale, digits, _ = accuracy_field(prefix)
         for size in sizes_of(results, prefix):
@@ -575,7 +577,8 @@ def report(results: dict) -> str:
                 reference(results, prefix, f"kernel PCA/M={size}", field, scale, digits),
                 reference(results, prefix, "all training questions", field, scale, digits),
             ]
-            lines.append("| " + " | ".join(cells) + " |")
+            rows.append(cells)
+    lines += table(head, rows)
     lines += [
         "",
         "## Seconds to select the landmarks",
@@ -589,7 +592,7 @@ def report(results: dict) -> str:
         "",
     ]
     head = ["kernel", "M", *(f"{m} (kernel)" for m in METHODS), *(f"{m} (Gram)" for m in METHODS)]
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for prefix, title, _ in prefixes(results):
         for size in sizes_of(results, prefix):
             cells = [title, f"{size:,}"]
@@ -603,7 +606,8 @@ def report(results: dict) -> str:
                     r["gram_selection_seconds"] for r in runs(results, prefix, m, size) if "gram_selection_seconds" in r
                 ]
                 cells.append(f"{np.mean(found):.2f}" if found else "n/a" if prefix.startswith("ge/") else NOT_RUN)
-            lines.append("| " + " | ".join(cells) + " |")
+            rows.append(cells)
+    lines += table(head, rows)
     same = [v["same_landmarks_as_gram"] for k, v in results.items() if k.endswith("/kernel")]
     if same:
         lines += [

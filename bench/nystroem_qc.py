@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import kelp_qc, svm_accuracy, write_json
+from common import kelp_qc, svm_accuracy, table, write_json
 from locations import DATA, add_outputs
 from qc_classification import bow_matrices  # the exact-kernel protocol
 from scipy.sparse import csr_matrix, hstack
@@ -199,16 +199,18 @@ def report(results):
         "for any choice of M landmarks.",
         f"SPTK: md vectors, shared rows diluted. TF-IDF alone: {results['tfidf_alone']:.1f} %.",
         "",
-        "| kernel | M | linear % | SVM on Z Z^T % | + TF-IDF % | exact SVM % | error | best rank M: linear % | error |",
-        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, figures in results["classification"].items():
-        for r in figures["rows"]:
-            lines.append(
-                f"| {name} | {r['M']} | {r['linear']:.1f} | {r['svm_on_zz']:.1f} | {r['with_tfidf']:.1f} "
-                f"| {figures['exact_svm']:.1f} | {r['error']:.3f} | {r['best_rank_linear']:.1f} "
-                f"| {r['best_rank_error']:.3f} |"
-            )
+    head = ["kernel", "M", "linear %", "SVM on Z Z^T %", "+ TF-IDF %", "exact SVM %", "error", "best rank M: linear %"]
+    lines += table(
+        [*head, "error"],
+        [
+            [name, r["M"], f"{r['linear']:.1f}", f"{r['svm_on_zz']:.1f}", f"{r['with_tfidf']:.1f}"]
+            + [f"{figures['exact_svm']:.1f}", f"{r['error']:.3f}", f"{r['best_rank_linear']:.1f}"]
+            + [f"{r['best_rank_error']:.3f}"]
+            for name, figures in results["classification"].items()
+            for r in figures["rows"]
+        ],
+    )
     lines += [
         "",
         "## Clustering",
@@ -217,23 +219,20 @@ def report(results):
         "and k-means seeds 0-4), in the space of normalized bag-of-words vectors and of Nyström",
         "vectors with 500 landmarks (CSPTK: md vectors, KeLP's similarity).",
         "",
-        "| space | " + " | ".join(f"k = {k}" for k in clusters) + " |",
-        "|---|" + "---|" * len(clusters),
-    ]
-    for name, values in results["purity"].items():
-        lines.append(f"| {name} | " + " | ".join(f"{v:.1f}" for v in values) + " |")
-    lines += [
+        *table(
+            ["space", *(f"k = {k}" for k in clusters)],
+            [[n, *(f"{v:.1f}" for v in values)] for n, values in results["purity"].items()],
+        ),
         "",
         "## Speed",
         "",
         "Sentences per second through `transform` (M = 500, the 5,452 training trees;",
         "the landmark Gram and self-kernels computed beforehand).",
         "",
-        "| kernel | 1 thread | every core |",
-        "|---|---|---|",
     ]
-    for name, rate in results["speed"].items():
-        lines.append(f"| {name} | {rate['one_thread']:,.0f} | {rate['every_core']:,.0f} ({rate['cores']} cores) |")
+    speeds = results["speed"].items()
+    rows = [[n, f"{r['one_thread']:,.0f}", f"{r['every_core']:,.0f} ({r['cores']} cores)"] for n, r in speeds]
+    lines += table(["kernel", "1 thread", "every core"], rows)
     return "\n".join(lines) + "\n![accuracy and error against M](nystroem_qc.png)\n"
 
 
