@@ -16,6 +16,7 @@ import json
 import pkgutil
 import re
 import sys
+from collections.abc import Sequence
 
 from spacy.language import Language
 from spacy.util import Config, registry
@@ -69,6 +70,7 @@ def package_functions(registry_name: str) -> dict:
 def factory_section(name: str) -> str:
     """A factory's title, summary, assigns and requires, settings table and default config."""
     meta = Language.get_factory_meta(name)
+    assert meta.default_config is not None  # Language.factory keeps {} when a factory gives none
     func = registry.factories.get(name)
     parameters = [p for p in inspect.signature(func).parameters.values() if p.name not in ("nlp", "name")]
     descriptions = parameter_descriptions(_component_class(func))
@@ -145,7 +147,7 @@ def parameter_descriptions(obj) -> dict[str, str]:
     return {name: _markdown(text) for name, text in descriptions.items()}
 
 
-def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
     """A Markdown table."""
     lines = [header, ("---",) * len(header), *rows]
     return "\n".join("| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in lines)

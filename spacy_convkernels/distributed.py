@@ -98,7 +98,7 @@ def gram(
                 out[start:stop, stop:] = right
                 out[stop:, start:stop] = right.T
 
-            tasks = (
+            tasks: Iterator[tuple[int, int, tuple]] = (
                 (start, stop, (_symmetric_block, shipped, start, stop, normalize, n_jobs))
                 for start, stop in _blocks(len(X), block_size)
             )

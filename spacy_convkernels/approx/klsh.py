@@ -189,34 +189,34 @@ class KLSH(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self._check_params(references)
         M = len(references)
         if self.hash_function == "random_knn":
-            subsets = _saved(subsets, "subsets", ndim=3)
+            saved = _saved(subsets, "subsets", ndim=3)
             if (
-                subsets.shape[:2] != (self.n_bits, 2)
-                or subsets.shape[2] < 1
-                or not np.issubdtype(subsets.dtype, np.integer)
-                or not ((0 <= subsets) & (subsets < M)).all()
+                saved.shape[:2] != (self.n_bits, 2)
+                or saved.shape[2] < 1
+                or not np.issubdtype(saved.dtype, np.integer)
+                or not ((0 <= saved) & (saved < M)).all()
             ):
                 raise InvalidParameterError(
                     f"KLSH.restore: subsets must be integer indices of the {M} references, of "
-                    f"shape ({self.n_bits}, 2, alpha >= 1), got {subsets.dtype} of shape {subsets.shape}"
+                    f"shape ({self.n_bits}, 2, alpha >= 1), got {saved.dtype} of shape {saved.shape}"
                 )
         else:
-            hyperplanes = _saved(hyperplanes, "hyperplanes", ndim=2)
-            if hyperplanes.shape != (M, self.n_bits):
+            saved = _saved(hyperplanes, "hyperplanes", ndim=2)
+            if saved.shape != (M, self.n_bits):
                 raise InvalidParameterError(
-                    f"KLSH.restore: hyperplanes must have shape ({M}, {self.n_bits}), got {hyperplanes.shape}"
+                    f"KLSH.restore: hyperplanes must have shape ({M}, {self.n_bits}), got {saved.shape}"
                 )
             try:
-                real_array(hyperplanes, name="hyperplanes", shape=(M, self.n_bits))
+                real_array(saved, name="hyperplanes", shape=(M, self.n_bits))
             except ModelFileError as error:
                 raise InvalidParameterError(f"KLSH.restore: {error}") from None
         if indices is not None and np.shape(indices) != (M,):
             raise InvalidParameterError(f"KLSH.restore: indices must give one index per reference ({M})")
         self._set_reference_set(references, indices)
         if self.hash_function == "random_knn":
-            self.subsets_ = subsets
+            self.subsets_ = saved
         else:
-            self.hyperplanes_ = hyperplanes
+            self.hyperplanes_ = saved
         return self
 
     def similarities(self, X: Sequence) -> np.ndarray:

@@ -46,16 +46,17 @@ class KernelColumns:
 
     def __init__(self, n: int):
         self.n = n
-        self._diag = None
+        self._diag: np.ndarray | None = None
 
     def __len__(self) -> int:
         return self.n
 
     def diagonal(self) -> np.ndarray:
         """K(x_i, x_i) of every structure (computed once)."""
-        if self._diag is None:
-            self._diag = np.asarray(self._diagonal(), dtype=np.float64)
-        return self._diag
+        diag = self._diag
+        if diag is None:
+            diag = self._diag = np.asarray(self._diagonal(), dtype=np.float64)
+        return diag
 
     def _diagonal(self) -> np.ndarray:
         raise NotImplementedError
@@ -94,13 +95,15 @@ class StructureColumns(KernelColumns):
         super().__init__(len(X))
         self.kernel, self.X, self.normalize, self.n_jobs = kernel, list(X), normalize, n_jobs
         self._everything = None
-        self._self_kernels = None
+        self._self_kernels: np.ndarray | None = None
 
     def self_kernels(self) -> np.ndarray:
         """The unnormalized K(x_i, x_i)."""
-        if self._self_kernels is None:
-            self._self_kernels = np.asarray(self.kernel.diag(self.X, n_jobs=self.n_jobs), dtype=np.float64)
-        return self._self_kernels
+        self_kernels = self._self_kernels
+        if self_kernels is None:
+            self_kernels = np.asarray(self.kernel.diag(self.X, n_jobs=self.n_jobs), dtype=np.float64)
+            self._self_kernels = self_kernels
+        return self_kernels
 
     def _diagonal(self) -> np.ndarray:
         self_k = self.self_kernels()

@@ -182,6 +182,7 @@ def convert_annotations(
     if dev is not None and dev_every < 2:
         raise InvalidParameterError(f"--dev-every must be at least 2, got {dev_every}")
     train, held_out = DocBin(store_user_data=True), DocBin(store_user_data=True)
+    parts: list[tuple[DocBin | None, object]]  # (the DocBin of every document, or None to split by --dev-every; source)
     if dev_articles is None:
         parts = [(None, input_path)]
     elif format != "standoff" or dev is None:

@@ -175,8 +175,8 @@ class Kernel(BaseEstimator):
 
     def gram(
         self,
-        X: Sequence,
-        Y: Sequence | None = None,
+        X: Sequence | Prepared,
+        Y: Sequence | Prepared | None = None,
         *,
         normalize: bool = True,
         n_jobs: int | None = None,
@@ -234,7 +234,13 @@ class Kernel(BaseEstimator):
             )
 
     def pairs(
-        self, X: Sequence, index_pairs, *, normalize: bool = True, n_jobs: int | None = None, progress: bool = False
+        self,
+        X: Sequence | Prepared,
+        index_pairs,
+        *,
+        normalize: bool = True,
+        n_jobs: int | None = None,
+        progress: bool = False,
     ) -> np.ndarray:
         """K(X[i], X[j]) for each row (i, j) of ``index_pairs`` (``X`` may be Prepared);
         ``progress`` shows a tqdm bar of the pairs done."""
@@ -250,7 +256,7 @@ class Kernel(BaseEstimator):
         with tqdm(total=len(index), desc=f"{type(self).__name__} pairs", unit=" pairs", disable=not progress) as bar:
             return self._raw_pairs(A, index, spec, tables, threads, inv, progress=bar.update if progress else None)
 
-    def diag(self, X: Sequence, *, n_jobs: int | None = None) -> np.ndarray:
+    def diag(self, X: Sequence | Prepared, *, n_jobs: int | None = None) -> np.ndarray:
         """Unnormalized self-kernels K(x, x)."""
         spec, tables = self._configuration()
         X, A = self._resolve(X, spec, tables)

@@ -28,7 +28,7 @@ from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted
 
 from ..approx.klsh import KLSH, KLSH_PARAMETERS, hamming_distances, klsh_parameters
-from ..kernels.base import KERNEL, Kernel
+from ..kernels.base import KERNEL, Kernel, Prepared
 from ..utils.inputs import structure_list, structure_tags, training_set
 from ..utils.row_blocks import row_blocks, symmetric_blocks
 from ..utils.validation import COUNT, Options, check_parameters, validate_params
@@ -94,8 +94,8 @@ class NeighborSearch:
         self.probes = probes
         self.n_jobs = n_jobs
         self.verbose = verbose
-        self.klsh = None
-        self._prepared = None  # the structures indexed for exact searches, by the first of them
+        self.klsh: KLSH | None = None
+        self._prepared: Prepared | None = None  # the structures indexed for exact searches, by the first of them
         self.n_kernel_evaluations = 0
         if method == "klsh":
             self.klsh = KLSH(
@@ -195,6 +195,7 @@ class NeighborSearch:
     def _candidates(self, code: np.ndarray, wanted: int) -> np.ndarray:
         """Training structures in the buckets within ``probes`` bits of ``code``, more if
         fewer than ``wanted``."""
+        assert self.klsh is not None  # buckets come with the KLSH index
         distances = hamming_distances(self.bucket_codes, code)
         radius = self.probes
         while True:

@@ -127,6 +127,7 @@ class NonstationaryKernelLearner(BaseEstimator):
     def fit(self, X: Sequence, y):
         X, y = training_set(self, X, y, minimum=2)
         parameter = _weights_parameter(self.kernel)
+        assert parameter is not None  # validated: the kernel has nonstationary weights
         rng = check_random_state(self.random_state)
         holders = _label_holders(X, parameter)
         labels = (
