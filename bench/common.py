@@ -68,6 +68,12 @@ def mean_sd(values) -> tuple[float, float]:
     return statistics.mean(values), statistics.stdev(values) if len(values) > 1 else 0.0
 
 
+def pm(values, digits: int = 1) -> str:
+    """The mean ± sample standard deviation of ``values``, as text."""
+    mean, sd = mean_sd(values)
+    return f"{mean:.{digits}f} ± {sd:.{digits}f}"
+
+
 def svm_accuracy(train_gram, y_train, test_gram, y_test, C=10.0) -> float:
     """Accuracy % of one-vs-all C-SVMs with KeLP's fairness (``learn.fair_one_vs_all``)."""
     from spacy_convkernels.learn import fair_one_vs_all

@@ -25,12 +25,11 @@ from pathlib import Path
 
 import numpy as np
 import spacy
-from common import questions, svm_accuracy, write_json
+from common import questions, svm_accuracy, table, write_json, write_page
 from locations import DATA, MD_MODEL, add_outputs
 
 from spacy_convkernels.kernels import ForestKernel, PartialTreeKernel, SubsetTreeKernel
 from spacy_convkernels.structures import beam_forests, span_to_tree
-from spacy_convkernels.utils.outputs import replacing
 
 LAMS = (0.1, 0.4)
 CS = (1.0, 10.0)
@@ -197,50 +196,43 @@ def write_docs(results: dict, path: Path):
         "",
         "## Accuracy",
         "",
-        "| structures, kernel | chosen on dev | dev accuracy % | test accuracy % |",
-        "|---|---|---|---|",
-    ]
-    for family, row in results["chosen"].items():
-        lines.append(f"| {family} | {row['configuration']} | {row['dev']:.2f} | {row['test']:.1f} |")
-    lines += [
+        *table(
+            ["structures, kernel", "chosen on dev", "dev accuracy %", "test accuracy %"],
+            [(f, r["configuration"], f"{r['dev']:.2f}", f"{r['test']:.1f}") for f, r in results["chosen"].items()],
+        ),
         "",
         "## Cost per kernel evaluation",
         "",
         f"One thread, unnormalized Gram (upper triangle) of the first {SPEED_N:,} training questions, lam = 0.4.",
         "",
-        "| structures, kernel | evaluations / s | cost per evaluation vs SST |",
-        "|---|---|---|",
-    ]
-    for family, rate in results["speed"].items():
-        lines.append(f"| {family} | {rate:,.0f} | {sst / rate:.2f}x |")
-    lines += [
+        *table(
+            ["structures, kernel", "evaluations / s", "cost per evaluation vs SST"],
+            [(family, f"{rate:,.0f}", f"{sst / rate:.2f}x") for family, rate in results["speed"].items()],
+        ),
         "",
         "## Forest sizes",
         "",
         "Means per question (nodes include the terminals, LEX##lemma leaves; the 1-best tree's",
         "nodes for comparison). Trees: the derivations each forest holds, recombinations included.",
         "",
-        "| structures | nodes | hyper-edges | trees (mean) | trees (max) |",
-        "|---|---|---|---|---|",
-    ]
-    for name, size in results["sizes"].items():
-        if name == "tree":
-            lines.append(f"| 1-best GRCT tree | {size['nodes']:.1f} |  |  |  |")
-        else:
-            lines.append(
-                f"| {name} | {size['nodes']:.1f} | {size['edges']:.1f} | {size['trees']:.2f} | {size['max_trees']} |"
-            )
-    lines += [
+        *table(
+            ["structures", "nodes", "hyper-edges", "trees (mean)", "trees (max)"],
+            [
+                ("1-best GRCT tree", f"{s['nodes']:.1f}", "", "", "")
+                if name == "tree"
+                else (name, f"{s['nodes']:.1f}", f"{s['edges']:.1f}", f"{s['trees']:.2f}", s["max_trees"])
+                for name, s in results["sizes"].items()
+            ],
+        ),
         "",
         "## Every candidate (dev accuracy)",
         "",
-        "| candidate | dev % | Gram train x train (s) |",
-        "|---|---|---|",
+        *table(
+            ["candidate", "dev %", "Gram train x train (s)"],
+            [(key, f"{r['dev']:.2f}", f"{r['gram_seconds']:.1f}") for key, r in results["candidates"].items()],
+        ),
     ]
-    for key, row in results["candidates"].items():
-        lines.append(f"| {key} | {row['dev']:.2f} | {row['gram_seconds']:.1f} |")
-    with replacing(path) as temporary:
-        temporary.write_text("\n".join(lines) + "\n")
+    write_page(path, lines)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
-from common import ResultsFile, mean_sd, split_questions, write_page
+from common import ResultsFile, pm, split_questions, table, write_page
 from locations import DATA, MD_MODEL, ROOT, add_outputs
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
@@ -488,24 +488,21 @@ def write_docs(results: dict, path: Path) -> None:
         "docs/results/qc_textcat.json. Accuracy in %, mean ± sample standard deviation over the seeds",
         "(n = number of seeds); one question of the test set is 0.2 points.",
         "",
-        "| group | model | n | dev % | test % | best epoch | training s | dev mass |",
-        "|---|---|---|---|---|---|---|---|",
     ]
+    cells = []
     for (group, name), runs in rows.items():
-        dev, dev_sd = mean_sd(r["dev"] for r in runs)
-        test, test_sd = mean_sd(r["test"] for r in runs)
-        epochs = "/".join(str(r["epoch"]) for r in runs)
-        seconds = statistics.mean(r["train_s"] for r in runs)
-        mass = f"{statistics.mean(r['mass'] for r in runs):.3f}" if "mass" in runs[0] else ""
-        lines.append(
-            f"| {group} | {name} | {len(runs)} | {dev:.1f} ± {dev_sd:.1f} | {test:.1f} ± {test_sd:.1f} "
-            f"| {epochs} | {seconds:.0f} | {mass} |"
+        dev, test, epochs = (
+            pm(r["dev"] for r in runs),
+            pm(r["test"] for r in runs),
+            "/".join(str(r["epoch"]) for r in runs),
         )
-    lines += ["", "| group | model | dev % | test % | C |", "|---|---|---|---|---|"]
-    lines += [
-        f"| {group} | {name} | {r['dev']:.1f} | {r['test']:.1f} | {r['C']} |" for (group, name), r in single.items()
-    ]
-    write_page(path, lines)
+        mass = f"{statistics.mean(r['mass'] for r in runs):.3f}" if "mass" in runs[0] else ""
+        cells.append(
+            [group, name, len(runs), dev, test, epochs, f"{statistics.mean(r['train_s'] for r in runs):.0f}", mass]
+        )
+    lines += table("group|model|n|dev %|test %|best epoch|training s|dev mass".split("|"), cells)
+    one = [(group, name, f"{r['dev']:.1f}", f"{r['test']:.1f}", r["C"]) for (group, name), r in single.items()]
+    write_page(path, [*lines, "", *table(["group", "model", "dev %", "test %", "C"], one)])
 
 
 if __name__ == "__main__":

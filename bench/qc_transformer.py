@@ -51,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
-from common import ResultsFile, mean_sd, split_questions, write_page
+from common import ResultsFile, pm, split_questions, table, write_page
 from locations import DATA, MD_MODEL, ROOT, add_outputs
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_config, registry
@@ -338,24 +338,18 @@ def fusion_lines(runs: dict, fusions: dict) -> list[str]:
         "scores combined (`fused` in the script: linear or log-linear, the form and the kernels' weight",
         "w chosen on dev). Test % of the transformer alone on the same seeds beside it.",
         "",
-        "| training questions | settings | n | form, w per seed | dev % | test % | transformer alone, test % |",
-        "|---|---|---|---|---|---|---|",
     ]
+    cells = []
     for (size, method, settings), rows in runs.items():
-        if method != FUSED[0]:
-            continue
-        fusion = fusions.get((size, settings), {})
-        if not fusion:
-            continue
-        dev, dev_sd = mean_sd(f["dev"] for f in fusion.values())
-        test, test_sd = mean_sd(f["test"] for f in fusion.values())
-        alone, alone_sd = mean_sd(t["test"] for t in rows if t["seed"] in fusion)
-        chosen = ", ".join(f"{f['form']} {f['weight']:.2f}" for f in fusion.values())
-        lines.append(
-            f"| {size} | {settings} | {len(fusion)} | {chosen} | {dev:.1f} ± {dev_sd:.1f} | {test:.1f} ± {test_sd:.1f} "
-            f"| {alone:.1f} ± {alone_sd:.1f} |"
-        )
-    return lines
+        fusion = fusions.get((size, settings), {}) if method == FUSED[0] else {}
+        if fusion:
+            chosen = ", ".join(f"{f['form']} {f['weight']:.2f}" for f in fusion.values())
+            dev, test = (pm(f[s] for f in fusion.values()) for s in ("dev", "test"))
+            cells.append(
+                [size, settings, len(fusion), chosen, dev, test, pm(t["test"] for t in rows if t["seed"] in fusion)]
+            )
+    head = "training questions|settings|n|form, w per seed|dev %|test %|transformer alone, test %".split("|")
+    return lines + table(head, cells)
 
 
 def write_docs(results: dict, path: Path) -> None:
@@ -378,19 +372,18 @@ def write_docs(results: dict, path: Path) -> None:
         "Training seconds include the md parse of the training questions where the method reads it;",
         "speed: questions per second of the trained pipeline from raw text on test (2 cores).",
         "",
-        "| training questions | method | settings | n | dev % | test % | best step | training s | questions/s |",
-        "|---|---|---|---|---|---|---|---|---|",
     ]
+    cells = []
     for (size, method, settings), rows in runs.items():
-        dev, dev_sd = mean_sd(r["dev"] for r in rows)
-        test, test_sd = mean_sd(r["test"] for r in rows)
-        steps = "/".join(str(r["step"]) for r in rows)
-        seconds = statistics.mean(r["train_s"] for r in rows)
-        speed = statistics.mean(r["speed"] for r in rows)
-        lines.append(
-            f"| {size} | {method} | {settings} | {len(rows)} | {dev:.1f} ± {dev_sd:.1f} | {test:.1f} ± {test_sd:.1f} "
-            f"| {steps} | {seconds:.0f} | {speed:.0f} |"
+        dev, test, steps = (
+            pm(r["dev"] for r in rows),
+            pm(r["test"] for r in rows),
+            "/".join(str(r["step"]) for r in rows),
         )
+        seconds, speed = (f"{statistics.mean(r[s] for r in rows):.0f}" for s in ("train_s", "speed"))
+        cells.append([size, method, settings, len(rows), dev, test, steps, seconds, speed])
+    head = "training questions|method|settings|n|dev %|test %|best step|training s|questions/s".split("|")
+    lines += table(head, cells)
     if fusions:
         lines += ["", *fusion_lines(runs, fusions)]
     write_page(path, lines)
