@@ -42,9 +42,9 @@ from locations import DATA, MD_MODEL, ROOT  # noqa: E402
 SETTINGS = {
     "data": str(DATA),
     "md_model": str(MD_MODEL),
-    "qc_model": str(ROOT / "training" / "qc" / "model-best"),
-    "qc_test": str(ROOT / "corpus" / "qc" / "test.spacy"),
-    "ge_model": str(ROOT / "training" / "ge" / "model-best"),
+    "qc_model": str(ROOT / "build" / "work" / "training" / "qc" / "model-best"),  # project.yml's qc-train
+    "qc_test": str(ROOT / "build" / "work" / "corpus" / "qc" / "test.spacy"),
+    "ge_model": str(ROOT / "build" / "work" / "training" / "ge" / "model-best"),  # project.yml's ge-train
     "ge_devel": str(DATA / "bionlp-st-2013-ge" / "original-data" / "devel"),
 }
 KINDS = ("time_", "peakmem_", "track_")
