@@ -88,7 +88,7 @@ def heatmap_figure(
 def _labels(corpus: Path, path: Path | None, count: int) -> list[str]:
     """One label per tree: from ``path``, from a KeLP corpus, or one group."""
     from ..corpora.klp import read_klp
-    from ..corpora.lines import Unreadable, corpus_error, corpus_lines
+    from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
 
     if path is not None:
         labels = []

@@ -94,8 +94,8 @@ def read_trees(path: Path, *, representation: str = "grct") -> list:
 
 
 def _tree_lines(path: Path, field: str | None):
-    from ..corpora.lines import Unreadable, corpus_error, corpus_lines
     from ..structures.tree import Tree
+    from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
 
     for number, line in corpus_lines(path):
         if isinstance(line, Unreadable):

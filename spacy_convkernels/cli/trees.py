@@ -83,7 +83,7 @@ def read_docs(path: Path, *, model: str | None = None, batch_size: int = 256, n_
 
 
 def _texts(path: Path) -> Iterator[str]:
-    from ..corpora.lines import Unreadable, corpus_error, corpus_lines
+    from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
 
     for number, line in corpus_lines(path):
         if isinstance(line, Unreadable):

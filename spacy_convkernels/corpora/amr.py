@@ -18,7 +18,7 @@ from spacy.util import registry
 
 from ..errors import CorpusFormatError
 from ..extensions import install_extensions
-from .lines import Unreadable, corpus_error, corpus_lines
+from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
 _ID = re.compile(r"::id\s+(\S+)")

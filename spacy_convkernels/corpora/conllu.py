@@ -17,8 +17,8 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..errors import CorpusFormatError
+from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
 from ..utils.validation import COUNT, validate_params
-from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
 

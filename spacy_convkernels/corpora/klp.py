@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import CorpusFormatError, TreeParseError
 from ..structures.tree import Tree
-from .lines import Unreadable, corpus_error, corpus_lines
+from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
 _MARKER = re.compile(r"\|([BE])(T|V|DV|S)(?::([^|\s]+))?\|")

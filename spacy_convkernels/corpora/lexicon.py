@@ -81,8 +81,8 @@ from spacy.util import registry
 
 from ..errors import CorpusFileError, CorpusFormatError, InvalidParameterError
 from ..utils.outputs import replacing_all
+from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
 from ..utils.validation import COUNT, SHARE, Options, validate_params
-from .lines import Unreadable, corpus_error, corpus_lines
 
 PROTEIN = "Protein"
 KEYS = ("proteins", "triggers")  # the span groups written, as read_standoff names them

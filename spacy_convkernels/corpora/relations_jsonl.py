@@ -32,8 +32,8 @@ from spacy.util import registry
 
 from ..errors import CorpusFormatError
 from ..extensions import install_extensions
+from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
 from .examples import training_example
-from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
 

@@ -81,9 +81,9 @@ from spacy.util import filter_spans, registry
 
 from ..errors import ConvKernelsError, ConvKernelsWarning, CorpusFileError, CorpusFormatError
 from ..extensions import INTERACTIONS_KEY, install_extensions
+from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
 from ..utils.validation import COUNT, Interval, Options, validate_params
 from .examples import training_example
-from .lines import Unreadable, corpus_error, corpus_lines
 from .skipping import skip_or_raise
 
 GROUPS = {"Protein": "proteins", "Entity": "entities", "Anaphora": "anaphora"}  # other T types: "triggers"
