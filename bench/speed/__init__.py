@@ -221,7 +221,7 @@ def against(commit: str, options) -> None:
             lines.append((label, method, f"{old:,.6g}", f"{new:,.6g}", f"{new / old:.3f}", slower))
         else:
             lines.append((label, method, before[-1:], after[-1:], "", ""))
-    header = ["benchmark", "method", commit[:14], "working tree", "ratio", "slower in"]
+    header = ["benchmark", "method", commit[:14], "working tree", "working tree / commit", "slower in"]
     print("\n".join(table(header, lines)))
 
 
