@@ -1,13 +1,20 @@
 """The generated configuration reference in docs/ matches the package's registrations."""
 
+import importlib.util
 from pathlib import Path
 
 import pytest
 from spacy.language import Language
 
-from spacy_convkernels.config_reference import config_reference, package_factories, package_functions
-
 ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("make_config_reference", ROOT / "docs" / "make_config_reference.py")
+_maker = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_maker)
+config_reference, package_factories, package_functions = (
+    _maker.config_reference,
+    _maker.package_factories,
+    _maker.package_functions,
+)
 tomllib = pytest.importorskip("tomllib")
 
 

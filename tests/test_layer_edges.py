@@ -29,16 +29,16 @@ LAYERS = [
     {"distributed", "plots", "data"},
     {"ml"},
     {"components"},
-    {"cli", "config_reference"},
+    {"cli"},
     {"__main__"},
 ]
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
 SPACY_LAYER = {"ml", "components", "cli", "__main__"}
 
 #: Modules below the spaCy layer that use spaCy: readers make Docs and Examples, the
-#: extension attributes are spaCy's, the configuration reference lists the registered
-#: functions, beam forests read a parser, the demo's samples are read into Docs.
-USE_SPACY = {"corpora", "extensions", "config_reference", "structures.forest", "data.samples"}
+#: extension attributes are spaCy's, beam forests read a parser, the demo's samples are
+#: read into Docs.
+USE_SPACY = {"corpora", "extensions", "structures.forest", "data.samples"}
 
 CYTHON_IMPORT = re.compile(r"^\s*(?:from\s+(\.*[\w.]*)\s+c?import\b|c?import\s+([\w.]+))", re.MULTILINE)
 
