@@ -82,13 +82,24 @@ def _entries(module_name: str, module, names) -> list:
 
 
 def component_classes() -> list:
-    """(factory name, class) of every pipeline component of the package, by factory name."""
+    """(factory name, class) of every pipeline component of the package, by factory name:
+    the class a factory function returns (its return annotation, resolved in its module)."""
+    import pkgutil
+
     from spacy.util import registry
 
-    from spacy_convkernels.config_reference import _component_class, import_registering_modules, package_factories
-
-    import_registering_modules()
-    return [(name, _component_class(registry.factories.get(name))) for name in package_factories()]
+    components = importlib.import_module(f"{PREFIX}.components")
+    for module in pkgutil.iter_modules(components.__path__):  # each registers its factories
+        importlib.import_module(f"{components.__name__}.{module.name}")
+    found = []
+    for name, factory in sorted(registry.factories.get_all().items()):
+        if not getattr(factory, "__module__", "").startswith(f"{PREFIX}."):
+            continue
+        annotation = inspect.signature(factory).return_annotation
+        if isinstance(annotation, str):
+            annotation = getattr(sys.modules[factory.__module__], annotation.strip("'\""))
+        found.append((name, annotation))
+    return found
 
 
 def entry(module_name: str, name: str, obj, documented: dict) -> str:
