@@ -31,8 +31,8 @@ from ._forest_kernels cimport forest_kernel
 from ._index cimport FixedSet
 from ._one_against_many cimport Against, one_against_many
 from ._packing cimport ForestView, Packed, PackedStructures, PackedTrees, TreeView, forest_view, tree_view
-from ._settings cimport (EngineSettings, FOREST, PARTIAL_TREE, Settings, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH,
-                         SUBSET_TREE, SUBTREE_KELP, SUBTREE_TEXTBOOK, ZELENKO_TREE)
+from ._settings cimport EngineSettings, FOREST, Settings, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH, ZELENKO_TREE
+from ._settings import KIND_TRAITS
 from ._tree_kernels cimport delta_table, smoothed_kernel, tree_kernel
 from ._tuple_kernels cimport path_kernel, zelenko_kernel
 from ._workspace cimport Control, Workspace, control_init, workspace_attach, workspace_free, workspace_new
@@ -433,9 +433,6 @@ def pairs(EngineSettings settings not None, PackedStructures A, PackedStructures
 
 DELTA_CELLS = 1 << 22  # the largest Delta table :func:`deltas` makes: 4,194,304 node pairs, 32 MB
 
-# the kinds whose K is the sum of Delta over node pairs
-_SUMS_OF_DELTAS = (SUBTREE_KELP, SUBTREE_TEXTBOOK, SUBSET_TREE, PARTIAL_TREE, SMOOTHED_PARTIAL_TREE)
-
 
 cdef bint delta_task(Workspace* ws, const Job* job, Py_ssize_t item) noexcept nogil:
     cdef TreeView va = tree_view(job.A, job.index[0])
@@ -456,7 +453,7 @@ def deltas(EngineSettings settings not None, PackedStructures A, PackedStructure
     as do other kernel kinds and inconsistent arguments."""
     cdef Job job
     job.prm = checked_settings(settings, A, B, 1)
-    if settings.settings.kind not in _SUMS_OF_DELTAS:
+    if not KIND_TRAITS[settings.settings.kind].sums_of_deltas:
         raise InvalidParameterError(f"the Delta table is for the kernels that sum over node pairs (ST, SST, PTK, "
                                     f"SPTK), not {settings.kind.name}")
     if not (0 <= r < A.n_structures and 0 <= c < B.n_structures):

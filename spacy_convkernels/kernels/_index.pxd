@@ -1,19 +1,12 @@
 """The one-against-many index of a fixed set of structures (see ``_index.pyx``): its
 nodes sorted into buckets of possible partners, and the bucket of a query node."""
 from ._packing cimport PackedStructures
-from ._settings cimport EngineSettings, Settings
+from ._settings cimport BY_KEY, BY_KEY_OR_GROUP, BY_TUPLE, NO_BUCKETS, EngineSettings, Settings
 from ._tables cimport EXACT, Similarity, TupleSimilarity
 
 
-cpdef enum BucketRule:
-    BY_KEY = 0              # ST, SST, PTK: nodes pair when their match keys are equal
-    BY_KEY_OR_GROUP = 1     # SPTK: exact labels by match key, smoothed ones by similarity group
-    BY_TUPLE = 2            # Zelenko, path: tuples by edge and node label, or edge and node group
-    NO_BUCKETS = 3          # the forest kernel: no index of nodes
-
-
 cdef struct Fixed:
-    int rule                        # a BucketRule
+    int rule                        # a BucketRule (``_settings.pxd``)
     int n_structures
     int n_nodes                     # distinct subtrees (trees) or distinct tuple labels (paths)
     const int* label                # per index node, sorted by (bucket, label)

@@ -1,15 +1,7 @@
-from enum import IntEnum
-
 import numpy as np
 
 from ._packing import PackedStructures, PackedTrees
 from ._settings import EngineSettings
-
-class BucketRule(IntEnum):
-    BY_KEY = 0
-    BY_KEY_OR_GROUP = 1
-    BY_TUPLE = 2
-    NO_BUCKETS = 3
 
 class FixedSet:
     kind: int

@@ -42,12 +42,9 @@ from ..errors import InvalidParameterError
 from ._packing cimport Packed, PackedSequences, PackedTrees, TreeView, tree_view
 from ._readonly import frozen_copy
 from ._tables cimport SHARED_FEATURES
-from ._settings cimport (EngineSettings, FOREST, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH, SUBSET_TREE,
-                         SUBTREE_KELP, SUBTREE_TEXTBOOK, PARTIAL_TREE, ZELENKO_TREE)
+from ._settings cimport EngineSettings, FOREST, SUBSEQUENCE_PATH
+from ._settings import KIND_TRAITS
 
-_RULES = {SUBTREE_KELP: BY_KEY, SUBTREE_TEXTBOOK: BY_KEY, SUBSET_TREE: BY_KEY, PARTIAL_TREE: BY_KEY,
-          SMOOTHED_PARTIAL_TREE: BY_KEY_OR_GROUP, ZELENKO_TREE: BY_TUPLE, SUBSEQUENCE_PATH: BY_TUPLE,
-          FOREST: NO_BUCKETS}
 _SMOOTHED = 1 << 32  # buckets from here on are similarity groups (BY_KEY_OR_GROUP)
 PRODUCT_RUN = 1 << 27  # multiply-adds of the block product between two checks for signals (about 0.05 s)
 
@@ -131,7 +128,7 @@ cdef class FixedSet:
         self.kind = settings.settings.kind
         self.packed = packed
         self.n_structures = packed.n_structures
-        self.fixed.rule = _RULES[self.kind]
+        self.fixed.rule = KIND_TRAITS[self.kind].bucket_rule
         self.fixed.n_structures = <int>packed.n_structures
         empty_int, empty_long = np.zeros(1, np.int32), np.zeros(1, np.int64)
         self.labels = self.child_ptr = self.child_idx = self.bucket_start = self.roots = empty_int

@@ -29,27 +29,20 @@ forest kernel loops over the fixed forests with the plain recursion.
 Memory grows with the work: O(pairs of query nodes and index nodes of their buckets) per
 query, plus one double per index node (the sums S, kept at 0 between queries).
 """
-from ._deltas cimport partial_value, production_factor
+from ._children cimport IndexRanges, child_sum, production_delta
+from ._deltas cimport partial_value
 from ._forest_kernels cimport forest_kernel
 from ._index cimport BY_KEY_OR_GROUP, NO_BUCKETS, bucket_of, find_bucket, find_feature
 from ._packing cimport ForestView, TreeView, forest_view, is_leaf, tree_view
-from ._settings cimport PARTIAL_TREE, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH, ZELENKO_TREE
+from ._settings cimport SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH, ZELENKO_TREE
 from ._tables cimport (SHARED_FEATURES, Similarity, TupleSimilarity, row_dot, similarity_from_dot,
                        similarity_without_vectors, tuple_similarity, weighted_similarity)
-from ._workspace cimport (SubsequenceSum, add_row, reserve, reserve_nodes, reserve_zeroed, start_sum,
+from ._workspace cimport (reserve, reserve_nodes, reserve_zeroed,
                           subsequence_rows, tick, zelenko_row)
 
 
 cdef inline bint fixed_leaf(const Fixed* f, int u) noexcept nogil:
     return f.child_ptr[u + 1] == f.child_ptr[u]
-
-
-cdef inline double fixed_child_delta(const Workspace* ws, int x, int u) noexcept nogil:
-    """Delta(x, u) of a query node and an index node, 0 when u is outside x's range."""
-    cdef unsigned int t = <unsigned int>(u - ws.group_start[x])
-    if t < <unsigned int>ws.group_len[x]:
-        return ws.delta[ws.pair_start[x] + t]
-    return 0.0
 
 
 cdef long long match_ranges(Workspace* ws, const Settings* prm, const Fixed* f, int n, const int* key,
@@ -68,30 +61,6 @@ cdef long long match_ranges(Workspace* ws, const Settings* prm, const Fixed* f, 
     return n_pairs
 
 
-cdef double production_delta(const Workspace* ws, const Settings* prm, const TreeView* a, const Fixed* f,
-                             int x, int u) noexcept nogil:
-    """ST/SST Delta of a query node and a subtree with equal productions:
-    lam * prod_k f(c_xk, c_uk) (``_deltas.production_factor``), the children's keys equal
-    when cu lies in ca's range."""
-    cdef int pa = a.child_ptr[x], pu = f.child_ptr[u]
-    cdef int n = a.child_ptr[x + 1] - pa
-    cdef int k, ca, cu
-    cdef bint leaf_a, leaf_b, inner_match
-    cdef double prod = 1.0
-    if f.child_ptr[u + 1] - pu != n:
-        return 0.0
-    for k in range(n):
-        ca = a.child_idx[pa + k]
-        cu = f.child_idx[pu + k]
-        leaf_a = is_leaf(a, ca)
-        leaf_b = fixed_leaf(f, cu)
-        inner_match = (not leaf_a and not leaf_b
-                       and <unsigned int>(cu - ws.group_start[ca]) < <unsigned int>ws.group_len[ca])
-        prod *= production_factor(prm, leaf_a and leaf_b, inner_match,
-                                  fixed_child_delta(ws, ca, cu) if inner_match else 0.0)
-    return prm.lam * prod
-
-
 cdef enum:
     SPARSE = 8  # child sums over at most this many non-zero child Deltas go entry by entry
 
@@ -99,7 +68,7 @@ cdef enum:
 cdef double child_subsequences(Workspace* ws, const Settings* prm, const TreeView* a, const Fixed* f,
                                int x, int u) noexcept nogil:
     """The child-subsequence sum of PTK and SPTK for the pair (x, u)
-    (``_tree_kernels.partial_children``), child Deltas v[i][j] looked up in the children's
+    (``_children.child_sum``), child Deltas v[i][j] looked up in the children's
     ranges. They are mostly 0 (a few matching child pairs): with k <= ``SPARSE`` non-zero
     ones, v_k at (i_k, j_k) in row-major order, the sum goes over them alone,
 
@@ -120,6 +89,7 @@ cdef double child_subsequences(Workspace* ws, const Settings* prm, const TreeVie
     cdef unsigned int start, length, t
     cdef long long base
     cdef double d, total = 0.0, chains, power
+    cdef IndexRanges dense
     for i in range(n):
         ca = a.child_idx[pa + i]
         start = <unsigned int>ws.group_start[ca]
@@ -131,7 +101,8 @@ cdef double child_subsequences(Workspace* ws, const Settings* prm, const TreeVie
                 d = ws.delta[base + t]
                 if d != 0.0:
                     if k == SPARSE:
-                        return dense_subsequences(ws, prm, a, cu, pa + row[0], n - row[0], m)
+                        dense = IndexRanges(a.child_idx + pa + row[0], cu, ws.delta)
+                        return child_sum(ws, &dense, n - row[0], m, prm.lam, 1.0)
                     row[k] = i
                     col[k] = j
                     value[k] = d
@@ -149,25 +120,6 @@ cdef double child_subsequences(Workspace* ws, const Settings* prm, const TreeVie
         value[c] = value[c] * (1.0 + chains)
         total += value[c]
     return total
-
-
-cdef double dense_subsequences(Workspace* ws, const Settings* prm, const TreeView* a, const int* cu, int first,
-                               int n, int m) noexcept nogil:
-    """The child-subsequence sum over the n children of the query from child index
-    ``first`` of ``a.child_idx`` and the m children ``cu`` of an index node: the dynamic
-    programme of :c:type:`SubsequenceSum`, memory O(m)."""
-    cdef SubsequenceSum rows
-    if not start_sum(ws, &rows, m):
-        return 0.0
-    cdef int i, j, ca
-    for i in range(n):
-        ca = a.child_idx[first + i]
-        for j in range(m):
-            rows.v[j] = fixed_child_delta(ws, ca, cu[j])
-        add_row(&rows, prm.lam, 1.0)
-        if not tick(ws, m + 1):
-            return 0.0
-    return rows.total
 
 
 cdef inline double smoothed_sigma(const Similarity* sim, int la, int lb, int slot,
@@ -240,7 +192,7 @@ cdef bint tree_deltas(Workspace* ws, const Settings* prm, const TreeView* a, con
                 d = sigma * (sigma + zelenko_children(ws, prm, a, f, x, u)) if sigma != 0.0 else 0.0
             else:
                 weight = w[la] * w[lb] if w != NULL else 1.0  # label weights w(x) w(y)
-                if prm.kind == PARTIAL_TREE:
+                if not prm.aligned:
                     leaf = leaf_x or fixed_leaf(f, u)
                     d = partial_value(prm, weight, leaf, 0.0 if leaf else child_subsequences(ws, prm, a, f, x, u))
                 else:
@@ -366,11 +318,10 @@ cdef bint path_row(Workspace* ws, const Settings* prm, const int* a, int n, cons
     path from ``first`` on, added into ``out``: the tuple similarities of a's positions with
     the fixed set's distinct labels of their buckets first, then the plain dynamic programme
     (``_tuple_kernels.path_kernel``) per fixed path, with lookups; False if out of memory."""
-    cdef int i, m, u
+    cdef int i, u
     cdef Py_ssize_t j
     cdef long long n_pairs, o
-    cdef unsigned int t
-    cdef SubsequenceSum rows
+    cdef IndexRanges fixed_path
     if not reserve_nodes(ws, n):
         return False
     n_pairs = match_ranges(ws, prm, f, n, a, a)
@@ -388,17 +339,10 @@ cdef bint path_row(Workspace* ws, const Settings* prm, const int* a, int n, cons
             return False
     for j in range(first, f.n_structures):
         o = f.path_offset[j]
-        m = <int>(f.path_offset[j + 1] - o)
-        if not start_sum(ws, &rows, m):
+        fixed_path = IndexRanges(NULL, f.path_node + o, ws.pair_sim)
+        out[j] += child_sum(ws, &fixed_path, n, <int>(f.path_offset[j + 1] - o), prm.lam, prm.lam2)
+        if ws.failed:
             return False
-        for i in range(n):
-            for u in range(m):
-                t = <unsigned int>(f.path_node[o + u] - ws.group_start[i])
-                rows.v[u] = ws.pair_sim[ws.pair_start[i] + t] if t < <unsigned int>ws.group_len[i] else 0.0
-            add_row(&rows, prm.lam, prm.lam2)
-            if not tick(ws, m + 1):
-                return False
-        out[j] += rows.total
     return True
 
 

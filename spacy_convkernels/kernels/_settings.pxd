@@ -14,12 +14,20 @@ cpdef enum KernelKind:
     FOREST = 7
 
 
+cpdef enum BucketRule:  # how a one-against-many index (``_index.pyx``) sorts a kind's nodes
+    BY_KEY = 0              # ST, SST, PTK: nodes pair when their match keys are equal
+    BY_KEY_OR_GROUP = 1     # SPTK: exact labels by match key, smoothed ones by similarity group
+    BY_TUPLE = 2            # Zelenko, path: tuples by edge and node label, or edge and node group
+    NO_BUCKETS = 3          # the forest kernel: no index of nodes
+
+
 cdef struct Settings:
     int kind
     double lam
     double lam2
     double mu
     double terminal_factor          # PTK, SPTK: leaf pairs; forest kernel: pairs of equal terminals
+    bint aligned                    # a Delta's children align by position (ST, SST), else as subsequences
     const Similarity* similarity    # SPTK; the exact tree kernels: label weights (or NULL)
     const TupleSimilarity* tuples   # Zelenko and path kernels only
 

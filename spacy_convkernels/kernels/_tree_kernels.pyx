@@ -42,12 +42,12 @@ doubles per sum, never the n x m grid.
 """
 from libc.stdlib cimport qsort
 
+from ._children cimport PartnerLists, StoredPairs, child_sum, production_delta
 from ._deltas cimport partial_value, production_factor
 from ._packing cimport is_leaf, n_children
-from ._settings cimport PARTIAL_TREE, SMOOTHED_PARTIAL_TREE
+from ._settings cimport SMOOTHED_PARTIAL_TREE
 from ._tables cimport EXACT, Similarity, node_similarity, weighted_similarity
-from ._workspace cimport (Frame, SubsequenceSum, add_row, push_frame, reserve, reserve_nodes, scratch_ints, start_sum,
-                          subsequence_row, tick)
+from ._workspace cimport Frame, push_frame, reserve, reserve_nodes, scratch_ints, subsequence_row, tick
 
 
 cdef enum:
@@ -63,64 +63,6 @@ def set_stored_pairs(long long n):
     previous = stored_pairs
     stored_pairs = n
     return previous
-
-
-cdef inline double child_delta(const Workspace* ws, const TreeView* b, int x, int y) noexcept nogil:
-    """Delta of the pair (x, y), which must share a match key and be evaluated already."""
-    return ws.delta[ws.pair_start[x] + b.rank[y] - ws.group_start[x]]
-
-
-cdef double production_delta(const Workspace* ws, const Settings* prm,
-                             const TreeView* a, const TreeView* b, int x, int y) noexcept nogil:
-    """ST/SST Delta of two nodes with equal productions (so equal child labels):
-    lam * prod_k f(c_xk, c_yk) over aligned children (``_deltas.production_factor``)."""
-    cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
-    cdef int n = a.child_ptr[x + 1] - pa
-    cdef int k, ca, cb
-    cdef bint leaf_a, leaf_b, inner_match
-    cdef double prod = 1.0, f
-    if b.child_ptr[y + 1] - pb != n:  # production ids of two different interners: no match
-        return 0.0
-    for k in range(n):
-        ca = a.child_idx[pa + k]
-        cb = b.child_idx[pb + k]
-        leaf_a = is_leaf(a, ca)
-        leaf_b = is_leaf(b, cb)
-        inner_match = not leaf_a and not leaf_b and a.key[ca] == b.key[cb]
-        f = production_factor(prm, leaf_a and leaf_b, inner_match, child_delta(ws, b, ca, cb) if inner_match else 0.0)
-        if f != 1.0:  # a factor 1 changes no bit: skipped, off the product's chain of multiplications
-            prod *= f
-    return prm.lam * prod
-
-
-cdef double partial_children(Workspace* ws, const Settings* prm,
-                             const TreeView* a, const TreeView* b, int x, int y) noexcept nogil:
-    """The child-subsequence sum of PTK's Delta (``_deltas.partial_value``) for two inner
-    nodes with equal label contents (Moschitti 2006, KeLP conventions): the sum over pairs of
-    equal-length child subsequences J1, J2 of lam^(gaps(J1) + gaps(J2)) * prod_k
-    Delta(c_x[J1k], c_y[J2k]), gaps = children skipped between the first and last chosen
-    child. The sum over all lengths is one O(n*m) dynamic programme
-    (:c:type:`SubsequenceSum`): D[i][j] = Delta(c_xi, c_yj) * (1 + P[i-1][j-1]) for the
-    subsequences ending at (i, j), P[i][j] = sum_{i'<=i, j'<=j} D[i'][j'] lam^(i-i'+j-j'),
-    computed row by row with the child Deltas of row i looked up just before it: three rows
-    of m + 1 doubles, whatever n.
-    """
-    cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
-    cdef int n = a.child_ptr[x + 1] - pa
-    cdef int m = b.child_ptr[y + 1] - pb
-    cdef SubsequenceSum rows
-    if not start_sum(ws, &rows, m):
-        return 0.0
-    cdef int i, j, ca, cb
-    for i in range(n):
-        ca = a.child_idx[pa + i]
-        for j in range(m):
-            cb = b.child_idx[pb + j]
-            rows.v[j] = child_delta(ws, b, ca, cb) if a.key[ca] == b.key[cb] else 0.0
-        add_row(&rows, prm.lam, 1.0)
-        if not tick(ws, m + 1):
-            return 0.0
-    return rows.total
 
 
 cdef inline long long match_groups(Workspace* ws, const TreeView* a, const TreeView* b,
@@ -167,8 +109,9 @@ cdef double stored_tree_kernel(Workspace* ws, const Settings* prm, const TreeVie
     cdef int na = a.n, node, t, other, n_partners
     cdef long long base
     cdef double total = 0.0, d, f
-    cdef bint leaf, partial = prm.kind == PARTIAL_TREE
+    cdef bint leaf, partial = not prm.aligned
     cdef const int* partners
+    cdef StoredPairs children
     cdef const double* w = prm.similarity.label_weight if prm.similarity != NULL else NULL
     if n_pairs == 0:
         return 0.0
@@ -186,7 +129,10 @@ cdef double stored_tree_kernel(Workspace* ws, const Settings* prm, const TreeVie
             f = w[a.label[node]] * w[b.label[other]] if w != NULL else 1.0  # label weights w(x) w(y)
             if partial:
                 leaf = is_leaf(a, node) or is_leaf(b, other)
-                d = partial_value(prm, f, leaf, 0.0 if leaf else partial_children(ws, prm, a, b, node, other))
+                if not leaf:  # the child-subsequence sum of PTK's Delta (``_deltas.partial_value``)
+                    children = StoredPairs(a, b, a.child_idx + a.child_ptr[node], b.child_idx + b.child_ptr[other])
+                d = partial_value(prm, f, leaf, 0.0 if leaf else child_sum(ws, &children, n_children(a, node),
+                                                                           n_children(b, other), prm.lam, 1.0))
                 if ws.failed:
                     return 0.0
             else:
@@ -196,34 +142,6 @@ cdef double stored_tree_kernel(Workspace* ws, const Settings* prm, const TreeVie
         if not tick(ws, <long long>n_partners * (1 + n_children(a, node))):  # pairs, and the children they read
             return 0.0
     return total
-
-
-cdef double smoothed_subsequences(Workspace* ws, const Settings* prm,
-                                  const TreeView* a, const TreeView* b, int x, int y) noexcept nogil:
-    """The child-subsequence sum of PTK for the SPTK pair (x, y), row by row
-    (:c:type:`SubsequenceSum`, memory O(m)); the Delta of a child pair is found by walking
-    the first child's partner list, which is sorted like the second tree's nodes."""
-    cdef int pa = a.child_ptr[x], pb = b.child_ptr[y]
-    cdef int n = a.child_ptr[x + 1] - pa
-    cdef int m = b.child_ptr[y + 1] - pb
-    cdef SubsequenceSum rows
-    if not start_sum(ws, &rows, m):
-        return 0.0
-    cdef int i, j, ca, cb
-    cdef long long k, end
-    for i in range(n):
-        ca = a.child_idx[pa + i]
-        k = ws.pair_start[ca]
-        end = k + ws.group_len[ca]
-        for j in range(m):
-            cb = b.child_idx[pb + j]
-            while k < end and ws.partner[k] < cb:
-                k += 1
-            rows.v[j] = ws.delta[k] if k < end and ws.partner[k] == cb else 0.0
-        add_row(&rows, prm.lam, 1.0)
-        if not tick(ws, m + 1):
-            return 0.0
-    return rows.total
 
 
 cdef double stored_smoothed_kernel(Workspace* ws, const Settings* prm, const TreeView* a, const TreeView* b,
@@ -242,6 +160,7 @@ cdef double stored_smoothed_kernel(Workspace* ws, const Settings* prm, const Tre
     cdef long long bound, k, base
     cdef double total = 0.0, d, sigma
     cdef bint leaf
+    cdef PartnerLists children
     bound = n_pairs + <long long>a.n_smooth * b.n_smooth
     if bound == 0:
         return 0.0
@@ -281,7 +200,10 @@ cdef double stored_smoothed_kernel(Workspace* ws, const Settings* prm, const Tre
             y = ws.partner[base + t]
             sigma = ws.pair_sim[base + t]
             leaf = is_leaf(a, x) or is_leaf(b, y)
-            d = partial_value(prm, sigma, leaf, 0.0 if leaf else smoothed_subsequences(ws, prm, a, b, x, y))
+            if not leaf:  # a child pair's Delta is found by walking the first child's partner list
+                children = PartnerLists(a.child_idx + a.child_ptr[x], b.child_idx + b.child_ptr[y])
+            d = partial_value(prm, sigma, leaf, 0.0 if leaf else child_sum(ws, &children, n_children(a, x),
+                                                                           n_children(b, y), prm.lam, 1.0))
             if ws.failed or not tick(ws, 1):
                 return 0.0
             ws.delta[base + t] = d
@@ -494,7 +416,7 @@ cdef double partial_pairs(Workspace* ws, const Pairing* P, int x0, int y0, doubl
 
 
 cdef inline double evaluate_pairs(Workspace* ws, const Pairing* P, int x, int y, double f) noexcept nogil:
-    if P.prm.kind == SMOOTHED_PARTIAL_TREE or P.prm.kind == PARTIAL_TREE:
+    if not P.prm.aligned:
         return partial_pairs(ws, P, x, y, f)
     return production_pairs(ws, P, x, y, f)
 
@@ -509,7 +431,7 @@ cdef double keyed_sums(Workspace* ws, const Pairing* P, int* inner_a, int* inner
     cdef const TreeView* b = P.b
     cdef const Settings* prm = P.prm
     cdef const double* w = P.w
-    cdef bint partial = prm.kind == SMOOTHED_PARTIAL_TREE or prm.kind == PARTIAL_TREE
+    cdef bint partial = not prm.aligned
     cdef bint aligned = not partial
     cdef double leaf_value = partial_value(prm, 1.0, True, 0.0)  # a pair with a leaf, of factor 1
     cdef double total = 0.0, leaves_a, inner_sum_a, leaves_b, inner_sum_b, wx, f

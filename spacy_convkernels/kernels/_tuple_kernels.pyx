@@ -4,28 +4,20 @@ subsequence path kernel (Bunescu & Mooney 2005; Garg et al. 2018 §4.1) and Zele
 sparse subtree kernel (Zelenko et al. 2003), both with the tuple similarity of
 ``_tables.pxd``. Zelenko's kernel evaluates only the node pairs the roots' value reads,
 top-down."""
+from ._children cimport TuplePairs, child_sum
 from ._tables cimport tuple_similarity
 from ._packing cimport is_leaf, n_children
-from ._workspace cimport Frame, SubsequenceSum, add_row, push_frame, start_sum, tick, zelenko_row
+from ._workspace cimport Frame, push_frame, tick, zelenko_row
 
 
 cdef double path_kernel(Workspace* ws, const Settings* prm, const int* a, int n, const int* b, int m) noexcept nogil:
     """Subsequence kernel of Bunescu & Mooney (2005) as in Garg et al. §4.1: the sum over
     index sequences i of ``a`` and j of ``b`` of equal length of
     prod_k k(a[i_k], b[j_k]) * lam^(span(i) + span(j)), span = last - first + 1, that is
-    lam^2 per element times lam per gap (:c:type:`SubsequenceSum` with factor lam^2, the
+    lam^2 per element times lam per gap (``_children.child_sum`` with factor lam^2, the
     tuple similarities of row i computed just before it: memory O(m))."""
-    cdef SubsequenceSum rows
-    if not start_sum(ws, &rows, m):
-        return 0.0
-    cdef int i, j
-    for i in range(n):
-        for j in range(m):
-            rows.v[j] = tuple_similarity(prm.tuples, a[i], b[j])
-        add_row(&rows, prm.lam, prm.lam2)
-        if not tick(ws, 2 * (m + 1)):
-            return 0.0
-    return rows.total
+    cdef TuplePairs similarities = TuplePairs(prm.tuples, a, b)
+    return child_sum(ws, &similarities, n, m, prm.lam, prm.lam2)
 
 
 cdef double zelenko_kernel(Workspace* ws, const Settings* prm, const TreeView* a, const TreeView* b) noexcept nogil:

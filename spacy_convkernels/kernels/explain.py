@@ -26,18 +26,8 @@ from ..errors import InvalidParameterError, StructureTypeError
 from ..structures.tree import Tree
 from ..utils.validation import COUNT, validate_params
 from ._driver import deltas
-from ._settings import KernelKind
+from ._settings import KIND_TRAITS
 from .base import Kernel, _engine_settings
-
-# the engine kinds explain takes, and whether a fragment's children align by position (ST,
-# SST: the children of equal productions) or as a subsequence (PTK, SPTK, CSPTK)
-ALIGNED_BY_POSITION = {
-    KernelKind.SUBTREE_TEXTBOOK: True,
-    KernelKind.SUBTREE_KELP: True,
-    KernelKind.SUBSET_TREE: True,
-    KernelKind.PARTIAL_TREE: False,
-    KernelKind.SMOOTHED_PARTIAL_TREE: False,
-}
 
 
 @dataclass(frozen=True)
@@ -104,12 +94,13 @@ def explain(kernel, a: Tree, b: Tree, *, top: int | None = 10, normalize: bool =
         if not isinstance(tree, Tree):
             raise StructureTypeError(f"explain takes two Trees; {name} is {type(tree).__name__}")
     spec, tables = kernel._configuration()  # validates the parameters
-    if spec.kind not in ALIGNED_BY_POSITION:
+    traits = KIND_TRAITS[spec.kind]
+    if not traits.sums_of_deltas:
         raise InvalidParameterError(f"explain supports the tree kernels, not {type(kernel).__name__}")
     packed = kernel._pack([a, b], spec, tables)
     delta = deltas(_engine_settings(spec, tables), packed, packed, 0, 1)
     A, B = _Nodes(a), _Nodes(b)
-    sizes = None if ALIGNED_BY_POSITION[spec.kind] else _fragment_sizes(A, B, delta)
+    sizes = None if traits.aligned_by_position else _fragment_sizes(A, B, delta)
     scale = 1.0
     if normalize:
         self_a, self_b = kernel.diag([a, b])
