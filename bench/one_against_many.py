@@ -1,7 +1,7 @@
 """Questions per second against a fixed set of 4,000 trees: the plain engine and the one-against-many one.
 
     python bench/one_against_many.py [--data ../shared/data/trec-qc-kelp] [--landmarks 4000]
-                                     [--kernels PTK CSPTK SPTK ST SST] [--n-jobs 2]
+                                     [--kernels PTK CSPTK SPTK ST SST] [--n-jobs 2] [--symmetric 2000]
 
 KeLP's TREC QC trees (train_5500.coarse.klp.gz and TREC_10.coarse.klp.gz, the trees of
 KeLP's parser as shipped with the data set): dev is every 10th training question (545),
@@ -18,6 +18,12 @@ one run each, on ``--n-jobs`` threads:
   time, and per CPU second of the process (the machine's other load inflates the first,
   much less the second);
 - the largest absolute difference between the two Gram blocks.
+
+With ``--symmetric N`` it times the Gram of one set instead, ``kernel.gram(X)`` of the
+first N training trees, normalized: pair by pair (the upper triangle) against indexed (X
+indexed on the fly, each row against all of X, the triangle mirrored), as
+``Kernel.gram`` chooses from ``INDEXED_GRAM_MIN`` structures on; seconds of each, one
+run each, and the largest difference.
 """
 
 import argparse
@@ -35,6 +41,7 @@ from spacy_convkernels.kernels import (
     SmoothedPartialTreeKernel,
     SubsetTreeKernel,
     SubtreeKernel,
+    base,
 )
 
 
@@ -87,18 +94,54 @@ def measure(kernel, fixed: list, rows: list, n_jobs: int) -> dict:
     }
 
 
+def measure_symmetric(kernel, trees: list, n_jobs: int) -> dict:
+    """The wall seconds of the Gram of ``trees`` pair by pair and indexed (one run each),
+    with the blocks' largest absolute difference."""
+    kernel.diag(trees, n_jobs=n_jobs)
+    threshold = base.INDEXED_GRAM_MIN
+    try:
+        base.INDEXED_GRAM_MIN = len(trees) + 1
+        K_plain, plain, _ = timed(kernel.gram, trees, n_jobs=n_jobs)
+    finally:
+        base.INDEXED_GRAM_MIN = threshold
+    K_indexed, indexed, _ = timed(kernel.gram, trees, n_jobs=n_jobs)
+    return {"plain": plain, "indexed": indexed, "difference": float(np.abs(K_plain - K_indexed).max())}
+
+
+def symmetric(args, train: list) -> None:
+    print(
+        f"the Gram of the first {args.symmetric:,} training trees, normalized; n_jobs={args.n_jobs} on "
+        f"{os.cpu_count()} cores; one run each; load average {os.getloadavg()[0]:.1f} before"
+    )
+    print(f"{'kernel':<12}{'trees':<6}{'pairwise s':>11}{'indexed s':>11}{'speed-up':>10}{'max |diff|':>12}")
+    for name, representation, kernel in kernels(args.data / "wordspace_md300.txt.gz"):
+        if name in args.kernels:
+            trees = [e.trees[representation] for e in train[: args.symmetric]]
+            figures = measure_symmetric(kernel, trees, args.n_jobs)
+            print(
+                f"{name:<12}{representation:<6}{figures['plain']:>11.2f}{figures['indexed']:>11.2f}"
+                f"{figures['plain'] / figures['indexed']:>9.2f}x{figures['difference']:>12.1e}",
+                flush=True,
+            )
+    print(f"load average {os.getloadavg()[0]:.1f} after")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
     parser.add_argument("--landmarks", type=int, default=4000)
     parser.add_argument("--kernels", nargs="+", default=["PTK", "CSPTK", "SPTK", "ST", "ST-textbook", "SST"])
     parser.add_argument("--n-jobs", type=int, default=os.cpu_count())
+    parser.add_argument("--symmetric", type=int, metavar="N", help="time the Gram of N training trees instead")
     args = parser.parse_args()
 
     training = list(read_klp(args.data / "train_5500.coarse.klp.gz"))
     test = list(read_klp(args.data / "TREC_10.coarse.klp.gz"))
     train = [e for i, e in enumerate(training, 1) if i % 10]
     dev = [e for i, e in enumerate(training, 1) if not i % 10]
+    if args.symmetric:
+        symmetric(args, train)
+        return
     chosen = np.random.default_rng(0).permutation(len(train))[: args.landmarks]
     queries = test + dev
     print(

@@ -1,14 +1,16 @@
 """The engine of the working tree against an earlier commit's: tree-kernel pairs per second, interleaved.
 
     python bench/versus_commit.py COMMIT [--kernels ST SST PTK SPTK CSPTK] [--rounds 5]
-                                         [--pairs 500000] [--data ../shared/data/trec-qc-kelp]
+                                         [--pairs 500000] [--indexed] [--data ../shared/data/trec-qc-kelp]
 
 Checks COMMIT out in a git worktree under ``build/versus/`` and compiles its engine there
 in place (once; later runs reuse it). Then, in each round, both versions run the same
 measurement in a fresh process each, in alternating order (the earlier commit first in odd
 rounds), so that the machine's drifts hit both alike: the kernels of bench/tree_kernels.py
 (KeLP's reference parameters, TREC training trees, self-kernels kept, trees prepared once)
-on the same random pairs, normalized, on one thread. Prints every round, then per kernel
+on the same random pairs, normalized, on one thread; with ``--indexed`` also the
+one-against-many engine of bench/one_against_many.py (rows "NAME/index": 500 training
+trees against the index of 2,000 others, questions per second). Prints every round, then per kernel
 the median rate of each side, their ratio, the rounds the working tree was slower in, and
 whether both computed the same sum of values (to 1e-9 relative). Run it on a quiet machine:
 a slowdown shows up in the change that causes it.
@@ -52,9 +54,10 @@ def kernels(wordspace: Path) -> dict:
     }
 
 
-def measure(data: Path, names: list, n_pairs: int) -> dict:
+def measure(data: Path, names: list, n_pairs: int, indexed: bool) -> dict:
     """{kernel: [pairs per second on one thread, sum of the values]} of the package on the
-    path, and its folder under "package"."""
+    path (with ``indexed``, also {kernel/index: [queries per second, sum]}), and its folder
+    under "package"."""
     import spacy_convkernels
     from spacy_convkernels.corpora import read_klp
 
@@ -69,6 +72,11 @@ def measure(data: Path, names: list, n_pairs: int) -> dict:
             start = time.perf_counter()
             values = kernel.pairs(prepared, pairs, n_jobs=1)
             figures[name] = [n_pairs / (time.perf_counter() - start), float(np.sum(values))]
+            if indexed:
+                fixed = kernel.prepare(trees[:2000])
+                start = time.perf_counter()
+                values = kernel.gram(trees[2000:2500], fixed, n_jobs=1)
+                figures[f"{name}/index"] = [500 / (time.perf_counter() - start), float(np.sum(values))]
     return figures
 
 
@@ -89,6 +97,7 @@ def run_side(tree: Path, args) -> dict:
     """The measurement in a fresh process that imports the package from ``tree``."""
     environment = {**os.environ, "PYTHONPATH": str(tree)}
     command = [sys.executable, __file__, "--worker", "--data", str(args.data), "--pairs", str(args.pairs)]
+    command += ["--indexed"] if args.indexed else []
     result = subprocess.run(
         [*command, "--kernels", *args.kernels], env=environment, capture_output=True, text=True, check=True
     )
@@ -105,10 +114,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--pairs", type=int, default=500_000)
     parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
+    parser.add_argument("--indexed", action="store_true", help="also time the one-against-many engine")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(measure(args.data, args.kernels, args.pairs)))
+        print(json.dumps(measure(args.data, args.kernels, args.pairs, args.indexed)))
         return
     if args.commit is None:
         parser.error("name the earlier commit")
@@ -118,7 +128,8 @@ def main():
         f"{args.pairs:,} random pairs of TREC training trees, one thread, {args.rounds} rounds interleaved; "
         f"load average {os.getloadavg()[0]:.1f} before"
     )
-    rates = {side: {name: [] for name in args.kernels} for side in sides}
+    names = [f"{name}{suffix}" for name in args.kernels for suffix in ("", "/index")[: 1 + args.indexed]]
+    rates = {side: {name: [] for name in names} for side in sides}
     sums = {side: {} for side in sides}
     for round_ in range(1, args.rounds + 1):
         order = list(sides) if round_ % 2 else list(sides)[::-1]
@@ -128,16 +139,16 @@ def main():
                 sums[side][name] = total
         print(
             f"round {round_}: "
-            + "; ".join(f"{n} {rates[args.commit][n][-1]:,.0f} -> {rates[ours][n][-1]:,.0f}" for n in args.kernels),
+            + "; ".join(f"{n} {rates[args.commit][n][-1]:,.0f} -> {rates[ours][n][-1]:,.0f}" for n in names),
             flush=True,
         )
-    print(f"{'kernel':<8}{args.commit[:14]:>16}{'working tree':>16}{'ratio':>8}{'slower in':>11}{'same sums':>11}")
-    for name in args.kernels:
+    print(f"{'kernel':<12}{args.commit[:14]:>16}{'working tree':>16}{'ratio':>8}{'slower in':>11}{'same sums':>11}")
+    for name in names:
         before, after = rates[args.commit][name], rates[ours][name]
         slower = sum(a < b for a, b in zip(after, before))
         same = np.isclose(sums[args.commit][name], sums[ours][name], rtol=1e-9, atol=0)
         print(
-            f"{name:<8}{statistics.median(before):>16,.0f}{statistics.median(after):>16,.0f}"
+            f"{name:<12}{statistics.median(before):>16,.0f}{statistics.median(after):>16,.0f}"
             f"{statistics.median(after) / statistics.median(before):>8.3f}{f'{slower}/{len(after)}':>11}{str(same):>11}"
         )
     print(f"load average {os.getloadavg()[0]:.1f} after")
