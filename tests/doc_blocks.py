@@ -24,10 +24,11 @@ commands) holds a package ``en_core_web_md`` whose ``load`` loads
 ``../shared/models/en_core_web_md-3.8.0``, with the ``dist-info`` that makes
 ``spacy.util.is_package`` find it.
 
-A block that names ``en_core_web_md`` or ``../shared`` is marked ``shared``; a shell
-block (each command starts a Python process that imports spaCy: seconds), or one that
-trains or starts a Dask cluster, ``slow``. A block runs the page's blocks before it, so it
-carries their marks too: put a page's fast blocks first.
+A block that names ``en_core_web_md``, a config of ``configs/`` (they source it) or
+``../shared`` is marked ``shared``; a shell block (each command starts a Python process
+that imports spaCy: seconds), or one that trains or starts a Dask cluster, ``slow``. A
+block of a guide runs the page's blocks before it, so it carries their marks too: put a
+page's fast blocks first. README.md's blocks run each on its own (a reader copies one).
 """
 
 import contextlib
