@@ -246,8 +246,7 @@ def main(argv=None) -> None:
     if options.list:
         print("\n".join(f"{label}: {', '.join(methods)}" for label, _, _, methods in found))
         return
-    repeat = 1 if options.quick else options.repeat
-    rows = []
+    repeat, rows, load = 1 if options.quick else options.repeat, [], os.getloadavg()[0]
     for group in found:
         rows += run_group(*group, repeat=repeat, child=options.child)
         if not options.json:
@@ -260,5 +259,6 @@ def main(argv=None) -> None:
         print(json.dumps({"package": package, "rows": rows}, default=str))
         return
     print_table(rows)
-    if options.results:
-        options.results.write_text(json.dumps(rows, indent=1, default=str) + "\n", encoding="utf-8")
+    if options.results:  # the rows, with the machine's cores and load average (1 min) before and after
+        machine = {"cores": os.cpu_count(), "load": [load, os.getloadavg()[0]], "command": " ".join(sys.argv[1:])}
+        options.results.write_text(json.dumps({**machine, "rows": rows}, indent=1, default=str) + "\n")
