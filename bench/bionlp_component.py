@@ -63,7 +63,7 @@ from pathlib import Path
 
 import numpy as np
 from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, load_parser, parsed_documents
-from common import prf
+from common import prf, table
 from locations import ROOT, add_outputs
 from qc_transformer import default_transformer, settings_of
 from spacy.training import Example
@@ -604,26 +604,23 @@ def markdown_rows(results: list[dict]) -> list[str]:
     def ms(stat: dict) -> str:
         return f"{stat['mean']:.3f} ± {stat['sd']:.3f}"
 
-    rows = [
-        "| variant | seeds | candidate F1 (P, R) | held-out F1 | typed F1, every label (P, R) "
-        "| typed F1, best label | raw text: typed F1, every label (P, R) | raw text: typed F1, best label "
-        "| raw text: candidate F1 | fit s | train s (seed 0) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    def with_pr(stats: dict, f: str, p: str, r: str) -> str:
+        return f"{ms(stats[f])} ({stats[p]['mean']:.3f}, {stats[r]['mean']:.3f})"
+
+    head = ["variant", "seeds", "candidate F1 (P, R)", "held-out F1", "typed F1, every label (P, R)"]
+    head += ["typed F1, best label", "raw text: typed F1, every label (P, R)", "raw text: typed F1, best label"]
+    head += ["raw text: candidate F1", "fit s", "train s (seed 0)"]
+    rows = []
     for r in results:
-        c, raw = r["component"], r["raw"]
-        single = r.get("component_single_label")
-        raw_single = r.get("raw_single_label")
-        rows.append(
-            f"| {r['variant']}{'' if r.get('max_support') is None else ', max_support ' + str(r['max_support'])} "
-            f"| {len(r['seeds'])} | {ms(r['f1'])} ({r['precision']['mean']:.3f}, {r['recall']['mean']:.3f}) "
-            f"| {ms(r['held_out_f1'])} | {ms(c['rel_micro_f'])} ({c['rel_micro_p']['mean']:.3f}, "
-            f"{c['rel_micro_r']['mean']:.3f}) | {ms(single['rel_micro_f']) if single else '-'} "
-            f"| {ms(raw['rel_micro_f'])} ({raw['rel_micro_p']['mean']:.3f}, {raw['rel_micro_r']['mean']:.3f}) "
-            f"| {ms(raw_single['rel_micro_f']) if raw_single else '-'} | {ms(r['raw_candidates_f1'])} "
-            f"| {r['fit_seconds']:.0f} | {r['runs'][0]['train_seconds']:.0f} |"
-        )
-    return rows
+        typed = ("rel_micro_f", "rel_micro_p", "rel_micro_r")
+        single, raw_single = r.get("component_single_label"), r.get("raw_single_label")
+        name = r["variant"] + ("" if r.get("max_support") is None else f", max_support {r['max_support']}")
+        rows.append([name, len(r["seeds"]), with_pr(r, "f1", "precision", "recall"), ms(r["held_out_f1"])])
+        rows[-1] += [with_pr(r["component"], *typed), ms(single["rel_micro_f"]) if single else "-"]
+        rows[-1] += [with_pr(r["raw"], *typed)]
+        rows[-1] += [ms(raw_single["rel_micro_f"]) if raw_single else "-", ms(r["raw_candidates_f1"])]
+        rows[-1] += [f"{r['fit_seconds']:.0f}", f"{r['runs'][0]['train_seconds']:.0f}"]
+    return table(head, rows)
 
 
 def _save(path: Path, rows: list, held_articles: list, n_train: int, n_held: int) -> None:

@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from bionlp_candidates import parsed_documents
-from common import EVALUATIONS, counting, prf, write_json, write_page
+from common import EVALUATIONS, counting, prf, table, write_json, write_page
 from locations import DATA, MD_MODEL, RESULTS, add_outputs
 from sklearn.svm import SVC
 from spacy.tokens import DocBin
@@ -67,6 +67,8 @@ from spacy_convkernels.kernels import PartialTreeKernel, SubsequencePathKernel
 from spacy_convkernels.learn import KernelKNeighborsClassifier, KLSHForestClassifier, NonstationaryKernelLearner
 from spacy_convkernels.structures.relations import GoldRelations, dependency_interactions
 
+HEAD = "classifier|F1|precision|recall|F1 default|kernel evaluations|wall s|choice s|choices (on the train split)|note"
+HEAD = HEAD.split("|")
 HAND_WRITTEN = "## kernel_relations (the spaCy component)"  # the page's part below the tables
 ROLE_SETS = [("theme",), ("catalyst", "theme"), ("theme", "theme2")]
 K_GRID = (1, 3, 5, 7, 11, 15, 21)
@@ -188,7 +190,7 @@ class Bench:
         )
         row = (name, figures.mean(axis=0), figures.std(axis=0), len(runs), choices, note)
         self.rows.append(row)
-        print(format_row(row), flush=True)
+        print(table(HEAD, [row_cells(row)])[-1], flush=True)
 
     def knn(self, name: str, kernel_of):
         """Exact k-NN; ``kernel_of(X, y)`` gives (the kernel fitted to that training set, a note)."""
@@ -297,13 +299,11 @@ def _choices(choice: dict) -> str:
     return f"k = {choice['k']}, threshold {choice['threshold']:.3f}; held-out F1 {choice['held-out F1']:.3f}"
 
 
-def format_row(row) -> str:
+def row_cells(row) -> list:
     name, mean, spread, runs, choices, note = row
     f1 = f"{mean[2]:.3f}" + (f" ± {spread[2]:.3f}" if runs > 1 else "")
-    return (
-        f"| {name} | {f1} | {mean[0]:.3f} | {mean[1]:.3f} | {mean[3]:.3f} | {mean[4]:,.0f} | {mean[5]:.1f} "
-        f"| {mean[6]:.1f} | {choices} | {note} |"
-    )
+    figures = [f"{mean[i]:.3f}" for i in (0, 1, 3)] + [f"{mean[4]:,.0f}", f"{mean[5]:.1f}", f"{mean[6]:.1f}"]
+    return [name, f1, *figures, choices, note]
 
 
 def main():
@@ -465,10 +465,7 @@ def render(results: dict) -> list[str]:
             f"`{result['command']}`, {result['date']}, {result['minutes']} min on 2 cores shared with other jobs. "
             f"Setting: {result['setting']}; {explain}.",
             "",
-            "| classifier | F1 | precision | recall | F1 default | kernel evaluations | wall s | choice s "
-            "| choices (on the train split) | note |",
-            "|---|---|---|---|---|---|---|---|---|---|",
-            *[format_row(row) for row in rows],
+            *table(HEAD, [row_cells(row) for row in rows]),
             *component_rows(key),
             "",
             f"NPK weights learned on all of train for the 30 most frequent edge labels; {len(zeros)} are 0: "
