@@ -10,7 +10,9 @@ rounds), so that the machine's drifts hit both alike: the kernels of bench/tree_
 (KeLP's reference parameters, TREC training trees, self-kernels kept, trees prepared once)
 on the same random pairs, normalized, on one thread; with ``--indexed`` also the
 one-against-many engine of bench/one_against_many.py (rows "NAME/index": 500 training
-trees against the index of 2,000 others, questions per second). Prints every round, then per kernel
+trees against the index of 2,000 others, questions per second). Rates are per CPU second
+of the measuring process (on one thread its wall time on a quiet machine, and much less
+disturbed by other load). Prints every round, then per kernel
 the median rate of each side, their ratio, the rounds the working tree was slower in, and
 whether both computed the same sum of values (to 1e-9 relative). Run it on a quiet machine:
 a slowdown shows up in the change that causes it.
@@ -69,14 +71,14 @@ def measure(data: Path, names: list, n_pairs: int, indexed: bool) -> dict:
             trees = [e.trees[representation] for e in examples]
             kernel.diag(trees)
             prepared = kernel.prepare(trees)
-            start = time.perf_counter()
+            start = time.process_time()
             values = kernel.pairs(prepared, pairs, n_jobs=1)
-            figures[name] = [n_pairs / (time.perf_counter() - start), float(np.sum(values))]
+            figures[name] = [n_pairs / (time.process_time() - start), float(np.sum(values))]
             if indexed:
                 fixed = kernel.prepare(trees[:2000])
-                start = time.perf_counter()
+                start = time.process_time()
                 values = kernel.gram(trees[2000:2500], fixed, n_jobs=1)
-                figures[f"{name}/index"] = [500 / (time.perf_counter() - start), float(np.sum(values))]
+                figures[f"{name}/index"] = [500 / (time.process_time() - start), float(np.sum(values))]
     return figures
 
 
