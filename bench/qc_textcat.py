@@ -297,24 +297,6 @@ class Bench:
                 best = (dev, test, C)
         return best
 
-    def assembled_speed(self, textcat_nlp, kernel_nlp=None, runs: int = 3):
-        """Questions per second (median of ``runs``) of the pipeline from raw text: md,
-        kernel_trees, kernel_vectors (when given), the trained textcat; and its test accuracy."""
-        nlp = spacy.load(MD_MODEL, exclude=["ner", "senter"], vocab=self.md.vocab)
-        nlp.add_pipe("kernel_trees", config={"representations": ["grct", "lct", "clct"]})
-        if kernel_nlp is not None:
-            nlp.add_pipe("kernel_vectors", source=kernel_nlp)
-        nlp.add_pipe("textcat", source=textcat_nlp)
-        texts = [text for text, _ in self.split["test"]]
-        list(nlp.pipe(texts[:50]))
-        speeds = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            docs = list(nlp.pipe(texts, batch_size=256))
-            speeds.append(len(texts) / (time.perf_counter() - start))
-        predicted = np.array([max(d.cats, key=d.cats.get) for d in docs])
-        return statistics.median(speeds), 100.0 * np.mean(predicted == self.labels["test"])
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
