@@ -153,9 +153,8 @@ def in_child(label: str, method: str, repeat: int) -> list:
 
 
 def child_environment(package: Path | None = None) -> dict:
-    settings = " ".join(f"{k}={v}" for k, v in SETTINGS.items())
     extra = {"PYTHONPATH": str(package)} if package else {}
-    return {**os.environ, "BENCH_SPEED_SETTINGS": settings, **extra}
+    return {**os.environ, "BENCH_SPEED_SETTINGS": json.dumps(SETTINGS), **extra}
 
 
 def cell(row: dict) -> str:
@@ -238,8 +237,8 @@ def main(argv=None) -> None:
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
-    passed = os.environ.get("BENCH_SPEED_SETTINGS", "").split() + options.set
-    SETTINGS.update(item.split("=", 1) for item in passed)
+    SETTINGS.update(json.loads(os.environ.get("BENCH_SPEED_SETTINGS", "{}")))  # a child's: its parent's
+    SETTINGS.update(item.split("=", 1) for item in options.set)
     if options.against:
         return against(options.against, options)
     found = benchmarks(options.filter, options.quick)
