@@ -6,9 +6,10 @@ scikit-learn's ``asv_benchmarks``, and a runner that prints one table.
     python -m bench.speed --list
 
 A benchmark is a class of a module of this folder with methods named ``time_*`` (the
-median wall seconds of ``repeat`` calls, after ``setup``), ``peakmem_*`` (the peak
-resident MB of one call above the process's resident memory after ``setup``, in a fresh
-process, with the call's seconds) or ``track_*`` (the value returned, in the method's ``unit``).
+median wall seconds of ``repeat`` calls after ``setup``, and their CPU seconds),
+``peakmem_*`` (the peak resident MB of one call above the process's resident memory after
+``setup``, in a fresh process, with the call's seconds) or ``track_*`` (the value
+returned, in the method's ``unit``).
 ``params`` (one list of values per name of ``param_names``) makes one benchmark of each
 combination; ``setup`` gets the combination and raises ``NotImplementedError`` to skip it
 (data or a trained model absent). A ``time_*`` marked ``@rate("pairs")`` also prints how
@@ -104,12 +105,13 @@ def measure(instance, method: str, combination: tuple, repeat: int) -> dict:
         except OSError:
             pass
         base = memory("VmHWM")
-    seconds = []
+    seconds, cpu = [], []
     for _ in range(1 if method.startswith("peakmem_") else repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         note = function(*combination)
         seconds.append(time.perf_counter() - start)
-    row = {"value": statistics.median(seconds), "unit": "s", "note": note}
+        cpu.append(time.process_time() - start_cpu)
+    row = {"value": statistics.median(seconds), "unit": "s", "cpu": statistics.median(cpu), "note": note}
     if method.startswith("peakmem_"):
         row.update(value=memory("VmHWM") - base, unit="MB", seconds=seconds[0])
     elif getattr(function, "rate", None):
@@ -162,7 +164,8 @@ def cell(row: dict) -> str:
         return "skipped: " + row["skipped"] if "skipped" in row else "failed: " + row["failed"]
     value = row["value"]
     text = f"{value:,.4g} {row['unit']}".strip() if isinstance(value, (int, float)) else str(value)
-    extras = [row.get("rate"), f"{row['seconds']:.2f} s" if "seconds" in row else None, row.get("note")]
+    cpu = f"{row['cpu']:.3g} CPU s" if row.get("cpu") and row["unit"] == "s" else None
+    extras = [row.get("rate"), cpu, f"{row['seconds']:.2f} s" if "seconds" in row else None, row.get("note")]
     return text + "".join(f"; {extra}" for extra in extras if extra)
 
 

@@ -96,6 +96,13 @@ class OneAgainstMany:
     def time_gram(self, name, index):
         self.kernel.gram(self.queries, self.prepared)
 
+    def track_difference(self, name, index):
+        """The largest difference between the indexed and the plain Gram block."""
+        if not index:
+            return "-"
+        plain = self.kernel.gram(self.queries, self.kernel.prepare(self.fixed, index=False))
+        return float(np.abs(self.kernel.gram(self.queries, self.prepared) - plain).max())
+
 
 class IndexedRows:
     """500 training trees against the one-against-many index of 2,000 others, one thread,
