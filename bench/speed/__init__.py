@@ -107,10 +107,10 @@ def measure(instance, method: str, combination: tuple, repeat: int) -> dict:
         base = memory("VmHWM")
     seconds, cpu = [], []
     for _ in range(1 if method.startswith("peakmem_") else repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
+        start, start_cpu = time.perf_counter(), sum(os.times()[:4])  # CPU: this process and its children
         note = function(*combination)
         seconds.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
+        cpu.append(sum(os.times()[:4]) - start_cpu)
     row = {"value": statistics.median(seconds), "unit": "s", "cpu": statistics.median(cpu), "note": note}
     if method.startswith("peakmem_"):
         row.update(value=memory("VmHWM") - base, unit="MB", seconds=seconds[0])
