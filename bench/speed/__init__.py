@@ -1,5 +1,6 @@
 """The speed suite: benchmark classes in the layout of asv (airspeed velocity), as
-scikit-learn's ``asv_benchmarks``, and a runner that prints one table.
+scikit-learn's ``asv_benchmarks``, and a runner that prints one table (run it from the
+repository's root; ``python -m weasel run speed-suite`` passes project.yml's paths).
 
     python -m bench.speed [--filter REGEX] [--quick] [--repeat N] [--set NAME=VALUE ...] [--results FILE]
     python -m bench.speed --against COMMIT [--rounds 5] [--filter REGEX]
