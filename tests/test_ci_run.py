@@ -19,6 +19,7 @@ def test_ci_run_stops_without_the_shared_data(tmp_path):
     assert "CI: running" not in result.stdout  # before any virtual environment is made
 
 
+@pytest.mark.slow  # .ci/run makes a virtual environment (pip in it) before the lint
 @pytest.mark.skipif(sys.platform == "win32", reason="a bash script")
 def test_a_failing_command_inside_an_and_list_stops_ci(tmp_path):
     """A lint line whose first command fails (`false && true`, as `ruff check . && mypy`

@@ -12,6 +12,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -294,7 +295,7 @@ def test_a_fifo_is_written_into_not_replaced(workspace):
     assert not list(workspace.glob(".*"))
 
 
-def test_a_character_device_is_written_into_not_replaced(workspace, tmp_path_factory):
+def test_a_character_device_is_written_into_not_replaced(workspace, tmp_path_factory, monkeypatch, capsys):
     """A /dev/null made in the workspace when root may make one (so that a failure could
     not replace the machine's), else /dev/null itself (which a user cannot replace)."""
     device = workspace / "null"
@@ -305,13 +306,13 @@ def test_a_character_device_is_written_into_not_replaced(workspace, tmp_path_fac
             pytest.skip("root here, and a device node cannot be made: /dev/null itself is not risked")
         device = Path("/dev/null")
     scratch = tmp_path_factory.mktemp("tmpdir")
-    command = [sys.executable, "-m", "spacy_convkernels", "convert", str(workspace / "small.klp.gz"), str(device)]
-    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "TMPDIR": str(scratch)})
-    assert done.returncode == 0, done.stderr
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # TMPDIR, for this process
+    assert main(["convert", str(workspace / "small.klp.gz"), str(device)]) == 0, capsys.readouterr().err
     assert stat.S_ISCHR(os.lstat(device).st_mode) and os.lstat(device).st_rdev == os.makedev(1, 3)
     assert list(scratch.iterdir()) == []  # the temporary file is gone
 
 
+@pytest.mark.slow  # two runs of a new process (its standard output a pipe, then a file opened to append)
 @pytest.mark.parametrize("spelling", ["/dev/stdout", "link"])
 def test_standard_output_gets_the_bytes(workspace, spelling):
     """``-o /dev/stdout`` (or a link to it) writes to standard output: a pipe, or a file the
@@ -337,17 +338,19 @@ def test_standard_output_gets_the_bytes(workspace, spelling):
     assert not list(workspace.glob(".*"))
 
 
-def test_a_docbin_to_standard_output_is_not_mixed_with_the_summary(workspace):
-    """``convert X /dev/stdout > c.spacy`` (through a link here): the summary line goes to
-    standard error, standard output holds the DocBin alone."""
+def test_a_docbin_to_standard_output_is_not_mixed_with_the_summary(workspace, capfdbinary):
+    """``convert X /dev/stdout > c.spacy`` (through a link here; this process's standard
+    output is the file capfdbinary opened, as a shell's ``>`` opens one): the summary line
+    goes to standard error, standard output holds the DocBin alone."""
     expected = workspace / "expected.spacy"
     assert main(["convert", str(workspace / "small.klp.gz"), str(expected)]) == 0
     link = workspace / "out.spacy"
     link.symlink_to("/dev/stdout")
-    command = [sys.executable, "-m", "spacy_convkernels", "convert", str(workspace / "small.klp.gz"), str(link)]
-    done = subprocess.run(command, capture_output=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == expected.read_bytes() and b"60 questions to" in done.stderr
+    capfdbinary.readouterr()
+    assert main(["convert", str(workspace / "small.klp.gz"), str(link)]) == 0
+    out, err = capfdbinary.readouterr()
+    assert out == expected.read_bytes() and b"60 questions to" in err
+    assert link.is_symlink() and not list(workspace.glob(".*"))
 
 
 def limit_file_size(size: int, *, ignore_sigxfsz: bool = True):
@@ -370,11 +373,13 @@ def slow(*values):
 @pytest.mark.parametrize(
     "command, output, ignore_sigxfsz",
     [
-        (["gram", "{w}/small.klp.gz", "{w}/G.npy", "--quiet"], "output {w}/G.npy", True),
+        slow(["gram", "{w}/small.klp.gz", "{w}/G.npy", "--quiet"], "output {w}/G.npy", True),
         slow(["gram", "{w}/small.klp.gz", "{w}/G.npy", "--quiet"], "output {w}/G.npy", False),
         slow(["convert", "{w}/small.klp.gz", "{w}/c.spacy", "--dev", "{w}/d.spacy"], "output {w}/c.spacy", True),
         slow(["trees", "{w}/parses.spacy", "-o", "{w}/t.txt", "--quiet"], "--output {w}/t.txt", True),
-        (["nystroem", "transform", "{w}/m.npz", "{w}/small.klp.gz", "{w}/v.npy", "--quiet"], "output {w}/v.npy", True),
+        slow(
+            ["nystroem", "transform", "{w}/m.npz", "{w}/small.klp.gz", "{w}/v.npy", "--quiet"], "output {w}/v.npy", True
+        ),
         slow(["lexicon", "{w}/standoff", "{w}/lex"], "{w}/lex/proteins.jsonl", True),
         slow(
             ["nystroem", "fit", "{w}/small.klp.gz", "{w}/m.npz", "--n-components", "5", "--quiet"],
@@ -401,10 +406,41 @@ def test_a_file_size_limit_is_one_line_and_leaves_the_earlier_outputs(workspace,
     assert snapshot(workspace) == before
 
 
+@pytest.mark.parametrize(
+    "command, output",
+    [
+        (["gram", "{w}/small.klp.gz", "{w}/G.npy", "--quiet"], "output {w}/G.npy"),
+        (["nystroem", "transform", "{w}/m.npz", "{w}/small.klp.gz", "{w}/v.npy", "--quiet"], "output {w}/v.npy"),
+    ],
+)
+def test_a_file_size_limit_in_this_process_is_one_line_and_leaves_the_earlier_outputs(
+    workspace, capsys, command, output
+):
+    """The fast lane's cases of the test above: the same limit (SIGXFSZ ignored) set on this
+    process for the run of ``main``, then lifted (the soft limit goes back up to the hard one)."""
+    command = [part.format(w=workspace) for part in command]
+    assert main(command) == 0  # the earlier outputs
+    before = snapshot(workspace)
+    capsys.readouterr()
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (600, hard))
+    try:
+        status = main(command)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+    err = capsys.readouterr().err.strip()
+    assert status == 1, err
+    assert "File too large" in err and output.format(w=workspace) in err and "\n" not in err, err
+    assert snapshot(workspace) == before
+
+
 @pytest.mark.skipif(
     shutil.which("unshare") is None or subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode,
     reason="no unprivileged mount namespace here (unshare -rm), so no private tmpfs",
 )
+@pytest.mark.slow  # a new process in a new mount namespace
 def test_gram_on_a_full_tmpfs_is_one_line_not_a_bus_error(tmp_path):
     """A 4 MB tmpfs (in a private mount namespace) and a 17 MB Gram: without the space
     reserved before mapping, the first write to the map was SIGBUS (exit 135)."""

@@ -653,6 +653,7 @@ print("refused")
     not sys.platform.startswith("linux") or SANITIZED,
     reason="needs /proc and an address-space limit (meaningless under ASan)",
 )
+@pytest.mark.slow  # a new process each; the next test checks the limit in this process
 @pytest.mark.parametrize("n", [40_000, 200_000])
 def test_a_single_label_chain_is_refused_before_any_work(n):
     """A chain of n nodes of one label has n * n matching inner node pairs (quadratic

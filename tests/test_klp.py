@@ -219,6 +219,7 @@ print(json.dumps([refused, labels]))
 """
 
 
+@pytest.mark.slow  # a new process that reads a 300 MB line
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and an address-space limit")
 def test_a_300_megabyte_line_is_refused_in_200_megabytes(tmp_path):
     """Issue 36: a 291 KB ``.klp.gz`` holding one 300 MB line took 899 MB."""

@@ -200,6 +200,7 @@ def test_a_document_of_crowded_sentences_keeps_the_pairs_of_its_first_sentences_
         assert [c.key for c in candidates(doc)] == kept
 
 
+@pytest.mark.slow  # 20,000 entities; one sentence of a thousand (above) is the fast lane's case
 def test_twenty_sentences_of_a_thousand_entities_give_the_capped_pairs():
     doc = Doc.from_docs([many_entities(1000)] * 20)
     with pytest.warns(ConvKernelsWarning) as caught:

@@ -399,8 +399,14 @@ TWO_BLOCKS = {
 }
 
 
-def test_two_kernel_blocks_train_save_and_reload_with_identical_predictions(tmp_path):
-    nlp, extractor, examples, losses = trained_pair_pipeline(steps=40, kernel_features=TWO_BLOCKS)
+@pytest.fixture(scope="module")
+def two_blocks():
+    """A relation pipeline with two kernel blocks, trained once for the two tests below (neither changes it)."""
+    return trained_pair_pipeline(steps=40, kernel_features=TWO_BLOCKS)
+
+
+def test_two_kernel_blocks_train_and_round_trip_through_bytes_with_identical_predictions(two_blocks):
+    nlp, extractor, examples, losses = two_blocks
     svm, nystroem = blocks_of(extractor.model.get_ref("kernel_features"))
     assert svm.name == "candidate_kernel_svm" and nystroem.name == "candidate_kernel_features"
     assert svm.attrs["encoder"].fitted and nystroem.attrs["encoder"].fitted
@@ -414,6 +420,12 @@ def test_two_kernel_blocks_train_save_and_reload_with_identical_predictions(tmp_
     )
     copy.from_bytes(nlp.to_bytes())
     assert copy.get_pipe("kernel_relations")(parsed_in(copy))._.kernel_rel == expected
+
+
+@pytest.mark.slow  # a new Python process loads the pipeline
+def test_two_kernel_blocks_saved_to_disk_predict_identically_in_a_new_process(two_blocks, tmp_path):
+    nlp, extractor, _, _ = two_blocks
+    expected = extractor(parsed_in(nlp))._.kernel_rel
     nlp.to_disk(tmp_path / "pipeline")
     parsed().to_disk(tmp_path / "doc.spacy")
     code = (

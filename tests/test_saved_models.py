@@ -43,6 +43,10 @@ TEXTCAT_SVM = {
     "n_folds": 2,
 }
 KLSH = {"n_references": 4, "n_bits": 8, "subset_size": 2}
+# the language of the pipelines saved here: spaCy's multi-language tokenizer is made in a
+# quarter of the English one's time, and no test here tokenizes a text (each spacy.load
+# of a saved pipeline made and filled an English tokenizer twice, 0.25 s of 0.4 s)
+LANG = "xx"
 TEXTCAT_NYSTROEM = {
     "@architectures": "spacy_convkernels.KernelNystroemFeatures.v1",
     "representation": "grct",
@@ -56,7 +60,7 @@ def qc_docs(vocab) -> list[Doc]:
 
 
 def sentence_component(factory: str, config: dict) -> tuple:
-    nlp = spacy.blank("en")
+    nlp = spacy.blank(LANG)
     component = nlp.add_pipe(factory, config=config)
     docs = qc_docs(nlp.vocab)
     component.initialize(lambda: [Example(d, d) for d in docs], nlp=nlp)
@@ -65,7 +69,7 @@ def sentence_component(factory: str, config: dict) -> tuple:
 
 def textcat(kernel_features: dict, factory: str = "kernel_textcat") -> tuple:
     fix_random_seed(0)
-    nlp = spacy.blank("en")
+    nlp = spacy.blank(LANG)
     model = {
         "@architectures": "spacy_convkernels.KernelTextCat.v1",
         "kernel_features": kernel_features,
@@ -81,7 +85,7 @@ def textcat(kernel_features: dict, factory: str = "kernel_textcat") -> tuple:
 
 def relations(kernel_features: dict) -> tuple:
     fix_random_seed(0)
-    nlp = spacy.blank("en")
+    nlp = spacy.blank(LANG)
     config = model_config("EntityPairCandidates", kernel_features=kernel_features)
     nlp.add_pipe("kernel_relations", config={"model": config})
     examples = pair_examples(nlp)
@@ -136,15 +140,44 @@ def predictions(nlp, docs) -> list:
     return out
 
 
-@pytest.fixture(scope="module", params=list(COMPONENTS))
-def saved(request, tmp_path_factory):
+@pytest.fixture(scope="module")
+def saved_pipelines() -> dict:
+    """The pipelines of ``saved``, each made and saved once for the module, whatever the
+    order of the tests (a test only reads its folder, or damages a copy: damaged_copy)."""
+    return {}
+
+
+@pytest.fixture(params=list(COMPONENTS))
+def saved(request, saved_pipelines, tmp_path_factory):
     """(case name, component name, its state file's name, the saved pipeline's folder, the
     documents, their predictions before saving)."""
-    component, state_file, make = COMPONENTS[request.param]
-    nlp, docs = make()
-    folder = tmp_path_factory.mktemp(request.param) / "pipeline"
-    nlp.to_disk(folder)
-    return request.param, component, state_file, folder, docs, predictions(nlp, docs)
+    if request.param not in saved_pipelines:
+        component, state_file, make = COMPONENTS[request.param]
+        nlp, docs = make()
+        folder = tmp_path_factory.mktemp(request.param) / "pipeline"
+        nlp.to_disk(folder)
+        saved_pipelines[request.param] = request.param, component, state_file, folder, docs, predictions(nlp, docs)
+    return saved_pipelines[request.param]
+
+
+def diagonal(values) -> list:
+    """Parameters ``saved, value`` (``saved`` indirect) for every component with every value:
+    the fast lane takes the diagonal (the i-th component with the (i mod n)-th of the n
+    values), so that it meets each component and each value at least once; the other pairs
+    are marked slow."""
+    values = list(values)
+    return [
+        pytest.param(case, value, id=f"{case}-{value}", marks=() if j == i % len(values) else pytest.mark.slow)
+        for i, case in enumerate(COMPONENTS)
+        for j, value in enumerate(values)
+    ]
+
+
+def a_third(offset: int) -> list:
+    """Parameters ``saved`` (indirect) for every component: the fast lane takes one of each
+    kind (sentence states, text classifiers, relation models; ``offset`` chooses which), the
+    others are marked slow."""
+    return [pytest.param(case, marks=() if i % 3 == offset else pytest.mark.slow) for i, case in enumerate(COMPONENTS)]
 
 
 def damaged_copy(saved, tmp_path):
@@ -166,7 +199,9 @@ def flip(data: bytes, at: int) -> bytes:
     return data[:at] + bytes([data[at] ^ 0x01]) + data[at + 1 :]
 
 
-@pytest.mark.parametrize("damage", ["truncated", "random", "flipped", "empty", "missing", "directory"])
+@pytest.mark.parametrize(
+    "saved, damage", diagonal(["truncated", "random", "flipped", "empty", "missing", "directory"]), indirect=["saved"]
+)
 def test_a_damaged_state_file_names_component_and_file(saved, tmp_path, damage):
     copy, state = damaged_copy(saved, tmp_path)
     data = state.read_bytes()
@@ -188,7 +223,7 @@ def test_a_damaged_state_file_names_component_and_file(saved, tmp_path, damage):
         spacy.load(copy)
 
 
-@pytest.mark.parametrize("part", ["cfg", "truncated cfg", "flipped cfg"])
+@pytest.mark.parametrize("saved, part", diagonal(["cfg", "truncated cfg", "flipped cfg"]), indirect=["saved"])
 def test_the_settings_of_a_trainable_component_are_sealed_too(saved, tmp_path, part):
     if saved[2] != "model":
         pytest.skip("a component without a cfg")
@@ -266,7 +301,7 @@ INDEX_VALUES = {
 }
 
 
-@pytest.mark.parametrize("value", list(VALUES))
+@pytest.mark.parametrize("saved, value", diagonal(VALUES), indirect=["saved"])
 def test_a_crafted_array_out_of_its_range_is_refused_at_load(saved, tmp_path, value):
     copy, state_path = damaged_copy(saved, tmp_path)
     state = read_state(state_path)
@@ -593,6 +628,7 @@ def test_damages_that_raise_neither_value_nor_os_errors_are_one_line_too(tmp_pat
         load_pipeline(str(model))
 
 
+@pytest.mark.slow  # every bit of two components' states; the test below samples each component's
 @pytest.mark.parametrize("factory, config", [("kernel_vectors", {"n_components": 3}), ("kernel_klsh_codes", KLSH)])
 def test_every_flipped_bit_of_a_saved_state_is_refused_or_changes_nothing(factory, config):
     """Each of two bits of every byte: refused, or (a byte msgpack-numpy does not read,
@@ -613,6 +649,7 @@ def test_every_flipped_bit_of_a_saved_state_is_refused_or_changes_nothing(factor
     assert loaded < len(data) // 50
 
 
+@pytest.mark.parametrize("saved", a_third(1), indirect=True)
 def test_flipped_bits_across_a_components_bytes_are_refused_or_change_nothing(saved):
     """Three hundred bits flipped across ``to_bytes`` of each component (its weights too),
     but for spaCy's vocab in it (not the package's, and left out of a pipeline's components)."""

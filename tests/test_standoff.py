@@ -447,6 +447,7 @@ print(json.dumps(found))
 """
 
 
+@pytest.mark.slow  # a new process (spaCy imported), then seconds of memory-bound work
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and an address-space limit")
 def test_the_two_documents_of_issue_26_read_in_200_megabytes(tmp_path):
     """2,000 proteins in one Equiv group with one Binding (68 KB; unbounded: 4 million
@@ -585,6 +586,7 @@ print(json.dumps([len(doc._.kernel_interactions), sum("per_document" in str(w.me
 """
 
 
+@pytest.mark.slow  # a new process (spaCy imported), then seconds of memory-bound work
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and an address-space limit")
 def test_the_document_of_issue_36_reads_in_200_megabytes(tmp_path):
     """1,000 Binding events over a 2,000-protein ``Equiv`` group (122 KB; uncapped per
