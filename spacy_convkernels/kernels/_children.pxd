@@ -64,13 +64,17 @@ cdef inline double range_value(const Workspace* ws, const double* values, int x,
 
 cdef inline void fill_row(const Workspace* ws, const ChildValues* source, int i, double* v, int m) noexcept nogil:
     """Row i of the child values: v[j] for the m columns."""
-    cdef int j, x, y
-    cdef long long k, end
+    cdef int j, x, y, key
+    cdef long long k, end, base
+    cdef const TreeView* b
     if ChildValues is StoredPairs:
         x = source.row_node[i]
+        key = source.a.key[x]
+        b = source.b
+        base = ws.pair_start[x] - ws.group_start[x]  # Delta(x, y) at base + b's rank of y (``stored_delta``)
         for j in range(m):
             y = source.col_node[j]
-            v[j] = stored_delta(ws, source.b, x, y) if source.a.key[x] == source.b.key[y] else 0.0
+            v[j] = ws.delta[base + b.rank[y]] if b.key[y] == key else 0.0
     elif ChildValues is PartnerLists:
         x = source.row_node[i]
         k = ws.pair_start[x]
