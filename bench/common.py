@@ -7,6 +7,7 @@ through a temporary file) and Markdown pages and tables. Where they read and wri
 
 import json
 import statistics
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -79,6 +80,31 @@ def svm_accuracy(train_gram, y_train, test_gram, y_test, C=10.0) -> float:
     from spacy_convkernels.learn import fair_one_vs_all
 
     return 100.0 * np.mean(fair_one_vs_all(train_gram, y_train, test_gram, C=C) == y_test)
+
+
+def kelp_kernels(wordspace: Path) -> dict:
+    """{name: (representation, a function making the kernel)} of KeLP's TREC set-up
+    (KeLP's reference parameters; ``wordspace`` the md300 word space), built only with
+    arguments every version of the package takes (the speed suite's ``--against`` runs
+    them on earlier commits)."""
+    from spacy_convkernels import kernels as k
+
+    smoothed = {"lam": 0.4, "mu": 0.4, "threshold": 0.01, "vectors": wordspace}
+    return {
+        "ST": ("grct", lambda: k.SubtreeKernel(lam=0.4, variant="kelp")),
+        "ST-textbook": ("grct", lambda: k.SubtreeKernel(lam=0.4, variant="textbook")),
+        "SST": ("grct", lambda: k.SubsetTreeKernel(lam=0.4)),
+        "PTK": ("grct", lambda: k.PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5)),
+        "SPTK": ("lct", lambda: k.SmoothedPartialTreeKernel(terminal_factor=0.2, **smoothed)),
+        "CSPTK": ("clct", lambda: k.CompositionalSmoothedPartialTreeKernel(terminal_factor=1.0, **smoothed)),
+    }
+
+
+def timed(function, *args, **kwargs):
+    """(function(*args, **kwargs), its wall seconds, the process's CPU seconds in it)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = function(*args, **kwargs)
+    return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
 def rss_mb() -> float:

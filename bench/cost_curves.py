@@ -8,7 +8,7 @@
         [--data ../shared/data] [--model ../shared/models/en_core_web_md-3.8.0]
         [--results docs/results/cost_curves.json] [--docs docs/results]
 
-Kernels (KeLP's reference parameters, bench/one_against_many.py): PTK on GRCT and CSPTK on
+Kernels (KeLP's reference parameters, bench/speed/kernels.py): PTK on GRCT and CSPTK on
 CLCT (md300 word space) over KeLP's TREC trees: the pool is the first P = max(``--sizes``,
 ``--gram-structures``) of train_5500 without every 10th question (4,907) in a seed-0
 permutation, so its first N are a uniform draw; the queries are TREC_10's 500 then the 545
@@ -71,9 +71,8 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
+from common import ResultsFile, kelp_kernels, timed, write_page
 from locations import DATA, MD_MODEL, add_outputs
-from one_against_many import kernels, timed
-from results_file import ResultsFile, write_page
 
 from spacy_convkernels.approx import Nystroem
 from spacy_convkernels.corpora import read_klp, read_relations_jsonl
@@ -170,7 +169,7 @@ def kernel_of(name: str, wordspace: Path):
     """The kernel of a ``--kernels`` name."""
     if name == "path":
         return SubsequencePathKernel(lam=0.5)
-    return next(kernel for found, _, kernel in kernels(wordspace) if found == name)
+    return kelp_kernels(wordspace)[name][1]()
 
 
 # The steps: each (kernel, data, x, settings) -> the figures of one point -----------------
@@ -339,7 +338,7 @@ def measure(args, results: ResultsFile) -> None:
     }
     context = get_context("spawn")  # a forked process computes on one thread (kernels.base.n_threads)
     wordspace = args.data / "trec-qc-kelp" / "wordspace_md300.txt.gz"
-    representations = {name: representation for name, representation, _ in kernels(wordspace)}
+    representations = {name: representation for name, (representation, _) in kelp_kernels(wordspace).items()}
     with (
         tempfile.TemporaryDirectory() as folder,
         ProcessPoolExecutor(max_workers=1, mp_context=context, max_tasks_per_child=1) as pool,

@@ -11,17 +11,8 @@ weasel_util = pytest.importorskip("weasel.util")
 
 # pages written by hand from the JSON of the commands that output it
 HAND_WRITTEN = {"relations.md": ["relations_conll04.json", "relations_ge.json", "relations_initialize.json"]}
-# modules the scripts import, and the scripts the speed suite replaced, kept while the
-# lead measures with them (issue 38): the lead deletes them afterwards
-NOT_COMMANDS = {"common.py", "locations.py", "results_file.py", "spacy_train.py", "bionlp_candidates.py"}
-REPLACED_BY_THE_SPEED_SUITE = {
-    "tree_kernels.py",
-    "versus_commit.py",
-    "one_against_many.py",
-    "pipeline_speed.py",
-    "qc_kernel_blocks.py",
-    "pair_rates.py",
-}
+# modules the scripts import
+NOT_COMMANDS = {"common.py", "locations.py", "spacy_train.py", "bionlp_candidates.py"}
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +50,7 @@ def test_every_results_page_is_made_by_a_command(project):
 def test_every_benchmark_script_is_a_command(project):
     run = {words[1] for words in scripts(project) if words[0] == "python" and words[1].startswith("bench/")}
     for script in sorted((ROOT / "bench").glob("*.py")):
-        if script.name not in NOT_COMMANDS | REPLACED_BY_THE_SPEED_SUITE:
+        if script.name not in NOT_COMMANDS:
             assert f"bench/{script.name}" in run, f"no command of project.yml runs bench/{script.name}"
 
 

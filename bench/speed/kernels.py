@@ -8,6 +8,7 @@ import os
 import pickle
 from functools import cache
 
+import common  # bench/, on the path once bench.speed is imported
 import numpy as np
 
 from bench.speed import rate, setting
@@ -16,20 +17,8 @@ CORES = os.cpu_count()
 
 
 def kelp_kernels(name: str):
-    """(representation, kernel) of KeLP's TREC set-up, built only with arguments every
-    version of the package takes (``--against`` runs them on earlier commits)."""
-    from spacy_convkernels import kernels as k
-
-    words = setting("data") / "trec-qc-kelp" / "wordspace_md300.txt.gz"
-    smoothed = {"lam": 0.4, "mu": 0.4, "threshold": 0.01, "vectors": words}
-    return {
-        "ST": ("grct", lambda: k.SubtreeKernel(lam=0.4, variant="kelp")),
-        "ST-textbook": ("grct", lambda: k.SubtreeKernel(lam=0.4, variant="textbook")),
-        "SST": ("grct", lambda: k.SubsetTreeKernel(lam=0.4)),
-        "PTK": ("grct", lambda: k.PartialTreeKernel(lam=0.4, mu=0.4, terminal_factor=5)),
-        "SPTK": ("lct", lambda: k.SmoothedPartialTreeKernel(terminal_factor=0.2, **smoothed)),
-        "CSPTK": ("clct", lambda: k.CompositionalSmoothedPartialTreeKernel(terminal_factor=1.0, **smoothed)),
-    }[name]
+    """(representation, kernel factory) of KeLP's TREC set-up (``common.kelp_kernels``)."""
+    return common.kelp_kernels(setting("data") / "trec-qc-kelp" / "wordspace_md300.txt.gz")[name]
 
 
 @cache
