@@ -3,7 +3,7 @@ scikit-learn's ``asv_benchmarks``, and a runner that prints one table (run it fr
 repository's root; ``python -m weasel run speed-suite`` passes project.yml's paths).
 
     python -m bench.speed [--filter REGEX] [--quick] [--repeat N] [--set NAME=VALUE ...] [--results FILE]
-    python -m bench.speed --against COMMIT [--rounds 5] [--filter REGEX]
+    python -m bench.speed --against COMMIT [--rounds 5] [--cpu] [--filter REGEX]
     python -m bench.speed --list
 
 A benchmark is a class of a module of this folder with methods named ``time_*`` (the
@@ -19,7 +19,9 @@ a process of its own. What the runner adds to asv's layout: ``--set`` fills
 :data:`SETTINGS` (where the data and the trained pipelines are), ``--quick`` runs the
 first value of each parameter once, ``--against COMMIT`` runs the chosen benchmarks on
 COMMIT's engine (a worktree compiled once under ``build/versus/``) and on the working
-tree's in interleaved rounds, with the median of each side and their ratio.
+tree's in interleaved rounds, with the median of each side and their ratio (of wall
+seconds, or with ``--cpu`` of CPU seconds: on one thread the same on a quiet machine, and
+far less disturbed by other load).
 """
 
 import argparse
@@ -211,7 +213,8 @@ def against(commit: str, options) -> None:
             if Path(result["package"]) != sides[side]:
                 raise SystemExit(f"the {side} side imported the package from {result['package']}")
             for row in result["rows"]:
-                values.setdefault((row["benchmark"], row["method"]), {}).setdefault(side, []).append(row.get("value"))
+                value = row.get("cpu") if options.cpu and row.get("unit") == "s" else row.get("value")
+                values.setdefault((row["benchmark"], row["method"]), {}).setdefault(side, []).append(value)
         print(f"round {round_ + 1} of {options.rounds} done", file=sys.stderr, flush=True)
     from common import table
 
@@ -238,6 +241,7 @@ def main(argv=None) -> None:
     parser.add_argument("--list", action="store_true", help="list the benchmarks, run none")
     parser.add_argument("--against", metavar="COMMIT", help="compare with COMMIT's engine")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds of --against (default 5)")
+    parser.add_argument("--cpu", action="store_true", help="--against compares CPU seconds (less disturbed by load)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
