@@ -1,9 +1,31 @@
 """Random trees for the reference tests, including the awkward shapes."""
 
+import math
+
 import numpy as np
 from hypothesis import strategies as st
 
 from spacy_convkernels import Tree
+
+# parameter values a kernel must take or refuse with a package error (the fuzzers' odd draws)
+ODD_PARAMETERS = [
+    0.0,
+    -0.5,
+    1.0,
+    1.5,
+    1e308,
+    5e-324,
+    math.nan,
+    math.inf,
+    -math.inf,
+    True,
+    None,
+    "0.4",
+    [0.4],
+    np.float32(0.3),
+    np.int64(1),
+    1e-200,
+]
 
 # typed labels whose contents collide across types (A##x and B##x share the content x)
 ALPHABET = ["A##x", "B##x", "A##y", "B##z", "w", "A##w", "C##y"]

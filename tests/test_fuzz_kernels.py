@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from path_data import EDGES, NODES, exponential
 from path_data import LABELS as TUPLE_LABELS
 from path_data import VECTORS as PATH_VECTORS
-from random_trees import ALPHABET, trees
+from random_trees import ALPHABET, ODD_PARAMETERS, trees
 from smoothed_data import LABELS as SMOOTH_LABELS
 from smoothed_data import VECTORS as SMOOTH_VECTORS
 from smoothed_data import reference_sigma
@@ -44,26 +44,7 @@ JUNK = st.sampled_from([None, "(A (B))", 3, b"x", PathTuples([("", "bind")]), Tr
 
 # --- parameters: mostly in range, sometimes anything -----------------------------------------
 
-WEIRD = st.sampled_from(
-    [
-        0.0,
-        -0.5,
-        1.0,
-        1.5,
-        1e308,
-        5e-324,
-        math.nan,
-        math.inf,
-        -math.inf,
-        True,
-        None,
-        "0.4",
-        [0.4],
-        np.float32(0.3),
-        np.int64(1),
-        1e-200,
-    ]
-)
+WEIRD = st.sampled_from(ODD_PARAMETERS)
 
 
 def maybe(valid, weird=WEIRD, rate=12):

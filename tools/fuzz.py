@@ -366,24 +366,10 @@ def kernels_target():
     tree_labels = ["A##x", "B##x", "A##y", "B##z", "w", "A##w", "C##y", "SYNT##nsubj", "POS##NN"] + lex + comp
     edges, nodes = ["", "arg0", "arg1", "op1", "arg1-of"], ["bind", "protein", "enzyme", "dog", "cat", "gtp"]
     tuple_labels = [f"{e}/{n}" for e in edges for n in nodes] + ["A##x"]
-    weird = [
-        0.0,
-        -0.5,
-        1.0,
-        1.5,
-        1e308,
-        5e-324,
-        math.nan,
-        math.inf,
-        -math.inf,
-        True,
-        None,
-        "0.4",
-        [0.4],
-        np.float32(0.3),
-        np.int64(1),
-        1e-200,
-    ]
+    sys.path.insert(0, str(ROOT / "tests"))
+    from random_trees import ODD_PARAMETERS
+
+    weird = ODD_PARAMETERS
     kernels = [
         SubtreeKernel,
         SubsetTreeKernel,
