@@ -243,16 +243,23 @@ MALFORMED = [  # graph, message, line in the graph (from 1)
 ]
 
 
+@pytest.fixture(scope="module")
+def english():
+    """One blank English pipeline for the many small reads of malformed graphs (read_penman
+    without one makes a new one, a quarter of a second, as the other tests check)."""
+    return spacy.blank("en")
+
+
 @pytest.mark.parametrize("graph, words, line", MALFORMED)
-def test_malformed_graphs_are_refused_at_read_time(tmp_path, graph, words, line):
+def test_malformed_graphs_are_refused_at_read_time(tmp_path, english, graph, words, line):
     path = tmp_path / "bad.txt"
     path.write_text(SOS + "\n# ::id bad ::date 2018\n# ::snt Some text .\n" + graph + "\n\n" + SOS, encoding="utf-8")
     with pytest.raises(CorpusFormatError, match="graph bad: " + words) as info:
-        list(read_penman(path))
+        list(read_penman(path, english))
     assert info.value.line == 12 + line  # SOS is 9 lines, a blank line, 2 comment lines, then the graph
     errors = []
     with pytest.warns(CorpusWarning):
-        docs = list(read_penman(path, skip_errors=True, errors=errors))
+        docs = list(read_penman(path, english, skip_errors=True, errors=errors))
     assert len(docs) == 2 and len(errors) == 1
     assert all(len(amr_candidates(d._.kernel_amr)) == 9 for d in docs)
 

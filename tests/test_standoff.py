@@ -28,6 +28,9 @@ from spacy_convkernels.errors import (
 
 SAMPLE = CORPORA / "bionlp-st-2013-ge-sample"
 TIAB = SAMPLE / "PMC-2626671-00-TIAB.txt"
+# one pipeline for the many small reads of malformed lines (read_standoff without one
+# makes a blank English pipeline, a quarter of a second, as the other tests check)
+NLP = spacy.blank("en")
 
 
 def flat(doc):
@@ -165,7 +168,7 @@ def test_offsets_inside_tokens_widen_to_whole_tokens_and_are_counted(tmp_path):
 def test_malformed_a1_line_names_file_and_line(tmp_path, bad, line, message):
     write_doc(tmp_path, TEXT, A1 + [bad], A2)
     with pytest.raises(CorpusFormatError, match=line) as raised:
-        list(read_standoff(tmp_path))
+        list(read_standoff(tmp_path, NLP))
     assert message in str(raised.value) and raised.value.line == 5
 
 
@@ -185,7 +188,7 @@ def test_malformed_a1_line_names_file_and_line(tmp_path, bad, line, message):
 def test_malformed_a2_line_names_file_and_line(tmp_path, bad, message):
     write_doc(tmp_path, TEXT, A1, A2 + [bad])
     with pytest.raises(CorpusFormatError, match=r"doc.a2, line 5") as raised:
-        list(read_standoff(tmp_path))
+        list(read_standoff(tmp_path, NLP))
     assert message in str(raised.value)
 
 
@@ -350,9 +353,6 @@ def test_random_annotation_lines_give_corpus_format_errors_only(tmp_path, a1, a2
         warnings.simplefilter("ignore")
         (doc,) = read_standoff(tmp_path, NLP, skip_errors=True)
     assert all(len(i["roles"]) <= 3 for i in doc._.kernel_interactions)
-
-
-NLP = spacy.blank("en")
 
 
 def test_reader_in_a_training_config():
