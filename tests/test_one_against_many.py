@@ -7,6 +7,7 @@ references on a few cases."""
 
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -100,6 +101,12 @@ def path_kernels():
     yield SubsequencePathKernel(lam=0.8, vectors=NODE_VECTORS, gamma=0.2, edge_weights=EDGE_WEIGHTS)
 
 
+def kernel_id(kernel) -> str:
+    """The kernel's repr on one line, without the addresses of the objects it holds: the
+    same in every process (pytest-xdist's workers must collect the same test ids)."""
+    return " ".join(re.sub(r" object at 0x[0-9a-f]+", "", repr(kernel)).split())
+
+
 def random_trees(rng, labels, count: int) -> list:
     """``count`` trees of the awkward shapes: ordinary, repeated labels (two of them),
     wide (30+ children), deep (50+ levels), single nodes."""
@@ -187,7 +194,7 @@ def assert_same_values(kernel, queries, fixed, n_jobs: int) -> np.ndarray:
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::spacy_convkernels.errors.KernelUnderflowWarning")
-@pytest.mark.parametrize("family, kernel", CASES, ids=[f"{f}-{k!r}" for f, k in CASES])
+@pytest.mark.parametrize("family, kernel", CASES, ids=[f"{f}-{kernel_id(k)}" for f, k in CASES])
 @settings(max_examples=12, deadline=None)
 @given(data=st.data())
 def test_indexed_equals_plain(family, kernel, data):
@@ -196,7 +203,7 @@ def test_indexed_equals_plain(family, kernel, data):
 
 
 @pytest.mark.filterwarnings("ignore::spacy_convkernels.errors.KernelUnderflowWarning")
-@pytest.mark.parametrize("family, kernel", CASES, ids=[f"{f}-{k!r}" for f, k in CASES])
+@pytest.mark.parametrize("family, kernel", CASES, ids=[f"{f}-{kernel_id(k)}" for f, k in CASES])
 def test_the_comparisons_are_not_trivial(family, kernel):
     """On larger sets, most values are non-zero: the agreement above means something."""
     rng = np.random.default_rng(5)
@@ -380,7 +387,7 @@ TREE_CASES = [(family, kernel) for family, kernel in CASES if family != "path"]
 
 
 @pytest.mark.filterwarnings("ignore::spacy_convkernels.errors.KernelUnderflowWarning")
-@pytest.mark.parametrize("family, kernel", TREE_CASES, ids=[f"{f}-{k!r}" for f, k in TREE_CASES])
+@pytest.mark.parametrize("family, kernel", TREE_CASES, ids=[f"{f}-{kernel_id(k)}" for f, k in TREE_CASES])
 def test_a_tree_gram_is_indexed_and_equals_the_plain_one(family, kernel, monkeypatch):
     """The Gram of a large enough set of trees (or forests) is computed against an index
     made on the fly, whole rows, the upper triangle mirrored: the plain engine's values to
@@ -405,7 +412,7 @@ def test_a_tree_gram_is_indexed_and_equals_the_plain_one(family, kernel, monkeyp
     assert calls == [True] * 4
 
 
-@pytest.mark.parametrize("kernel", list(path_kernels()), ids=repr)
+@pytest.mark.parametrize("kernel", list(path_kernels()), ids=kernel_id)
 def test_a_path_gram_is_indexed_and_equals_the_plain_one(kernel, monkeypatch):
     """Paths (plain tuples and feature positions) are always computed against an index made
     on the fly, a symmetric Gram from the diagonal on: the values of the plain engine."""
