@@ -21,13 +21,13 @@ def test_the_readme_is_short():
 
 def test_the_readme_starts_with_what_ci_runs():
     """The fenced blocks after the markers that .ci/run reads: install, demo, the fast lane,
-    every test; then the lint."""
+    the rest on two workers; then the lint."""
     found = {block.directive: block.code.splitlines() for block in blocks(README) if block.directive}
     assert found["ci: install and test"] == [
         'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[dev]"',
         "spacy-convkernels demo",
         'python -m pytest -m "not slow and not shared"',
-        "python -m pytest",
+        'python -m pytest -m "slow or shared" -n 2',
     ]
     assert found["ci: lint"] == ["ruff check . && ruff format --check . && cython-lint spacy_convkernels && mypy"]
     first_shell = next(block for block in blocks(README) if block.language == "sh")
