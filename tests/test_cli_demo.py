@@ -52,8 +52,8 @@ def test_stored_parses_are_the_md_models(capsys):
 
 
 def test_the_readme_starts_with_install_demo_and_tests():
-    install, demo, fast_lane, tests = start_block()
-    assert "pip install -e" in install and tests == "python -m pytest"
+    install, demo, fast_lane, rest = start_block()
+    assert "pip install -e" in install and rest == 'python -m pytest -m "slow or shared" -n 2'
     assert fast_lane == 'python -m pytest -m "not slow and not shared"'
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     for marker in ("slow", "shared"):  # registered (and --strict-markers rejects any other)
