@@ -194,7 +194,7 @@ def _key(kind, item):
             {k: v if isinstance(v, dict) else v.tolist() for k, v in item.vectors.items()},
         )
     tokens = tuple((t.text, t.whitespace_, t.head.i, t.dep_, t.tag_, t.pos_, t.lemma_, str(t.morph)) for t in item)
-    return tokens, item._.kernel_amr
+    return tokens, (item._.kernel_amr if item.has_extension("kernel_amr") else None)  # set once an AMR reader ran
 
 
 def _read(kind, path, skip_errors):
