@@ -27,6 +27,30 @@ ODD_PARAMETERS = [
     1e-200,
 ]
 
+
+def bad_index_pairs(n):
+    """Index pairs that are out of range, of the wrong shape or of the wrong type for ``n`` structures."""
+    return [
+        [(0, n)],
+        [(-1, 0)],
+        [(2**40, 0)],
+        [(0, 1, 2)],
+        [0, 1],
+        [[0], [1, 2]],
+        [(0.0, 1.0)],
+        [(True, False)],
+        np.zeros((1, 2, 1), dtype=int),
+        [("0", "0")],
+        None,
+        7,
+        [(0, 2**63)],
+        np.array([[0, -1]]),
+    ]
+
+
+# index pairs of an odd type or shape that a kernel must still take
+ODD_BUT_VALID_PAIRS = [np.array([[0, 0]], dtype=np.uint64), np.array([[0, 0]], dtype=np.int8), [], np.zeros((0, 2))]
+
 # typed labels whose contents collide across types (A##x and B##x share the content x)
 ALPHABET = ["A##x", "B##x", "A##y", "B##z", "w", "A##w", "C##y"]
 

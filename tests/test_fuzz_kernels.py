@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from path_data import EDGES, NODES, exponential
 from path_data import LABELS as TUPLE_LABELS
 from path_data import VECTORS as PATH_VECTORS
-from random_trees import ALPHABET, ODD_PARAMETERS, trees
+from random_trees import ALPHABET, ODD_BUT_VALID_PAIRS, ODD_PARAMETERS, bad_index_pairs, trees
 from smoothed_data import LABELS as SMOOTH_LABELS
 from smoothed_data import VECTORS as SMOOTH_VECTORS
 from smoothed_data import reference_sigma
@@ -152,31 +152,10 @@ def is_psd(kernel) -> bool:
 N_JOBS = st.sampled_from([None, 1, 2, -1, -2, 100, 0, 1.5, "2", True])
 
 
-def bad_index_pairs(n):
-    """Index pairs that are out of range, of the wrong shape or of the wrong type for ``n`` structures."""
-    return [
-        [(0, n)],
-        [(-1, 0)],
-        [(2**40, 0)],
-        [(0, 1, 2)],
-        [0, 1],
-        [[0], [1, 2]],
-        [(0.0, 1.0)],
-        [(True, False)],
-        np.zeros((1, 2, 1), dtype=int),
-        [("0", "0")],
-        None,
-        7,
-        [(0, 2**63)],
-        np.array([[0, -1]]),
-    ]
-
-
 def index_pairs(n):
     inside = st.integers(0, max(n - 1, 0))
     valid = st.lists(st.tuples(inside, inside), max_size=6)
-    odd_but_valid = [np.array([[0, 0]], dtype=np.uint64), np.array([[0, 0]], dtype=np.int8), [], np.zeros((0, 2))]
-    return maybe(valid, st.sampled_from(bad_index_pairs(n) + odd_but_valid), rate=3) if n else st.just([])
+    return maybe(valid, st.sampled_from(bad_index_pairs(n) + ODD_BUT_VALID_PAIRS), rate=3) if n else st.just([])
 
 
 @pytest.mark.parametrize(

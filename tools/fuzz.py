@@ -367,7 +367,7 @@ def kernels_target():
     edges, nodes = ["", "arg0", "arg1", "op1", "arg1-of"], ["bind", "protein", "enzyme", "dog", "cat", "gtp"]
     tuple_labels = [f"{e}/{n}" for e in edges for n in nodes] + ["A##x"]
     sys.path.insert(0, str(ROOT / "tests"))
-    from random_trees import ODD_PARAMETERS
+    from random_trees import ODD_BUT_VALID_PAIRS, ODD_PARAMETERS, bad_index_pairs
 
     weird = ODD_PARAMETERS
     kernels = [
@@ -448,27 +448,7 @@ def kernels_target():
 
     def index_pairs(rng, n):
         if rng.random() < 0.1 or not n:
-            return rng.choice(
-                [
-                    [(0, n)],
-                    [(-1, 0)],
-                    [(2**40, 0)],
-                    [(0, 1, 2)],
-                    [0, 1],
-                    [[0], [1, 2]],
-                    [(0.0, 1.0)],
-                    [(True, False)],
-                    np.array([[0, 0]], dtype=np.uint64),
-                    np.zeros((1, 2, 1), dtype=int),
-                    [("0", "0")],
-                    None,
-                    [],
-                    np.zeros((0, 2)),
-                    7,
-                    [(0, 2**63)],
-                    np.array([[0, -1]]),
-                ]
-            )
+            return rng.choice(bad_index_pairs(n) + ODD_BUT_VALID_PAIRS)
         return [(rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(1, 6))]
 
     def is_psd(kernel):
