@@ -75,6 +75,25 @@ def test_spacy_vocab_source():
     np.testing.assert_allclose(kelp.matrix[kelp.row("dog::n")], vectors.matrix[vectors.row("dog")], atol=1e-6)
 
 
+def test_a_spacy_table_is_made_once_per_content():
+    """A pipeline binds its vectors to every kernel: the same table is one handle, a
+    changed one (a vector, a key) a new handle with the change."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.vocab.set_vector("dog", np.array([1.0, 2.0, 0.0], dtype=np.float32))
+    nlp.vocab.set_vector("cat", np.array([0.0, 1.0, 1.0], dtype=np.float32))
+    first = WordVectors.load(nlp.vocab)
+    assert WordVectors.load(nlp.vocab) is first
+    nlp.vocab.vectors.data[nlp.vocab.vectors.key2row[nlp.vocab.strings["cat"]]] = [1.0, 2.0, 0.0]
+    changed = WordVectors.load(nlp.vocab)
+    assert first.row("cat") != first.row("dog")
+    assert changed is not first and changed.row("cat") == changed.row("dog")
+    nlp.vocab.set_vector("pup", np.array([3.0, 0.0, 0.0], dtype=np.float32))
+    added = WordVectors.load(nlp.vocab)
+    assert added.row("pup") >= 0 and changed.row("pup") == -1
+
+
 def _load_fails(path, words):
     with pytest.raises(VectorsError, match=words) as info:
         WordVectors.load(path)

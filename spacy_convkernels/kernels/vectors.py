@@ -7,6 +7,7 @@ words onto one vector (685k keys, 20k rows, 10k distinct vectors), and a shared 
 nothing about the meaning of the words on it.
 """
 
+import hashlib
 import math
 import re
 from collections.abc import Iterable
@@ -159,16 +160,29 @@ def _kind(value) -> str:
 
 
 def _from_spacy(vectors, strings) -> WordVectors:
+    """The table of a spaCy ``Vectors``, made once per content: a pipeline binds one table
+    to each of its kernels (a textcat's blocks, a relation model's), and making it takes
+    seconds for en_core_web_md's 685k keys."""
     if vectors.shape[0] == 0:
         raise VectorsError("the spaCy vectors table is empty")
     data = np.asarray(vectors.data.get() if hasattr(vectors.data, "get") else vectors.data)
-    table = WordVectors.from_arrays([str(i) for i in range(len(data))], data)
-    rows = {}
-    for key, row in vectors.key2row.items():
-        distinct = table.rows.get(str(row), -1)
-        if distinct >= 0 and key in strings:
-            rows[strings[key]] = distinct
-    return WordVectors(rows, table.matrix, table.raw)
+    content = hashlib.blake2b(np.ascontiguousarray(data).tobytes(), digest_size=16)
+    content.update(np.fromiter(vectors.key2row.keys(), dtype=np.uint64, count=len(vectors.key2row)).tobytes())
+    content.update(np.fromiter(vectors.key2row.values(), dtype=np.int64, count=len(vectors.key2row)).tobytes())
+    fingerprint = (content.digest(), data.dtype.str, data.shape, id(strings), len(strings))
+    if fingerprint not in _SPACY_TABLES:
+        table = WordVectors.from_arrays([str(i) for i in range(len(data))], data)
+        rows = {}
+        for key, row in vectors.key2row.items():
+            distinct = table.rows.get(str(row), -1)
+            if distinct >= 0 and key in strings:
+                rows[strings[key]] = distinct
+        _SPACY_TABLES.clear()  # one table is kept: a process rarely holds two vector tables
+        _SPACY_TABLES[fingerprint] = WordVectors(rows, table.matrix, table.raw)
+    return _SPACY_TABLES[fingerprint]
+
+
+_SPACY_TABLES: dict[tuple, WordVectors] = {}
 
 
 def _unit_rows(raw: np.ndarray) -> np.ndarray:
