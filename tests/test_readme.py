@@ -20,14 +20,13 @@ def test_the_readme_is_short():
 
 
 def test_the_readme_starts_with_what_ci_runs():
-    """The fenced blocks after the markers that .ci/run reads: install, demo, the fast lane,
-    the rest on two workers; then the lint."""
+    """The fenced blocks after the markers that .ci/run reads: install, demo, every test on two
+    workers; then the lint."""
     found = {block.directive: block.code.splitlines() for block in blocks(README) if block.directive}
     assert found["ci: install and test"] == [
         'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[dev]"',
         "spacy-convkernels demo",
-        'python -m pytest -m "not slow and not shared"',
-        'python -m pytest -m "slow or shared" -n 2',
+        "python -m pytest -n 2 --dist loadscope",
     ]
     assert found["ci: lint"] == ["ruff check . && ruff format --check . && cython-lint spacy_convkernels && mypy"]
     first_shell = next(block for block in blocks(README) if block.language == "sh")
