@@ -12,7 +12,7 @@ import spacy
 from data_paths import CORPORA
 from relation_samples import KERNEL, PATH_SVM, model_config, pair_examples, parsed, parsed_in
 from spacy.language import Language
-from spacy.tokens import Doc, DocBin
+from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
 from spacy.util import fix_random_seed
 
@@ -361,6 +361,66 @@ def test_the_svm_block_gives_the_decisions_of_svms_fitted_by_hand():
     candidates = generate(doc)
     expected = np.stack([svm.decision_function([c.path for c in candidates]) for svm in by_hand], axis=1)
     assert block.predict(([doc], [candidates])) == pytest.approx(expected, abs=1e-5)
+
+
+def test_a_candidate_text_is_its_labels_then_the_words_between_its_spans():
+    from spacy_convkernels.ml.candidate_svm import candidate_text
+    from spacy_convkernels.structures.relations import entity_pairs
+
+    doc = parsed()  # RAS activates RAF , which phosphorylates MEK1 .
+    texts = {c.key: candidate_text(doc, c) for c in entity_pairs(doc, tree=None)}
+    assert texts[(0, 2)] == "labels=Protein>Protein w=activates"
+    assert texts[(6, 2)] == texts[(2, 6)] == "labels=Protein>Protein w=, w=which w=phosphorylates"
+    doc.ents = [Span(doc, 0, 1, "Gene"), Span(doc, 2, 3, "Protein")]
+    assert [candidate_text(doc, c) for c in entity_pairs(doc, tree=None)] == [
+        "labels=Gene>Protein w=activates",
+        "labels=Protein>Gene w=activates",
+    ]
+
+
+def test_the_svm_block_with_a_text_weight_gives_the_decisions_of_svms_on_the_composite_kernel():
+    from spacy_convkernels.kernels import SubsequencePathKernel
+    from spacy_convkernels.learn import KernelSVC
+    from spacy_convkernels.ml.candidate_svm import candidate_text
+    from spacy_convkernels.ml.kernel_encoders import NgramCosine
+
+    def block_of(svm_config: dict):
+        nlp = spacy.blank("en")
+        config = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features=svm_config)
+        extractor = nlp.add_pipe("kernel_relations", config={"model": config})
+        examples = pair_examples(nlp)
+        nlp.initialize(lambda: examples)
+        (block,) = blocks_of(extractor.model.get_ref("kernel_features"))
+        return nlp, extractor.model.attrs["candidates"], examples, block
+
+    nlp, generate, examples, block = block_of({**PATH_SVM, "text_weight": 0.5})
+    paths, texts, gold = [], [], []  # every training candidate's path, text and label ("" for none)
+    for example in examples:
+        for candidate in generate(example.predicted):
+            head, child = (start for _, start, _ in candidate.spans)
+            paths.append(candidate.path)
+            texts.append(candidate_text(example.predicted, candidate))
+            gold.append(next(iter(example.reference._.kernel_rel.get((head, child), {})), ""))
+    gold = np.array(gold)
+    related = gold != ""
+    kernel, ngrams = SubsequencePathKernel(vectors=None), NgramCosine(2).fit(texts)
+    gram = kernel.gram(paths) + 0.5 * ngrams.gram(texts)
+    doc = parsed_in(nlp)
+    candidates = generate(doc)
+    rows = kernel.gram([c.path for c in candidates], paths)
+    rows += 0.5 * ngrams.gram([candidate_text(doc, c) for c in candidates], texts)
+    expected = []  # a label's SVM on the related candidates, then the gate's on all of them
+    for label in ("ACTIVATES", "PHOSPHORYLATES"):
+        svm = KernelSVC(kernel, C=100.0).fit_gram(
+            gram[np.ix_(related, related)], [p for p, r in zip(paths, related) if r], gold[related] == label
+        )
+        expected.append(svm.decision_function_from_rows(rows[:, related][:, svm.support_]))
+    svm = KernelSVC(kernel, C=100.0).fit_gram(gram, paths, related)
+    expected.append(svm.decision_function_from_rows(rows[:, svm.support_]))
+    decisions = block.predict(([doc], [candidates]))
+    assert decisions == pytest.approx(np.stack(expected, axis=1), abs=1e-5)
+    _, _, _, path_only = block_of(PATH_SVM)  # without the text weight, other decisions
+    assert not np.allclose(path_only.predict(([doc], [candidates])), decisions, atol=1e-3)
 
 
 def test_candidates_without_trees_serve_path_blocks_and_refuse_tree_blocks():

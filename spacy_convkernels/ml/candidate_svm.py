@@ -24,6 +24,15 @@ up by the Doc's text and the candidate's spans, so they learn how far to trust t
 on candidates they have not seen; the exact kernel, which Nyström vectors only
 approximate, reaches the component. All fits read one Gram of the training candidates,
 held in memory (8 bytes times their number squared): ``max_train`` caps them.
+
+With ``text_weight`` > 0 the SVMs' kernel is the structure kernel plus that weight times
+the n-gram cosine (TF-IDF, n up to ``ngram_size``) of each candidate's text
+(:func:`candidate_text`): its labels as one word (a pair's two entity labels in order,
+head first; an interaction's trigger labels), then the words between its spans,
+lowercased. A composite kernel of flat features beside the structured one (Zhang et al.
+2006, "A Composite Kernel to Extract Relations between Entities with both Flat and
+Structured Features"): the path kernel sees the entity labels only as one feature among
+a path end's word, lemma and tags, and no word off the path.
 """
 
 from collections.abc import Sequence
@@ -37,7 +46,7 @@ from thinc.types import Floats2d
 from ..errors import InvalidParameterError
 from ..kernels.base import KERNEL, Kernel
 from ..learn.svm import FOLDS
-from ..utils.validation import POSITIVE, Interval, Options, Satisfies, validate_params
+from ..utils.validation import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options, Satisfies, validate_params
 from .kernel_encoders import MAX_TRAIN, StackedSVM
 from .relation_model import STRUCTURES, candidate_structures, flat_candidates
 
@@ -59,6 +68,8 @@ C_VALUES = Satisfies(
         "n_folds": [FOLDS],
         "max_support": [Interval("n_folds", None, integer=True), None],
         "max_train": [Interval("n_folds", None, integer=True), None],
+        "text_weight": [NON_NEGATIVE],
+        "ngram_size": [COUNT],
     },
     owner="CandidateKernelSVM",
 )
@@ -69,6 +80,8 @@ def candidate_kernel_svm(
     max_support: int | None = None,
     n_folds: int = 5,
     max_train: int | None = MAX_TRAIN,
+    text_weight: float = 0.0,
+    ngram_size: int = 2,
     random_state: int = 0,
 ) -> Model:
     """The decision values of exact-kernel SVMs over each candidate's ``structure``
@@ -77,9 +90,18 @@ def candidate_kernel_svm(
     cross-validation) and at most ``max_support`` support vectors (None: no bound);
     out-of-fold (``n_folds``) on the training candidates while training. ``max_train``
     caps the training candidates (drawn at random, with a warning), whose Gram is held in
-    memory (8 bytes times their number squared; :data:`MAX_TRAIN` by default)."""
+    memory (8 bytes times their number squared; :data:`MAX_TRAIN` by default). With
+    ``text_weight`` > 0, the kernel plus that weight times the n-gram cosine (n up to
+    ``ngram_size``) of the candidates' texts (:func:`candidate_text`; see the module)."""
     svm = StackedSVM(
-        kernel, C=C, max_support=max_support, n_folds=n_folds, max_train=max_train, random_state=random_state
+        kernel,
+        C=C,
+        max_support=max_support,
+        n_folds=n_folds,
+        max_train=max_train,
+        text_weight=float(text_weight),
+        ngram_size=ngram_size,
+        random_state=random_state,
     )
     return Model(
         "candidate_kernel_svm",
@@ -126,10 +148,32 @@ def candidate_keys(docs: list[Doc], candidates: list[list]) -> list[tuple]:
     return keys
 
 
+def candidate_text(doc: Doc, candidate) -> str:
+    """The text of a candidate for the n-gram kernel: ``labels=`` and its labels joined by
+    ``>`` (a pair's entity labels, head first), then ``w=`` and each word between its
+    first span's end and its last span's start, lowercased; the labels alone for a
+    candidate without spans (from an AMR graph)."""
+    words = []
+    if candidate.spans:
+        ends = sorted((start, end) for _, start, end in candidate.spans)
+        words = [
+            "w=" + "_".join(token.text.lower().split()) for token in doc[ends[0][1] : ends[-1][0]] if token.text.strip()
+        ]
+    return " ".join(["labels=" + ">".join("_".join(label.split()) for label in candidate.labels), *words])
+
+
+def candidate_texts(model: Model, docs: list[Doc], candidates: list[list]) -> list[str] | None:
+    """The text of every candidate, in order, when the model's SVMs read texts (else None)."""
+    if not model.attrs["encoder"].text_weight:
+        return None
+    return [candidate_text(doc, c) for doc, doc_candidates in zip(docs, candidates) for c in doc_candidates]
+
+
 def svm_forward(model: Model, inputs, is_train: bool):
     docs, candidates = inputs
     structures = candidate_structures(flat_candidates(candidates), model.attrs["structure"])
-    rows = model.attrs["encoder"].transform(candidate_keys(docs, candidates), structures, is_train)
+    texts = candidate_texts(model, docs, candidates)
+    rows = model.attrs["encoder"].transform(candidate_keys(docs, candidates), structures, is_train, texts)
 
     def backprop(d_rows: Floats2d) -> list:
         return []
@@ -159,6 +203,7 @@ def svm_init(model: Model, X=None, Y=None) -> None:
         candidate_keys(docs, candidates),
         structures,
         Y,
+        texts=candidate_texts(model, docs, candidates),
         groups=groups,
         within=gated_rows(Y[:, :-1]),
         score=relation_f1,

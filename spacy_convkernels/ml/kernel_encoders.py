@@ -369,8 +369,10 @@ class StackedSVM:
             assert texts is not None, "a text weight needs the items' texts"
             chosen_texts = [texts[i] for i in where]
             text_kernel = self.text_kernel = NgramCosine(self.ngram_size).fit(chosen_texts)
-            base = self.kernel.gram(found) if gram is None else gram
-            gram = base + self.text_weight * text_kernel.gram(chosen_texts)
+            text_gram = text_kernel.gram(chosen_texts)  # summed in place: two Grams in memory, not four
+            text_gram *= self.text_weight
+            text_gram += self.kernel.gram(found) if gram is None else gram
+            gram = text_gram
         found_cv = cross_validate_svm(
             self.estimator,
             found,
