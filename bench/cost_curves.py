@@ -39,8 +39,8 @@ Every point runs in a fresh spawned process (a forked one would compute on one t
 ``kernels.base.n_threads``); each row records the threads its engine used. It loads the
 structures, warms the kernel on a copy of two of them (CSPTK loads its word space), resets
 the process's peak RSS to its RSS (Linux: "5" to /proc/self/clear_refs, so the loading's
-transient peak does not hide the step's), reads ``ru_maxrss`` as the baseline and runs the
-step from uncompiled structures: its peak MB is ``ru_maxrss`` after the step minus the
+transient peak does not hide the step's), reads the peak (VmHWM) as the baseline and runs
+the step from uncompiled structures: its peak MB is the peak after the step minus the
 baseline. Wall seconds on ``--n-jobs`` threads except for nodes and threads. For every
 timing the growth exponent b of time ~ a x^b is fitted on log-log by least squares; the
 page's last section derives, from those fits, the N at which each bridge passes
@@ -61,7 +61,6 @@ import math
 import os
 import pickle
 import random
-import resource
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -302,8 +301,12 @@ SERIES = {
 
 
 def peak_mb() -> float:
-    """The process's peak resident memory, MB."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """The process's peak resident memory, MB: VmHWM, which clear_refs resets. Not
+    ``ru_maxrss``: in a spawned process it never falls below the RSS that the forked
+    parent had when the child called exec (Linux keeps the old memory's peak at exec), so
+    with a large parent it hid every step's peak (0 MB in most rows of a run)."""
+    with open("/proc/self/status") as status:
+        return int(status.read().split("VmHWM:")[1].split()[0]) / 1024
 
 
 def point(task: dict) -> dict:
@@ -471,7 +474,7 @@ def write_docs(results: dict, page: Path, plot_path: Path, args) -> None:
         f"Wall seconds on this machine's {os.cpu_count()} cores; the load average (1 min) before each point is in its",
         "row (other jobs on the cores slow the points). Threads of the engine: "
         + engine_threads(results)
-        + ". Peak MB: the step's ru_maxrss above the RSS of its process",
+        + ". Peak MB: the step's peak RSS (VmHWM) above the RSS of its process",
         "after loading its data, a fresh process per point. Kernels: "
         + "; ".join(f"{k} ({what})" for k, what in KERNELS.items())
         + ".",
