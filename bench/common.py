@@ -107,10 +107,13 @@ def timed(function, *args, **kwargs):
     return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def rss_mb() -> float:
-    """The process's resident memory now, in MB (Linux)."""
+def rss_mb(field: str = "VmRSS") -> float:
+    """A resident memory figure of this process from /proc/self/status, in MB (Linux):
+    VmRSS, the memory now; VmHWM, its peak, which "5" written to /proc/self/clear_refs
+    resets. Not ``ru_maxrss`` for a peak: in a spawned process it never falls below the
+    forked parent's RSS at exec (Linux keeps the old memory's peak there)."""
     with open("/proc/self/status") as status:
-        return int(status.read().split("VmRSS:")[1].split()[0]) / 1024
+        return int(status.read().split(f"{field}:")[1].split()[0]) / 1024
 
 
 def table(header: list[str], rows) -> list[str]:

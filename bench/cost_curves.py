@@ -70,7 +70,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
-from common import ResultsFile, kelp_kernels, timed, write_page
+from common import ResultsFile, kelp_kernels, rss_mb, timed, write_page
 from locations import DATA, MD_MODEL, add_outputs
 
 from spacy_convkernels.approx import Nystroem
@@ -300,15 +300,6 @@ SERIES = {
 }
 
 
-def peak_mb() -> float:
-    """The process's peak resident memory, MB: VmHWM, which clear_refs resets. Not
-    ``ru_maxrss``: in a spawned process it never falls below the RSS that the forked
-    parent had when the child called exec (Linux keeps the old memory's peak at exec), so
-    with a large parent it hid every step's peak (0 MB in most rows of a run)."""
-    with open("/proc/self/status") as status:
-        return int(status.read().split("VmHWM:")[1].split()[0]) / 1024
-
-
 def point(task: dict) -> dict:
     """Measure one point in this fresh process (module docstring)."""
     with open(task["data"], "rb") as file:
@@ -316,9 +307,9 @@ def point(task: dict) -> dict:
     kernel = kernel_of(task["kernel"], task["wordspace"])
     kernel.gram(copy.deepcopy(data["queries"][:2]))
     Path("/proc/self/clear_refs").write_text("5")  # Linux: the peak RSS restarts from the RSS now
-    baseline, load = peak_mb(), os.getloadavg()[0]
+    baseline, load = rss_mb("VmHWM"), os.getloadavg()[0]
     figures = SERIES[task["series"]].step(kernel, data, task["x"], task["settings"])
-    measured = {"peak_mb": peak_mb() - baseline, "baseline_mb": baseline, "load": load}
+    measured = {"peak_mb": rss_mb("VmHWM") - baseline, "baseline_mb": baseline, "load": load}
     return {"engine_threads": n_threads(task["settings"]["n_jobs"])} | figures | measured
 
 

@@ -41,6 +41,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BENCH))  # the flat modules of bench/ (locations, common), as its scripts import them
 
+import common  # noqa: E402
 from locations import DATA, MD_MODEL, ROOT  # noqa: E402
 
 SETTINGS = {
@@ -91,12 +92,6 @@ def benchmarks(pattern: str = "", quick: bool = False) -> list[tuple[str, type, 
     return found
 
 
-def memory(field: str) -> float:
-    """A memory figure of this process, in MB (Linux: VmHWM, the peak resident memory)."""
-    with open("/proc/self/status") as status:
-        return int(status.read().split(f"{field}:")[1].split()[0]) / 1024
-
-
 def measure(instance, method: str, combination: tuple, repeat: int) -> dict:
     """The row of one method on a set-up instance (``peakmem_*``: call it in a fresh process)."""
     function = getattr(instance, method)
@@ -107,7 +102,7 @@ def measure(instance, method: str, combination: tuple, repeat: int) -> dict:
             Path("/proc/self/clear_refs").write_text("5")
         except OSError:
             pass
-        base = memory("VmHWM")
+        base = common.rss_mb("VmHWM")
     seconds, cpu = [], []
     for _ in range(1 if method.startswith("peakmem_") else repeat):
         start, start_cpu = time.perf_counter(), sum(os.times()[:4])  # CPU: this process and its children
@@ -116,7 +111,7 @@ def measure(instance, method: str, combination: tuple, repeat: int) -> dict:
         cpu.append(sum(os.times()[:4]) - start_cpu)
     row = {"value": statistics.median(seconds), "unit": "s", "cpu": statistics.median(cpu), "note": note}
     if method.startswith("peakmem_"):
-        row.update(value=memory("VmHWM") - base, unit="MB", seconds=seconds[0])
+        row.update(value=common.rss_mb("VmHWM") - base, unit="MB", seconds=seconds[0])
     elif getattr(function, "rate", None):
         row["rate"] = f"{instance.n / row['value']:,.0f} {function.rate}/s"
     return row
