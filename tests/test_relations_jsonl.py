@@ -40,6 +40,18 @@ def test_sample_gives_entities_and_gold_relations_by_token_starts():
     assert docs[1].ents[-1].text == "NF-kB."  # "NF-kB" ends inside the token "NF-kB."
 
 
+def test_readers_given_no_pipeline_share_one_blank_english_pipeline(tmp_path):
+    """Building a blank English tokenizer takes longer than reading a small corpus."""
+    from spacy_convkernels.corpora import read_standoff
+
+    first = next(read_relations_jsonl(SAMPLE))
+    again = next(read_relations_jsonl(write(tmp_path / "one.jsonl", GOOD)))
+    standoff = next(read_standoff(CORPORA / "bionlp-st-2013-ge-sample"))
+    assert first.vocab is again.vocab is standoff.vocab and first.lang_ == "en"
+    mine = spacy.blank("en")
+    assert next(read_relations_jsonl(SAMPLE, mine)).vocab is mine.vocab
+
+
 def test_two_labels_of_one_pair_and_a_blank_line(tmp_path):
     second = dict(GOOD, relations=GOOD["relations"] + [dict(GOOD["relations"][0], label="BINDS")])
     (doc,) = read_relations_jsonl(write(tmp_path / "r.jsonl", "", second))

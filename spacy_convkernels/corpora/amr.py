@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import penman
-import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
@@ -19,6 +18,7 @@ from spacy.util import registry
 from ..errors import CorpusFormatError
 from ..extensions import install_extensions
 from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
+from .blank import blank_english
 from .skipping import skip_or_raise
 
 _ID = re.compile(r"::id\s+(\S+)")
@@ -45,7 +45,7 @@ def read_penman(
     """
     install_extensions("doc._.kernel_amr")
     path = Path(path)
-    nlp = nlp or spacy.blank("en")
+    nlp = nlp or blank_english()
     for first_line, text, problem in _blocks(path, progress):
         found = _ID.search(text)
         graph_id = found.group(1) if found else "(no id)"

@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeGuard
 
-import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
@@ -33,6 +32,7 @@ from spacy.util import registry
 from ..errors import CorpusFormatError
 from ..extensions import install_extensions
 from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
+from .blank import blank_english
 from .examples import training_example
 from .skipping import skip_or_raise
 
@@ -61,7 +61,7 @@ def read_relations_jsonl(
     misaligned spans and rejected (or ignored) records read. ``progress`` shows a progress bar.
     """
     install_extensions("doc._.kernel_rel")
-    nlp = nlp or spacy.blank("en")
+    nlp = nlp or blank_english()
     counts = counts if counts is not None else Counter()
     path = Path(path)
     for number, line in corpus_lines(path, progress):

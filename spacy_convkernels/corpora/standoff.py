@@ -74,7 +74,6 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, combinations, islice, product
 from pathlib import Path
 
-import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import filter_spans, registry
@@ -83,6 +82,7 @@ from ..errors import ConvKernelsError, ConvKernelsWarning, CorpusFileError, Corp
 from ..extensions import INTERACTIONS_KEY, install_extensions
 from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
 from ..utils.validation import COUNT, Interval, Options, validate_params
+from .blank import blank_english
 from .examples import training_example
 from .skipping import skip_or_raise
 
@@ -133,7 +133,7 @@ def read_standoff(
     ``skip_errors=True`` its document is skipped and reported.
     """
     install_extensions("doc._.kernel_interactions")
-    nlp = nlp or spacy.blank("en")
+    nlp = nlp or blank_english()
     counts = counts if counts is not None else Counter()
     for stem in _documents(source):
         text = _read_text(_file(stem, ".txt"), nlp.max_length)
