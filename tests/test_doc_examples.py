@@ -112,9 +112,9 @@ def find(page: str, heading: str, nth: int = 0, language: str = "python"):
     return [b for b in RUN if b.page == page and b.heading == heading and b.language == language][nth]
 
 
-def uses(page: str, heading: str, nth: int = 0):
+def uses(page: str, heading: str, nth: int = 0, language: str = "python"):
     """Mark a test as its block is marked (it runs the block, and those before it)."""
-    block = find(page, heading, nth)
+    block = find(page, heading, nth, language)
 
     def decorate(test):
         for mark in sorted(block.marks):
@@ -239,6 +239,42 @@ def test_the_trained_question_classifier_classifies(page_runs):
     cats = names["doc"].cats
     assert set(cats) <= {"ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM"} and len(cats) >= 5
     assert abs(sum(cats.values()) - 1) < 1e-4
+
+
+@uses("docs/guide/relations_jsonl.md", "2. Train and evaluate", language="sh")
+def test_the_relations_guide_trains_the_samples_relations_and_evaluates_them(page_runs, tmp_path):
+    """configs/relations.cfg learns the sample's relations in the guide's 40 steps;
+    ``evaluate relations`` scores the dev corpus as training did (the gold entities
+    given), from the JSONL or its DocBin; ``spacy evaluate`` reads the DocBin too."""
+    import json
+    import subprocess
+    import sys
+
+    import spacy
+
+    from spacy_convkernels.cli import main
+    from spacy_convkernels.ml.kernel_blocks import blocks_of
+
+    block = find("docs/guide/relations_jsonl.md", "2. Train and evaluate", language="sh")
+    run = page_runs(block)
+    run.run_to(block)
+    best = run.directory / "training" / "relations" / "model-best"
+    trained = json.loads((best / "meta.json").read_text())["performance"]
+    assert trained["rel_micro_f"] >= 0.8
+    scores = json.loads((run.directory / "scores.json").read_text())
+    micro = ("rel_micro_p", "rel_micro_r", "rel_micro_f")
+    assert [scores[key] for key in micro] == [trained[key] for key in micro]
+    component = spacy.load(best).get_pipe("kernel_relations")
+    assert set(component.labels) == {"ACTIVATES", "BINDS", "INHIBITS", "PHOSPHORYLATES"}
+    assert [b.name for b in blocks_of(component.model.get_ref("kernel_features"))] == ["candidate_kernel_svm"]
+    docbin, again = tmp_path / "dev.spacy", tmp_path / "again.json"
+    assert main(["convert", str(run.directory / "corpus" / "dev.jsonl"), "-o", str(docbin)]) == 0
+    assert main(["evaluate", "relations", str(best), str(docbin), "-o", str(again), "--quiet"]) == 0
+    assert [json.loads(again.read_text())[key] for key in micro] == [trained[key] for key in micro]
+    metrics = tmp_path / "metrics.json"
+    command = [sys.executable, "-m", "spacy", "evaluate", str(best), str(docbin), "--output", str(metrics)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0 and "rel_micro_f" in json.loads(metrics.read_text()), done.stderr[-3000:]
 
 
 @uses("docs/guide/relations_jsonl.md", "3. Score new text")
