@@ -3,7 +3,7 @@ train (or a random subset of its lines, the same for every model), model-best ch
 dev, then ``evaluate relations`` on test with the gold entities, once per model and seed.
 
     python bench/relations_corpus.py [--corpus ../shared/data/conll04] [--transformer PATH] \
-        --models svm kernel shipped transformer --seeds 0 1 2 --sentences 100 300 all \
+        --models path_svm svm kernel shipped transformer --seeds 0 1 2 --sentences 100 300 all \
         --work /tmp/relations --results docs/results/relations_conll04.json
 
 The models:
@@ -12,6 +12,8 @@ The models:
   leaves it (C chosen by grouped cross-validation on train, the SVM decisions calibrated
   by logistic regression on their out-of-fold values, the threshold chosen out-of-fold),
   no training step: one run per size, as nothing in it depends on the seed;
+- ``path_svm``: the same with the path kernel alone (``text_weight 0``: no n-gram
+  cosine of the pair's text beside it), one run per size;
 - ``kernel``: the same block, trained (``tok2vec_features null``);
 - ``shipped``: ``configs/relations.cfg`` as it is;
 - ``transformer``: ``configs/relations_transformer.cfg`` with the transformer alone
@@ -41,6 +43,19 @@ MODELS = {
         [
             "--components.kernel_relations.model.tok2vec_features",
             "null",
+            "--training.max_steps",
+            "1",
+            "--training.optimizer.learn_rate",
+            "0",
+        ],
+    ),
+    "path_svm": (
+        "relations.cfg",
+        [
+            "--components.kernel_relations.model.tok2vec_features",
+            "null",
+            "--components.kernel_relations.model.kernel_features.text_weight",
+            "0",
             "--training.max_steps",
             "1",
             "--training.optimizer.learn_rate",
@@ -90,7 +105,7 @@ def run(model: str, size: str, seed: int, args) -> dict:
         CONFIGS / config, output, ["--system.seed", str(seed), *paths, *overrides], log=args.work / f"{name}.log"
     )
     scores_file = args.work / f"{name}-test.json"
-    best = output / ("model-last" if model == "svm" else "model-best")
+    best = output / ("model-last" if model in ("svm", "path_svm") else "model-best")
     scores = evaluate_relations(best, args.corpus / "test.jsonl", scores_file)
     row = {
         "model": model,
@@ -128,7 +143,7 @@ def main():
     rows = []
     for size in args.sentences:
         for model in args.models:
-            for seed in args.seeds[:1] if model == "svm" else args.seeds:
+            for seed in args.seeds[:1] if model in ("svm", "path_svm") else args.seeds:
                 row = run(model, size, seed, args)
                 rows.append(row)
                 print(
