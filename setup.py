@@ -50,4 +50,9 @@ extensions = [
     )
 ]
 
-setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": 3}))
+# every core: cythonize translates the .pyx files in parallel, build_ext compiles the C in parallel
+cores = os.cpu_count() or 1
+setup(
+    ext_modules=cythonize(extensions, compiler_directives={"language_level": 3}, nthreads=cores),
+    options={"build_ext": {"parallel": cores}},
+)
