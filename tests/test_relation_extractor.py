@@ -332,24 +332,31 @@ def test_exact_svm_decisions_as_kernel_features_learn_and_round_trip():
     assert copy.get_pipe("kernel_relations")(parsed_in(copy))._.kernel_rel == extractor(parsed_in(nlp))._.kernel_rel
 
 
-def test_the_svm_block_gives_the_decisions_of_svms_fitted_by_hand():
-    from spacy_convkernels.kernels import SubsequencePathKernel
-    from spacy_convkernels.learn import KernelSVC
-
+def initialized_svm_block(svm_config: dict):
+    """The SVM block of a kernel_relations initialized on the pair examples; its pipeline,
+    candidate generator, and every training candidate with its label ("" for none)."""
     nlp = spacy.blank("en")
-    config = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features=PATH_SVM)
+    config = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features=svm_config)
     extractor = nlp.add_pipe("kernel_relations", config={"model": config})
     examples = pair_examples(nlp)
     nlp.initialize(lambda: examples)
     (block,) = blocks_of(extractor.model.get_ref("kernel_features"))
     generate = extractor.model.attrs["candidates"]
-    paths, gold = [], []  # every training candidate's path and label ("" for none)
+    training, gold = [], []
     for example in examples:
         for candidate in generate(example.predicted):
             head, child = (start for _, start, _ in candidate.spans)
-            paths.append(candidate.path)
+            training.append((example.predicted, candidate))
             gold.append(next(iter(example.reference._.kernel_rel.get((head, child), {})), ""))
-    gold = np.array(gold)
+    return block, nlp, generate, training, np.array(gold)
+
+
+def test_the_svm_block_gives_the_decisions_of_svms_fitted_by_hand():
+    from spacy_convkernels.kernels import SubsequencePathKernel
+    from spacy_convkernels.learn import KernelSVC
+
+    block, nlp, generate, training, gold = initialized_svm_block(PATH_SVM)
+    paths = [candidate.path for _, candidate in training]
     related = gold != ""
     assert related.sum() == 8 and len(gold) == 24  # two relations among six ordered pairs, four documents
     kernel = SubsequencePathKernel(vectors=None)
@@ -384,24 +391,9 @@ def test_the_svm_block_with_a_text_weight_gives_the_decisions_of_svms_on_the_com
     from spacy_convkernels.ml.candidate_svm import candidate_text
     from spacy_convkernels.ml.kernel_encoders import NgramCosine
 
-    def block_of(svm_config: dict):
-        nlp = spacy.blank("en")
-        config = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features=svm_config)
-        extractor = nlp.add_pipe("kernel_relations", config={"model": config})
-        examples = pair_examples(nlp)
-        nlp.initialize(lambda: examples)
-        (block,) = blocks_of(extractor.model.get_ref("kernel_features"))
-        return nlp, extractor.model.attrs["candidates"], examples, block
-
-    nlp, generate, examples, block = block_of({**PATH_SVM, "text_weight": 0.5})
-    paths, texts, gold = [], [], []  # every training candidate's path, text and label ("" for none)
-    for example in examples:
-        for candidate in generate(example.predicted):
-            head, child = (start for _, start, _ in candidate.spans)
-            paths.append(candidate.path)
-            texts.append(candidate_text(example.predicted, candidate))
-            gold.append(next(iter(example.reference._.kernel_rel.get((head, child), {})), ""))
-    gold = np.array(gold)
+    block, nlp, generate, training, gold = initialized_svm_block({**PATH_SVM, "text_weight": 0.5})
+    paths = [candidate.path for _, candidate in training]
+    texts = [candidate_text(doc, candidate) for doc, candidate in training]
     related = gold != ""
     kernel, ngrams = SubsequencePathKernel(vectors=None), NgramCosine(2).fit(texts)
     gram = kernel.gram(paths) + 0.5 * ngrams.gram(texts)
@@ -419,7 +411,7 @@ def test_the_svm_block_with_a_text_weight_gives_the_decisions_of_svms_on_the_com
     expected.append(svm.decision_function_from_rows(rows[:, svm.support_]))
     decisions = block.predict(([doc], [candidates]))
     assert decisions == pytest.approx(np.stack(expected, axis=1), abs=1e-5)
-    _, _, _, path_only = block_of(PATH_SVM)  # without the text weight, other decisions
+    path_only = initialized_svm_block(PATH_SVM)[0]  # without the text weight, other decisions
     assert not np.allclose(path_only.predict(([doc], [candidates])), decisions, atol=1e-3)
 
 
