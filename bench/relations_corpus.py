@@ -37,35 +37,23 @@ from spacy_train import evaluate_relations, train
 from spacy_convkernels.utils.outputs import replacing
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+# the SVM block alone, as initialize leaves it: no text features, no training step
+SVM_ALONE = [
+    "--components.kernel_relations.model.tok2vec_features",
+    "null",
+    "--training.max_steps",
+    "1",
+    "--training.optimizer.learn_rate",
+    "0",
+]
 MODELS = {
-    "svm": (
-        "relations.cfg",
-        [
-            "--components.kernel_relations.model.tok2vec_features",
-            "null",
-            "--training.max_steps",
-            "1",
-            "--training.optimizer.learn_rate",
-            "0",
-        ],
-    ),
-    "path_svm": (
-        "relations.cfg",
-        [
-            "--components.kernel_relations.model.tok2vec_features",
-            "null",
-            "--components.kernel_relations.model.kernel_features.text_weight",
-            "0",
-            "--training.max_steps",
-            "1",
-            "--training.optimizer.learn_rate",
-            "0",
-        ],
-    ),
+    "svm": ("relations.cfg", SVM_ALONE),
+    "path_svm": ("relations.cfg", [*SVM_ALONE, "--components.kernel_relations.model.kernel_features.text_weight", "0"]),
     "kernel": ("relations.cfg", ["--components.kernel_relations.model.tok2vec_features", "null"]),
     "shipped": ("relations.cfg", []),
     "transformer": ("relations_transformer.cfg", ["--components.kernel_relations.model.kernel_features", "null"]),
 }
+UNTRAINED = {"svm", "path_svm"}  # no training step: one run per size, model-last
 
 
 def subset(lines_of: Path, size: str, folder: Path) -> Path:
@@ -105,7 +93,7 @@ def run(model: str, size: str, seed: int, args) -> dict:
         CONFIGS / config, output, ["--system.seed", str(seed), *paths, *overrides], log=args.work / f"{name}.log"
     )
     scores_file = args.work / f"{name}-test.json"
-    best = output / ("model-last" if model in ("svm", "path_svm") else "model-best")
+    best = output / ("model-last" if model in UNTRAINED else "model-best")
     scores = evaluate_relations(best, args.corpus / "test.jsonl", scores_file)
     row = {
         "model": model,
@@ -143,7 +131,7 @@ def main():
     rows = []
     for size in args.sentences:
         for model in args.models:
-            for seed in args.seeds[:1] if model in ("svm", "path_svm") else args.seeds:
+            for seed in args.seeds[:1] if model in UNTRAINED else args.seeds:
                 row = run(model, size, seed, args)
                 rows.append(row)
                 print(
