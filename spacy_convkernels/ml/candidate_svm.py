@@ -153,13 +153,17 @@ def candidate_text(doc: Doc, candidate) -> str:
     ``>`` (a pair's entity labels, head first), then ``w=`` and each word between its
     first span's end and its last span's start, lowercased; the labels alone for a
     candidate without spans (from an AMR graph)."""
-    words = []
+    between = []
     if candidate.spans:
         ends = sorted((start, end) for _, start, end in candidate.spans)
-        words = [
-            "w=" + "_".join(token.text.lower().split()) for token in doc[ends[0][1] : ends[-1][0]] if token.text.strip()
-        ]
-    return " ".join(["labels=" + ">".join("_".join(label.split()) for label in candidate.labels), *words])
+        between = [token.text.lower() for token in doc[ends[0][1] : ends[-1][0]] if token.text.strip()]
+    labels = ">".join(_one_word(label) for label in candidate.labels)
+    return " ".join([f"labels={labels}", *(f"w={_one_word(word)}" for word in between)])
+
+
+def _one_word(text: str) -> str:
+    """``text`` as one n-gram word: its whitespace runs become underscores."""
+    return "_".join(text.split())
 
 
 def candidate_texts(model: Model, docs: list[Doc], candidates: list[list]) -> list[str] | None:
