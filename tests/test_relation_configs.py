@@ -4,12 +4,11 @@ dev scores of training (issue 27 point 3). configs/relations.cfg is trained and 
 as docs/guide/relations_jsonl.md says (tests/test_doc_examples.py)."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 import spacy
 from data_paths import CORPORA, ROOT, need_shared
+from spacy_cli import spacy_command
 
 from spacy_convkernels.cli import main
 
@@ -18,18 +17,15 @@ STEPS = ["--training.max_steps", "4", "--training.eval_frequency", "2"]
 
 def train(config: str, output, *overrides: str) -> None:
     model = need_shared("models/en_core_web_md-3.8.0")
-    command = [sys.executable, "-m", "spacy", "train", str(ROOT / "configs" / config), "--output", str(output)]
-    command += ["--paths.md_model", str(model), *STEPS, *overrides]
-    result = subprocess.run(command, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "kernel_relations" in result.stdout
+    command = ["train", str(ROOT / "configs" / config), "--output", str(output)]
+    code, printed = spacy_command([*command, "--paths.md_model", str(model), *STEPS, *overrides])
+    assert code == 0 and "kernel_relations" in printed, printed[-3000:]
 
 
 def evaluate(pipeline, data) -> dict:
     metrics = pipeline.parent / "metrics.json"
-    command = [sys.executable, "-m", "spacy", "evaluate", str(pipeline), str(data), "--output", str(metrics)]
-    result = subprocess.run(command, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr[-3000:]
+    code, printed = spacy_command(["evaluate", str(pipeline), str(data), "--output", str(metrics)])
+    assert code == 0, printed[-3000:]
     return json.loads(metrics.read_text())
 
 
@@ -51,9 +47,7 @@ def last_dev_scores(pipeline) -> dict:
 
 
 def convert(source, target, kind: str) -> None:
-    command = [sys.executable, "-m", "spacy_convkernels", "convert", str(source), str(target), "--format", kind]
-    result = subprocess.run(command, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    assert main(["convert", str(source), "-o", str(target), "--format", kind]) == 0
 
 
 PROTEINS = ("RAS", "RAF", "MEK1")
