@@ -4,6 +4,7 @@ terminated run, or one on a full disk, leaves every earlier output byte-identica
 partial or temporary file; special files (devices, FIFOs, standard output) are written
 into, never replaced; a rewritten output keeps its permissions."""
 
+import contextlib
 import errno
 import os
 import resource
@@ -312,7 +313,20 @@ def test_a_character_device_is_written_into_not_replaced(workspace, tmp_path_fac
     assert list(scratch.iterdir()) == []  # the temporary file is gone
 
 
-@pytest.mark.slow  # two runs of a new process (its standard output a pipe, then a file opened to append)
+@contextlib.contextmanager
+def standard_output(descriptor: int):
+    """This process's file descriptor 1 made ``descriptor`` (a pipe's end, a file opened by
+    a shell's ``>>``) while the block runs, as a new process started with it would have it."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(descriptor, 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 @pytest.mark.parametrize("spelling", ["/dev/stdout", "link"])
 def test_standard_output_gets_the_bytes(workspace, spelling):
     """``-o /dev/stdout`` (or a link to it) writes to standard output: a pipe, or a file the
@@ -325,15 +339,20 @@ def test_standard_output_gets_the_bytes(workspace, spelling):
     if spelling == "link":
         output = str(workspace / "out.txt")
         os.symlink("/dev/stdout", output)
-    command = [sys.executable, "-m", "spacy_convkernels", "trees", str(workspace / "parses.spacy"), "-o", output]
-    piped = subprocess.run([*command, "--quiet"], capture_output=True)
-    assert piped.returncode == 0, piped.stderr
-    assert piped.stdout == expected.read_bytes()
+    command = ["trees", str(workspace / "parses.spacy"), "-o", output, "--quiet"]
+    read_end, write_end = os.pipe()
+    received = []
+    reader = threading.Thread(target=lambda: received.append(os.fdopen(read_end, "rb").read()), daemon=True)
+    reader.start()
+    with standard_output(write_end):
+        os.close(write_end)
+        assert main(command) == 0
+    reader.join(timeout=60)
+    assert received == [expected.read_bytes()]
     log = workspace / "log.txt"
     log.write_bytes(b"earlier\n")
-    with open(log, "ab") as appended:
-        done = subprocess.run([*command, "--quiet"], stdout=appended, stderr=subprocess.PIPE)
-    assert done.returncode == 0, done.stderr
+    with open(log, "ab") as appended, standard_output(appended.fileno()):
+        assert main(command) == 0
     assert log.read_bytes() == b"earlier\n" + expected.read_bytes()
     assert not list(workspace.glob(".*"))
 
