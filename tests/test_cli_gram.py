@@ -122,3 +122,22 @@ def test_bad_inputs_end_with_one_line_on_stderr_and_status_1(tmp_path, capsys):
         err = capsys.readouterr().err.strip()
         prefix = f"spacy-convkernels {command[0]}: error:"
         assert err.startswith(prefix) and message in err and "\n" not in err, (command, err)
+
+
+def test_the_commands_on_kelp_trees_do_not_import_spacy(tmp_path):
+    """gram, nystroem and evaluate qc read KeLP trees: a new process running them never
+    imports spaCy (and with it torch: seconds before the first tree)."""
+    out = str(tmp_path)
+    code = (
+        "import sys\n"
+        "from spacy_convkernels.cli import main\n"
+        f"assert main(['gram', {str(SAMPLE)!r}, '-o', {out!r} + '/g.npy', '--quiet']) == 0\n"
+        f"assert main(['nystroem', 'fit', {str(SAMPLE)!r}, '-o', {out!r} + '/m.npz', '--n-components', '5', "
+        "'--quiet']) == 0\n"
+        f"assert main(['nystroem', 'transform', {out!r} + '/m.npz', {str(SAMPLE)!r}, '-o', {out!r} + '/v.npy', "
+        "'--quiet']) == 0\n"
+        f"assert main(['evaluate', 'qc', {str(SAMPLE)!r}, {str(SAMPLE)!r}, '--quiet']) == 0\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] in ('spacy', 'thinc', 'torch')))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines()[-1] == "[]"
