@@ -24,6 +24,24 @@ if os.environ.get("SPACY_CONVKERNELS_TOP_DOWN") == "1":  # every pair of trees e
 SHARED_FIXTURES = ("qc_dir", "md_model")
 # the fixtures that make a test slow: a test that uses one is marked ``slow`` here
 SLOW_FIXTURES = ("dask_client",)  # a two-worker Dask LocalCluster (test_distributed.py)
+# pytest-xdist's --dist loadscope hands out whole test files in collection order, a batch
+# to each worker before any has run: the longest files (by CPU time in a full run, 20 to
+# 300 s on 2 cores) go first, so that no worker is left alone with a long file at the end
+LONGEST_FILES = (
+    "test_doc_examples.py",
+    "test_reference_kernels.py",
+    "test_debug_data.py",
+    "test_smoothed_kernels.py",
+    "test_engine_limits.py",
+    "test_transformer_pipelines.py",
+    "test_saved_models.py",
+    "test_standoff.py",
+    "test_relation_extractor.py",
+    "test_cli_outputs.py",
+    "test_klsh.py",
+    "test_kernel_textcat.py",
+    "test_relation_configs.py",
+)
 
 
 def pytest_configure(config):
@@ -50,6 +68,8 @@ def md_model() -> Path:
 
 
 def pytest_collection_modifyitems(items):
+    rank = {name: position for position, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
         if any(name in fixtures for name in SHARED_FIXTURES):

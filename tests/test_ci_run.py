@@ -42,3 +42,9 @@ def test_a_failing_command_inside_an_and_list_stops_ci(tmp_path):
     )
     assert result.returncode != 0
     assert not ran.exists(), "the tests ran after the lint failed"
+
+
+def test_the_files_scheduled_first_exist():
+    from conftest import LONGEST_FILES
+
+    assert [name for name in LONGEST_FILES if not (ROOT / "tests" / name).is_file()] == []
