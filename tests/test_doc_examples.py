@@ -247,10 +247,9 @@ def test_the_relations_guide_trains_the_samples_relations_and_evaluates_them(pag
     ``evaluate relations`` scores the dev corpus as training did (the gold entities
     given), from the JSONL or its DocBin; ``spacy evaluate`` reads the DocBin too."""
     import json
-    import subprocess
-    import sys
 
     import spacy
+    from spacy_cli import spacy_command
 
     from spacy_convkernels.cli import main
     from spacy_convkernels.ml.kernel_blocks import blocks_of
@@ -272,9 +271,8 @@ def test_the_relations_guide_trains_the_samples_relations_and_evaluates_them(pag
     assert main(["evaluate", "relations", str(best), str(docbin), "-o", str(again), "--quiet"]) == 0
     assert [json.loads(again.read_text())[key] for key in micro] == [trained[key] for key in micro]
     metrics = tmp_path / "metrics.json"
-    command = [sys.executable, "-m", "spacy", "evaluate", str(best), str(docbin), "--output", str(metrics)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    assert done.returncode == 0 and "rel_micro_f" in json.loads(metrics.read_text()), done.stderr[-3000:]
+    code, printed = spacy_command(["evaluate", str(best), str(docbin), "--output", str(metrics)])
+    assert code == 0 and "rel_micro_f" in json.loads(metrics.read_text()), printed[-3000:]
 
 
 @uses("docs/guide/relations_jsonl.md", "3. Score new text")
