@@ -1,9 +1,9 @@
 """Build of the compiled kernel engine (Cython + OpenMP); metadata lives in pyproject.toml.
 
 ``SPACY_CONVKERNELS_SANITIZE=1`` builds the engine with AddressSanitizer and
-UndefinedBehaviorSanitizer (GCC or Clang, Linux and macOS): -O1 -g, frame pointers kept,
-every undefined-behaviour report fatal. ``tools/sanitize.sh`` builds such a copy and runs
-the test suite under it.
+UndefinedBehaviorSanitizer (GCC or Clang, Linux and macOS): -O1 -g (after -g0, so it
+wins), frame pointers kept, every undefined-behaviour report fatal. ``tools/sanitize.sh``
+builds such a copy and runs the test suite under it.
 """
 
 import os
@@ -13,12 +13,15 @@ import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
+# -g0: no debug information (Python's own CFLAGS ask for -g), which GCC and Clang never let
+# change the code (the same instructions, checked with objdump): the build takes 77 s ->
+# 58 s on 2 cores, the engine 11 MB -> 2 MB
 if sys.platform == "darwin":
-    openmp = {"extra_compile_args": ["-O3", "-Xpreprocessor", "-fopenmp"], "extra_link_args": ["-lomp"]}
+    openmp = {"extra_compile_args": ["-O3", "-g0", "-Xpreprocessor", "-fopenmp"], "extra_link_args": ["-lomp"]}
 elif sys.platform == "win32":
     openmp = {"extra_compile_args": ["/O2", "/openmp"], "extra_link_args": []}
 else:
-    openmp = {"extra_compile_args": ["-O3", "-fopenmp"], "extra_link_args": ["-fopenmp"]}
+    openmp = {"extra_compile_args": ["-O3", "-g0", "-fopenmp"], "extra_link_args": ["-fopenmp"]}
 
 if os.environ.get("SPACY_CONVKERNELS_SANITIZE") == "1":
     if sys.platform == "win32":
