@@ -316,12 +316,14 @@ def test_a_character_device_is_written_into_not_replaced(workspace, tmp_path_fac
 @contextlib.contextmanager
 def standard_output(descriptor: int):
     """This process's file descriptor 1 made ``descriptor`` (a pipe's end, a file opened by
-    a shell's ``>>``) while the block runs, as a new process started with it would have it."""
+    a shell's ``>>``) while the block runs, ``sys.stdout`` writing to it, as a new process
+    started with it would have them: a stray print lands among the bytes."""
     sys.stdout.flush()
     saved = os.dup(1)
     os.dup2(descriptor, 1)
     try:
-        yield
+        with open(1, "w", closefd=False) as stdout, contextlib.redirect_stdout(stdout):
+            yield
     finally:
         os.dup2(saved, 1)
         os.close(saved)
