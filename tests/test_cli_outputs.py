@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import spacy
 from data_paths import CORPORA
 from interrupts import default_sigint, python_sigint
 
@@ -306,6 +307,7 @@ def test_a_character_device_is_written_into_not_replaced(workspace, tmp_path_fac
         if os.geteuid() == 0:
             pytest.skip("root here, and a device node cannot be made: /dev/null itself is not risked")
         device = Path("/dev/null")
+    spacy.blank("en")  # the first pipeline imports torch, whose inductor makes a folder in TMPDIR
     scratch = tmp_path_factory.mktemp("tmpdir")
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # TMPDIR, for this process
     assert main(["convert", str(workspace / "small.klp.gz"), str(device)]) == 0, capsys.readouterr().err

@@ -68,14 +68,16 @@ def run(arguments: argparse.Namespace) -> None:
 
 
 def read_docs(path: Path, *, model: str | None = None, batch_size: int = 256, n_process: int = 1) -> Iterator["Doc"]:
-    """The parsed docs of a DocBin, or of a text file's lines parsed by ``model``."""
-    import spacy
+    """The parsed docs of a DocBin (a bare Vocab holds them: no pipeline, whose making loads
+    every installed package's spaCy factories, seconds), or of a text file's lines parsed by
+    ``model``."""
+    from spacy.vocab import Vocab
 
     from .pipelines import load_pipeline, read_docbin
 
     nlp = load_pipeline(model) if model is not None else None
     if path.suffix == ".spacy":
-        yield from read_docbin(path, nlp.vocab if nlp is not None else spacy.blank("en").vocab)
+        yield from read_docbin(path, nlp.vocab if nlp is not None else Vocab())
         return
     if nlp is None or "parser" not in nlp.pipe_names:
         raise InvalidParameterError("raw text needs --model, a spaCy pipeline with a parser")
