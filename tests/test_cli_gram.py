@@ -125,7 +125,7 @@ def test_bad_inputs_end_with_one_line_on_stderr_and_status_1(tmp_path, capsys):
 
 
 def test_the_commands_on_kelp_trees_do_not_import_spacy(tmp_path):
-    """gram, nystroem and evaluate qc read KeLP trees: a new process running them never
+    """gram, nystroem, evaluate qc and explain read KeLP trees: a new process running them never
     imports spaCy (and with it torch: seconds before the first tree)."""
     out = str(tmp_path)
     code = (
@@ -137,6 +137,7 @@ def test_the_commands_on_kelp_trees_do_not_import_spacy(tmp_path):
         f"assert main(['nystroem', 'transform', {out!r} + '/m.npz', {str(SAMPLE)!r}, '-o', {out!r} + '/v.npy', "
         "'--quiet']) == 0\n"
         f"assert main(['evaluate', 'qc', {str(SAMPLE)!r}, {str(SAMPLE)!r}, '--quiet']) == 0\n"
+        f"assert main(['explain', '--corpus', {str(SAMPLE)!r}, '3', '17', '-o', {out!r} + '/e.svg']) == 0\n"
         "print(sorted(name for name in sys.modules if name.split('.')[0] in ('spacy', 'thinc', 'torch')))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
