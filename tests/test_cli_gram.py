@@ -124,6 +124,7 @@ def test_bad_inputs_end_with_one_line_on_stderr_and_status_1(tmp_path, capsys):
         assert err.startswith(prefix) and message in err and "\n" not in err, (command, err)
 
 
+@pytest.mark.slow  # a new process
 def test_the_commands_on_kelp_trees_do_not_import_spacy(tmp_path):
     """gram, nystroem, evaluate qc and explain read KeLP trees: a new process running them never
     imports spaCy (and with it torch: seconds before the first tree)."""
