@@ -1,6 +1,7 @@
 """The kernel_relations component (issue 16 point 4): trains, writes Doc._.kernel_rel and
 Doc._.kernel_interactions, scores, saves and loads."""
 
+import inspect
 import json
 import os
 import subprocess
@@ -455,6 +456,7 @@ def test_two_kernel_blocks_train_and_round_trip_through_bytes_with_identical_pre
 
 
 def sorted_relations(doc) -> str:
+    """A Doc's relations as one comparable line (also run by the new process below)."""
     return repr(sorted((k, sorted(v.items())) for k, v in doc._.kernel_rel.items()))
 
 
@@ -472,14 +474,13 @@ def test_saved_pipelines_predict_identically_in_a_new_process_without_an_import(
     for name, (nlp, extractor, _, _) in pipelines.items():
         nlp.to_disk(tmp_path / name)
         expected.append(sorted_relations(extractor(parsed_in(nlp))))
-    code = (
-        "import spacy\n"
-        "from spacy.tokens import Doc\n"
+    load = (
         f"for name in {list(pipelines)!r}:\n"
         f"    nlp = spacy.load({str(tmp_path)!r} + '/' + name)\n"
         f"    doc = nlp.get_pipe('kernel_relations')(Doc(nlp.vocab).from_disk({str(tmp_path / 'doc.spacy')!r}))\n"
-        "    print(repr(sorted((k, sorted(v.items())) for k, v in doc._.kernel_rel.items())))\n"
+        "    print(sorted_relations(doc))\n"
     )
+    code = "import spacy\nfrom spacy.tokens import Doc\n" + inspect.getsource(sorted_relations) + load
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.splitlines() == expected
 
