@@ -1,7 +1,8 @@
 """Cost curves (issue 37, point 4): seconds and peak memory against N, M, S, structure size and threads.
 
-    python bench/cost_curves.py [--kernels PTK CSPTK path] [--curves N M S nodes threads]
-        [--sizes 250 500 1000 2000 4000] [--nodes 10 30 100 300 1000] [--path-lengths 3 5 10 20 40]
+    python bench/cost_curves.py [--kernels PTK CSPTK path] [--curves N dask M S nodes threads]
+        [--sizes 250 500 1000 2000 4000] [--dask-sizes 10000 30000 100000] [--dask-workers 2]
+        [--nodes 10 30 100 300 1000] [--path-lengths 3 5 10 20 40]
         [--threads 1 2] [--queries 1000] [--bridge-landmarks 1000] [--gram-structures 2000]
         [--size-structures 30] [--min-seconds 1] [--n-jobs 2] [--budget-minutes 10] [--memory-gb 8]
         [--quick] [--report-only]
@@ -23,6 +24,11 @@ Curves (``--curves``):
 - N: the exact-kernel SVM bridge (the Gram of the first N, then ``KernelSVC(C=10,
   class_weight="fair")`` one-vs-rest on it) and the Nyström bridge (``Nystroem`` fitted
   with M = min(``--bridge-landmarks``, N) uniform landmarks, then the transform of the N);
+- dask: the Nyström bridge where one machine's exact Gram stops (``--dask-sizes``, up to
+  100,000 structures: 80 GB of Gram): ``Nystroem`` fitted on the pool with M =
+  ``--bridge-landmarks``, then the transform of N structures (the pool cycled, each copy
+  uncompiled) by ``spacy_convkernels.distributed`` on a local cluster of
+  ``--dask-workers`` single-threaded workers, with the workers' peak RSS;
 - M: ``Nystroem`` fitted on the pool with M uniform landmarks (their Gram, its
   eigendecomposition); transform of the queries;
 - S: ``kernel.prepare`` of the first S of the pool as support vectors, then
@@ -51,8 +57,8 @@ Results go to ``--results`` as they come, each with the page ``--docs``/STEM.md 
 results file's name); its plot STEM.png is drawn at the end. A run skips the points
 already there (delete them to measure again); ``--report-only`` only redraws. ``--quick``:
 tiny sizes in place of those flags (N, M, S of 50 to 200, 100 queries, M = 100 for the N
-curve, Grams of 200, 10 structures per size, 0.1 s), into the temporary folder unless
-``--results`` and ``--docs`` are given.
+curve, 500 and 1,000 on Dask, Grams of 200, 10 structures per size, 0.1 s), into the
+temporary folder unless ``--results`` and ``--docs`` are given.
 """
 
 import argparse
@@ -93,6 +99,7 @@ QUICK = {
     "gram_structures": 200,
     "size_structures": 10,
     "min_seconds": 0.1,
+    "dask_sizes": [500, 1000],
 }
 
 
@@ -192,6 +199,38 @@ def nystroem_bridge(kernel, data: dict, n: int, settings: dict) -> dict:
     return {"seconds": fit + transform, "fit_s": fit, "transform_s": transform, "landmarks": m}
 
 
+def dask_nystroem(kernel, data: dict, n: int, settings: dict) -> dict:
+    """The Nyström bridge where the exact Gram no longer fits (8 N^2 bytes): fit on the pool
+    (M = ``bridge_landmarks``), then the transform of n structures (the pool cycled, each
+    copy uncompiled, as distinct sentences would be) on a local Dask cluster of
+    ``dask_workers`` single-threaded workers; their peak RSS (VmHWM) above their RSS before."""
+    from distributed import Client, LocalCluster
+
+    from spacy_convkernels import distributed
+
+    pool = data["train"]
+    model = Nystroem(kernel, n_components=min(settings["bridge_landmarks"], len(pool)), random_state=0)
+    _, fit, _ = timed(model.fit, pool)
+    X = [s for _ in range(-(-n // len(pool))) for s in pickle.loads(pickle.dumps(pool))][:n]
+    workers = settings["dask_workers"]
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
+        Client(cluster) as client,
+    ):
+        client.run(Path("/proc/self/clear_refs").write_text, "5")
+        before = client.run(rss_mb)
+        _, transform, _ = timed(distributed.nystroem_transform, model, X, client=client)
+        peaks = client.run(rss_mb, "VmHWM")
+    return {
+        "seconds": fit + transform,
+        "fit_s": fit,
+        "transform_s": transform,
+        "rows_per_s": n / transform,
+        "workers": workers,
+        "worker_peak_mb": max(peaks[address] - before[address] for address in peaks),
+    }
+
+
 def landmarks(kernel, data: dict, m: int, settings: dict) -> dict:
     """Nyström with m landmarks: fit on the pool, transform of the queries."""
     model = Nystroem(kernel, n_components=m, random_state=0, n_jobs=settings["n_jobs"])
@@ -271,6 +310,19 @@ SERIES = {
         nystroem_bridge,
         (("seconds", "fit + transform s"), ("fit_s", "fit s"), ("transform_s", "transform s"), ("landmarks", "M")),
     ),
+    "N Nyström on Dask": Series(
+        "dask",
+        "structures transformed N (fit on the pool)",
+        dask_nystroem,
+        (
+            ("seconds", "fit + transform s"),
+            ("fit_s", "fit s"),
+            ("transform_s", "transform s"),
+            ("rows_per_s", "rows/s"),
+            ("workers", "workers"),
+            ("worker_peak_mb", "worker peak MB"),
+        ),
+    ),
     "M": Series(
         "M",
         "landmarks M",
@@ -319,6 +371,8 @@ def xs_of(args, series: str, kernel: str) -> list[int]:
         return args.threads
     if series == "nodes":
         return args.path_lengths if kernel == "path" else args.nodes
+    if series == "N Nyström on Dask":
+        return args.dask_sizes
     return args.sizes
 
 
@@ -329,6 +383,7 @@ def measure(args, results: ResultsFile) -> None:
         "bridge_landmarks": args.bridge_landmarks,
         "gram_structures": args.gram_structures,
         "min_seconds": args.min_seconds,
+        "dask_workers": args.dask_workers,
     }
     context = get_context("spawn")  # a forked process computes on one thread (kernels.base.n_threads)
     wordspace = args.data / "trec-qc-kelp" / "wordspace_md300.txt.gz"
@@ -517,6 +572,8 @@ def write_docs(results: dict, page: Path, plot_path: Path, args) -> None:
         "costs that flatten the curves of the first section, whose exponents would promise too much). An N",
         "beyond the largest measured is an extrapolation of a power law, marked so. Which bridge: the exact SVM up",
         "to the smallest of its limits, Nyström from there up to the smallest of its own; beyond, neither fits.",
+        "The curve N Nyström on Dask measures the Nyström bridge (its fit on the pool, the transform on a local",
+        "cluster) at sizes whose exact Gram would not fit (100,000 structures: 80 GB).",
         "",
         *bridges(results, args),
     ]
@@ -570,6 +627,8 @@ def main():
     parser.add_argument("--gram-structures", type=int, default=2000, help="of the threads curve")
     parser.add_argument("--size-structures", type=int, default=30, help="structures per size (nodes curve)")
     parser.add_argument("--min-seconds", type=float, default=1.0, help="timed per size (nodes curve)")
+    parser.add_argument("--dask-sizes", type=int, nargs="+", default=[10_000, 30_000, 100_000])
+    parser.add_argument("--dask-workers", type=int, default=2)
     parser.add_argument("--n-jobs", type=int, default=os.cpu_count())
     parser.add_argument("--budget-minutes", type=float, default=10.0)
     parser.add_argument("--memory-gb", type=float, default=8.0)
