@@ -573,7 +573,8 @@ def write_docs(results: dict, page: Path, plot_path: Path, args) -> None:
         "beyond the largest measured is an extrapolation of a power law, marked so. Which bridge: the exact SVM up",
         "to the smallest of its limits, Nyström from there up to the smallest of its own; beyond, neither fits.",
         "The curve N Nyström on Dask measures the Nyström bridge (its fit on the pool, the transform on a local",
-        "cluster) at sizes whose exact Gram would not fit (100,000 structures: 80 GB).",
+        "cluster) at sizes whose exact Gram would not fit (100,000 structures: 80 GB); its peak MB is the client's",
+        "(the structures and the vectors it gathers), its worker peak MB each worker's largest.",
         "",
         *bridges(results, args),
     ]
