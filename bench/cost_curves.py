@@ -209,7 +209,8 @@ def dask_nystroem(kernel, data: dict, n: int, settings: dict) -> dict:
     from spacy_convkernels import distributed
 
     pool = data["train"]
-    model = Nystroem(kernel, n_components=min(settings["bridge_landmarks"], len(pool)), random_state=0)
+    m = min(settings["bridge_landmarks"], len(pool))
+    model = Nystroem(kernel, n_components=m, random_state=0, n_jobs=settings["n_jobs"])
     _, fit, _ = timed(model.fit, pool)
     X = [s for _ in range(-(-n // len(pool))) for s in pickle.loads(pickle.dumps(pool))][:n]
     workers = settings["dask_workers"]
