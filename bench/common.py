@@ -6,6 +6,7 @@ through a temporary file) and Markdown pages and tables. Where they read and wri
 ``locations``."""
 
 import json
+import pickle
 import statistics
 import time
 from collections import Counter
@@ -114,6 +115,19 @@ def rss_mb(field: str = "VmRSS") -> float:
     forked parent's RSS at exec (Linux keeps the old memory's peak there)."""
     with open("/proc/self/status") as status:
         return int(status.read().split(f"{field}:")[1].split()[0]) / 1024
+
+
+def reset_peak() -> None:
+    """Make this process's peak resident memory (VmHWM) start again from its RSS now
+    (Linux 4.0: "5" written to /proc/self/clear_refs)."""
+    Path("/proc/self/clear_refs").write_text("5")
+
+
+def distinct_copies(structures: list, n: int) -> list:
+    """n structures: ``structures`` repeated, every copy a distinct, uncompiled object (each
+    compiled and normalized on its own, as distinct sentences would be)."""
+    repeats = -(-n // len(structures))
+    return [s for _ in range(repeats) for s in pickle.loads(pickle.dumps(structures))][:n]
 
 
 def table(header: list[str], rows) -> list[str]:

@@ -76,7 +76,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
-from common import ResultsFile, kelp_kernels, rss_mb, timed, write_page
+from common import ResultsFile, distinct_copies, kelp_kernels, reset_peak, rss_mb, timed, write_page
 from locations import DATA, MD_MODEL, add_outputs
 
 from spacy_convkernels.approx import Nystroem
@@ -212,13 +212,13 @@ def dask_nystroem(kernel, data: dict, n: int, settings: dict) -> dict:
     m = min(settings["bridge_landmarks"], len(pool))
     model = Nystroem(kernel, n_components=m, random_state=0, n_jobs=settings["n_jobs"])
     _, fit, _ = timed(model.fit, pool)
-    X = [s for _ in range(-(-n // len(pool))) for s in pickle.loads(pickle.dumps(pool))][:n]
+    X = distinct_copies(pool, n)
     workers = settings["dask_workers"]
     with (
         LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
         Client(cluster) as client,
     ):
-        client.run(Path("/proc/self/clear_refs").write_text, "5")
+        client.run(reset_peak)
         before = client.run(rss_mb)
         _, transform, _ = timed(distributed.nystroem_transform, model, X, client=client)
         peaks = client.run(rss_mb, "VmHWM")
@@ -359,7 +359,7 @@ def point(task: dict) -> dict:
         data = pickle.load(file)
     kernel = kernel_of(task["kernel"], task["wordspace"])
     kernel.gram(copy.deepcopy(data["queries"][:2]))
-    Path("/proc/self/clear_refs").write_text("5")  # Linux: the peak RSS restarts from the RSS now
+    reset_peak()
     baseline, load = rss_mb("VmHWM"), os.getloadavg()[0]
     figures = SERIES[task["series"]].step(kernel, data, task["x"], task["settings"])
     measured = {"peak_mb": rss_mb("VmHWM") - baseline, "baseline_mb": baseline, "load": load}

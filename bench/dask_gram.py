@@ -18,7 +18,7 @@ import resource
 import time
 
 import numpy as np
-from common import rss_mb
+from common import distinct_copies, rss_mb
 from distributed import Client, LocalCluster
 from locations import DATA
 
@@ -80,8 +80,8 @@ def main():
     arguments = parser.parse_args()
 
     train = [example.trees["grct"] for example in read_klp(TRAIN)]
-    cycles = -(-arguments.rows // len(train))
-    X = [tree for _ in range(cycles) for tree in pickle.loads(pickle.dumps(train))][: arguments.rows]
+    X = distinct_copies(train, arguments.rows)
+    cycles = -(-len(X) // len(train))
     kernel = PartialTreeKernel()
     model = Nystroem(kernel, n_components=arguments.landmarks, random_state=0).fit(train)
     landmarks = model.components_

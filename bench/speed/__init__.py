@@ -99,7 +99,7 @@ def measure(instance, method: str, combination: tuple, repeat: int) -> dict:
         return {"value": function(*combination), "unit": getattr(function, "unit", "")}
     if method.startswith("peakmem_"):
         try:  # the peak resident memory starts again from the memory now (Linux 4.0)
-            Path("/proc/self/clear_refs").write_text("5")
+            common.reset_peak()
         except OSError:
             pass
         base = common.rss_mb("VmHWM")
