@@ -23,6 +23,7 @@ from spacy_convkernels.corpora.lexicon import (
     shape_patterns,
     write_lexicon,
 )
+from spacy_convkernels.corpora.standoff import split_articles
 from spacy_convkernels.errors import CorpusFileError, CorpusFormatError, CorpusWarning, InvalidParameterError
 
 SAMPLE = CORPORA / "bionlp-st-2013-ge-sample"
@@ -219,6 +220,26 @@ def test_command_writes_the_pattern_files(sample_docs, tmp_path, capsys):
     )
     assert main(["lexicon", str(SAMPLE), str(out), "--no-shapes", "--min-precision", "0.5"]) == 0
     assert read_lexicon(out) == build_lexicon(sample_docs, min_precision=0.5, shapes=False)
+
+
+def test_dev_articles_leave_the_readers_dev_split_out_of_the_lexicon(tmp_path, capsys):
+    two_articles = tmp_path / "train"
+    two_articles.mkdir()
+    for path in SAMPLE.glob("PMC-*"):  # the captions become a second article
+        shutil.copy(path, two_articles / path.name.replace("-18-", "-1-18-").replace("-19-", "-1-19-"))
+    (two_articles / "PMC-2626671-00-TIAB.txt").rename(two_articles / "PMC-1000000-00-TIAB.txt")
+    for suffix in (".a1", ".a2"):
+        (two_articles / f"PMC-2626671-00-TIAB{suffix}").rename(two_articles / f"PMC-1000000-00-TIAB{suffix}")
+    out = tmp_path / "lexicon"
+    for seed in (0, 1):
+        assert main(["lexicon", str(two_articles), "-o", str(out), "--dev-articles", "0.3", "--seed", str(seed)]) == 0
+        kept, held = split_articles(two_articles, share=0.3, seed=seed)
+        assert kept and held
+        assert read_lexicon(out) == build_lexicon(read_standoff(kept))
+        assert capsys.readouterr().out.startswith(f"{len(kept)} documents")
+    assert read_lexicon(out) != build_lexicon(read_standoff(two_articles))
+    assert main(["lexicon", str(SAMPLE), "-o", str(out), "--dev-articles", "0.2"]) == 1
+    assert "1 article(s); a split by article needs 2 or more" in capsys.readouterr().err
 
 
 def test_command_fails_cleanly_on_bad_input(tmp_path, capsys):

@@ -3,6 +3,7 @@
     BIONLP=$(python -m spacy_convkernels demo --sample bionlp)
     python -m spacy_convkernels lexicon "$BIONLP" -o lexicon/
     python -m spacy_convkernels lexicon "$BIONLP" -o strict/ --min-count 2 --min-precision 0.2 --no-shapes
+    python -m spacy_convkernels lexicon "$BIONLP" -o held/ --dev-articles 0.2
 
 TRAIN holds BioNLP shared-task documents with their annotations (``.txt``, ``.a1``,
 ``.a2``); the ``-o`` directory DIR receives ``proteins.jsonl`` (label ``Protein``) and ``triggers.jsonl``
@@ -11,6 +12,11 @@ TRAIN holds BioNLP shared-task documents with their annotations (``.txt``, ``.a1
 The texts are tokenized by ``--model``'s tokenizer (default: blank English); the patterns
 match a pipeline with the same tokenizer. Put them into a pipeline with
 ``spacy_convkernels.corpora.lexicon.add_lexicon(nlp, DIR)``.
+
+``--dev-articles SHARE`` leaves out the articles that ``convert --dev-articles SHARE`` and
+the standoff reader's ``dev_share`` hold out for dev (``split_articles``, the same
+``--seed``): a lexicon of the other articles, so that the dev articles' scores during
+``spacy train`` are those of articles the lexicon has not seen, as devel's are.
 """
 
 import argparse
@@ -19,7 +25,7 @@ from pathlib import Path
 
 from ..errors import CorpusFileError
 from ..utils.outputs import pipeline_path
-from .options import add_output_argument
+from .options import add_output_argument, add_seed_argument
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -38,6 +44,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "--shapes", action=argparse.BooleanOptionalAction, default=True, help="gene-like token patterns (default on)"
     )
     parser.add_argument("--skip-errors", action="store_true", help="skip malformed standoff lines")
+    parser.add_argument(
+        "--dev-articles", type=float, default=None, metavar="SHARE", help="leave out the dev articles of this share"
+    )
+    add_seed_argument(parser, help="--dev-articles: the seed of the articles' order")
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
@@ -52,7 +62,7 @@ def run(arguments: argparse.Namespace) -> None:
     import spacy
 
     from ..corpora.lexicon import FILES, build_lexicon, write_lexicon
-    from ..corpora.standoff import read_standoff
+    from ..corpora.standoff import read_standoff, split_articles
     from .pipelines import load_pipeline
 
     train = arguments.train
@@ -62,7 +72,12 @@ def run(arguments: argparse.Namespace) -> None:
         raise CorpusFileError("a directory without .a2 files (event annotations): not training data", train)
     nlp = load_pipeline(arguments.model) if arguments.model is not None else spacy.blank("en")
     counts: Counter[str] = Counter()
-    docs = read_standoff(train, nlp, skip_errors=arguments.skip_errors, counts=counts)
+    documents = (
+        train
+        if arguments.dev_articles is None
+        else split_articles(train, share=arguments.dev_articles, seed=arguments.seed)[0]
+    )
+    docs = read_standoff(documents, nlp, skip_errors=arguments.skip_errors, counts=counts)
     lexicon = build_lexicon(
         docs,
         min_count=arguments.min_count,
