@@ -37,7 +37,7 @@ from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFileError, CorpusFormatError, InvalidParameterError
 from ..utils.outputs import check_outputs, replacing_all
-from .options import add_output_argument, add_seed_argument
+from .options import add_dev_articles_arguments, add_output_argument
 
 CLASSES = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
 TEXT = "quest"
@@ -57,10 +57,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "--format", choices=["klp", *READERS], default=None, help="input format (default: by the input's name)"
     )
     parser.add_argument("--skip-errors", action="store_true", help="standoff, relations-jsonl: skip malformed lines")
-    parser.add_argument(
-        "--dev-articles", type=float, default=None, metavar="SHARE", help="standoff: --dev takes whole articles, SHARE"
-    )
-    add_seed_argument(parser, help="--dev-articles: the seed of the articles' order")
+    add_dev_articles_arguments(parser, help="standoff: --dev takes whole articles, SHARE")
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:

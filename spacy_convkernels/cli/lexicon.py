@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..errors import CorpusFileError
 from ..utils.outputs import pipeline_path
-from .options import add_output_argument, add_seed_argument
+from .options import add_dev_articles_arguments, add_output_argument
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -44,10 +44,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "--shapes", action=argparse.BooleanOptionalAction, default=True, help="gene-like token patterns (default on)"
     )
     parser.add_argument("--skip-errors", action="store_true", help="skip malformed standoff lines")
-    parser.add_argument(
-        "--dev-articles", type=float, default=None, metavar="SHARE", help="leave out the dev articles of this share"
-    )
-    add_seed_argument(parser, help="--dev-articles: the seed of the articles' order")
+    add_dev_articles_arguments(parser, help="leave out the dev articles of this share")
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:

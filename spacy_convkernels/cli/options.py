@@ -25,6 +25,13 @@ def add_seed_argument(parser: argparse.ArgumentParser, *, help: str) -> None:
     parser.add_argument("--random-state", dest="seed", type=int, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 
+def add_dev_articles_arguments(parser: argparse.ArgumentParser, *, help: str) -> None:
+    """``--dev-articles SHARE`` (standoff: the whole articles that ``split_articles`` holds
+    out, as the standoff reader's ``dev_share`` does) and ``--seed``, the seed of their order."""
+    parser.add_argument("--dev-articles", type=float, default=None, metavar="SHARE", help=help)
+    add_seed_argument(parser, help="--dev-articles: the seed of the articles' order")
+
+
 def take_positional_output(arguments: argparse.Namespace, extra: list[str]) -> list[str]:
     """The arguments argparse left over (``parse_known_args``), but for the output of the
     earlier spelling: one argument after the inputs, of a command with a required output.
