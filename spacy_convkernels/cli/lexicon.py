@@ -3,7 +3,6 @@
     BIONLP=$(python -m spacy_convkernels demo --sample bionlp)
     python -m spacy_convkernels lexicon "$BIONLP" -o lexicon/
     python -m spacy_convkernels lexicon "$BIONLP" -o strict/ --min-count 2 --min-precision 0.2 --no-shapes
-    python -m spacy_convkernels lexicon "$BIONLP" -o held/ --dev-articles 0.2
 
 TRAIN holds BioNLP shared-task documents with their annotations (``.txt``, ``.a1``,
 ``.a2``); the ``-o`` directory DIR receives ``proteins.jsonl`` (label ``Protein``) and ``triggers.jsonl``
@@ -16,7 +15,8 @@ match a pipeline with the same tokenizer. Put them into a pipeline with
 ``--dev-articles SHARE`` leaves out the articles that ``convert --dev-articles SHARE`` and
 the standoff reader's ``dev_share`` hold out for dev (``split_articles``, the same
 ``--seed``): a lexicon of the other articles, so that the dev articles' scores during
-``spacy train`` are those of articles the lexicon has not seen, as devel's are.
+``spacy train`` are those of articles the lexicon has not seen, as devel's are (it needs
+two articles or more; the bundled sample is one).
 """
 
 import argparse
