@@ -225,11 +225,8 @@ def test_command_writes_the_pattern_files(sample_docs, tmp_path, capsys):
 def test_dev_articles_leave_the_readers_dev_split_out_of_the_lexicon(tmp_path, capsys):
     two_articles = tmp_path / "train"
     two_articles.mkdir()
-    for path in SAMPLE.glob("PMC-*"):  # the captions become a second article
-        shutil.copy(path, two_articles / path.name.replace("-18-", "-1-18-").replace("-19-", "-1-19-"))
-    (two_articles / "PMC-2626671-00-TIAB.txt").rename(two_articles / "PMC-1000000-00-TIAB.txt")
-    for suffix in (".a1", ".a2"):
-        (two_articles / f"PMC-2626671-00-TIAB{suffix}").rename(two_articles / f"PMC-1000000-00-TIAB{suffix}")
+    for path in SAMPLE.glob("PMC-*"):  # the abstract becomes a second article beside the captions
+        shutil.copy(path, two_articles / path.name.replace("PMC-2626671-00-", "PMC-1000000-00-"))
     out = tmp_path / "lexicon"
     for seed in (0, 1):
         assert main(["lexicon", str(two_articles), "-o", str(out), "--dev-articles", "0.3", "--seed", str(seed)]) == 0
