@@ -3,10 +3,15 @@ train (model-best chosen on its held-out fifth of articles, the config's split),
 ``evaluate relations`` on devel with the gold proteins (the shared task's setting) and
 from raw text (the pipeline's own proteins), once per seed.
 
-    python -m spacy_convkernels lexicon ../shared/data/bionlp-st-2013-ge/original-data/train LEXICON \
-        --model ../shared/models/en_core_web_md-3.8.0
+    python -m spacy_convkernels lexicon ../shared/data/bionlp-st-2013-ge/original-data/train -o LEXICON \
+        --model ../shared/models/en_core_web_md-3.8.0 --dev-articles 0.2
     python bench/bionlp_config.py --lexicon LEXICON --work /tmp/bionlp-config [--seeds 0 1 2] \
-        [--results docs/results/bionlp_config.json]
+        [--results docs/results/bionlp_config.json] [--pipeline model-last -- OVERRIDES]
+
+The refit (the config header's second run): ``--pipeline model-last -- --corpora.train.split
+all --training.max_epochs N`` trains on every training article for the N epochs that
+model-best took in the runs with the held-out fifth, and scores model-last (the dev scores
+of that run are of articles it trained on, so its model-best means nothing).
 
 Per seed: the seconds to initialize (spaCy's "Initialized pipeline") and in all; on
 devel, the candidate level (``rel_untyped_*``: a candidate is positive when a gold
@@ -52,7 +57,7 @@ def run(seed: int, args) -> dict:
     row = {"seed": seed, **train(args.config, output, overrides, log=args.work / f"seed{seed}.log")}
     for entities in ("gold", "predicted"):
         figures = evaluate(
-            output / "model-best", args.data / "devel", entities, args.work / f"seed{seed}-{entities}.json"
+            output / args.pipeline, args.data / "devel", entities, args.work / f"seed{seed}-{entities}.json"
         )
         row[entities] = figures
     write_json(kept, row)
@@ -68,6 +73,13 @@ def main():
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--results", type=Path)
+    parser.add_argument(
+        "--pipeline",
+        choices=["model-best", "model-last"],
+        default="model-best",
+        help="the pipeline scored: model-last after a refit on all train (-- --corpora.train.split all "
+        "--training.max_epochs N, N chosen by the runs with the held-out fifth)",
+    )
     parser.add_argument("overrides", nargs="*", help="more spacy train overrides, after --")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,14 @@ from data_paths import ROOT
 weasel_util = pytest.importorskip("weasel.util")
 
 # pages written by hand from the JSON of the commands that output it
-HAND_WRITTEN = {"relations.md": ["relations_conll04.json", "relations_ge.json", "relations_initialize.json"]}
+HAND_WRITTEN = {
+    "relations.md": [
+        "relations_conll04.json",
+        "relations_ge.json",
+        "relations_ge_refit.json",
+        "relations_initialize.json",
+    ]
+}
 # modules the scripts import
 NOT_COMMANDS = {"common.py", "locations.py", "spacy_train.py", "bionlp_candidates.py"}
 
