@@ -6,7 +6,7 @@ from raw text (the pipeline's own proteins), once per seed.
     python -m spacy_convkernels lexicon ../shared/data/bionlp-st-2013-ge/original-data/train -o LEXICON \
         --model ../shared/models/en_core_web_md-3.8.0 --dev-articles 0.2
     python bench/bionlp_config.py --lexicon LEXICON --work /tmp/bionlp-config [--seeds 0 1 2] \
-        [--results docs/results/bionlp_config.json] [--pipeline model-last -- OVERRIDES]
+        [--results docs/results/relations_ge.json] [--pipeline model-last -- OVERRIDES]
 
 The refit (the config header's second run): ``--pipeline model-last -- --corpora.train.split
 all --training.max_epochs N`` trains on every training article for the N epochs that
