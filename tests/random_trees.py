@@ -82,12 +82,17 @@ def wide_tree(rng, n_children: int, labels=ALPHABET) -> Tree:
 
 
 def chain(rng, depth: int, labels=ALPHABET) -> Tree:
-    """A path of ``depth`` nodes, sometimes with an extra leaf on the way."""
-    node = Tree(labels[int(rng.integers(0, len(labels)))])
-    for _ in range(depth - 1):
-        extra = [Tree(labels[int(rng.integers(0, len(labels)))])] if rng.random() < 0.1 else []
-        node = Tree(labels[int(rng.integers(0, len(labels)))], [node] + extra)
-    return node
+    """A path of ``depth`` nodes, sometimes with an extra leaf on the way (built bottom-up,
+    each node over the one below and its extra leaf, then laid out in preorder at once)."""
+    path = [labels[int(rng.integers(0, len(labels)))]]  # bottom-up
+    extras: list[tuple[int, str]] = []  # (level on the path, label): a leaf after the path below it
+    for level in range(1, depth):
+        if rng.random() < 0.1:
+            extras.append((level, labels[int(rng.integers(0, len(labels)))]))
+        path.append(labels[int(rng.integers(0, len(labels)))])
+    node_labels = path[::-1] + [label for _, label in extras]
+    parents = list(range(-1, depth - 1)) + [depth - 1 - level for level, _ in extras]
+    return Tree.from_flat(node_labels, parents)
 
 
 def random_pairs(seed: int, n_pairs: int, labels=ALPHABET):

@@ -28,6 +28,7 @@ def without_times(text: str) -> list[str]:
     return [re.sub(r"\(\d+\.\d+ s\)|in \d+\.\d+ s", "", line) for line in text.splitlines()[1:]]
 
 
+@pytest.mark.slow
 def test_demo_summarizes_every_step_on_the_bundled_samples(capsys):
     assert main(["demo", "--n-jobs", "1"]) == 0
     out = capsys.readouterr().out
@@ -76,6 +77,7 @@ def test_the_readme_demo_command_runs():
     assert all(section in result.stdout for section in SECTIONS)
 
 
+@pytest.mark.slow
 def test_demo_bad_options_are_one_line_and_status_1(tmp_path, capsys):
     spacy.blank("en").to_disk(tmp_path / "blank")
     cases = [

@@ -208,6 +208,7 @@ def test_outputs_of_a_run_are_put_in_place_together_or_not_at_all(workspace, cap
     assert snapshot(workspace) == before
 
 
+@pytest.mark.slow
 def test_lexicon_on_a_full_disk_keeps_both_earlier_files(workspace, capsys, monkeypatch):
     """The disk fills while triggers.jsonl, the last file, is written: proteins.jsonl keeps its earlier bytes too."""
     from spacy_convkernels.corpora import lexicon
@@ -297,6 +298,7 @@ def test_a_fifo_is_written_into_not_replaced(workspace):
     assert not list(workspace.glob(".*"))
 
 
+@pytest.mark.slow
 def test_a_character_device_is_written_into_not_replaced(workspace, tmp_path_factory, monkeypatch, capsys):
     """A /dev/null made in the workspace when root may make one (so that a failure could
     not replace the machine's), else /dev/null itself (which a user cannot replace)."""
@@ -361,6 +363,7 @@ def test_standard_output_gets_the_bytes(workspace, spelling):
     assert not list(workspace.glob(".*"))
 
 
+@pytest.mark.slow
 def test_a_docbin_to_standard_output_is_not_mixed_with_the_summary(workspace, capfdbinary):
     """``convert X /dev/stdout > c.spacy`` (through a link here; this process's standard
     output is the file capfdbinary opened, as a shell's ``>`` opens one): the summary line

@@ -90,6 +90,7 @@ def test_the_pipelines_error_handler_reaches_the_components(pipeline):
     assert [who for who, *_ in failures] == ["kernel_trees"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FITTED)
 def test_serialization_round_trips_and_honours_exclude(pipeline, name, tmp_path):
     component = pipeline[0].get_pipe(name)

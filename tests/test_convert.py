@@ -23,6 +23,7 @@ def docs(path):
     return list(DocBin().from_disk(path).get_docs(spacy.blank("en").vocab))
 
 
+@pytest.mark.slow
 def test_questions_and_one_hot_cats_with_every_tenth_for_dev(tmp_path):
     examples = list(read_klp(SAMPLE))
     counts = convert(SAMPLE, tmp_path / "train.spacy", dev=tmp_path / "dev.spacy")
@@ -66,6 +67,7 @@ def test_command_line_reports_one_line_and_fails(tmp_path, capsys):
     assert "--dev-every must be at least 2" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_format_comes_from_the_inputs_name(tmp_path, capsys):
     for source, format in ((SAMPLE, "klp"), (STANDOFF, "standoff"), (RELATIONS, "relations-jsonl")):
         assert main(["convert", str(source), str(tmp_path / "named.spacy")]) == 0, format

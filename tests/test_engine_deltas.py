@@ -70,10 +70,12 @@ def _sums_to_the_kernel(kernel, a, b):
 
 @SETTINGS
 @given(kernel=KERNELS, a=trees(ALPHABET), b=trees(ALPHABET))
+@pytest.mark.slow
 def test_the_deltas_sum_to_the_kernel(kernel, a, b):
     _sums_to_the_kernel(kernel, a, b)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(kernel=SMOOTHED_KERNELS, a=trees(SMOOTH_LABELS), b=trees(SMOOTH_LABELS))
 def test_the_smoothed_deltas_sum_to_the_kernel(kernel, a, b):

@@ -87,6 +87,7 @@ def test_closed_forms_equal_the_references():
     assert wide_zelenko(6) == pytest.approx(ref.zelenko(star, star, k, enumerate_children=True), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_wide_trees_match_the_reference():
     rng = np.random.default_rng(12)
     trees = [wide_tree(rng, n) for n in (40, 41, 90)]
@@ -195,6 +196,7 @@ def top_down():
     set_stored_pairs(previous)
 
 
+@pytest.mark.slow
 def test_top_down_evaluation_equals_the_stored_one(top_down):
     """The two ways of ``_tree_kernels`` (stored Deltas, top-down frames) on random trees,
     wide, deep and single-node ones among them, for every kind of tree kernel and SPTK's
@@ -675,6 +677,7 @@ def test_chains_below_the_limit_match_the_reference_and_the_limit_is_settable():
     assert kernel(chain, chain, normalize=False) == pytest.approx(ref.partial_tree(chain, chain), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_a_saved_model_whose_landmark_is_a_long_chain_fails_fast_at_load(tmp_path):
     """A kernel_vectors landmark swapped for a 200,000-node single-label chain ran for
     minutes at load and predict; now load stops with the component's error naming the

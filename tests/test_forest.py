@@ -251,6 +251,7 @@ def test_forest_of_a_single_tree_gives_the_sst_kernel(lam):
     np.testing.assert_allclose(forest_kernel.gram(forests, n_jobs=2), sst.gram(trees, n_jobs=2), rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(raw_forests(), raw_forests(), st.sampled_from([0.3, 1.0]), st.sampled_from([0.0, 1.0]))
 def test_dynamic_programme_equals_brute_force_enumeration(f1, f2, lam, terminal_factor):

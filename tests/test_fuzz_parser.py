@@ -45,6 +45,7 @@ def bracket_like(draw):
 
 @SETTINGS
 @given(text=awkward_text | bracket_like())
+@pytest.mark.slow
 def test_random_text_gives_a_tree_or_a_parse_error(text):
     try:
         tree = Tree.from_string(text)
@@ -66,6 +67,7 @@ def _labels_in(text):
 
 @SETTINGS
 @given(tree=trees)
+@pytest.mark.slow
 def test_random_trees_round_trip(tree):
     text = str(tree)
     again = Tree.from_string(text)
@@ -95,6 +97,7 @@ def test_a_label_is_accepted_exactly_when_bracket_notation_can_write_it(label, c
 
 @SETTINGS
 @given(labels=st.lists(any_label, max_size=6), parents=st.lists(st.integers(-3, 8), max_size=6))
+@pytest.mark.slow
 def test_flat_form_gives_a_tree_or_an_invalid_tree_error(labels, parents):
     try:
         tree = Tree.from_flat(labels, parents)

@@ -30,6 +30,7 @@ def held(*labels) -> int:
     return sum(label in LABELS._ids for label in labels)
 
 
+@pytest.mark.slow
 def test_labels_are_freed_with_the_last_tree_that_holds_them():
     first = Tree.from_string("(interning-a (interning-b) (interning-b))")
     second = Tree.from_string("(interning-a (interning-c))")
@@ -41,6 +42,7 @@ def test_labels_are_freed_with_the_last_tree_that_holds_them():
     assert held("interning-a", "interning-b", "interning-c") == 0
 
 
+@pytest.mark.slow
 def test_a_freed_id_goes_to_the_next_new_label_with_a_new_birth():
     tree = Tree.from_string("(interning-old)")
     old_id = int(tree.compiled.labels[0])
@@ -51,6 +53,7 @@ def test_a_freed_id_goes_to_the_next_new_label_with_a_new_birth():
     assert int(lease.ids[0]) == old_id and LABELS.births[old_id] == birth + 1
 
 
+@pytest.mark.slow
 def test_memory_follows_live_work():
     """Compiling and dropping trees with 20,000 distinct labels leaves the tables as they were."""
     gc.collect()
@@ -89,6 +92,7 @@ def test_dropping_400000_distinct_labels_fits_in_50_megabytes():
     assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_a_packed_set_holds_the_ids_it_packed():
     packed = PackedTrees([Tree.from_string("(interning-p (interning-q))").compiled], key="label")
     assert held("interning-p", "interning-q") == 2
@@ -96,6 +100,7 @@ def test_a_packed_set_holds_the_ids_it_packed():
     assert held("interning-p", "interning-q") == 0
 
 
+@pytest.mark.slow
 def test_a_prepared_index_outlives_its_trees():
     kernel = SmoothedPartialTreeKernel(vectors=VECTORS)
     fixed = [Tree.from_string(text) for text in ("(LEX##run::v (LEX##dog::n))", "(LEX##eat::v (interning-x))")]
@@ -120,6 +125,7 @@ def path(rng, nodes):
 
 @settings(max_examples=20, deadline=None)
 @given(steps=st.lists(st.tuples(st.booleans(), st.integers(0, 2**16)), min_size=4, max_size=16))
+@pytest.mark.slow
 def test_reused_ids_never_carry_an_old_description(steps):
     """Trees are made and dropped at random, over labels that are described differently by
     the smoothed kernel (words with vectors, POS and syntactic labels) and fresh ones, so ids

@@ -91,6 +91,7 @@ def test_it_learns_and_a_saved_pipeline_predicts_the_same(tmp_path):
         assert loaded(example.predicted.copy()).cats == pytest.approx(nlp(example.predicted.copy()).cats, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_the_text_term_adds_the_ngram_cosine_to_the_tree_kernel():
     nlp, examples = pipeline(dict(SVM, text_weight=0.5, n_folds=3))
     train(nlp, examples, steps=1)
@@ -124,6 +125,7 @@ def test_several_blocks_train_save_and_reload_with_identical_predictions(tmp_pat
     assert [loaded(d.copy()).cats for d in texts] == [nlp(d.copy()).cats for d in texts]
 
 
+@pytest.mark.slow
 def test_a_budget_bounds_the_support_vectors():
     nlp, examples = pipeline(dict(SVM, max_support=20))
     train(nlp, examples, steps=1)

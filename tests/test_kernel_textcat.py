@@ -97,6 +97,7 @@ def test_width_taken_from_the_first_annotated_doc():
     assert model.get_dim("nO") == 20 and model.predict(docs).shape == (3, 20)
 
 
+@pytest.mark.slow
 def test_klsh_codes_as_bits():
     doc = spacy.blank("en")("Who wrote Hamlet ?")
     for name in ("kernel_klsh_code", "kernel_vector"):

@@ -84,6 +84,7 @@ def test_values_survive_docbin(nlp):
     assert [s._.kernel_trees for s in restored[0].sents] == [s._.kernel_trees for s in docs[0].sents]
 
 
+@pytest.mark.slow
 def test_values_survive_multiprocessing(qc_docs_pipeline):
     nlp, docs = qc_docs_pipeline
     expected = [nlp(doc)._.kernel_trees for doc in docs]
@@ -173,6 +174,7 @@ def users_span_kernel_trees():
     install_extensions("span._.kernel_trees")
 
 
+@pytest.mark.slow
 def test_a_users_extension_is_not_overwritten(users_span_kernel_trees):
     for factory in ("kernel_trees", "kernel_vectors", "kernel_klsh_codes"):
         with pytest.raises(ExtensionConflictError, match=r"span._.kernel_trees is already registered as default=\{\}"):

@@ -167,6 +167,7 @@ def test_settings_are_checked_when_the_component_is_created(factory, config, set
         spacy.blank("en").add_pipe(factory, config=config)
 
 
+@pytest.mark.slow
 def test_a_saved_pipeline_with_a_bad_setting_fails_to_load(tmp_path):
     nlp = spacy.blank("en")
     nlp.add_pipe("kernel_klsh_codes", config={"n_references": 30, "subset_size": 20})
@@ -244,6 +245,7 @@ def test_predicted_docs_without_a_parse_are_refused():
         nlp.initialize(lambda: [Example(nlp.make_doc(gold.text), gold)])
 
 
+@pytest.mark.slow
 def test_components_are_quiet(pipeline, capfd):
     nlp, docs = pipeline
     nlp.add_pipe("kernel_trees", first=True)
@@ -258,6 +260,7 @@ def test_components_are_quiet(pipeline, capfd):
     assert out == "" and err == ""
 
 
+@pytest.mark.slow
 def test_a_saved_pipeline_with_pipeline_vectors_loads(tmp_path):
     """vectors = "vocab" is bound when the component is first used: spacy.load creates it
     before the vectors are loaded."""

@@ -358,6 +358,7 @@ def test_forest_estimator_protocol(qc):
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hash_function", ["random_knn", "kulis_grauman"])
 def test_klsh_codes_component(tmp_path, hash_function):
     nlp = spacy.blank("en")

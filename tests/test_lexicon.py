@@ -97,6 +97,7 @@ def test_min_precision_keeps_frequent_triggers_and_drops_common_words():
     assert kept == {"expression"}
 
 
+@pytest.mark.slow
 def test_a_trigger_with_several_types_gives_a_pattern_per_type_passing_alone():
     words = "expression expression expression expression binding".split()
     doc = made_doc(
@@ -113,6 +114,7 @@ def test_a_trigger_with_several_types_gives_a_pattern_per_type_passing_alone():
     ]
 
 
+@pytest.mark.slow
 def test_protein_min_precision_filters_the_gazetteer_and_the_shapes(sample_docs):
     # in the sample, "GFP" is a protein in 6 of its 9 occurrences (once inside "IRES-GFP")
     def proteins(threshold):
@@ -134,6 +136,7 @@ def test_shape_patterns_find_unseen_gene_names(sample_docs):
     assert found(nlp("NF-kappaB, TGF-beta and c-Jun bind IL-2."), "proteins") == [("IL-2", "Protein")]
 
 
+@pytest.mark.slow
 def test_shape_exclusions_are_learned_per_pattern():
     nlp = spacy.blank("en")
     doc = nlp("NF-kappaB binds p50. NF-kappaB binds TGF-beta. DNA binds MEK1.")
@@ -161,6 +164,7 @@ def test_raw_sentence_gets_proteins_and_the_triggers_the_sample_has(sample_docs)
     assert found(pipeline(build_lexicon(sample_docs, shapes=False))(SENTENCE), "proteins") == []
 
 
+@pytest.mark.slow
 def test_rulers_save_and_load_with_the_pipeline(sample_docs, tmp_path):
     nlp = pipeline(build_lexicon(sample_docs))
     nlp.to_disk(tmp_path / "pipeline")
@@ -172,6 +176,7 @@ def test_rulers_save_and_load_with_the_pipeline(sample_docs, tmp_path):
         assert spans(after, "proteins")
 
 
+@pytest.mark.slow
 def test_the_documented_config_blocks_build_the_rulers(sample_docs, tmp_path):
     write_lexicon(build_lexicon(sample_docs), tmp_path / "lexicon")
     documented = textwrap.dedent(
@@ -207,6 +212,7 @@ def test_full_train_lexicon_in_the_md_pipeline(tmp_path):
     assert doc.has_annotation("DEP")
 
 
+@pytest.mark.slow
 def test_command_writes_the_pattern_files(sample_docs, tmp_path, capsys):
     out = tmp_path / "lexicon"
     assert main(["lexicon", str(SAMPLE), str(out), "--min-count", "2"]) == 0
@@ -222,6 +228,7 @@ def test_command_writes_the_pattern_files(sample_docs, tmp_path, capsys):
     assert read_lexicon(out) == build_lexicon(sample_docs, min_precision=0.5, shapes=False)
 
 
+@pytest.mark.slow
 def test_dev_articles_leave_the_readers_dev_split_out_of_the_lexicon(tmp_path, capsys):
     two_articles = tmp_path / "train"
     two_articles.mkdir()
@@ -239,6 +246,7 @@ def test_dev_articles_leave_the_readers_dev_split_out_of_the_lexicon(tmp_path, c
     assert "1 article(s); a split by article needs 2 or more" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_command_fails_cleanly_on_bad_input(tmp_path, capsys):
     unannotated = tmp_path / "test-set"
     unannotated.mkdir()

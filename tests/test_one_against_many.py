@@ -243,6 +243,7 @@ def test_indexed_equals_the_smoothed_references(case):
     assert np.count_nonzero(expected) > expected.size // 2
 
 
+@pytest.mark.slow
 def test_indexed_equals_the_tuple_references():
     k = ref.tuple_kernel(exponential(0.2), EDGE_WEIGHTS)
     params = dict(lam=0.8, vectors=NODE_VECTORS, gamma=0.2, edge_weights=EDGE_WEIGHTS)

@@ -64,6 +64,7 @@ def _sample(n):
     return [e.trees["grct"] for e in examples], [e.labels[0] for e in examples]
 
 
+@pytest.mark.slow
 def test_similarity_heatmap_shows_the_gram_in_label_order_with_boundaries_and_names():
     trees, labels = _sample(14)
     kernel = PartialTreeKernel(0.4, mu=0.4, terminal_factor=5.0)

@@ -221,7 +221,8 @@ def folder(tmp_path_factory):
     return tmp_path_factory.mktemp("fuzz")
 
 
-@pytest.mark.parametrize("kind", ["klp", "conllu", "penman"])
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["klp", "conllu", pytest.param("penman", marks=pytest.mark.slow)])
 @FUZZ
 @given(data=st.binary(max_size=400), gzipped=st.booleans())
 def test_random_bytes_give_package_errors_only(folder, kind, data, gzipped):
@@ -276,6 +277,7 @@ VECTOR_PIECES = ["\t", " ", ",", "1", "0.5", "-2e3", "nan", "inf", "2 3", "dog",
     ),
     gzipped=st.booleans(),
 )
+@pytest.mark.slow
 def test_vector_files_give_package_errors_only(folder, data, gzipped):
     path = folder / f"vectors.txt{'.gz' if gzipped else ''}"
     path.write_bytes(data)

@@ -167,6 +167,7 @@ def test_a_sentence_of_many_entities_keeps_the_nearest_pairs_with_a_warning():
             entity_pairs(doc, max_pairs_per_sentence=bad)
 
 
+@pytest.mark.slow
 def test_a_thousand_entities_in_one_sentence_give_the_capped_nearest_pairs():
     """999,000 ordered pairs uncapped (300 entities took 22 s, 1,000 did not end in 2
     minutes); the time with the cap is the speed suite's figure (python -m bench.speed --filter CrowdedSentence)."""

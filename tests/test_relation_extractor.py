@@ -54,6 +54,7 @@ def test_it_learns_the_pairs_with_either_block_or_both(kernel, tok2vec):
     assert scores["rel_micro_f"] == 1.0
 
 
+@pytest.mark.slow
 def test_bytes_round_trip_gives_identical_scores():
     nlp, extractor, _, _ = trained_pair_pipeline(steps=5)
     before = extractor(parsed_in(nlp))._.kernel_rel
@@ -282,6 +283,7 @@ def test_a_batch_without_candidates_updates_nothing():
     assert extractor(parsed_in(nlp).copy())._.kernel_rel and not extractor(empty)._.kernel_rel
 
 
+@pytest.mark.slow
 def test_exact_svm_decisions_as_kernel_features_learn_and_round_trip():
     fix_random_seed(0)
     nlp = spacy.blank("en")
@@ -366,6 +368,7 @@ def test_a_candidate_text_is_its_labels_then_the_words_between_its_spans():
     ]
 
 
+@pytest.mark.slow
 def test_the_svm_block_with_a_text_weight_gives_the_decisions_of_svms_on_the_composite_kernel():
     from spacy_convkernels.kernels import SubsequencePathKernel
     from spacy_convkernels.learn import KernelSVC
@@ -396,6 +399,7 @@ def test_the_svm_block_with_a_text_weight_gives_the_decisions_of_svms_on_the_com
     assert not np.allclose(path_only.predict(([doc], [candidates])), decisions, atol=1e-3)
 
 
+@pytest.mark.slow
 def test_candidates_without_trees_serve_path_blocks_and_refuse_tree_blocks():
     from spacy_convkernels.structures.relations import entity_pairs
 
@@ -438,6 +442,7 @@ def two_blocks():
     return trained_pair_pipeline(steps=40, kernel_features=TWO_BLOCKS)
 
 
+@pytest.mark.slow
 def test_two_kernel_blocks_train_and_round_trip_through_bytes_with_identical_predictions(two_blocks):
     nlp, extractor, examples, losses = two_blocks
     svm, nystroem = blocks_of(extractor.model.get_ref("kernel_features"))
@@ -542,6 +547,7 @@ def parse_without_entities(doc):
     return parsed_doc
 
 
+@pytest.mark.slow
 def test_evaluation_keeps_the_gold_entities_through_the_pipeline():
     nlp, extractor, examples, _ = trained_pair_pipeline(steps=5)
     nlp.add_pipe("test_parse_without_entities", first=True)
@@ -558,6 +564,7 @@ def test_evaluation_keeps_the_gold_entities_through_the_pipeline():
         evaluate_relations(spacy.blank("en"), references)
 
 
+@pytest.mark.slow
 def test_evaluate_relations_refuses_a_corpus_it_cannot_read(tmp_path, capsys):
     spacy.blank("en").to_disk(tmp_path / "blank")
     (tmp_path / "corpus.txt").write_text("RAS activates RAF.", encoding="utf-8")

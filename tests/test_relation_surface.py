@@ -80,6 +80,7 @@ def tutorial_corpus(path, nlp) -> None:
     DocBin(docs=docs, store_user_data=True).to_disk(path)
 
 
+@pytest.mark.slow
 def test_a_spacy_corpus_in_the_tutorials_format_trains(tmp_path):
     fix_random_seed(0)
     nlp = spacy.blank("en")
@@ -116,6 +117,7 @@ def without_entities(nlp) -> Doc:
     return doc
 
 
+@pytest.mark.slow
 def test_docs_without_entities_get_one_warning_per_call():
     nlp = spacy.blank("en")
     extractor = nlp.add_pipe("kernel_relations", config={"model": model_config("EntityPairCandidates")})
@@ -136,6 +138,7 @@ def test_docs_without_entities_get_one_warning_per_call():
         assert len(caught) == 3
 
 
+@pytest.mark.slow
 def test_add_pipe_with_no_config_trains_and_scores():
     fix_random_seed(0)
     nlp = spacy.blank("en")

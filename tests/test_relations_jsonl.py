@@ -112,6 +112,7 @@ def test_unreadable_file(tmp_path):
         list(read_relations_jsonl(tmp_path / "absent.jsonl"))
 
 
+@pytest.mark.slow
 def test_registered_reader():
     read = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")(path=SAMPLE)
     examples = list(read(spacy.blank("en")))
@@ -127,6 +128,7 @@ def test_registered_reader():
     assert not next(iter(text_only(spacy.blank("en")))).predicted.ents
 
 
+@pytest.mark.slow
 def test_convert_writes_a_docbin_that_reloads_with_the_same_annotations(tmp_path, capsys):
     train, dev = tmp_path / "train.spacy", tmp_path / "dev.spacy"
     args = ["convert", "--format", "relations-jsonl", str(SAMPLE), str(train), "--dev", str(dev), "--dev-every", "2"]
@@ -208,6 +210,7 @@ def test_random_lines_give_docs_or_corpus_format_errors_only(tmp_path, lines):
     assert len(docs) + len(errors) <= len(lines)
 
 
+@pytest.mark.slow
 def test_a_text_over_max_length_names_file_and_line_and_is_skipped_on_request(tmp_path, capsys):
     """Issue 36: spaCy's E088 without file or line, ``skip_errors`` stopped there, ``convert`` a traceback."""
     long = dict(GOOD, text="RAS activates RAF." + " and so on" * 100_000)  # 1,000,018 characters

@@ -501,7 +501,8 @@ def test_a_nystroem_model_that_is_not_an_archive_is_one_line(tmp_path, capsys, c
 
 
 # 300 runs of nystroem transform for each model: the fast lane flips the one without vectors
-@pytest.mark.parametrize("nystroem_model", ["ptk", pytest.param("sptk", marks=pytest.mark.slow)], indirect=True)
+@pytest.mark.slow
+@pytest.mark.parametrize("nystroem_model", ["ptk", "sptk"], indirect=True)
 def test_flipped_bytes_across_a_nystroem_model_are_one_line(nystroem_model, tmp_path, capsys):
     """A byte flipped in an array's data fails the zip's CRC-32 (``BadZipFile``, found by
     tools/fuzz.py's models target), in a header numpy's or zipfile's errors: each is one
@@ -651,6 +652,7 @@ def test_every_flipped_bit_of_a_saved_state_is_refused_or_changes_nothing(factor
     assert loaded < len(data) // 50
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("saved", a_third(1), indirect=True)
 def test_flipped_bits_across_a_components_bytes_are_refused_or_change_nothing(saved):
     """Three hundred bits flipped across ``to_bytes`` of each component (its weights too),

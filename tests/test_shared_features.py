@@ -235,10 +235,13 @@ def feature_tree(rng, vocabulary):
     return Tree(f"/{feature_label(['trigger', str(rng.choice(vocabulary))])}", children)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kernel, make",
-    [(SubsequencePathKernel(), feature_path), (ZelenkoTreeKernel(vectors=THREAD_VECTORS), feature_tree)],
-    ids=["path", "zelenko"],
+    [
+        pytest.param(SubsequencePathKernel(), feature_path, id="path"),
+        pytest.param(ZelenkoTreeKernel(vectors=THREAD_VECTORS), feature_tree, id="zelenko", marks=pytest.mark.slow),
+    ],
 )
 def test_a_kernel_of_feature_structures_shared_by_threads(kernel, make):
     check_shared_by_threads(kernel, make)

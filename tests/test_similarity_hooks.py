@@ -130,6 +130,7 @@ def test_a_text_without_a_tree_has_similarity_zero_with_a_warning(questions):
         assert empty.similarity(doc) == 0.0
 
 
+@pytest.mark.slow
 def test_the_hook_setting_is_saved_and_works_after_loading(questions, tmp_path):
     nlp = pipeline(questions)
     a, b = questions[40], two_sentences(questions[41], questions[42])
@@ -173,6 +174,7 @@ def test_the_hook_setting_is_checked(value):
         )
 
 
+@pytest.mark.slow
 def test_a_pickled_doc_keeps_its_hooks(questions):
     """spaCy pickles a Doc with its hooks (as ``copy`` keeps them); the hooks hold the fitted model."""
     nlp = pipeline(questions)

@@ -127,6 +127,7 @@ def test_shared_row_rules_keep_the_kernel_positive_semidefinite():
             assert np.linalg.eigvalsh(kernel.gram(X)).min() > -1e-8, (kernel, shared_rows)
 
 
+@pytest.mark.slow
 def test_nonstationary_label_weights_equal_reference():
     weights = {"LEX##dog::n": 0.0, "POS##NN": 0.5, "COMP##root<*::*,run::v>": 2.0, "SYNT##nsubj": 0.0}
     sigma = reference_sigma(compositional=True)

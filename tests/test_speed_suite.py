@@ -70,6 +70,7 @@ print(json.dumps(speed.measure(instance, "peakmem_allocate", (), 1)))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="peak memory is read from /proc/self/status")
 def test_peak_memory_is_measured_over_the_memory_after_setup():
     """In a fresh process, as the runner calls a peakmem method: in a test worker that had

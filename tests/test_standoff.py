@@ -249,6 +249,7 @@ def test_registered_reader_gives_examples_with_gold_interactions():
     assert not next(iter(text_only(nlp))).predicted.ents
 
 
+@pytest.mark.slow
 def test_convert_writes_a_docbin_that_reloads_with_the_same_annotations(tmp_path, capsys):
     out = tmp_path / "ge.spacy"
     assert main(["convert", "--format", "standoff", str(SAMPLE), str(out)]) == 0
@@ -375,6 +376,7 @@ def many_proteins(directory, n, a2_events):
     return write_doc(directory, " ".join(names) + " binds regulates", a1, a2 + a2_events)
 
 
+@pytest.mark.slow
 def test_an_event_that_expands_beyond_the_cap_is_cut_with_a_warning(tmp_path):
     # 30 equivalent proteins: one Binding of 2 themes has 30 * 29 variants
     path = many_proteins(
@@ -525,6 +527,7 @@ def test_a_split_by_article_refuses_bad_input(tmp_path, capsys):
     assert not (tmp_path / "o.spacy").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["outer first", "inner first"])
 def test_the_nesting_cap_does_not_depend_on_the_order_of_the_lines(tmp_path, order):
     """Issue 36: a 2,000-deep chain passed when its inner events came first."""
@@ -549,6 +552,7 @@ def test_the_nesting_cap_does_not_depend_on_the_order_of_the_lines(tmp_path, ord
     assert "event E301 nests E7, which is nested in itself" in str(errors[-1])
 
 
+@pytest.mark.slow
 def test_a_document_that_expands_beyond_its_cap_keeps_the_first_interactions_with_a_warning(tmp_path):
     # 10 Binding events over 30 equivalent proteins: 30 * 29 variants each
     events = [f"E{k}\tBinding:T31 Theme:T{k} Theme2:T{k + 1}" for k in range(1, 11)]
@@ -610,6 +614,7 @@ def test_a_byte_order_mark_starting_the_text_is_dropped_and_offsets_count_after_
         list(read_standoff(tmp_path / "doc.txt"))
 
 
+@pytest.mark.slow
 def test_a_text_over_max_length_names_the_txt_and_is_skipped_on_request(tmp_path, capsys):
     """Issue 36: spaCy's E088 without a file, ``skip_errors`` stopped there, ``convert`` a traceback."""
     nlp = spacy.blank("en")

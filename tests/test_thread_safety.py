@@ -60,6 +60,7 @@ def test_a_kernel_shared_by_threads_gives_single_threaded_values(kernel, make):
     check_shared_by_threads(kernel, make)
 
 
+@pytest.mark.slow
 def test_a_label_being_described_is_not_read_before_it_is_published():
     """While one thread describes a label (slowly), another that needs the same label waits
     for the publication instead of reading the half-written entry."""

@@ -190,6 +190,7 @@ except VectorsError as error:
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero and an address-space limit")
+@pytest.mark.slow
 def test_a_file_without_line_ends_is_refused_in_bounded_memory():
     """Issue 36: ``gram ... --vectors /dev/zero`` ended in a MemoryError."""
     done = run_limited(DEV_ZERO_SCRIPT, timeout=120)

@@ -41,6 +41,7 @@ def textcat_nlp(extension: str, component: str, settings: dict, width: int):
     return nlp, questions(nlp.vocab)[:N_QUESTIONS]
 
 
+@pytest.mark.slow
 def test_kernel_vectors_narrower_than_n_components_reach_the_textcat():
     nlp, examples = textcat_nlp("kernel_vector", "kernel_vectors", {"n_components": 300}, width=300)
     caught, docs = train_and_count_warnings(nlp, examples, annotates=["kernel_vectors"])
@@ -68,6 +69,7 @@ def test_klsh_codes_with_fewer_sentences_than_references_train():
     assert all(len(doc._.kernel_klsh_code[0]) == 2 for doc in docs)  # 16 bits, packed
 
 
+@pytest.mark.slow
 def test_nystroem_block_of_kernel_textcat_takes_the_landmarks_width():
     fix_random_seed(0)
     nlp = spacy.blank("en")
@@ -83,6 +85,7 @@ def test_nystroem_block_of_kernel_textcat_takes_the_landmarks_width():
     assert_reloaded_predicts_the_same(nlp, examples, docs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["nystroem", "klsh"])
 def test_relation_model_takes_the_width_of_its_candidate_features(method):
     fix_random_seed(0)
