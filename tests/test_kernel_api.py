@@ -164,6 +164,18 @@ def test_normalization_neither_overflows_nor_underflows():
     assert tiny(Tree("x"), Tree("x")) == pytest.approx(1.0)
 
 
+@pytest.mark.filterwarnings("ignore::spacy_convkernels.errors.KernelUnderflowWarning")
+@pytest.mark.parametrize("lam", [1e-320, 5e-324])
+def test_a_call_normalizes_tiny_self_kernels_as_the_gram_does(lam):
+    """K(a, a) = lam and K(b, b) = 2 lam: their product underflows, K(a, b) r(a) r(b) does not
+    (a fuzzer found the call giving 1.0 at lam = 5e-324, 0.70720 at 1e-320)."""
+    kernel, a, b = SubsetTreeKernel(lam=lam), Tree("A"), Tree("A", [Tree("A")])
+    assert kernel(a, b, normalize=False) == lam and kernel(b, b, normalize=False) == 2 * lam
+    assert kernel(a, b) == pytest.approx(2**-0.5, rel=1e-12)
+    assert kernel(a, b) == pytest.approx(kernel.gram([a], [b])[0, 0], rel=1e-12)
+    assert kernel.explain(a, b).value == pytest.approx(2**-0.5, rel=1e-12)
+
+
 def test_overflow_is_an_error_not_a_wrong_value():
     huge = Tree.from_string("(r" + " (a)" * 600 + ")")
     with pytest.raises(KernelOverflowError, match="overflowed"):

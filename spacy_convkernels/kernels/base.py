@@ -36,6 +36,13 @@ from ._settings import EngineSettings, KernelKind
 from ._tables import NodeSimilarity
 
 
+def inverse_root(self_kernel: float) -> float:
+    """r(x) = 1 / sqrt(K(x, x)), 0 when K(x, x) = 0: K(a, b) r(a) r(b) is the normalized
+    value (module docstring), where K(a, b) / sqrt(K(a, a) K(b, b)) loses the product of
+    two tiny self-kernels to underflow."""
+    return 1.0 / float(np.sqrt(self_kernel)) if self_kernel > 0 else 0.0
+
+
 class TableSpec(Protocol):
     """A frozen (hashable, comparable) description of a kernel's label tables."""
 
@@ -170,8 +177,9 @@ class Kernel(BaseEstimator):
         if not normalize:
             return float(ab)
         aa, bb = self.diag([a, b], n_jobs=1)
-        norm = aa if aa == bb else np.sqrt(aa) * np.sqrt(bb)
-        return float(ab / norm) if norm > 0 else 0.0
+        if aa == bb:
+            return float(ab / aa) if aa > 0 else 0.0
+        return float(ab * inverse_root(aa) * inverse_root(bb))
 
     def gram(
         self,

@@ -27,7 +27,7 @@ from ..structures.tree import Tree
 from ..utils.validation import COUNT, validate_params
 from ._driver import deltas
 from ._settings import KIND_TRAITS
-from .base import Kernel, _engine_settings
+from .base import Kernel, _engine_settings, inverse_root
 
 
 @dataclass(frozen=True)
@@ -101,11 +101,10 @@ def explain(kernel, a: Tree, b: Tree, *, top: int | None = 10, normalize: bool =
     delta = deltas(_engine_settings(spec, tables), packed, packed, 0, 1)
     A, B = _Nodes(a), _Nodes(b)
     sizes = None if traits.aligned_by_position else _fragment_sizes(A, B, delta)
-    scale = 1.0
+    values = delta
     if normalize:
         self_a, self_b = kernel.diag([a, b])
-        scale = 0.0 if self_a == 0 or self_b == 0 else 1.0 / np.sqrt(self_a * self_b)
-    values = delta * scale
+        values = delta * inverse_root(self_a) * inverse_root(self_b)
     value = float(values.sum())
     pairs = np.argwhere(values > 0)
     order = pairs[np.argsort(-values[pairs[:, 0], pairs[:, 1]], kind="stable")]
