@@ -484,8 +484,14 @@ def test_a_terminated_run_leaves_the_earlier_output_and_no_temporary_file(worksp
     wide = "(S " + " ".join(f"(A{i % 7} (B{i % 5} x))" for i in range(60)) + ")"
     many.write_text((wide + "\n") * 3000, encoding="utf-8")
     before = snapshot(workspace)
+    command = [sys.executable, "-m", "spacy_convkernels", "gram", str(many), str(workspace / "G.npy"), "--quiet"]
+    # the signal's default action in the command, also when this run ignores it (under nohup,
+    # whose ignored SIGHUP the command keeps, by design): set before exec, which keeps it
+    default_action = (
+        f"import os, signal; signal.signal({int(number)}, signal.SIG_DFL); os.execv({command[0]!r}, {command!r})"
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "spacy_convkernels", "gram", str(many), str(workspace / "G.npy"), "--quiet"],
+        [sys.executable, "-c", default_action],
         stderr=subprocess.PIPE,
         env={**os.environ, "OMP_NUM_THREADS": "1"},
     )
