@@ -106,12 +106,13 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         X, y = self._training_set(X, y)
         return self._fit_gram(self.kernel.gram(X, n_jobs=self.n_jobs, progress=self.verbose), X, y)
 
-    def fit_gram(self, K: np.ndarray, X: Sequence, y) -> "KernelSVC":
+    def fit_gram(self, K: np.ndarray, X: Sequence, y, *, within=None) -> "KernelSVC":
         """Fit on ``K``, a precomputed Gram of ``X``: the kernel's, or its sum with another
-        kernel on the same items (then give :meth:`decision_function_from_rows` the same sum)."""
+        kernel on the same items (then give :meth:`decision_function_from_rows` the same sum);
+        ``within`` (n_structures x n_outputs, boolean): the rows each output's SVM trains on."""
         X, y = self._training_set(X, y)
         K = _check_gram(K, (len(X), len(X)), "K")
-        return self._fit_gram(K, X, y)
+        return self._fit_gram(K, X, y, within=None if within is None else np.asarray(within, dtype=bool))
 
     def _training_set(self, X: Sequence, y) -> tuple[list, np.ndarray]:
         X, y = training_set(self, X, y, minimum=2, multilabel=True)
@@ -283,6 +284,7 @@ def cross_validate_svm(
     groups: Sequence | None = None,
     within=None,
     progress: Callable[[str], None] | None = None,
+    refit: bool = True,
 ) -> CrossValidated:
     """Out-of-fold decisions of ``X`` and the choice of C among ``Cs`` (default: the
     estimator's C alone), on one Gram of ``X`` (``gram``, precomputed, or the kernel's).
@@ -293,10 +295,12 @@ def cross_validate_svm(
     decision comes from an SVM that saw a near copy of its structure. Each C is scored by
     ``score(decisions, y)`` on its out-of-fold decisions (higher is better; ties go to the
     smaller C); ``estimator`` is then fitted on all of ``X`` with the chosen C (its ``C``
-    set to it). ``within`` (n_structures x n_outputs, boolean): the rows each output's
-    SVMs train on (a second stage trained on the items the first one accepts); every row
-    still gets every output's decision. Fits run on threads (``estimator.n_jobs``), each
-    fold's Gram copied once for all its fits; ``progress(message)`` after each fold."""
+    set to it; with ``refit=False`` it is left unfitted, for a caller that compares several
+    Grams and fits on the best with :meth:`KernelSVC.fit_gram`). ``within`` (n_structures x
+    n_outputs, boolean): the rows each output's SVMs train on (a second stage trained on
+    the items the first one accepts); every row still gets every output's decision. Fits
+    run on threads (``estimator.n_jobs``), each fold's Gram copied once for all its fits;
+    ``progress(message)`` after each fold."""
     X, y = estimator._training_set(X, y)
     Cs = [float(estimator.C)] if Cs is None else sorted({float(C) for C in Cs})
     if len(Cs) > 1 and score is None:
@@ -340,8 +344,9 @@ def cross_validate_svm(
     shaped = {C: values[:, 0] if estimator._binary else values for C, values in decisions.items()}
     scores = {C: float(score(shaped[C], y)) if score is not None else float("nan") for C in Cs}
     best = max(Cs, key=lambda C: (scores[C], -C)) if score is not None else Cs[0]
-    estimator.set_params(C=best)
-    estimator._fit_gram(K, X, y, within=within)
+    if refit:
+        estimator.set_params(C=best)
+        estimator._fit_gram(K, X, y, within=within)
     return CrossValidated(best, shaped[best], scores)
 
 

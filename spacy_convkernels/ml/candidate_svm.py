@@ -23,7 +23,8 @@ above learn on the out-of-fold decisions of the training candidates at that C, l
 up by the Doc's text and the candidate's spans, so they learn how far to trust the SVMs
 on candidates they have not seen; the exact kernel, which Nyström vectors only
 approximate, reaches the component. All fits read one Gram of the training candidates,
-held in memory (8 bytes times their number squared): ``max_train`` caps them.
+held in memory (8 bytes times their number squared; with several text weights, the
+text's Gram beside it): ``max_train`` caps them.
 
 With ``text_weight`` > 0 the SVMs' kernel is the structure kernel plus that weight times
 the n-gram cosine (TF-IDF, n up to ``ngram_size``) of each candidate's text
@@ -32,7 +33,9 @@ head first; an interaction's trigger labels), then the words between its spans,
 lowercased. A composite kernel of flat features beside the structured one (Zhang et al.
 2006, "A Composite Kernel to Extract Relations between Entities with both Flat and
 Structured Features"): the path kernel sees the entity labels only as one feature among
-a path end's word, lemma and tags, and no word off the path.
+a path end's word, lemma and tags, and no word off the path. Several weights (``[0.0,
+0.5]``): chosen with C by the same cross-validation, so a corpus where the text does not
+help gets the structure kernel alone.
 """
 
 from collections.abc import Sequence
@@ -50,13 +53,20 @@ from ..utils.validation import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options,
 from .kernel_encoders import MAX_TRAIN, StackedSVM
 from .relation_model import STRUCTURES, candidate_structures, flat_candidates
 
-C_VALUES = Satisfies(
-    lambda value: (
-        POSITIVE.accepts(value)
-        or (isinstance(value, (list, tuple)) and len(value) > 0 and all(POSITIVE.accepts(c) for c in value))
-    ),
-    "a positive number or a list of them",
-)
+
+def one_or_a_list(number: Interval, what: str) -> Satisfies:
+    """A ``number``, or a non-empty list of them: the values cross-validation chooses among."""
+    return Satisfies(
+        lambda value: (
+            number.accepts(value)
+            or (isinstance(value, (list, tuple)) and len(value) > 0 and all(number.accepts(v) for v in value))
+        ),
+        f"{what} or a list of them",
+    )
+
+
+C_VALUES = one_or_a_list(POSITIVE, "a positive number")
+TEXT_WEIGHTS = one_or_a_list(NON_NEGATIVE, "a non-negative number")
 
 
 @registry.architectures("spacy_convkernels.CandidateKernelSVM.v1")
@@ -68,7 +78,7 @@ C_VALUES = Satisfies(
         "n_folds": [FOLDS],
         "max_support": [Interval("n_folds", None, integer=True), None],
         "max_train": [Interval("n_folds", None, integer=True), None],
-        "text_weight": [NON_NEGATIVE],
+        "text_weight": [TEXT_WEIGHTS],
         "ngram_size": [COUNT],
     },
     owner="CandidateKernelSVM",
@@ -80,7 +90,7 @@ def candidate_kernel_svm(
     max_support: int | None = None,
     n_folds: int = 5,
     max_train: int | None = MAX_TRAIN,
-    text_weight: float = 0.0,
+    text_weight: float | Sequence[float] = 0.0,
     ngram_size: int = 2,
     random_state: int = 0,
 ) -> Model:
@@ -92,14 +102,16 @@ def candidate_kernel_svm(
     caps the training candidates (drawn at random, with a warning), whose Gram is held in
     memory (8 bytes times their number squared; :data:`MAX_TRAIN` by default). With
     ``text_weight`` > 0, the kernel plus that weight times the n-gram cosine (n up to
-    ``ngram_size``) of the candidates' texts (:func:`candidate_text`; see the module)."""
+    ``ngram_size``) of the candidates' texts (:func:`candidate_text`; see the module);
+    several weights: chosen with C by the same cross-validation (two Grams in memory
+    while it runs)."""
     svm = StackedSVM(
         kernel,
         C=C,
         max_support=max_support,
         n_folds=n_folds,
         max_train=max_train,
-        text_weight=float(text_weight),
+        text_weight=text_weight,
         ngram_size=ngram_size,
         random_state=random_state,
     )
@@ -213,9 +225,12 @@ def svm_init(model: Model, X=None, Y=None) -> None:
         score=relation_f1,
         progress=progress,
     )
-    scores = ", ".join(f"{C:g}: {value:.3f}" for C, value in encoder.choice["scores"].items())
+    scores = ", ".join(
+        f"text weight {weight:g} and C {C:g}: {value:.3f}" for (weight, C), value in encoder.choice["scores"].items()
+    )
     logger.info(
-        f"CandidateKernelSVM: C = {encoder.choice['C']:g} chosen by {encoder.n_folds}-fold cross-validation over "
-        f"the documents (out-of-fold micro F1 {scores}); {len(encoder.estimator.support_vectors_):,} support vectors"
+        f"CandidateKernelSVM: C = {encoder.choice['C']:g} and text weight {encoder.choice['text_weight']:g} chosen "
+        f"by {encoder.n_folds}-fold cross-validation over the documents (out-of-fold micro F1 {scores}); "
+        f"{len(encoder.estimator.support_vectors_):,} support vectors"
     )
     model.set_dim("nO", encoder.n_outputs, force=True)

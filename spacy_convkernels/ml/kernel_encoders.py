@@ -37,7 +37,7 @@ from ..learn.svm import KernelSVC, cross_validate_svm
 from ..structures.paths import PathTuples
 from ..structures.tree import Tree
 from ..utils.saved_arrays import real_array, sealed, texts, unsealed
-from ..utils.validation import COUNT, NATURAL, POSITIVE, validate_params
+from ..utils.validation import COUNT, NATURAL, NON_NEGATIVE, POSITIVE, validate_params
 
 METHODS = ("nystroem", "klsh")
 MAX_TRAIN = 15_000
@@ -281,9 +281,11 @@ class StackedSVM:
     class_weight=class_weight, max_support=max_support)`` fitted on at most ``max_train``
     training structures (drawn at random), with ``n_folds`` out-of-fold decisions for
     them; with ``text_weight`` > 0, over the kernel plus ``text_weight`` times
-    :class:`NgramCosine` (n-grams up to ``ngram_size``) of the items' texts. ``C`` may be
-    several values: :meth:`fit` then chooses one by the out-of-fold decisions
-    (:func:`~spacy_convkernels.learn.svm.cross_validate_svm`), kept in :attr:`choice`.
+    :class:`NgramCosine` (n-grams up to ``ngram_size``) of the items' texts. ``C`` and
+    ``text_weight`` may be several values: :meth:`fit` then chooses a pair by the
+    out-of-fold decisions (:func:`~spacy_convkernels.learn.svm.cross_validate_svm`; ties
+    go to the smaller weight, then the smaller C), kept in :attr:`choice`; until then
+    :attr:`text_weight` is the largest weight (the texts are read).
     Only the support vectors (and their texts) and the choice are saved. The decisions
     of the last ``memo_size`` structures scored are kept (:data:`MEMO_SIZE`,
     :class:`DecisionCache`; not with a text weight, whose rows depend on the texts too)."""
@@ -297,19 +299,21 @@ class StackedSVM:
         max_support: int | None = None,
         n_folds: int = 5,
         max_train: int | None = None,
-        text_weight: float = 0.0,
+        text_weight: float | Sequence[float] = 0.0,
         ngram_size: int = 2,
         random_state: int = 0,
         memo_size: int = MEMO_SIZE,
     ):
         self.n_folds = n_folds
         self.max_train = max_train
-        self.text_weight = text_weight
+        weights = [text_weight] if isinstance(text_weight, (int, float)) else text_weight
+        self.text_weights = sorted({float(weight) for weight in weights})
+        self.text_weight = self.text_weights[-1]  # the weight in use: fit chooses it
         self.ngram_size = ngram_size
         self.random_state = random_state
         self.Cs = [float(C)] if isinstance(C, (int, float)) else [float(c) for c in C]
         self.estimator = KernelSVC(kernel, C=self.Cs[0], class_weight=class_weight, max_support=max_support)
-        self.choice: dict = {}  # after fit: {"C": the chosen C, "scores": {C: its score}}
+        self.choice: dict = {}  # after fit: {"C": C, "text_weight": weight, "scores": {(weight, C): score}}
         self.text_kernel: NgramCosine | None = None
         self.support_texts: list[str] = []
         self._support_vectors_of_texts = None  # their TF-IDF rows, made at the first decisions (not saved)
@@ -364,33 +368,50 @@ class StackedSVM:
             rng = np.random.default_rng(self.random_state)
             chosen = np.sort(rng.choice(len(where), self.max_train, replace=False))
             where, found = [where[i] for i in chosen], [found[i] for i in chosen]
-        gram = self.kernel.gram(found, progress=progress_of_rows(progress, len(found))) if progress else None
-        if self.text_weight:
+        gram = self.kernel.gram(found, progress=progress_of_rows(progress, len(found)) if progress else False)
+        text_gram = None
+        if self.text_weights[-1]:
             assert texts is not None, "a text weight needs the items' texts"
             chosen_texts = [texts[i] for i in where]
-            text_kernel = self.text_kernel = NgramCosine(self.ngram_size).fit(chosen_texts)
-            text_gram = text_kernel.gram(chosen_texts)  # summed in place: two Grams in memory, not four
-            text_gram *= self.text_weight
-            text_gram += self.kernel.gram(found) if gram is None else gram
-            gram = text_gram
-        found_cv = cross_validate_svm(
-            self.estimator,
-            found,
-            np.asarray(y)[where],
-            Cs=self.Cs,
-            score=score,
-            n_folds=self.n_folds,
-            random_state=self.random_state,
-            gram=gram,
-            groups=None if groups is None else [groups[i] for i in where],
-            within=None if within is None else np.asarray(within)[where],
-            progress=progress,
-        )
-        self.choice = {"C": found_cv.C, "scores": found_cv.scores}
-        decisions = found_cv.decisions
+            self.text_kernel = NgramCosine(self.ngram_size).fit(chosen_texts)
+            text_gram = self.text_kernel.gram(chosen_texts)
+        y, groups = np.asarray(y)[where], None if groups is None else [groups[i] for i in where]
+        within = None if within is None else np.asarray(within)[where]
+        found_cv, in_gram = {}, 0.0  # the weight of the text Gram summed into gram
+        for weight in self.text_weights:
+            if weight != in_gram:
+                gram = _add_scaled(gram, text_gram, weight - in_gram)
+                in_gram = weight
+                if len(self.text_weights) == 1:
+                    text_gram = None  # one weight: one Gram in memory from here on
+            found_cv[weight] = cross_validate_svm(
+                self.estimator,
+                found,
+                y,
+                Cs=self.Cs,
+                score=score,
+                n_folds=self.n_folds,
+                random_state=self.random_state,
+                gram=gram,
+                groups=groups,
+                within=within,
+                progress=progress,
+                refit=False,
+            )
+        best = max(found_cv, key=lambda weight: (found_cv[weight].scores[found_cv[weight].C], -weight))
+        if best != in_gram:  # back to the chosen sum, up to rounding (decisions to libsvm's tolerance)
+            gram = _add_scaled(gram, text_gram, best - in_gram)
+        self.estimator.set_params(C=found_cv[best].C)
+        self.estimator.fit_gram(gram, found, y, within=within)
+        self.text_weight = best
+        scores = {(weight, C): score for weight, cv in found_cv.items() for C, score in cv.scores.items()}
+        self.choice = {"C": found_cv[best].C, "text_weight": best, "scores": scores}
+        decisions = found_cv[best].decisions
         if self.text_weight:
             self.support_texts = [chosen_texts[i] for i in self.estimator.support_]
             self._support_vectors_of_texts = None
+        else:
+            self.text_kernel, self.support_texts = None, []
         self.out_of_fold = {keys[i]: row for i, row in zip(where, decisions.reshape(len(where), -1))}
         self.decisions.clear()
 
@@ -446,7 +467,8 @@ class StackedSVM:
             assert self.text_kernel is not None  # fitted with the text weight
             state["text"] = {"support_texts": self.support_texts, **self.text_kernel.state()}
         if self.choice:
-            state["choice"] = {"C": self.choice["C"], "scores": [[C, v] for C, v in self.choice["scores"].items()]}
+            scores = [[weight, C, value] for (weight, C), value in self.choice["scores"].items()]
+            state["choice"] = {"C": self.choice["C"], "text_weight": self.choice["text_weight"], "scores": scores}
         return srsly.msgpack_dumps(sealed(state))
 
     def from_bytes(self, data: bytes) -> "StackedSVM":
@@ -466,8 +488,13 @@ class StackedSVM:
         intercept = real_array(state["intercept"], name="intercept", shape=(n_outputs,))
         choice, text = state.get("choice"), state.get("text")
         if choice is not None:
-            self.choice = _saved_choice(choice)
+            self.choice = _saved_choice(choice, self.text_weights)
             self.estimator.set_params(C=self.choice["C"])
+            self.text_weight = self.choice["text_weight"]
+        if (text is not None) != bool(self.text_weight):
+            raise ModelFileError(
+                f"the support vectors' texts must be saved exactly when the text weight ({self.text_weight:g}) is not 0"
+            )
         if text is not None:
             self.support_texts = texts(text.pop("support_texts"), name="support_texts", count=len(support_vectors))
             self._support_vectors_of_texts = None
@@ -478,16 +505,35 @@ class StackedSVM:
         return self
 
 
-def _saved_choice(choice) -> dict:
-    """The saved choice of C, checked: ``{"C": c, "scores": [[C, score], ...]}``, Cs positive, scores numbers."""
-    pairs = choice.get("scores") if isinstance(choice, dict) else None
-    if not isinstance(pairs, list) or not all(isinstance(pair, list) and len(pair) == 2 for pair in pairs):
-        raise ModelFileError("choice must hold a C and its [C, score] pairs")
-    Cs = [choice.get("C"), *(C for C, _ in pairs)]
-    numbers = all(isinstance(score, (int, float)) and not isinstance(score, bool) for _, score in pairs)
-    if not all(map(POSITIVE.accepts, Cs)) or not numbers:
+def _add_scaled(target: np.ndarray, source: np.ndarray, factor: float, rows: int = 1024) -> np.ndarray:
+    """``target += factor * source`` in place, by blocks of ``rows`` (no temporary of the whole)."""
+    for start in range(0, len(target), rows):
+        target[start : start + rows] += factor * source[start : start + rows]
+    return target
+
+
+def _saved_choice(choice, text_weights: list[float]) -> dict:
+    """The saved choice, checked: ``{"C": c, "text_weight": w, "scores": [[weight, C,
+    score], ...]}``, Cs positive, weights non-negative, scores numbers; saved before the
+    weight was chosen, ``{"C": c, "scores": [[C, score], ...]}`` with the one configured weight."""
+    rows = choice.get("scores") if isinstance(choice, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(row, list) and len(row) in (2, 3) for row in rows):
+        raise ModelFileError("choice must hold a C and its [text weight, C, score] rows")
+    if "text_weight" not in choice and len(text_weights) == 1:
+        choice = {**choice, "text_weight": text_weights[0], "scores": [[text_weights[0], *row] for row in rows]}
+    rows = choice["scores"]
+    Cs = [choice.get("C"), *(row[1] for row in rows if len(row) == 3)]
+    weights = [choice.get("text_weight"), *(row[0] for row in rows if len(row) == 3)]
+    numbers = all(isinstance(row[-1], (int, float)) and not isinstance(row[-1], bool) for row in rows)
+    if any(len(row) != 3 for row in rows) or not all(map(POSITIVE.accepts, Cs)) or not numbers:
         raise ModelFileError("choice must hold positive finite Cs and their scores (NaN when none was computed)")
-    return {"C": float(choice["C"]), "scores": {C: score for C, score in pairs}}
+    if not all(map(NON_NEGATIVE.accepts, weights)):
+        raise ModelFileError("choice must hold non-negative finite text weights")
+    return {
+        "C": float(choice["C"]),
+        "text_weight": float(choice["text_weight"]),
+        "scores": {(float(weight), float(C)): score for weight, C, score in rows},
+    }
 
 
 def _saved_text_kernel(text) -> "NgramCosine":
