@@ -380,6 +380,7 @@ class StackedSVM:
         found_cv, in_gram = {}, 0.0  # the weight of the text Gram summed into gram
         for weight in self.text_weights:
             if weight != in_gram:
+                assert text_gram is not None  # made above: a weight is not 0
                 gram = _add_scaled(gram, text_gram, weight - in_gram)
                 in_gram = weight
                 if len(self.text_weights) == 1:
@@ -400,6 +401,7 @@ class StackedSVM:
             )
         best = max(found_cv, key=lambda weight: (found_cv[weight].scores[found_cv[weight].C], -weight))
         if best != in_gram:  # back to the chosen sum, up to rounding (decisions to libsvm's tolerance)
+            assert text_gram is not None  # kept: several weights
             gram = _add_scaled(gram, text_gram, best - in_gram)
         self.estimator.set_params(C=found_cv[best].C)
         self.estimator.fit_gram(gram, found, y, within=within)
