@@ -1,7 +1,9 @@
 """Seconds and memory to initialize the relation component's SVM block against the number
 of training candidates: ``CandidateKernelSVM.v1`` as configs/relations.cfg sets it (the
-subsequence path kernel, lam 0.5, on separate-position paths; C from five values by
-5-fold cross-validation grouped by document; ``max_train`` 15,000 unless told).
+subsequence path kernel, lam 0.5, on separate-position paths, plus a text weight times
+the n-gram cosine of the candidates' texts; the text weight and C from the config's
+lists by 5-fold cross-validation grouped by document; ``max_train`` 15,000 unless told;
+``--text-weight 0``: the path kernel alone, as the figures before 2026-11-30).
 
     python bench/relations_initialize.py --lexicon LEXICON [--sizes 1000 3000 10000 20000 40000 all]
         [--max-train 15000] [--results docs/results/relations_initialize.json]
@@ -34,12 +36,14 @@ from bionlp_candidates import LEXICON_TRIGGERS, load_parser, parsed_documents
 from common import write_json
 from locations import DATA, MD_MODEL
 from spacy.util import registry
+from thinc.api import Config
 
 from spacy_convkernels.corpora import read_relations_jsonl
 from spacy_convkernels.ml.kernel_encoders import MAX_TRAIN
 from spacy_convkernels.structures.relations import GoldRelations
 
-C_VALUES = [0.3, 1.0, 3.0, 10.0, 30.0]
+SHIPPED = Config().from_disk(Path(__file__).resolve().parent.parent / "configs" / "relations.cfg", interpolate=False)
+BLOCK = SHIPPED["components"]["kernel_relations"]["model"]["kernel_features"]
 
 
 def corpus(args) -> list[tuple]:
@@ -90,12 +94,14 @@ def gram_rates(documents: list[tuple], n: int) -> None:
         print(f"{name}: {rates[0]:,.0f} evaluations/s on one thread, {rates[1]:,.0f} on {os.cpu_count()} cores")
 
 
-def initialize(documents: list[tuple], labels: list[str], max_train: int | None) -> float:
+def initialize(documents: list[tuple], labels: list[str], max_train: int | None, text_weight) -> float:
     block = registry.architectures.get("spacy_convkernels.CandidateKernelSVM.v1")(
-        kernel=registry.misc.get("spacy_convkernels.SubsequencePathKernel.v1")(lam=0.5),
-        structure="path",
-        C=C_VALUES,
+        kernel=registry.misc.get("spacy_convkernels.SubsequencePathKernel.v1")(lam=BLOCK["kernel"]["lam"]),
+        structure=BLOCK["structure"],
+        C=BLOCK["C"],
         max_train=max_train,
+        text_weight=text_weight,
+        ngram_size=BLOCK["ngram_size"],
     )
     docs = [doc for doc, _, _ in documents]
     candidates = [c for _, c, _ in documents]
@@ -113,6 +119,7 @@ def main():
     parser.add_argument("--sizes", nargs="+", default=["1000", "3000", "10000", "20000", "40000", "all"])
     parser.add_argument("--rate-candidates", type=int, default=3000)
     parser.add_argument("--max-train", type=int, default=MAX_TRAIN, help="0 for none")
+    parser.add_argument("--text-weight", type=float, nargs="+", default=BLOCK["text_weight"])
     parser.add_argument("--results", type=Path)
     args = parser.parse_args()
     documents = corpus(args)
@@ -129,13 +136,14 @@ def main():
                 break
             taken.append(document)
             n += len(document[1])
-        seconds = initialize(taken, labels, args.max_train or None)
+        seconds = initialize(taken, labels, args.max_train or None, args.text_weight)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         rows.append(
             {
                 "candidates": n,
                 "documents": len(taken),
                 "max_train": args.max_train,
+                "text_weight": args.text_weight,
                 "seconds": round(seconds, 1),
                 "peak_rss_mb": round(peak),
             }
