@@ -1,9 +1,10 @@
 """Seconds and memory to initialize the relation component's SVM block against the number
-of training candidates: ``CandidateKernelSVM.v1`` as configs/relations.cfg sets it (the
-subsequence path kernel, lam 0.5, on separate-position paths, plus a text weight times
-the n-gram cosine of the candidates' texts; the text weight and C from the config's
-lists by 5-fold cross-validation grouped by document; ``max_train`` 15,000 unless told;
-``--text-weight 0``: the path kernel alone, as the figures before 2026-11-30).
+of training candidates: ``CandidateKernelSVM.v1`` with the settings of configs/relations.cfg's
+block, read from it (the subsequence path kernel's lam on the paths of its ``structure``,
+plus a text weight times the n-gram cosine of the candidates' texts, n up to its
+``ngram_size``; the text weight and C from its lists by 5-fold cross-validation grouped
+by document); ``max_train`` 15,000 unless told; ``--text-weight 0``: the path kernel
+alone, as the figures before 2026-11-30.
 
     python bench/relations_initialize.py --lexicon LEXICON [--sizes 1000 3000 10000 20000 40000 all]
         [--max-train 15000] [--results docs/results/relations_initialize.json]

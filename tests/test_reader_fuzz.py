@@ -222,7 +222,7 @@ def folder(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["klp", "conllu", pytest.param("penman", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("kind", ["klp", "conllu", "penman"])
 @FUZZ
 @given(data=st.binary(max_size=400), gzipped=st.booleans())
 def test_random_bytes_give_package_errors_only(folder, kind, data, gzipped):

@@ -399,6 +399,19 @@ def test_the_svm_block_with_a_text_weight_gives_the_decisions_of_svms_on_the_com
     assert not np.allclose(path_only.predict(([doc], [candidates])), decisions, atol=1e-3)
 
 
+def test_a_grid_of_text_weights_breaks_a_tie_to_the_path_kernel_and_initializes_again():
+    block, nlp, generate, training, _ = initialized_svm_block({**PATH_SVM, "text_weight": [0.5, 0.0]})
+    encoder = block.attrs["encoder"]
+    assert set(encoder.choice["scores"]) == {(0.0, 100.0), (0.5, 100.0)}
+    assert len(set(encoder.choice["scores"].values())) == 1  # the toy corpus: a tie, to the smaller weight
+    assert encoder.choice["text_weight"] == encoder.text_weight == 0.0
+    doc = parsed_in(nlp)
+    before = block.predict(([doc], [generate(doc)]))
+    nlp.initialize(lambda: pair_examples(nlp))  # the texts are read again to fit, though 0 was chosen
+    assert encoder.choice["text_weight"] == 0.0
+    assert block.predict(([doc], [generate(doc)])) == pytest.approx(before, abs=1e-9)
+
+
 @pytest.mark.slow
 def test_candidates_without_trees_serve_path_blocks_and_refuse_tree_blocks():
     from spacy_convkernels.structures.relations import entity_pairs

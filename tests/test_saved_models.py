@@ -500,7 +500,7 @@ def test_a_nystroem_model_that_is_not_an_archive_is_one_line(tmp_path, capsys, c
     assert f"{path} is damaged: not a model written by nystroem fit" in err and "\n" not in err
 
 
-# 300 runs of nystroem transform for each model: the fast lane flips the one without vectors
+# 300 runs of nystroem transform for each model (seconds each: both are in the slow lane)
 @pytest.mark.slow
 @pytest.mark.parametrize("nystroem_model", ["ptk", "sptk"], indirect=True)
 def test_flipped_bytes_across_a_nystroem_model_are_one_line(nystroem_model, tmp_path, capsys):

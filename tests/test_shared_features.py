@@ -238,10 +238,8 @@ def feature_tree(rng, vocabulary):
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "kernel, make",
-    [
-        pytest.param(SubsequencePathKernel(), feature_path, id="path"),
-        pytest.param(ZelenkoTreeKernel(vectors=THREAD_VECTORS), feature_tree, id="zelenko", marks=pytest.mark.slow),
-    ],
+    [(SubsequencePathKernel(), feature_path), (ZelenkoTreeKernel(vectors=THREAD_VECTORS), feature_tree)],
+    ids=["path", "zelenko"],
 )
 def test_a_kernel_of_feature_structures_shared_by_threads(kernel, make):
     check_shared_by_threads(kernel, make)

@@ -8,7 +8,7 @@ import srsly
 from data_paths import CORPORA
 
 from spacy_convkernels.corpora import read_klp
-from spacy_convkernels.errors import ConvKernelsWarning, ModelFileError
+from spacy_convkernels.errors import ConvKernelsWarning, InvalidParameterError, ModelFileError
 from spacy_convkernels.kernels import PartialTreeKernel
 from spacy_convkernels.ml.candidate_svm import relation_f1
 from spacy_convkernels.ml.kernel_encoders import StackedSVM
@@ -104,3 +104,26 @@ def test_a_choice_saved_before_text_weights_were_chosen_loads_with_the_configure
         StackedSVM(PartialTreeKernel(), C=[0.1, 10.0], text_weight=[0.0, 0.5]).from_bytes(
             srsly.msgpack_dumps(sealed(state))
         )
+
+
+def test_an_encoder_pickled_before_the_weight_was_chosen_still_saves(questions):
+    svm, _ = fit(questions, C=[0.1, 10.0], text_weight=0.5, random_state=3)
+    state = dict(svm.__dict__)
+    del state["text_weights"]
+    state["choice"] = {"C": svm.choice["C"], "scores": {C: score for (_, C), score in svm.choice["scores"].items()}}
+    old = StackedSVM.__new__(StackedSVM)
+    old.__setstate__(state)
+    assert old.text_weights == [0.5] and old.choice == svm.choice and old.to_bytes() == svm.to_bytes()
+
+
+def test_several_text_weights_need_a_score_and_a_saved_weight(questions):
+    trees, Y = questions
+    with pytest.raises(InvalidParameterError, match="several text weights needs a score"):
+        StackedSVM(PartialTreeKernel(), C=1.0, text_weight=[0.0, 0.5], n_folds=3).fit(
+            list(range(len(trees))), trees, Y, texts=[words(tree) for tree in trees]
+        )
+    svm, _ = fit(questions, C=1.0, text_weight=0.5)
+    state = unsealed(srsly.msgpack_loads(svm.to_bytes()))
+    state["choice"] = {"C": 1.0, "scores": [[1.0, score] for score in svm.choice["scores"].values()]}
+    with pytest.raises(ModelFileError, match="saved without its text weight, and the config gives several"):
+        StackedSVM(PartialTreeKernel(), C=1.0, text_weight=[0.0, 0.5]).from_bytes(srsly.msgpack_dumps(sealed(state)))

@@ -295,8 +295,8 @@ def cross_validate_svm(
     decision comes from an SVM that saw a near copy of its structure. Each C is scored by
     ``score(decisions, y)`` on its out-of-fold decisions (higher is better; ties go to the
     smaller C); ``estimator`` is then fitted on all of ``X`` with the chosen C (its ``C``
-    set to it; with ``refit=False`` it is left unfitted, for a caller that compares several
-    Grams and fits on the best with :meth:`KernelSVC.fit_gram`). ``within`` (n_structures x
+    set to it; with ``refit=False`` its SVMs are not fitted, for a caller that compares
+    several Grams and fits on the best with :meth:`KernelSVC.fit_gram`). ``within`` (n_structures x
     n_outputs, boolean): the rows each output's SVMs train on (a second stage trained on
     the items the first one accepts); every row still gets every output's decision. Fits
     run on threads (``estimator.n_jobs``), each fold's Gram copied once for all its fits;

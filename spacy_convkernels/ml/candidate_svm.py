@@ -35,7 +35,8 @@ lowercased. A composite kernel of flat features beside the structured one (Zhang
 Structured Features"): the path kernel sees the entity labels only as one feature among
 a path end's word, lemma and tags, and no word off the path. Several weights (``[0.0,
 0.5]``): chosen with C by the same cross-validation, so a corpus where the text does not
-help gets the structure kernel alone.
+help gets the structure kernel alone (its Gram taken back from the sum with the larger
+weight: the same up to rounding, the SVMs' decisions to libsvm's tolerance).
 """
 
 from collections.abc import Sequence
@@ -178,9 +179,11 @@ def _one_word(text: str) -> str:
     return "_".join(text.split())
 
 
-def candidate_texts(model: Model, docs: list[Doc], candidates: list[list]) -> list[str] | None:
-    """The text of every candidate, in order, when the model's SVMs read texts (else None)."""
-    if not model.attrs["encoder"].text_weight:
+def candidate_texts(model: Model, docs: list[Doc], candidates: list[list], *, fitting: bool) -> list[str] | None:
+    """The text of every candidate, in order, when the model's SVMs read texts (else None):
+    to fit, when a weight to choose from is not 0; after, when the chosen one is not."""
+    encoder = model.attrs["encoder"]
+    if not (encoder.text_weights[-1] if fitting else encoder.text_weight):
         return None
     return [candidate_text(doc, c) for doc, doc_candidates in zip(docs, candidates) for c in doc_candidates]
 
@@ -188,7 +191,7 @@ def candidate_texts(model: Model, docs: list[Doc], candidates: list[list]) -> li
 def svm_forward(model: Model, inputs, is_train: bool):
     docs, candidates = inputs
     structures = candidate_structures(flat_candidates(candidates), model.attrs["structure"])
-    texts = candidate_texts(model, docs, candidates)
+    texts = candidate_texts(model, docs, candidates, fitting=False)
     rows = model.attrs["encoder"].transform(candidate_keys(docs, candidates), structures, is_train, texts)
 
     def backprop(d_rows: Floats2d) -> list:
@@ -210,7 +213,10 @@ def svm_init(model: Model, X=None, Y=None) -> None:
     groups = [d for d, doc_candidates in enumerate(candidates) for _ in doc_candidates]  # a Doc's share a fold
     Y = with_any_label(model.ops.to_numpy(Y))
     n = sum(s is not None for s in structures)
-    logger.info(f"CandidateKernelSVM: fitting on {n:,} candidates of {len(docs):,} documents, C in {encoder.Cs}")
+    logger.info(
+        f"CandidateKernelSVM: fitting on {n:,} candidates of {len(docs):,} documents, C in {encoder.Cs}, "
+        f"text weight in {encoder.text_weights}"
+    )
 
     def progress(message: str) -> None:
         logger.info(f"CandidateKernelSVM: {message}")
@@ -219,7 +225,7 @@ def svm_init(model: Model, X=None, Y=None) -> None:
         candidate_keys(docs, candidates),
         structures,
         Y,
-        texts=candidate_texts(model, docs, candidates),
+        texts=candidate_texts(model, docs, candidates, fitting=True),
         groups=groups,
         within=gated_rows(Y[:, :-1]),
         score=relation_f1,

@@ -31,7 +31,7 @@ from thinc.api import deserialize_attr, serialize_attr
 
 from ..approx.klsh import KLSH, restore_saved
 from ..approx.nystroem import Nystroem, saved_normalization
-from ..errors import ConvKernelsWarning, ModelFileError
+from ..errors import ConvKernelsWarning, InvalidParameterError, ModelFileError
 from ..kernels.base import Kernel
 from ..learn.svm import KernelSVC, cross_validate_svm
 from ..structures.paths import PathTuples
@@ -42,7 +42,8 @@ from ..utils.validation import COUNT, NATURAL, NON_NEGATIVE, POSITIVE, validate_
 METHODS = ("nystroem", "klsh")
 MAX_TRAIN = 15_000
 """The most training structures an SVM block fits on by default (more are drawn at random,
-with a warning): their Gram takes 1.8 GB, and the Gram with one fit on it about 1 to 3
+with a warning): their Gram takes 1.8 GB (twice that while several text weights are
+compared), and the Gram with one fit on it about 1 to 3
 minutes on one thread (PTK 47 s, path kernel 88 s, CSPTK 157 s: docs/results/cost_curves.md,
 extrapolated from 4,000 trees or 8,000 paths). The Gram's 8 GB come at 31,623; past this
 size Nyström or KLSH features scale (Nyström with 1,000 landmarks: 7 to 25 s at 15,000)."""
@@ -332,6 +333,12 @@ class StackedSVM:
         if not isinstance(state.get("decisions"), DecisionCache):  # pickled before the cache was bounded
             state["decisions"] = DecisionCache()
         state.setdefault("_support_vectors_of_texts", None)  # pickled before the support texts' rows were kept
+        if "text_weights" not in state:  # pickled before the text weight was chosen
+            weight = state["text_weight"]
+            state["text_weights"] = [weight]
+            if state.get("choice"):
+                scores = {(weight, C): score for C, score in state["choice"]["scores"].items()}
+                state["choice"] = {**state["choice"], "text_weight": weight, "scores": scores}
         self.__dict__.update(state)
 
     @property
@@ -360,7 +367,8 @@ class StackedSVM:
         if self.max_train is not None and len(where) > self.max_train:
             warnings.warn(
                 f"{len(where):,} training structures are more than max_train = {self.max_train:,}: the SVMs fit on "
-                f"{self.max_train:,} of them drawn at random (their Gram takes {8 * self.max_train**2 / 1e9:.1f} GB); "
+                f"{self.max_train:,} of them drawn at random (their Gram takes {8 * self.max_train**2 / 1e9:.1f} GB"
+                f"{', twice that while the text weight is chosen' if len(self.text_weights) > 1 else ''}); "
                 "raise max_train, or use Nystroem or KLSH features for more",
                 ConvKernelsWarning,
                 stacklevel=2,
@@ -375,6 +383,8 @@ class StackedSVM:
             chosen_texts = [texts[i] for i in where]
             self.text_kernel = NgramCosine(self.ngram_size).fit(chosen_texts)
             text_gram = self.text_kernel.gram(chosen_texts)
+        if len(self.text_weights) > 1 and score is None:
+            raise InvalidParameterError("StackedSVM: choosing among several text weights needs a score")
         y, groups = np.asarray(y)[where], None if groups is None else [groups[i] for i in where]
         within = None if within is None else np.asarray(within)[where]
         found_cv, in_gram = {}, 0.0  # the weight of the text Gram summed into gram
@@ -489,14 +499,15 @@ class StackedSVM:
         dual_coef = real_array(state["dual_coef"], name="dual_coef", shape=(n_outputs, len(support_vectors)))
         intercept = real_array(state["intercept"], name="intercept", shape=(n_outputs,))
         choice, text = state.get("choice"), state.get("text")
-        if choice is not None:
-            self.choice = _saved_choice(choice, self.text_weights)
-            self.estimator.set_params(C=self.choice["C"])
-            self.text_weight = self.choice["text_weight"]
-        if (text is not None) != bool(self.text_weight):
+        choice = None if choice is None else _saved_choice(choice, self.text_weights)
+        weight = self.text_weight if choice is None else choice["text_weight"]
+        if (text is not None) != bool(weight):
             raise ModelFileError(
-                f"the support vectors' texts must be saved exactly when the text weight ({self.text_weight:g}) is not 0"
+                f"the support vectors' texts must be saved exactly when the text weight ({weight:g}) is not 0"
             )
+        if choice is not None:
+            self.choice, self.text_weight = choice, weight
+            self.estimator.set_params(C=choice["C"])
         if text is not None:
             self.support_texts = texts(text.pop("support_texts"), name="support_texts", count=len(support_vectors))
             self._support_vectors_of_texts = None
@@ -521,7 +532,9 @@ def _saved_choice(choice, text_weights: list[float]) -> dict:
     rows = choice.get("scores") if isinstance(choice, dict) else None
     if not isinstance(rows, list) or not all(isinstance(row, list) and len(row) in (2, 3) for row in rows):
         raise ModelFileError("choice must hold a C and its [text weight, C, score] rows")
-    if "text_weight" not in choice and len(text_weights) == 1:
+    if "text_weight" not in choice:
+        if len(text_weights) > 1:
+            raise ModelFileError("the choice was saved without its text weight, and the config gives several")
         choice = {**choice, "text_weight": text_weights[0], "scores": [[text_weights[0], *row] for row in rows]}
     rows = choice["scores"]
     Cs = [choice.get("C"), *(row[1] for row in rows if len(row) == 3)]
