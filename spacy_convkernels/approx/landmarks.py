@@ -30,6 +30,7 @@ from sklearn.utils import check_random_state
 from tqdm import tqdm
 
 from ..errors import InvalidParameterError
+from ..kernels.base import inverse_roots
 from ..utils.validation import Options, validate_params
 
 #: Pivoted Cholesky treats a structure whose residual self-similarity is at most this
@@ -121,9 +122,7 @@ class StructureColumns(KernelColumns):
             rows = np.asarray(rows, dtype=np.intp)
             block = self.kernel.gram([self.X[i] for i in rows], landmarks, normalize=False, n_jobs=self.n_jobs)
         if self.normalize:
-            self_k = self.self_kernels()
-            inverse = np.zeros_like(self_k)
-            np.divide(1.0, np.sqrt(self_k), out=inverse, where=self_k > 0)
+            inverse = inverse_roots(self.self_kernels())
             block = block * inverse[rows][:, None] * inverse[indices][None, :]
         return block
 

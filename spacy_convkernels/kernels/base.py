@@ -36,11 +36,14 @@ from ._settings import EngineSettings, KernelKind
 from ._tables import NodeSimilarity
 
 
-def inverse_root(self_kernel: float) -> float:
-    """r(x) = 1 / sqrt(K(x, x)), 0 when K(x, x) = 0: K(a, b) r(a) r(b) is the normalized
-    value (module docstring), where K(a, b) / sqrt(K(a, a) K(b, b)) loses the product of
-    two tiny self-kernels to underflow."""
-    return 1.0 / float(np.sqrt(self_kernel)) if self_kernel > 0 else 0.0
+def inverse_roots(self_kernels) -> np.ndarray:
+    """r(x) = 1 / sqrt(K(x, x)) of each self-kernel, 0 where K(x, x) = 0: K(a, b) r(a) r(b)
+    is the normalized value (module docstring), where K(a, b) / sqrt(K(a, a) K(b, b)) loses
+    the product of two tiny self-kernels to underflow."""
+    self_kernels = np.asarray(self_kernels, dtype=np.float64)
+    inverse = np.zeros_like(self_kernels)
+    np.divide(1.0, np.sqrt(self_kernels), out=inverse, where=self_kernels > 0)
+    return inverse
 
 
 class TableSpec(Protocol):
@@ -179,7 +182,8 @@ class Kernel(BaseEstimator):
         aa, bb = self.diag([a, b], n_jobs=1)
         if aa == bb:
             return float(ab / aa) if aa > 0 else 0.0
-        return float(ab * inverse_root(aa) * inverse_root(bb))
+        inverse_a, inverse_b = inverse_roots([aa, bb])
+        return float(ab * inverse_a * inverse_b)
 
     def gram(
         self,
@@ -340,10 +344,7 @@ class Kernel(BaseEstimator):
 
     def _inverse_norms(self, X: list, packed, spec, tables, threads: int, used=None) -> np.ndarray:
         """1 / sqrt(K(x, x)) (0 where K(x, x) = 0, or where ``used`` is False)."""
-        self_k = self._self_kernels(X, packed, spec, tables, threads, used)
-        inv = np.zeros_like(self_k)
-        np.divide(1.0, np.sqrt(self_k), out=inv, where=self_k > 0)
-        return inv
+        return inverse_roots(self._self_kernels(X, packed, spec, tables, threads, used))
 
     def _self_kernels(self, X: list, packed, spec: EngineSpec, tables, threads: int, used=None) -> np.ndarray:
         """K(x, x) for every x (0 where ``used`` is False), from the cache kept with each

@@ -27,7 +27,7 @@ from ..structures.tree import Tree
 from ..utils.validation import COUNT, validate_params
 from ._driver import deltas
 from ._settings import KIND_TRAITS
-from .base import Kernel, _engine_settings, inverse_root
+from .base import Kernel, _engine_settings, inverse_roots
 
 
 @dataclass(frozen=True)
@@ -103,8 +103,8 @@ def explain(kernel, a: Tree, b: Tree, *, top: int | None = 10, normalize: bool =
     sizes = None if traits.aligned_by_position else _fragment_sizes(A, B, delta)
     values = delta
     if normalize:
-        self_a, self_b = kernel.diag([a, b])
-        values = delta * inverse_root(self_a) * inverse_root(self_b)
+        inverse_a, inverse_b = inverse_roots(kernel.diag([a, b]))
+        values = delta * inverse_a * inverse_b
     value = float(values.sum())
     pairs = np.argwhere(values > 0)
     order = pairs[np.argsort(-values[pairs[:, 0], pairs[:, 1]], kind="stable")]
