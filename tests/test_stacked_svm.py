@@ -108,7 +108,7 @@ def test_a_choice_saved_before_text_weights_were_chosen_loads_with_the_configure
 
 def test_an_encoder_pickled_before_the_weight_was_chosen_still_saves(questions):
     svm, _ = fit(questions, C=[0.1, 10.0], text_weight=0.5, random_state=3)
-    state = dict(svm.__dict__)
+    state = dict(svm.__dict__, text_weight=0.5)  # the attributes of then: one weight, no list
     del state["text_weights"]
     state["choice"] = {"C": svm.choice["C"], "scores": {C: score for (_, C), score in svm.choice["scores"].items()}}
     old = StackedSVM.__new__(StackedSVM)

@@ -36,6 +36,7 @@ from ..kernels.base import Kernel
 from ..learn.svm import KernelSVC, cross_validate_svm
 from ..structures.paths import PathTuples
 from ..structures.tree import Tree
+from ..utils.row_blocks import row_blocks
 from ..utils.saved_arrays import real_array, sealed, texts, unsealed
 from ..utils.validation import COUNT, NATURAL, NON_NEGATIVE, POSITIVE, validate_params
 
@@ -309,7 +310,6 @@ class StackedSVM:
         self.max_train = max_train
         weights = [text_weight] if isinstance(text_weight, (int, float)) else text_weight
         self.text_weights = sorted({float(weight) for weight in weights})
-        self.text_weight = self.text_weights[-1]  # the weight in use: fit chooses it
         self.ngram_size = ngram_size
         self.random_state = random_state
         self.Cs = [float(C)] if isinstance(C, (int, float)) else [float(c) for c in C]
@@ -329,12 +329,17 @@ class StackedSVM:
     def fitted(self) -> bool:
         return hasattr(self.estimator, "dual_coef_")
 
+    @property
+    def text_weight(self) -> float:
+        """The weight in use: the chosen one (:attr:`choice`), the largest until fit chooses."""
+        return self.choice.get("text_weight", self.text_weights[-1])
+
     def __setstate__(self, state: dict) -> None:
         if not isinstance(state.get("decisions"), DecisionCache):  # pickled before the cache was bounded
             state["decisions"] = DecisionCache()
         state.setdefault("_support_vectors_of_texts", None)  # pickled before the support texts' rows were kept
         if "text_weights" not in state:  # pickled before the text weight was chosen
-            weight = state["text_weight"]
+            weight = state.pop("text_weight")
             state["text_weights"] = [weight]
             if state.get("choice"):
                 scores = {(weight, C): score for C, score in state["choice"]["scores"].items()}
@@ -415,7 +420,6 @@ class StackedSVM:
             gram = _add_scaled(gram, text_gram, best - in_gram)
         self.estimator.set_params(C=found_cv[best].C)
         self.estimator.fit_gram(gram, found, y, within=within)
-        self.text_weight = best
         scores = {(weight, C): score for weight, cv in found_cv.items() for C, score in cv.scores.items()}
         self.choice = {"C": found_cv[best].C, "text_weight": best, "scores": scores}
         decisions = found_cv[best].decisions
@@ -506,7 +510,7 @@ class StackedSVM:
                 f"the support vectors' texts must be saved exactly when the text weight ({weight:g}) is not 0"
             )
         if choice is not None:
-            self.choice, self.text_weight = choice, weight
+            self.choice = choice
             self.estimator.set_params(C=choice["C"])
         if text is not None:
             self.support_texts = texts(text.pop("support_texts"), name="support_texts", count=len(support_vectors))
@@ -518,10 +522,10 @@ class StackedSVM:
         return self
 
 
-def _add_scaled(target: np.ndarray, source: np.ndarray, factor: float, rows: int = 1024) -> np.ndarray:
-    """``target += factor * source`` in place, by blocks of ``rows`` (no temporary of the whole)."""
-    for start in range(0, len(target), rows):
-        target[start : start + rows] += factor * source[start : start + rows]
+def _add_scaled(target: np.ndarray, source: np.ndarray, factor: float) -> np.ndarray:
+    """``target += factor * source`` in place, by blocks of rows (no temporary of the whole)."""
+    for start, stop in row_blocks(len(target), verbose=False, desc="text Gram"):
+        target[start:stop] += factor * source[start:stop]
     return target
 
 
