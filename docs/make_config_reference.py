@@ -72,7 +72,8 @@ def factory_section(name: str) -> str:
     assert meta.default_config is not None  # Language.factory keeps {} when a factory gives none
     func = registry.factories.get(name)
     parameters = [p for p in inspect.signature(func).parameters.values() if p.name not in ("nlp", "name")]
-    descriptions = parameter_descriptions(_component_class(func))
+    component = _component_class(func)
+    descriptions = parameter_descriptions(component)
     rows = []
     for parameter in parameters:
         if parameter.name in meta.default_config:
@@ -83,7 +84,7 @@ def factory_section(name: str) -> str:
     config = Config({"components": {name: {"factory": name, **meta.default_config}}})
     lines = [
         f"### `{name}`\n",
-        summary(sys.modules[func.__module__].__doc__),
+        summary(sys.modules[component.__module__].__doc__),
         "",
         f"- Assigns: {_names(meta.assigns)}",
         f"- Requires: {_names(meta.requires)}",

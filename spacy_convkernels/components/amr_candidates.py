@@ -22,7 +22,6 @@ declares no ``requires``: ``Doc._.kernel_amr`` comes from the reader, not from a
 
 from typing import Any
 
-from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..errors import InvalidGraphError, MissingAnnotationError
@@ -31,39 +30,6 @@ from ..structures.interactions import INTERACTIONS, PARTICIPANTS, find_candidate
 from ..structures.semantic_graph import SemanticGraph
 from ..utils.validation import COUNT, NATURAL, Options, validate_params
 from .pipe import KernelPipe
-
-
-@Language.factory(
-    "kernel_amr_candidates",
-    default_config={
-        "source": "amr",
-        "max_distance": 5,
-        "max_candidates_per_trigger": 5000,
-        "interactions": None,
-        "participants": None,
-        "entity_labels": None,
-    },
-    assigns=["doc._.kernel_interactions"],
-)
-def make_kernel_amr_candidates(
-    nlp: Language,
-    name: str,
-    source: str,
-    max_distance: int,
-    max_candidates_per_trigger: int | None,
-    interactions: list[str] | None,
-    participants: list[str] | None,
-    entity_labels: list[str] | None,
-) -> "AmrCandidates":
-    return AmrCandidates(
-        name,
-        source=source,
-        max_distance=max_distance,
-        max_candidates_per_trigger=max_candidates_per_trigger,
-        interactions=interactions,
-        participants=participants,
-        entity_labels=entity_labels,
-    )
 
 
 class AmrCandidates(KernelPipe):

@@ -23,49 +23,7 @@ from ..extensions import install_extensions
 from ..structures.dependency import REPRESENTATIONS
 from ..structures.forest import beam_forests
 from ..utils.validation import COUNT, POSITIVE, Interval, Options, validate_params
-from .kernel_trees import PARSE
 from .pipe import KernelPipe
-
-
-@Language.factory(
-    "kernel_forests",
-    default_config={
-        "k": 4,
-        "beam_width": 8,
-        "parser": "parser",
-        "representation": "grct",
-        "temperature": 1.0,
-        "lowercase": True,
-        "collapse_prepositions": True,
-        "batch_size": 64,
-    },
-    assigns=["span._.kernel_forest"],
-    requires=PARSE,
-)
-def make_kernel_forests(
-    nlp: Language,
-    name: str,
-    k: int,
-    beam_width: int,
-    parser: str,
-    representation: str,
-    temperature: float,
-    lowercase: bool,
-    collapse_prepositions: bool,
-    batch_size: int,
-) -> "KernelForests":
-    return KernelForests(
-        nlp,
-        name,
-        k=k,
-        beam_width=beam_width,
-        parser=parser,
-        representation=representation,
-        temperature=temperature,
-        lowercase=lowercase,
-        collapse_prepositions=collapse_prepositions,
-        batch_size=batch_size,
-    )
 
 
 class KernelForests(KernelPipe):

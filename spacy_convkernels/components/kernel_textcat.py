@@ -34,22 +34,9 @@ from thinc.api import Model
 from ..errors import MissingAnnotationError
 from ..extensions import install_extensions
 from ..ml.doc_kernel_features import doc_blocks, fit_doc_blocks
-from .kernel_trees import PARSE
-from .registered_kernels import DEFAULT_KERNEL, bind_model_vectors
+from .registered_kernels import bind_model_vectors
 from .sealed_pipe import SealedPipe
 from .sentences import fitting_docs
-
-DEFAULT_MODEL = {
-    "@architectures": "spacy_convkernels.KernelTextCat.v1",
-    "hidden_width": 64,
-    "kernel_features": {
-        "@architectures": "spacy_convkernels.KernelSVMFeatures.v1",
-        "representation": "grct",
-        "kernel": DEFAULT_KERNEL,
-    },
-    "text_features": None,
-}
-SCORE_WEIGHTS = {"cats_score": 1.0, "cats_micro_p": None, "cats_micro_r": None, "cats_micro_f": None}
 
 
 class FittedKernelBlocks(SealedPipe):
@@ -117,31 +104,3 @@ class KernelMultiLabelTextCategorizer(FittedKernelBlocks, MultiLabel_TextCategor
     def __init__(self, vocab, model: Model, name: str = "kernel_textcat_multilabel", *, threshold: float, scorer):
         super().__init__(vocab, model, name, threshold=threshold, scorer=scorer)
         self._prepare_blocks()
-
-
-@Language.factory(
-    "kernel_textcat",
-    assigns=["doc.cats"],
-    requires=PARSE,
-    default_config={"threshold": 0.0, "model": DEFAULT_MODEL, "scorer": {"@scorers": "spacy.textcat_scorer.v2"}},
-    default_score_weights=SCORE_WEIGHTS,
-)
-def make_kernel_textcat(nlp: Language, name: str, model: Model, threshold: float, scorer) -> KernelTextCategorizer:
-    return KernelTextCategorizer(nlp.vocab, model, name, threshold=threshold, scorer=scorer)
-
-
-@Language.factory(
-    "kernel_textcat_multilabel",
-    assigns=["doc.cats"],
-    requires=PARSE,
-    default_config={
-        "threshold": 0.5,
-        "model": dict(DEFAULT_MODEL, exclusive_classes=False),
-        "scorer": {"@scorers": "spacy.textcat_multilabel_scorer.v2"},
-    },
-    default_score_weights=SCORE_WEIGHTS,
-)
-def make_kernel_textcat_multilabel(
-    nlp: Language, name: str, model: Model, threshold: float, scorer
-) -> KernelMultiLabelTextCategorizer:
-    return KernelMultiLabelTextCategorizer(nlp.vocab, model, name, threshold=threshold, scorer=scorer)

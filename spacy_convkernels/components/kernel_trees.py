@@ -9,27 +9,12 @@ values are plain strings stored with the sentences, so they survive
 ``Tree.from_string`` gives the trees back.
 """
 
-from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..errors import MissingAnnotationError, UnknownRepresentationError
 from ..extensions import install_extensions
 from ..structures.dependency import REPRESENTATIONS, span_to_trees
 from .pipe import KernelPipe
-
-PARSE = ["token.dep", "token.head", "token.tag", "token.lemma"]  # what a sentence's trees are made of
-
-
-@Language.factory(
-    "kernel_trees",
-    default_config={"representations": list(REPRESENTATIONS), "lowercase": True, "collapse_prepositions": True},
-    assigns=["span._.kernel_trees", "doc._.kernel_trees"],
-    requires=PARSE,
-)
-def make_kernel_trees(
-    nlp: Language, name: str, representations: list[str], lowercase: bool, collapse_prepositions: bool
-) -> "KernelTrees":
-    return KernelTrees(name, representations, lowercase=lowercase, collapse_prepositions=collapse_prepositions)
 
 
 class KernelTrees(KernelPipe):

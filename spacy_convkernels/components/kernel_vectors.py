@@ -47,51 +47,8 @@ from ..errors import ModelFileError
 from ..ml.kernel_features import set_feature_widths
 from ..utils.saved_arrays import texts
 from ..utils.validation import COUNT, Boolean, Options, validate_params
-from .kernel_trees import PARSE
-from .registered_kernels import DEFAULT_KERNEL
 from .sentences import SENTENCE_MODEL_PARAMETERS, TREE_SOURCES, SentenceTreeModel
 from .similarity import KernelVectorHooks
-
-
-@Language.factory(
-    "kernel_vectors",
-    default_config={
-        "representation": "grct",
-        "kernel": DEFAULT_KERNEL,
-        "n_components": 500,
-        "landmark_init": "uniform",
-        "landmark_source": "predicted",
-        "random_state": 0,
-        "batch_size": 256,
-        "similarity_hook": False,
-    },
-    assigns=["span._.kernel_vector", "doc._.kernel_vector"],
-    requires=PARSE,
-)
-def make_kernel_vectors(
-    nlp: Language,
-    name: str,
-    representation: str,
-    kernel,
-    n_components: int,
-    landmark_init: str,
-    landmark_source: str,
-    random_state: int,
-    batch_size: int,
-    similarity_hook: bool,
-) -> "KernelVectors":
-    return KernelVectors(
-        nlp,
-        name,
-        representation=representation,
-        kernel=kernel,
-        n_components=n_components,
-        landmark_init=landmark_init,
-        landmark_source=landmark_source,
-        random_state=random_state,
-        batch_size=batch_size,
-        similarity_hook=similarity_hook,
-    )
 
 
 class KernelVectors(SentenceTreeModel):

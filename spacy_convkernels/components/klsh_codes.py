@@ -22,53 +22,7 @@ from spacy.language import Language
 from ..approx.klsh import KLSH, KLSH_PARAMETERS, restore_saved
 from ..utils.saved_arrays import texts
 from ..utils.validation import Interval, Options, validate_params
-from .kernel_trees import PARSE
-from .registered_kernels import DEFAULT_KERNEL
 from .sentences import SENTENCE_MODEL_PARAMETERS, TREE_SOURCES, SentenceTreeModel
-
-
-@Language.factory(
-    "kernel_klsh_codes",
-    default_config={
-        "representation": "grct",
-        "kernel": DEFAULT_KERNEL,
-        "n_references": 100,
-        "n_bits": 256,
-        "subset_size": 20,
-        "hash_function": "random_knn",
-        "reference_source": "predicted",
-        "random_state": 0,
-        "batch_size": 256,
-    },
-    assigns=["span._.kernel_klsh_code", "doc._.kernel_klsh_code"],
-    requires=PARSE,
-)
-def make_kernel_klsh_codes(
-    nlp: Language,
-    name: str,
-    representation: str,
-    kernel,
-    n_references: int,
-    n_bits: int,
-    subset_size: int,
-    hash_function: str,
-    reference_source: str,
-    random_state: int,
-    batch_size: int,
-) -> "KLSHCodes":
-    return KLSHCodes(
-        nlp,
-        name,
-        representation=representation,
-        kernel=kernel,
-        n_references=n_references,
-        n_bits=n_bits,
-        subset_size=subset_size,
-        hash_function=hash_function,
-        reference_source=reference_source,
-        random_state=random_state,
-        batch_size=batch_size,
-    )
 
 
 class KLSHCodes(SentenceTreeModel):

@@ -30,9 +30,6 @@ from ..kernels import (
 
 PIPELINE_VECTORS = "vocab"
 
-#: The kernel of the components' default configs.
-DEFAULT_KERNEL = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4, "terminal_factor": 1.0}
-
 
 def register(kernel_class: type[Kernel]):
     """Register ``spacy_convkernels.<class name>.v1``: a function with the class's keyword

@@ -39,7 +39,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_get_examples
 from spacy.util import logger
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer, set_dropout_rate
+from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 from tqdm import tqdm
 
@@ -61,55 +61,6 @@ from .sealed_pipe import SealedPipe
 from .sentences import fitting_docs
 
 SETTINGS = ("gold", "predicted")  # where evaluate_relations takes entities and triggers from
-
-#: The model of ``nlp.add_pipe("kernel_relations")``: ordered entity pairs in a sentence,
-#: the SVM decisions of the path kernel on their paths and the pooled rows of a tok2vec of
-#: its own (spaCy's HashEmbedCNN), no word vectors, so that it works in any pipeline.
-#: Other settings are the architectures' defaults: spaCy merges a model config given to
-#: ``add_pipe`` (or in a config file) into this one where the registered names agree, so
-#: a setting here would be one there too. configs/relations.cfg holds the md pipeline's
-#: version.
-DEFAULT_MODEL_CONFIG = """
-[model]
-@architectures = "spacy_convkernels.RelationModel.v1"
-
-[model.candidates]
-@misc = "spacy_convkernels.EntityPairCandidates.v1"
-
-[model.kernel_features]
-@architectures = "spacy_convkernels.CandidateKernelSVM.v1"
-
-[model.kernel_features.kernel]
-@misc = "spacy_convkernels.SubsequencePathKernel.v1"
-vectors = null
-
-[model.tok2vec_features]
-@architectures = "spacy_convkernels.CandidateTok2Vec.v1"
-
-[model.tok2vec_features.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
-width = 96
-depth = 2
-embed_size = 2000
-window_size = 1
-maxout_pieces = 3
-subword_features = true
-"""
-DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
-
-
-@Language.factory(
-    "kernel_relations",
-    requires=["doc.ents"],
-    assigns=["doc._.kernel_rel", "doc._.kernel_interactions"],
-    default_config={"model": DEFAULT_MODEL, "threshold": None, "single_label": False},
-    default_score_weights={"rel_micro_f": 1.0, "rel_micro_p": 0.0, "rel_micro_r": 0.0},
-)
-def make_kernel_relations(
-    nlp: Language, name: str, model: Model, threshold: float | None, single_label: bool
-) -> "RelationExtractor":
-    return RelationExtractor(nlp.vocab, model, name, threshold=threshold, single_label=single_label)
 
 
 class RelationExtractor(SealedPipe, TrainablePipe):
