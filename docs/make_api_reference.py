@@ -89,7 +89,7 @@ def component_classes() -> list:
     from spacy.util import registry
 
     components = importlib.import_module(f"{PREFIX}.components")
-    for module in pkgutil.iter_modules(components.__path__):  # each registers its factories
+    for module in pkgutil.iter_modules(components.__path__):  # components.factories registers the factories
         importlib.import_module(f"{components.__name__}.{module.name}")
     found = []
     for name, factory in sorted(registry.factories.get_all().items()):

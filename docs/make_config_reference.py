@@ -73,6 +73,7 @@ def factory_section(name: str) -> str:
     func = registry.factories.get(name)
     parameters = [p for p in inspect.signature(func).parameters.values() if p.name not in ("nlp", "name")]
     component = _component_class(func)
+    assert component is not None, f"{name}: its factory's return annotation names no class of COMPONENT_MODULES"
     descriptions = parameter_descriptions(component)
     rows = []
     for parameter in parameters:

@@ -160,8 +160,6 @@ def test_candidates_over_bio_amr():
 
 
 def test_amr_candidates_component(penman_file):
-    import spacy_convkernels.components.amr_candidates  # noqa: F401  (registers the factory)
-
     nlp = spacy.blank("en")
     nlp.add_pipe("kernel_amr_candidates")
     docs = [nlp(d) for d in read_penman(penman_file)]

@@ -496,8 +496,6 @@ def test_the_forest_kernel_is_registered_for_configs():
 
 @pytest.fixture(scope="module")
 def md_forests(md):
-    import spacy_convkernels.components.kernel_forests  # noqa: F401  (registers the factory)
-
     md.add_pipe("kernel_forests", config={"k": 2, "beam_width": 4})
     yield md
     md.remove_pipe("kernel_forests")

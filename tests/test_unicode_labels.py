@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-import spacy_convkernels.components  # noqa: F401  (registers kernel_trees)
 from spacy_convkernels import Tree
 from spacy_convkernels.structures import REPRESENTATIONS, span_to_tree, span_to_trees
 
