@@ -31,12 +31,12 @@ import random
 from pathlib import Path
 
 from common import write_json
-from locations import DATA, MD_MODEL
+from locations import DATA, MD_MODEL, ROOT
 from spacy_train import evaluate_relations, train
 
 from spacy_convkernels.utils.outputs import replacing
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = ROOT / "configs"
 # the SVM block alone, as initialize leaves it: no text features, no training step
 SVM_ALONE = [
     "--components.kernel_relations.model.tok2vec_features",

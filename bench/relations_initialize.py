@@ -35,7 +35,7 @@ import numpy as np
 import spacy
 from bionlp_candidates import LEXICON_TRIGGERS, load_parser, parsed_documents
 from common import write_json
-from locations import DATA, MD_MODEL
+from locations import DATA, MD_MODEL, ROOT
 from spacy.util import registry
 from thinc.api import Config
 
@@ -43,7 +43,7 @@ from spacy_convkernels.corpora import read_relations_jsonl
 from spacy_convkernels.ml.kernel_encoders import MAX_TRAIN
 from spacy_convkernels.structures.relations import GoldRelations
 
-SHIPPED = Config().from_disk(Path(__file__).resolve().parent.parent / "configs" / "relations.cfg", interpolate=False)
+SHIPPED = Config().from_disk(ROOT / "configs" / "relations.cfg", interpolate=False)
 BLOCK = SHIPPED["components"]["kernel_relations"]["model"]["kernel_features"]
 
 
