@@ -24,7 +24,7 @@ def test_the_readme_starts_with_what_ci_runs():
     workers; then the lint."""
     found = {block.directive: block.code.splitlines() for block in blocks(README) if block.directive}
     assert found["ci: install and test"] == [
-        'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[dev]"',
+        'python3 -m venv .venv && . .venv/bin/activate && pip install -U pip && pip install -e ".[dev]"',
         "spacy-convkernels demo",
         "python -m pytest -n 2 --dist loadscope",
     ]
