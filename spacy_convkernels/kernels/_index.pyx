@@ -13,7 +13,10 @@ and ``_one_against_many.pyx`` computes S once per input for all the fixed struct
 Index nodes are sorted by bucket (the nodes they can pair with, :func:`bucket_of`: equal
 match keys; one similarity group of smoothed labels; one edge and node, or node group, of
 tuples), then by label, so the partners of a query node are one contiguous range of index
-nodes and a child pair is found by a subtraction. Zelenko's kernel reads only the pairs of
+nodes and a child pair is found by a subtraction. Labels are ordered by their first
+appearance in the fixed set, not by their ids, which depend on what the process interned
+and freed before: a query's sums over a bucket run in the same order, so give the same
+bits, in every process. Zelenko's kernel reads only the pairs of
 roots: the index keeps each fixed tree's root.
 
 Paths are indexed by their distinct tuple labels, sorted the same way (the similarities of
@@ -237,16 +240,18 @@ cdef class FixedSet:
         self.fixed.n_features = <int>len(features)
 
     cdef _sort(self, EngineSettings settings, label, key):
-        """Sort index nodes (their labels and match keys) by bucket, then label, then
-        first appearance: (order, position of each node in it, sorted buckets). Sets the
-        labels and the bucket ranges."""
+        """Sort index nodes (their labels and match keys) by bucket, then label (by the
+        label's first appearance among the nodes, not its id), then first appearance:
+        (order, position of each node in it, sorted buckets). Sets the labels and the
+        bucket ranges."""
         cdef Py_ssize_t i, n = len(label)
         cdef const int[::1] label_view = label, key_view = key
         bucket = np.empty(n, dtype=np.int64)
         cdef long long[::1] bucket_view = bucket
         for i in range(n):
             bucket_view[i] = bucket_of(&settings.settings, self.fixed.rule, key_view[i], label_view[i])
-        order = np.lexsort((np.arange(n), label, bucket))
+        _, label_first_seen, label_of_node = np.unique(label, return_index=True, return_inverse=True)
+        order = np.lexsort((np.arange(n), label_first_seen[label_of_node], bucket))
         position = np.empty(n, dtype=np.int32)
         position[order] = np.arange(n, dtype=np.int32)
         bucket = bucket[order]
