@@ -13,15 +13,17 @@ and ``_one_against_many.pyx`` computes S once per input for all the fixed struct
 Index nodes are sorted by bucket (the nodes they can pair with, :func:`bucket_of`: equal
 match keys; one similarity group of smoothed labels; one edge and node, or node group, of
 tuples), then by label, so the partners of a query node are one contiguous range of index
-nodes and a child pair is found by a subtraction. Labels are ordered by their first
-appearance in the fixed set, not by their ids, which depend on what the process interned
-and freed before: a query's sums over a bucket run in the same order, so give the same
-bits, in every process. Zelenko's kernel reads only the pairs of
-roots: the index keeps each fixed tree's root.
+nodes and a child pair is found by a subtraction. A tree index orders labels by their
+first appearance in the fixed set, not by their ids, which depend on what the process
+interned and freed before: a query's sums over a bucket run in the same order, so give
+the same bits, in every process. Zelenko's kernel reads only the pairs of roots: the
+index keeps each fixed tree's root.
 
 Paths are indexed by their distinct tuple labels, sorted the same way (the similarities of
-a query's tuples are then computed once for all the fixed paths); forests are kept as
-packed, the forest kernel looping over them (its hyper-edge pairs are not shared).
+a query's tuples are then computed once for all the fixed paths; in a bucket the labels
+keep the ids' order, which no sum follows: each fixed path's sum runs along the path);
+forests are kept as packed, the forest kernel looping over them (its hyper-edge pairs are
+not shared).
 
 For SPTK the index also keeps, per similarity group, the distinct vector rows of the fixed
 set's smoothed labels, transposed in panels of ``PANEL`` rows: :meth:`FixedSet.block_similarities`
