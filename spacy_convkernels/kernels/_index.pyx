@@ -249,11 +249,16 @@ cdef class FixedSet:
         cdef Py_ssize_t i, n = len(label)
         cdef const int[::1] label_view = label, key_view = key
         bucket = np.empty(n, dtype=np.int64)
+        first_seen = np.empty(n, dtype=np.int32)  # of each node's label: where the label first appears
         cdef long long[::1] bucket_view = bucket
+        cdef int[::1] first_seen_view = first_seen
+        cdef int[::1] first_of_label = np.full(int(label.max()) + 1 if n else 0, -1, dtype=np.int32)
         for i in range(n):
             bucket_view[i] = bucket_of(&settings.settings, self.fixed.rule, key_view[i], label_view[i])
-        _, label_first_seen, label_of_node = np.unique(label, return_index=True, return_inverse=True)
-        order = np.lexsort((np.arange(n), label_first_seen[label_of_node], bucket))
+            if first_of_label[label_view[i]] < 0:
+                first_of_label[label_view[i]] = <int>i
+            first_seen_view[i] = first_of_label[label_view[i]]
+        order = np.lexsort((np.arange(n), first_seen, bucket))
         position = np.empty(n, dtype=np.int32)
         position[order] = np.arange(n, dtype=np.int32)
         bucket = bucket[order]
