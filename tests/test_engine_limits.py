@@ -34,6 +34,7 @@ from spacy_convkernels.kernels._packing import PackedSequences, PackedTrees
 from spacy_convkernels.kernels._settings import EngineSettings, KernelKind
 from spacy_convkernels.kernels._tables import NodeSimilarity, TupleTable
 from spacy_convkernels.kernels._tree_kernels import set_stored_pairs
+from spacy_convkernels.kernels.base import matching_inner_pairs
 from spacy_convkernels.structures.paths import PathTuples
 
 TESTS = Path(__file__).resolve().parent
@@ -675,6 +676,28 @@ def test_chains_below_the_limit_match_the_reference_and_the_limit_is_settable():
         kernel(chain, chain)
     kernel.max_matching_pairs = 29 * 29
     assert kernel(chain, chain, normalize=False) == pytest.approx(ref.partial_tree(chain, chain), rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_trees=st.integers(0, 6))
+def test_matching_inner_pairs_count_each_trees_own_pairs(seed, n_trees):
+    """The one-pass count over many trees is, for each tree, the pairs (u, v) of its inner
+    nodes with equal labels, counted one by one (single-node trees included)."""
+    rng = np.random.default_rng(seed)
+    trees = [random_tree(rng, int(rng.integers(1, 30)), labels="ab") for _ in range(n_trees)]
+    expected = []
+    for tree in trees:
+        inner = [u for u in range(tree.n_nodes) if u in tree.parents]
+        expected.append(sum(tree.labels[u] == tree.labels[v] for u in inner for v in inner))
+    assert matching_inner_pairs([tree.compiled for tree in trees], "label").tolist() == expected
+
+
+def test_the_refused_structure_is_the_one_named():
+    small, chain = Tree.from_string("(S (a) (b))"), Tree.from_flat(["a"] * 30, range(-1, 29))
+    kernel = PartialTreeKernel()
+    kernel.max_matching_pairs = 100
+    with pytest.raises(StructureSizeError, match=r"structure 2 \(30 nodes\) has 841 matching pairs"):
+        kernel.gram([small, small, chain, small])
 
 
 @pytest.mark.slow
