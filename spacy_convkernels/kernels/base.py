@@ -380,7 +380,9 @@ def matching_inner_pairs(trees: list, match_key: str) -> np.ndarray:
     """Pairs of inner nodes with equal match keys in each compiled tree (those of K(t, t)):
     the sum over its keys of (inner nodes with the key)^2, for all the trees in one pass."""
     sizes = np.array([tree.n_nodes for tree in trees], dtype=np.int64)
-    child_ptr = np.concatenate([np.asarray(tree.child_ptr, dtype=np.int64) for tree in trees] or [np.zeros(0)])
+    child_ptr = np.concatenate(
+        [np.asarray(tree.child_ptr, dtype=np.int64) for tree in trees] or [np.zeros(0, dtype=np.int64)]
+    )
     inner = np.delete(np.diff(child_ptr) > 0, np.cumsum(sizes + 1)[:-1] - 1)  # no node between two trees
     if not inner.any():
         return np.zeros(len(trees), dtype=np.int64)
