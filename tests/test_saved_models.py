@@ -578,6 +578,17 @@ def test_a_damaged_spacy_file_of_a_command_line_model_is_named(tmp_path, capsys,
     assert f"{model / target} is damaged" in err and "\n" not in err and not (tmp_path / "t.tsv").exists()
 
 
+@pytest.mark.parametrize("lang", ['"', "en2"])
+def test_a_config_with_an_unknown_language_is_a_model_file_error(tmp_path, lang):
+    """spaCy's E048 ImportError (a damaged ``lang`` in config.cfg; tools/fuzz.py models)."""
+    model = tmp_path / "model"
+    spacy.blank("en").to_disk(model)
+    config = (model / "config.cfg").read_text(encoding="utf-8")
+    (model / "config.cfg").write_text(config.replace('lang = "en"', f'lang = "{lang}"'), encoding="utf-8")
+    with pytest.raises(ModelFileError, match=f"cannot load the spaCy pipeline {model}.*E048"):
+        load_pipeline(str(model))
+
+
 # --- a pipeline that needs a package of an extra the environment lacks ---
 
 WITHOUT_SPACY_TRANSFORMERS = """

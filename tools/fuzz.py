@@ -1404,7 +1404,10 @@ def models_target():
         component = kind != "npz" and chosen.parent.name.startswith("kernel_")
         op = rng.choice(["flip", "flip", "truncate", "delete", "values", "values"])
         if op == "values" and chosen.name == "config.cfg":
-            return damage_config(chosen, rng, notes)
+            try:
+                return damage_config(chosen, rng, notes)
+            except UnicodeDecodeError:  # its bytes flipped before (a second damage): flip more
+                op = "flip"
         if op == "values" and component:
             try:
                 return damage_msgpack(chosen, rng, notes)

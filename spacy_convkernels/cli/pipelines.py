@@ -23,7 +23,7 @@ NOT_FOUND = re.compile(r"\[E002\] Can't find factory for '([^']+)'|\[E893\] Coul
 
 def load_pipeline(model: str | Path, **settings):
     """``spacy.load(model, **settings)``. A pipeline that cannot be loaded (not there, or a
-    damaged file: its tokenizer, strings, ``meta.json``, a component's) raises one
+    damaged file: its tokenizer, strings, ``meta.json``, ``config.cfg``, a component's) raises one
     :class:`ModelFileError` naming the model and, where spaCy's error tells, the file; a
     component of this package names its own file. One that needs a package of an extra
     that is not installed raises :class:`MissingDependencyError` naming the extra (see
@@ -36,7 +36,7 @@ def load_pipeline(model: str | Path, **settings):
         return spacy.load(model, **settings)
     except ModelFileError:
         raise
-    except READING_ERRORS as error:
+    except (*READING_ERRORS, ImportError) as error:  # ImportError: spaCy's E048, an unknown lang in config.cfg
         extra = missing_extra(error)
         if extra is not None:
             raise MissingDependencyError(f"cannot load the spaCy pipeline {model}: {extra}") from error
