@@ -318,7 +318,9 @@ class Kernel(BaseEstimator):
         if spec.match_key is None:
             return PackedSequences(compiled)
         pairs = matching_inner_pairs(compiled, spec.match_key)
-        for i in np.flatnonzero(pairs > self.max_matching_pairs)[:1]:
+        too_many = np.flatnonzero(pairs > self.max_matching_pairs)
+        if len(too_many):
+            i = int(too_many[0])
             raise StructureSizeError(
                 f"{type(self).__name__}: structure {i} ({compiled[i].n_nodes:,} nodes) has {pairs[i]:,} matching "
                 f"pairs of inner nodes, above max_matching_pairs = {self.max_matching_pairs:,} (quadratic work)"
