@@ -67,6 +67,35 @@ def test_bytes_round_trip_gives_identical_scores():
         assert after[key] == before[key]
 
 
+class CountingCandidates:
+    """A candidate generator that counts the Docs it is called on."""
+
+    def __init__(self, generator):
+        self.generator, self.calls = generator, 0
+
+    def __call__(self, doc):
+        self.calls += 1
+        return self.generator(doc)
+
+    def __getattr__(self, name):
+        return getattr(self.generator, name)
+
+
+def test_candidates_are_made_once_per_doc_in_pipe_and_update():
+    """predict's candidates serve set_annotations, the forward pass's serve the loss."""
+    nlp, extractor, examples, _ = trained_pair_pipeline(tok2vec=False, steps=1)
+    expected = [dict(doc._.kernel_rel) for doc in extractor.pipe([parsed_in(nlp), parsed_in(nlp)])]
+    counting = extractor.model.attrs["candidates"] = CountingCandidates(extractor.model.attrs["candidates"])
+    docs = list(extractor.pipe([parsed_in(nlp), parsed_in(nlp)]))
+    assert counting.calls == 2 and [dict(doc._.kernel_rel) for doc in docs] == expected
+    other = parsed_in(nlp)  # other Docs than predict's: their own candidates
+    extractor.set_annotations([other], extractor.predict([parsed_in(nlp)]))
+    assert dict(other._.kernel_rel) == expected[0] and counting.calls == 4
+    counting.calls = 0
+    nlp.update(examples)
+    assert counting.calls == len(examples)
+
+
 def test_relations_survive_to_bytes_docbin_and_to_json():
     nlp, extractor, _, _ = trained_pair_pipeline(steps=5)
     doc = extractor(parsed_in(nlp))

@@ -98,6 +98,7 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         self.model = model
         self.name = name
         self.cfg = {"labels": [], "threshold": threshold, "single_label": single_label, "chosen_threshold": None}
+        self._made: tuple[list[Doc], list[list]] | None = None  # the last batch's Docs and candidates
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -152,13 +153,28 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         docs = list(docs)
         if not any(len(doc) for doc in docs):
             return self.model.ops.alloc2f(0, len(self.labels) + 1)
-        return self.model.predict(docs)
+        return self.model.predict(self._made_for(docs))
+
+    def _made_for(self, docs: list[Doc]) -> tuple[list[Doc], list[list]]:
+        """The Docs with their candidates, made once per batch: kept for the next
+        :meth:`_candidates_of` (``set_annotations`` after ``predict``, the loss after the
+        forward pass), whose rows are these candidates'."""
+        self._made = (docs, candidates_of(self.model, docs))
+        return self._made
+
+    def _candidates_of(self, docs: list[Doc]) -> list[list]:
+        """The candidates of the Docs: those made last, when these are the very same Docs
+        (taken once), else made now."""
+        made, self._made = self._made, None
+        if made is not None and len(made[0]) == len(docs) and all(a is b for a, b in zip(made[0], docs)):
+            return made[1]
+        return candidates_of(self.model, docs)
 
     def set_annotations(self, docs: Iterable[Doc], probabilities: Floats2d) -> None:
         docs = list(docs)
         scores = label_scores(self.model.ops.to_numpy(probabilities))
         row = 0
-        for doc, candidates in zip(docs, candidates_of(self.model, docs)):
+        for doc, candidates in zip(docs, self._candidates_of(docs)):
             doc_scores = scores[row : row + len(candidates)]
             row += len(candidates)
             pairs, interactions = {}, []
@@ -188,8 +204,9 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         if not any(len(doc) for doc in docs):
             return losses
         set_dropout_rate(self.model, drop)
-        scores, backprop = self.model.begin_update(docs)
+        scores, backprop = self.model.begin_update(self._made_for(docs))
         if not len(scores):  # no candidate in the batch
+            self._made = None
             return losses
         loss, gradient = self.get_loss(examples, scores)
         backprop(gradient)
@@ -203,7 +220,7 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         examples = list(examples)
         docs = [eg.predicted for eg in examples]
         rows = []
-        for example, doc, candidates in zip(examples, docs, candidates_of(self.model, docs)):
+        for example, doc, candidates in zip(examples, docs, self._candidates_of(docs)):
             gold = GoldRelations(example.reference)
             for candidate in candidates:
                 found = gold.labels(candidate, doc)
@@ -242,17 +259,18 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         docs = list(fitting_docs(examples, nlp, self.name, "predicted")) if nlp is not None else []
         docs = docs or [eg.predicted for eg in examples]
         annotated = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
+        inputs = self._made_for(docs)
         truths = self.truths(annotated)
         _check_training_data(self.name, self.model.attrs["candidates"], docs, truths, self.labels)
-        self.model.initialize(X=docs, Y=self.model.ops.asarray2f(truths))
+        self.model.initialize(X=inputs, Y=self.model.ops.asarray2f(truths))
         if self.cfg["threshold"] is None:
-            self.cfg["chosen_threshold"] = self._choose_threshold(docs, truths)
+            self.cfg["chosen_threshold"] = self._choose_threshold(inputs, truths)
 
-    def _choose_threshold(self, docs: list[Doc], truths: np.ndarray) -> float:
+    def _choose_threshold(self, inputs: tuple[list[Doc], list[list]], truths: np.ndarray) -> float:
         """The threshold of the best micro F1 over the training candidates' labels, their
         scores as training first sees them (the out-of-fold kernel decisions, no dropout), logged."""
         set_dropout_rate(self.model, 0.0)
-        probabilities, _ = self.model.begin_update(docs)
+        probabilities, _ = self.model.begin_update(inputs)
         scores = label_scores(self.model.ops.to_numpy(probabilities))
         threshold, f1 = best_threshold(scores, truths.astype(bool), single_label=self.cfg["single_label"])
         logger.info(

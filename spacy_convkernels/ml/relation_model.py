@@ -23,7 +23,8 @@ label.
     ...
 
 The candidates of each Doc (``candidates``, a registered generator) are made once per
-batch and given to the two feature blocks, either of which may be null:
+batch and given to the two feature blocks, either of which may be null (the model's input
+is the Docs, or the Docs with their candidates already made, :func:`with_candidates`):
 
 - ``kernel_features``: the decision values of exact-kernel SVMs over each candidate's
   structure (``spacy_convkernels.CandidateKernelSVM.v1``, :mod:`.candidate_svm`), or its
@@ -137,13 +138,24 @@ def candidates_of(model: Model, docs: list[Doc]) -> list[list]:
     return [model.attrs["candidates"](doc) for doc in docs]
 
 
+def with_candidates(model: Model, inputs) -> tuple[list[Doc], list[list]]:
+    """(Docs, the candidates of each) of the model's input: Docs, whose candidates the
+    model's generator makes, or (Docs, their candidates), made once by a caller that
+    needs them again after the forward pass (the component's annotations and loss)."""
+    if isinstance(inputs, tuple):
+        docs, candidates = inputs
+        return list(docs), list(candidates)
+    docs = list(inputs)
+    return docs, candidates_of(model, docs)
+
+
 def feature_blocks(model: Model) -> list[Model]:
     """The model's feature blocks, the kernel's first."""
     return [model.get_ref(name) for name in ("kernel_features", "tok2vec_features") if model.has_ref(name)]
 
 
-def relation_forward(model: Model, docs: list[Doc], is_train: bool):
-    candidates = candidates_of(model, docs)
+def relation_forward(model: Model, inputs, is_train: bool):
+    docs, candidates = with_candidates(model, inputs)
     blocks, backprops = zip(*(block((docs, candidates), is_train) for block in feature_blocks(model)))
     X = model.ops.xp.hstack(blocks) if len(blocks) > 1 else blocks[0]
     logits, backprop_residual = model.get_ref("residual")(X, is_train)
@@ -169,12 +181,12 @@ def relation_forward(model: Model, docs: list[Doc], is_train: bool):
     return probabilities, backprop
 
 
-def relation_init(model: Model, X: list[Doc] | None = None, Y: Floats2d | None = None) -> None:
+def relation_init(model: Model, X=None, Y: Floats2d | None = None) -> None:
     """Fit the kernel blocks and the skip layer, and size the layers, on the candidates of
-    ``X`` and their labels ``Y`` (one column per label)."""
+    ``X`` (Docs, or Docs with their candidates) and their labels ``Y`` (one column per label)."""
     if X is None:
         return
-    inputs = (X, candidates_of(model, X))
+    inputs = with_candidates(model, X)
     width, kernel_rows = 0, None
     for block in feature_blocks(model):
         if block.name == "kernel_blocks":
