@@ -96,6 +96,13 @@ def test_candidates_are_made_once_per_doc_in_pipe_and_update():
     assert counting.calls == len(examples)
 
 
+def test_the_model_reads_a_tuple_of_two_docs_as_docs():
+    """Its input is Docs or (Docs, their candidates): two Docs in a tuple are Docs."""
+    nlp, extractor, _, _ = trained_pair_pipeline(tok2vec=False, steps=1)
+    docs = [parsed_in(nlp), parsed_in(nlp)]
+    np.testing.assert_array_equal(extractor.model.predict(tuple(docs)), extractor.model.predict(docs))
+
+
 def test_relations_survive_to_bytes_docbin_and_to_json():
     nlp, extractor, _, _ = trained_pair_pipeline(steps=5)
     doc = extractor(parsed_in(nlp))

@@ -142,7 +142,7 @@ def with_candidates(model: Model, inputs) -> tuple[list[Doc], list[list]]:
     """(Docs, the candidates of each) of the model's input: Docs, whose candidates the
     model's generator makes, or (Docs, their candidates), made once by a caller that
     needs them again after the forward pass (the component's annotations and loss)."""
-    if isinstance(inputs, tuple):
+    if isinstance(inputs, tuple) and len(inputs) == 2 and not isinstance(inputs[0], Doc):  # not two Docs
         docs, candidates = inputs
         return list(docs), list(candidates)
     docs = list(inputs)
