@@ -436,6 +436,52 @@ def test_a_path_gram_is_indexed_and_equals_the_plain_one(kernel, monkeypatch):
     assert calls.count(True) == 4 and calls.count(False) == 4
 
 
+def paths_sharing_prefixes(rng, count: int) -> list:
+    """Paths grown from a few stems, as a batch of candidate paths from the same triggers
+    is: each a stem's prefix (of any length, the whole stem too), then a random tail."""
+    stems = [p.tuples for p in random_paths(rng, 4)]
+    tails = [p.tuples for p in random_paths(rng, count)]
+    paths = []
+    for k in range(count):
+        stem = stems[rng.integers(len(stems))]
+        tail = tails[k][: rng.integers(0, 4)]
+        paths.append(PathTuples(stem[: rng.integers(0, len(stem) + 1)] + tail or stem))
+    return paths
+
+
+@pytest.mark.parametrize("kernel", list(path_kernels()), ids=kernel_id)
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_jobs=st.sampled_from([1, 2]))
+def test_paths_sharing_prefixes_get_the_bits_of_paths_alone(kernel, seed, n_jobs):
+    """Against a fixed set, a path starts at the rows it shares with the path before it in
+    sorted order (``_one_against_many.path_row``): the same bits as each path alone, which
+    shares nothing, and the plain engine's values."""
+    rng = np.random.default_rng(seed)
+    queries, fixed = paths_sharing_prefixes(rng, 24), paths_sharing_prefixes(rng, 9) + random_paths(rng, 3)
+    indexed = kernel.prepare(fixed)
+    for normalize in (True, False):
+        together = kernel.gram(queries, indexed, normalize=normalize, n_jobs=n_jobs)
+        alone = np.vstack([kernel.gram([q], indexed, normalize=normalize, n_jobs=1) for q in queries])
+        assert (together == alone).all()
+        plain = kernel.gram(queries, kernel.prepare(fixed, index=False), normalize=normalize, n_jobs=n_jobs)
+        np.testing.assert_allclose(together, plain, rtol=1e-12, atol=1e-12)
+
+
+def test_paths_are_sorted_with_the_positions_each_shares():
+    """The order in which a Gram block against a fixed set computes paths, and the leading
+    positions each shares with the one before it."""
+    paths = [PathTuples(t) for t in ([("a", "x"), ("b", "y")], [("a", "x")], [("c", "z")], [("a", "x"), ("b", "w")])]
+    packed = SubsequencePathKernel().prepare(paths).packed
+    order, shared = _driver.sorted_paths(packed)
+    labels = [tuple(packed.label[packed.node_offset[r] : packed.node_offset[r + 1]]) for r in order]
+    assert labels == sorted(labels) and sorted(order) == [0, 1, 2, 3]
+    expected = [0] + [
+        next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        for a, b in zip(labels, labels[1:])
+    ]
+    assert shared.tolist() == expected and sum(expected) == 2
+
+
 def test_an_index_follows_its_kernel_configuration():
     """A set indexed under other parameters is packed again (and computed by the plain
     engine), never read with the new parameters."""

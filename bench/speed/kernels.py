@@ -250,6 +250,42 @@ class AmrPaths:
         self.kernel.pairs(self.prepared, self.pairs, n_jobs=threads)
 
 
+class PathRows:
+    """Kernel rows of candidate paths against a fixed set, as an SVM's decisions are: the
+    2,000 first distinct candidate paths of the Bio-AMR test graphs, in the order the
+    graphs give them (a trigger's paths together), against the 3,000 first of the dev
+    graphs, normalized, subsequence path kernel lam 0.5."""
+
+    params = [[1, CORES]]
+    param_names = ["threads"]
+    n = 2000
+
+    def setup(self, threads):
+        from spacy_convkernels.corpora import read_penman
+        from spacy_convkernels.kernels import SubsequencePathKernel
+        from spacy_convkernels.structures.interactions import amr_candidates
+
+        folder = setting("data") / "bio-amr"
+        if not folder.exists():
+            raise NotImplementedError(f"{folder} is absent")
+
+        def paths(name: str, count: int) -> list:
+            graphs = [d._.kernel_amr for d in read_penman(folder / name)]
+            return list(dict.fromkeys(c.path for g in graphs for c in amr_candidates(g)))[:count]
+
+        self.kernel = SubsequencePathKernel(lam=0.5)
+        self.queries = paths("amr-release-test-bio.txt", self.n)
+        self.fixed = self.kernel.prepare(paths("amr-release-dev-bio.txt", 3000))
+        self.kernel.diag(self.queries)
+
+    @rate("paths")
+    def time_rows(self, threads):
+        self.kernel.gram(self.queries, self.fixed, n_jobs=threads)
+
+    def track_sum(self, threads):
+        return float(np.sum(self.kernel.gram(self.queries, self.fixed, n_jobs=threads)))
+
+
 class WideTrees:
     """K(t, t), unnormalized, one thread, of a root with n children (issue 26, point 5;
     formerly bench/wide_trees.py): ``leaves`` of distinct labels; ``repeated``:

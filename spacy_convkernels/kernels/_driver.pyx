@@ -49,6 +49,8 @@ cdef struct Job:
     const long long* index  # pairs: the (row, column) of each value
     double* out             # gram: n_a x n_b, row-major; pairs: one value per index row
     const Against* against  # gram_against: the indexed fixed set B
+    const Py_ssize_t* order  # gram_against of paths: the row of each item (sorted paths), or NULL (item r: row r)
+    const int* shared        # and the positions each shares with the one before it
 
 
 ctypedef bint (*Task)(Workspace* ws, const Job* job, Py_ssize_t item) noexcept nogil
@@ -140,17 +142,23 @@ cdef bint gram_row(Workspace* ws, const Job* job, Py_ssize_t r) noexcept nogil:
     return True
 
 
-cdef bint against_row(Workspace* ws, const Job* job, Py_ssize_t r) noexcept nogil:
-    """Row r of a Gram block against an indexed fixed set (symmetric paths: from column r
-    on; trees always compute the whole row, the index sharing work across all of B),
-    normalized as :func:`gram_row` does (its diagonal 1 without rounding); False if out of memory."""
+cdef bint against_row(Workspace* ws, const Job* job, Py_ssize_t item) noexcept nogil:
+    """A row of a Gram block against an indexed fixed set (row ``item``, or ``job.order[item]``
+    for sorted paths, which start after the positions they share with the path of the item
+    before when this workspace computed it; symmetric paths: from column r on; trees always
+    compute the whole row, the index sharing work across all of B), normalized as
+    :func:`gram_row` does (its diagonal 1 without rounding); False if out of memory."""
+    cdef Py_ssize_t r = item if job.order == NULL else job.order[item]
     cdef Py_ssize_t c, first = r if job.symmetric and job.prm.kind == SUBSEQUENCE_PATH else 0
+    cdef int shared = job.shared[item] if job.order != NULL and ws.last_item == item - 1 else 0
     cdef double* K = job.out + r * job.n_b
+    ws.last_item = item
     for c in range(first, job.n_b):
         K[c] = 0.0
     if job.inv_a != NULL and job.inv_a[r] == 0:
+        ws.prefix_kept = False
         return True
-    if not one_against_many(ws, &job.prm, job.A, r, job.against, first, K):
+    if not one_against_many(ws, &job.prm, job.A, r, job.against, first, shared, K):
         return False
     if job.inv_a != NULL:
         for c in range(first, job.n_b):
@@ -158,6 +166,24 @@ cdef bint against_row(Workspace* ws, const Job* job, Py_ssize_t r) noexcept nogi
         if job.symmetric:
             K[r] = 1.0
     return True
+
+
+def sorted_paths(PackedStructures A):
+    """(order, shared) of the packed paths ``A``: the rows in the order of their label
+    sequences, and how many leading positions each shares with the one before it (0 for
+    the first)."""
+    offsets, labels = A.node_offset, A.label.tolist()
+    paths = [labels[offsets[r] : offsets[r + 1]] for r in range(A.n_structures)]
+    order = sorted(range(len(paths)), key=paths.__getitem__)
+    shared = np.zeros(len(order), dtype=np.intc)
+    for k in range(1, len(order)):
+        before, path = paths[order[k - 1]], paths[order[k]]
+        n = min(len(before), len(path))
+        i = 0
+        while i < n and before[i] == path[i]:
+            i += 1
+        shared[k] = i
+    return np.asarray(order, dtype=np.intp), shared
 
 
 cdef class _BlockSimilarities:
@@ -193,6 +219,7 @@ cdef class _BlockSimilarities:
         self._point()
 
 
+cdef int PATH_CHUNK = 16  # sorted paths against a fixed set: consecutive rows a thread takes (sharing prefixes)
 cdef Py_ssize_t SIMILARITY_BLOCK = 256  # SPTK against a fixed set: at most this many rows per block of dot products
 
 
@@ -236,12 +263,22 @@ def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet 
     job.index = NULL
     job.out = &K[0, 0]
     job.against = &against
+    job.order = NULL
+    job.shared = NULL
+    cdef Py_ssize_t[::1] order
+    cdef int[::1] shared
+    cdef int chunk = 1
+    if job.prm.kind == SUBSEQUENCE_PATH and not symmetric and not len(B.vector_groups):
+        order, shared = sorted_paths(A)
+        job.order = &order[0]
+        job.shared = &shared[0]
+        chunk = PATH_CHUNK
     if len(B.vector_groups):
         block = _BlockSimilarities(settings, A, B, n_threads)
         job.against = &block.against
-        run(against_row, &job, n_a, n_threads, n_threads, 1, progress, block, SIMILARITY_BLOCK)
+        run(against_row, &job, n_a, n_threads, n_threads, chunk, progress, block, SIMILARITY_BLOCK)
     else:
-        run(against_row, &job, n_a, n_threads, n_threads, 1, progress)
+        run(against_row, &job, n_a, n_threads, n_threads, chunk, progress)
     if symmetric:
         with nogil:
             mirror_upper(K, n_threads)

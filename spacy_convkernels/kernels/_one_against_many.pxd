@@ -13,4 +13,4 @@ cdef struct Against:
 
 
 cdef bint one_against_many(Workspace* ws, const Settings* prm, const Packed* A, Py_ssize_t r,
-                           const Against* against, Py_ssize_t first, double* out) noexcept nogil
+                           const Against* against, Py_ssize_t first, int shared, double* out) noexcept nogil

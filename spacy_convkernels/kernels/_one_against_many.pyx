@@ -29,7 +29,9 @@ forest kernel loops over the fixed forests with the plain recursion.
 Memory grows with the work: O(pairs of query nodes and index nodes of their buckets) per
 query, plus one double per index node (the sums S, kept at 0 between queries).
 """
-from ._children cimport IndexRanges, child_sum, production_delta
+from libc.string cimport memset
+
+from ._children cimport IndexRanges, child_sum, fill_row, production_delta
 from ._deltas cimport partial_value
 from ._forest_kernels cimport forest_kernel
 from ._index cimport BY_KEY_OR_GROUP, NO_BUCKETS, bucket_of, find_bucket, find_feature
@@ -38,7 +40,7 @@ from ._settings cimport SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH, ZELENKO_TREE
 from ._tables cimport (SHARED_FEATURES, Similarity, TupleSimilarity, row_dot, similarity_from_dot,
                        similarity_without_vectors, tuple_similarity, weighted_similarity)
 from ._workspace cimport (reserve, reserve_nodes, reserve_zeroed,
-                          subsequence_rows, tick, zelenko_row)
+                          subsequence_row, subsequence_rows, tick, zelenko_row)
 
 
 cdef inline bint fixed_leaf(const Fixed* f, int u) noexcept nogil:
@@ -312,22 +314,38 @@ cdef void shared_feature_counts(const TupleSimilarity* t, int a, const Fixed* f,
             out[u] = w * w * out[u]
 
 
+cdef enum:
+    MAX_PREFIX_ROWS = 1 << 23  # doubles (64 MB) of a query's kept rows beyond which they are not kept
+
+
 cdef bint path_row(Workspace* ws, const Settings* prm, const int* a, int n, const Fixed* f, Py_ssize_t first,
-                   double* out) noexcept nogil:
+                   int shared, double* out) noexcept nogil:
     """The subsequence path kernel of the path ``a`` (n tuple labels) against every fixed
     path from ``first`` on, added into ``out``: the tuple similarities of a's positions with
-    the fixed set's distinct labels of their buckets first, then the plain dynamic programme
-    (``_tuple_kernels.path_kernel``) per fixed path, with lookups; False if out of memory."""
-    cdef int i, u
-    cdef Py_ssize_t j
-    cdef long long n_pairs, o
+    the fixed set's distinct labels of their buckets first, then the dynamic programme of
+    ``_tuple_kernels.path_kernel`` per fixed path, with lookups; False if out of memory.
+
+    With ``first`` 0 the rows of every depth i (the partial sums after a's first i
+    positions, and the total so far) are kept in the workspace for every fixed path, and a
+    path whose first ``shared`` positions are those of the workspace's last one starts at
+    row ``shared``: the rows of a prefix are the same whatever follows it, so the values
+    are those of the whole programme, bit for bit (queries sorted, ``_driver.gram_against``:
+    a batch of candidate paths from the same triggers computes about half of its rows)."""
+    cdef int i, u, m, start
+    cdef Py_ssize_t j, n_fixed = f.n_structures
+    cdef long long n_pairs, o, width = f.path_offset[f.n_structures] + f.n_structures  # m + 1 per fixed path
+    cdef bint keep = first == 0 and (n + 1) * width <= MAX_PREFIX_ROWS
     cdef IndexRanges fixed_path
+    cdef double total
+    cdef double* row
+    start = shared if keep and ws.prefix_kept else 0
+    ws.prefix_kept = False
     if not reserve_nodes(ws, n):
         return False
     n_pairs = match_ranges(ws, prm, f, n, a, a)
     if not reserve(<void**>&ws.pair_sim, &ws.sim_capacity, n_pairs, sizeof(double)):
         return False
-    for i in range(n):
+    for i in range(start, n):
         if prm.tuples.nodes.kind[prm.tuples.node[a[i]]] == SHARED_FEATURES:
             shared_feature_counts(prm.tuples, a[i], f, ws.group_start[i], ws.group_len[i],
                                   ws.pair_sim + ws.pair_start[i])
@@ -337,12 +355,36 @@ cdef bint path_row(Workspace* ws, const Settings* prm, const int* a, int n, cons
                                                                      f.label[ws.group_start[i] + u])
         if not tick(ws, 1 + 2 * <long long>ws.group_len[i]):
             return False
-    for j in range(first, f.n_structures):
+    if not keep:
+        for j in range(first, n_fixed):
+            o = f.path_offset[j]
+            fixed_path = IndexRanges(NULL, f.path_node + o, ws.pair_sim)
+            out[j] += child_sum(ws, &fixed_path, n, <int>(f.path_offset[j + 1] - o), prm.lam, prm.lam2)
+            if ws.failed:
+                return False
+        return True
+    if not (reserve(<void**>&ws.prefix_rows, &ws.prefix_capacity, (n + 1) * width, sizeof(double))
+            and reserve(<void**>&ws.prefix_totals, &ws.prefix_total_capacity, (n + 1) * n_fixed, sizeof(double))):
+        return False
+    if start == 0:  # the rows before the first position: 0
+        memset(ws.prefix_rows, 0, width * sizeof(double))
+        memset(ws.prefix_totals, 0, n_fixed * sizeof(double))
+    for j in range(n_fixed):
         o = f.path_offset[j]
+        m = <int>(f.path_offset[j + 1] - o)
         fixed_path = IndexRanges(NULL, f.path_node + o, ws.pair_sim)
-        out[j] += child_sum(ws, &fixed_path, n, <int>(f.path_offset[j + 1] - o), prm.lam, prm.lam2)
-        if ws.failed:
+        if not reserve(<void**>&ws.rows, &ws.row_capacity, m, sizeof(double)):
             return False
+        row = ws.prefix_rows + o + j  # path j's row of depth 0; depth i is i * width further
+        total = ws.prefix_totals[start * n_fixed + j]
+        for i in range(start, n):
+            fill_row(ws, &fixed_path, i, ws.rows, m)
+            total = subsequence_row(ws.rows, row + i * width, row + (i + 1) * width, m, prm.lam, prm.lam2, total)
+            ws.prefix_totals[(i + 1) * n_fixed + j] = total
+            if not tick(ws, 2 * (m + 1)):
+                return False
+        out[j] += total
+    ws.prefix_kept = True
     return True
 
 
@@ -363,10 +405,12 @@ cdef bint forest_row(Workspace* ws, const Settings* prm, const ForestView* a, co
 
 
 cdef bint one_against_many(Workspace* ws, const Settings* prm, const Packed* A, Py_ssize_t r,
-                           const Against* against, Py_ssize_t first, double* out) noexcept nogil:
+                           const Against* against, Py_ssize_t first, int shared, double* out) noexcept nogil:
     """Unnormalized K(A[r], B_j) for every structure j of the fixed set (for paths, from j =
     ``first`` on: the upper triangle of a symmetric Gram; the other kinds need 0), added into
-    ``out`` (zeroed by the caller); False (and ``ws.failed``) if out of memory."""
+    ``out`` (zeroed by the caller); a path whose first ``shared`` positions are those of the
+    last path this workspace computed starts after them (``path_row``); False (and
+    ``ws.failed``) if out of memory."""
     cdef TreeView va
     cdef ForestView fa
     cdef long long o
@@ -376,7 +420,7 @@ cdef bint one_against_many(Workspace* ws, const Settings* prm, const Packed* A, 
         ok = forest_row(ws, prm, &fa, against.forests, against.fixed.n_structures, out)
     elif prm.kind == SUBSEQUENCE_PATH:
         o = A.node_offset[r]
-        ok = path_row(ws, prm, A.label + o, <int>(A.node_offset[r + 1] - o), against.fixed, first, out)
+        ok = path_row(ws, prm, A.label + o, <int>(A.node_offset[r + 1] - o), against.fixed, first, shared, out)
     else:
         va = tree_view(A, r)
         ok = tree_row(ws, prm, &va, against,

@@ -52,6 +52,12 @@ cdef struct Workspace:
     long long row_top       # the rows in use by those pairs
     int* ints               # per-node scratch of one pair of trees (parents, positions, lists, slots)
     long long int_capacity
+    double* prefix_rows     # paths against a fixed set: the subsequence sums' rows of every depth of the
+    long long prefix_capacity  # last query against every fixed path (``_one_against_many.path_row``)
+    double* prefix_totals   # and their totals so far
+    long long prefix_total_capacity
+    bint prefix_kept        # they hold the last query's rows
+    Py_ssize_t last_item    # the item of the job this workspace computed last, -1 for none
     bint failed             # an allocation failed or the call was stopped: the value being computed is void
     long long budget        # units of work left before the next :func:`poll`
     Control* control        # the call's, or NULL (never stopped)

@@ -30,6 +30,7 @@ cdef Workspace* workspace_new() noexcept nogil:
     cdef Workspace* ws = <Workspace*>calloc(1, sizeof(Workspace))
     if ws != NULL:
         ws.budget = POLL_UNITS
+        ws.last_item = -1
     return ws
 
 
@@ -46,6 +47,8 @@ cdef void workspace_free(Workspace* ws) noexcept nogil:
         free(ws.fixed_sum)
         free(ws.frames)
         free(ws.ints)
+        free(ws.prefix_rows)
+        free(ws.prefix_totals)
         free(ws)
 
 
