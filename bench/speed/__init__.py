@@ -191,7 +191,10 @@ def against(commit: str, options) -> None:
     interleaved rounds (``commit`` first in odd rounds), each side in a fresh process
     that imports the package from its folder and this suite from the working tree."""
     sides = {commit: built(commit), "working tree": ROOT}
-    code = f"import sys; sys.path.append({str(ROOT)!r}); from bench.speed import main; main()"
+    code = (  # the suite (and bench/'s modules) from the working tree, the package from PYTHONPATH
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); import bench.speed; sys.path.remove({str(ROOT)!r}); "
+        "bench.speed.main()"
+    )
     values: dict = {}
     for round_ in range(options.rounds):
         for side in list(sides)[:: 1 if round_ % 2 == 0 else -1]:
