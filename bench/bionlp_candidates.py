@@ -90,7 +90,9 @@ def load_parser(model: Path, lexicon: Path | None):
     span_ruler of its trigger patterns writing ``doc.spans[LEXICON_TRIGGERS]``."""
     nlp = spacy.load(model, exclude=["ner"])
     if lexicon:
-        ruler = nlp.add_pipe("span_ruler", name="trigger_ruler", config={"spans_key": LEXICON_TRIGGERS})
+        ruler = nlp.add_pipe(
+            "span_ruler", name="trigger_ruler", config={"spans_key": LEXICON_TRIGGERS, "phrase_matcher_attr": "LOWER"}
+        )
         ruler.add_patterns(read_lexicon(lexicon)["triggers"])
     return nlp
 

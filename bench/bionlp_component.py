@@ -351,6 +351,7 @@ def add_protein_ruler(nlp, patterns: list):
             "spans_filter": {"@misc": "spacy.first_longest_spans_filter.v1"},
             "annotate_ents": True,
             "overwrite": True,
+            "phrase_matcher_attr": "LOWER",
         },
     )
     ruler.add_patterns(patterns)
@@ -365,7 +366,9 @@ def raw_documents(docs: list, lexicon: Path, vocab_nlp) -> list:
     nlp = spacy.blank("en", vocab=vocab_nlp.vocab)
     patterns = read_lexicon(lexicon)
     proteins = add_protein_ruler(nlp, patterns["proteins"])
-    triggers = nlp.add_pipe("span_ruler", name="trigger_ruler", config={"spans_key": LEXICON_TRIGGERS})
+    triggers = nlp.add_pipe(
+        "span_ruler", name="trigger_ruler", config={"spans_key": LEXICON_TRIGGERS, "phrase_matcher_attr": "LOWER"}
+    )
     triggers.add_patterns(patterns["triggers"])
     raw = []
     for doc in docs:

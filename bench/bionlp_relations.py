@@ -100,7 +100,7 @@ def cached_documents(data: Path, model: Path, cache: Path) -> dict:
 def add_lexicon_triggers(docs: list, lexicon: Path) -> None:
     """Sets ``doc.spans["lexicon_triggers"]`` from the trigger patterns of ``lexicon``."""
     nlp = spacy.blank("en")
-    ruler = nlp.add_pipe("span_ruler", config={"spans_key": "lexicon_triggers"})
+    ruler = nlp.add_pipe("span_ruler", config={"spans_key": "lexicon_triggers", "phrase_matcher_attr": "LOWER"})
     ruler.add_patterns(list(spacy.util.srsly.read_jsonl(lexicon / "triggers.jsonl")))
     for doc in docs:
         ruler(doc)

@@ -29,6 +29,7 @@ from spacy_convkernels.errors import CorpusFileError, CorpusFormatError, CorpusW
 SAMPLE = CORPORA / "bionlp-st-2013-ge-sample"
 BIND = [{"label": "Binding", "pattern": [{"LOWER": "bind"}]}]
 SENTENCE = "RAS activates RAF, which phosphorylates MEK1."
+TOKENIZER = spacy.blank("en").tokenizer  # the lexicon command's without --model
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +179,7 @@ def test_rulers_save_and_load_with_the_pipeline(sample_docs, tmp_path):
 
 @pytest.mark.slow
 def test_the_documented_config_blocks_build_the_rulers(sample_docs, tmp_path):
-    write_lexicon(build_lexicon(sample_docs), tmp_path / "lexicon")
+    write_lexicon(build_lexicon(sample_docs, tokenizer=TOKENIZER), tmp_path / "lexicon")
     documented = textwrap.dedent(
         lexicon_module.__doc__[lexicon_module.__doc__.index("    [components.protein_ruler]") :]
     )
@@ -217,7 +218,8 @@ def test_command_writes_the_pattern_files(sample_docs, tmp_path, capsys):
     out = tmp_path / "lexicon"
     assert main(["lexicon", str(SAMPLE), str(out), "--min-count", "2"]) == 0
     written = {key: [json.loads(line) for line in (out / f"{key}.jsonl").read_text().splitlines()] for key in KEYS}
-    assert written == build_lexicon(sample_docs, min_count=2)
+    assert written == build_lexicon(sample_docs, min_count=2, tokenizer=TOKENIZER)
+    assert any(isinstance(p["pattern"], str) for p in written["triggers"])
     assert read_lexicon(out) == written
     message = capsys.readouterr().out.strip()
     assert message == (
@@ -225,7 +227,7 @@ def test_command_writes_the_pattern_files(sample_docs, tmp_path, capsys):
         f"{len(written['triggers'])} patterns to {out / 'triggers.jsonl'}"
     )
     assert main(["lexicon", str(SAMPLE), str(out), "--no-shapes", "--min-precision", "0.5"]) == 0
-    assert read_lexicon(out) == build_lexicon(sample_docs, min_precision=0.5, shapes=False)
+    assert read_lexicon(out) == build_lexicon(sample_docs, min_precision=0.5, shapes=False, tokenizer=TOKENIZER)
 
 
 @pytest.mark.slow
@@ -239,9 +241,9 @@ def test_dev_articles_leave_the_readers_dev_split_out_of_the_lexicon(tmp_path, c
         assert main(["lexicon", str(two_articles), "-o", str(out), "--dev-articles", "0.3", "--seed", str(seed)]) == 0
         kept, held = split_articles(two_articles, share=0.3, seed=seed)
         assert kept and held
-        assert read_lexicon(out) == build_lexicon(read_standoff(kept))
+        assert read_lexicon(out) == build_lexicon(read_standoff(kept), tokenizer=TOKENIZER)
         assert capsys.readouterr().out.startswith(f"{len(kept)} documents")
-    assert read_lexicon(out) != build_lexicon(read_standoff(two_articles))
+    assert read_lexicon(out) != build_lexicon(read_standoff(two_articles), tokenizer=TOKENIZER)
     assert main(["lexicon", str(SAMPLE), "-o", str(out), "--dev-articles", "0.2"]) == 1
     assert "1 article(s); a split by article needs 2 or more" in capsys.readouterr().err
 
@@ -277,15 +279,42 @@ def test_reading_a_bad_lexicon_names_file_and_line(sample_docs, tmp_path):
     write_lexicon(build_lexicon(sample_docs), tmp_path)
     with open(tmp_path / "triggers.jsonl", "a", encoding="utf-8") as out:
         out.write('{"label": "Binding", "pattern": "binds"}\n')
-    lines = len((tmp_path / "triggers.jsonl").read_text().splitlines())
-    with pytest.raises(CorpusFormatError, match=rf"triggers\.jsonl, line {lines}: not a token pattern"):
-        read_lexicon(tmp_path)
+    assert read_lexicon(tmp_path)["triggers"][-1] == {"label": "Binding", "pattern": "binds"}
+    for bad in ('" "', "[]", "3", '["binds"]'):
+        with open(tmp_path / "triggers.jsonl", "a", encoding="utf-8") as out:
+            out.write(f'{{"label": "Binding", "pattern": {bad}}}\n')
+        lines = len((tmp_path / "triggers.jsonl").read_text().splitlines())
+        with pytest.raises(CorpusFormatError, match=rf"triggers\.jsonl, line {lines}: not a pattern"):
+            read_lexicon(tmp_path)
+        (tmp_path / "triggers.jsonl").write_text(
+            "".join((tmp_path / "triggers.jsonl").read_text().splitlines(keepends=True)[:-1])
+        )
     (tmp_path / "triggers.jsonl").write_text("{not json\n", encoding="utf-8")
     with pytest.raises(CorpusFormatError, match=r"triggers\.jsonl, line 1: not JSON"):
         add_lexicon(spacy.blank("en"), tmp_path)
     (tmp_path / "proteins.jsonl").unlink()
     with pytest.raises(CorpusFileError, match=r"proteins\.jsonl: no such lexicon file"):
         read_lexicon(tmp_path)
+
+
+def test_phrase_patterns_find_what_token_patterns_find(sample_docs):
+    """Given the tokenizer, a pattern whose words it gives back from their text is a phrase
+    (matched on LOWER by the rulers), one it splits otherwise stays a token pattern; both
+    lexicons find the same spans, in any case of the text."""
+    tokens, phrases = build_lexicon(sample_docs), build_lexicon(sample_docs, tokenizer=TOKENIZER)
+    assert all(isinstance(p["pattern"], list) for key in KEYS for p in tokens[key])
+    words = {
+        key: [[t["LOWER"] for t in p["pattern"]] for p in tokens[key] if "LOWER" in p["pattern"][0]] for key in KEYS
+    }
+    assert [p["pattern"] for p in phrases["triggers"]] == [" ".join(w) for w in words["triggers"]]
+    assert [p for p in phrases["proteins"] if not isinstance(p["pattern"], str)] == shape_patterns(sample_docs)
+    by_tokens, by_phrases = pipeline(tokens), pipeline(phrases)
+    for text in [gold.text for gold in sample_docs] + [SENTENCE.upper(), "Expression of IL-2 BINDS RAS."]:
+        assert [spans(by_phrases(text), key) for key in KEYS] == [spans(by_tokens(text), key) for key in KEYS]
+    split = Doc(TOKENIZER.vocab, words=["RAS", "cannot", "bind"])
+    split.spans["triggers"] = [Span(split, 1, 2, label="Negative_regulation"), Span(split, 2, 3, label="Binding")]
+    patterns = build_lexicon([split], shapes=False, tokenizer=TOKENIZER)["triggers"]
+    assert [p["pattern"] for p in patterns] == ["bind", [{"LOWER": "cannot"}]]  # "cannot" is "can" "not"
 
 
 def test_adding_the_rulers_twice_is_refused(sample_docs):

@@ -6,10 +6,12 @@
 
 TRAIN holds BioNLP shared-task documents with their annotations (``.txt``, ``.a1``,
 ``.a2``); the ``-o`` directory DIR receives ``proteins.jsonl`` (label ``Protein``) and ``triggers.jsonl``
-(label the event type), token patterns in the JSONL format of spaCy's ``span_ruler`` and
-``entity_ruler`` (see :mod:`spacy_convkernels.corpora.lexicon` for how they are chosen).
-The texts are tokenized by ``--model``'s tokenizer (default: blank English); the patterns
-match a pipeline with the same tokenizer. Put them into a pipeline with
+(label the event type), patterns in the JSONL format of spaCy's ``span_ruler`` and
+``entity_ruler`` (see :mod:`spacy_convkernels.corpora.lexicon` for how they are chosen):
+phrases matched on ``LOWER`` (a ruler with ``phrase_matcher_attr = "LOWER"``) where the
+tokenizer gives their words back, else token patterns. The texts are tokenized by
+``--model``'s tokenizer (default: blank English); the patterns match a pipeline with the
+same tokenizer. Put them into a pipeline with
 ``spacy_convkernels.corpora.lexicon.add_lexicon(nlp, DIR)``.
 
 ``--dev-articles SHARE`` leaves out the articles that ``convert --dev-articles SHARE`` and
@@ -81,6 +83,7 @@ def run(arguments: argparse.Namespace) -> None:
         min_precision=arguments.min_precision,
         protein_min_precision=arguments.protein_min_precision,
         shapes=arguments.shapes,
+        tokenizer=nlp.tokenizer,
     )
     written = write_lexicon(lexicon, arguments.output)
     print(
