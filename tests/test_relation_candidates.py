@@ -85,6 +85,30 @@ def test_feature_paths_give_each_position_its_features():
     assert "role=catalyst" in features[0] and features[1] == frozenset({"edge=nsubj"})
 
 
+def test_separate_positions_give_each_node_its_features_in_every_candidate():
+    """A token's features in a separate-position path depend on its role in the candidate
+    (made once per sentence and role): the nodes of every candidate's path are those of
+    its feature path without the edges, whatever the candidates before it."""
+    role_sets = [("theme",), ("catalyst", "theme"), ("theme", "theme2"), ("catalyst", "theme", "theme2")]
+    separate = dependency_interactions(parsed(), path="separate", role_sets=role_sets)
+    together = dependency_interactions(parsed(), path="features", role_sets=role_sets)
+    assert [c.spans for c in separate] == [c.spans for c in together]
+    roles = set()
+    for one, other in zip(separate, together):
+        nodes = [
+            f
+            for f in map(label_features, (label for _, label in one.path.tuples))
+            if not next(iter(f)).startswith("edge=")
+        ]
+        expected = [
+            frozenset(x for x in label_features(label) if not x.startswith("edge=")) for _, label in other.path.tuples
+        ]
+        assert nodes == expected
+        roles |= {(feature, tuple(sorted(f))) for f in nodes for feature in f if feature.startswith("word=")}
+    ras_roles = {next(x for x in f if x.startswith("role=")) for word, f in roles if word == "word=RAS"}
+    assert ras_roles == {"role=catalyst", "role=theme"}
+
+
 def test_gold_relations_label_candidates_by_character_offsets():
     install_extensions("doc._.kernel_rel", "doc._.kernel_interactions")
     reference = parsed()

@@ -41,6 +41,7 @@ their ``spans`` are empty.
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations, permutations
 from typing import cast
 
@@ -285,6 +286,12 @@ def _check_parse(doc) -> None:
         raise MissingAnnotationError("relation candidates need a dependency parse; put a parser first")
 
 
+@lru_cache(maxsize=4096)
+def _edge_item(edge: str) -> str:
+    """The feature label of an edge in a separate-position path."""
+    return feature_label({f"edge={edge}"})
+
+
 class _Graph:
     """A sentence's dependency parse as a graph (:class:`SemanticGraph`), with its tokens."""
 
@@ -292,6 +299,7 @@ class _Graph:
         self.doc = sentence.doc
         self.graph = SemanticGraph.from_span(sentence)
         self._walks: dict[int, dict] = {}  # start token -> its breadth-first walk
+        self._items: dict[tuple, str] = {}  # (node, role, entity label, trigger labels) -> its feature label
 
     def near(self, token: int, max_distance: int) -> set[int]:
         return {int(node) for node in self.graph.walk_from(str(token), max_distance)}
@@ -329,14 +337,24 @@ class _Graph:
                 name = part.label.lower() if part is not None and part.label and part.role != "trigger" else None
                 items.append((edge, name or self.graph.labels[str(node)]))
                 continue
-            features = self._features(node, part, labels)
             if path == "features":
-                items.append(("", feature_label(features | ({f"edge={edge}"} if edge else set()))))
+                items.append(
+                    ("", feature_label(self._features(node, part, labels) | ({f"edge={edge}"} if edge else set())))
+                )
             else:
-                edges = [("", feature_label({f"edge={edge}"}))] if edge else []
-                node_item = [("", feature_label(features))]
+                edges = [("", _edge_item(edge))] if edge else []
+                node_item = [("", self._node_item(node, part, labels))]
                 items += node_item + edges if edge_after else edges + node_item
         return PathTuples(items)
+
+    def _node_item(self, node: int, part, labels) -> str:
+        """The feature label of ``node`` in a separate-position path, as ``part`` of a
+        candidate of trigger ``labels``: made once per sentence."""
+        role = None if part is None else part.role
+        key = (node, role, None if part is None else part.label, labels if role == "trigger" else ())
+        if key not in self._items:
+            self._items[key] = feature_label(self._features(node, part, labels))
+        return self._items[key]
 
     def _features(self, node: int, part, labels) -> set[str]:
         token = self.doc[node]
