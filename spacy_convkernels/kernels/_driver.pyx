@@ -235,7 +235,10 @@ def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet 
     (A the packed structures of B: the Gram of one set) the upper triangle is mirrored onto
     the lower one, as :func:`gram` does, and the diagonal is 1 when normalized; for paths
     each row is computed from its diagonal on, for trees whole (the index shares a query
-    node's work across all of B, which it cannot split by column).
+    node's work across all of B, which it cannot split by column). Paths otherwise are
+    computed in the order of their label sequences (:func:`sorted_paths`), ``PATH_CHUNK``
+    consecutive ones per thread, each from the rows it shares with the one before
+    (``_one_against_many.path_row``): the same bits in any order.
     Inconsistent arguments, or tables that no longer hold what B's index read, raise
     :class:`InvalidParameterError`."""
     cdef Job job
