@@ -9,14 +9,15 @@ from functools import cache
 
 from bench.speed import rate, setting
 
-# pipeline: (trained model setting, texts setting, components disabled, batch size)
+# pipeline: (trained model setting, texts setting, components disabled, batch size, processes)
 PIPELINES = {
-    "qc": ("qc_model", "qc_test", [], 256),
-    "qc parser alone": ("qc_model", "qc_test", ["kernel_trees", "textcat"], 256),
-    "qc MiniLM textcat": (None, "qc_test", [], 256),
-    "ge": ("ge_model", "ge_devel", [], 64),
-    "ge without kernel_relations": ("ge_model", "ge_devel", ["kernel_relations"], 64),
-    "ge parser alone": ("ge_model", "ge_devel", ["kernel_relations", "ner", "trigger_ruler"], 64),
+    "qc": ("qc_model", "qc_test", [], 256, 1),
+    "qc parser alone": ("qc_model", "qc_test", ["kernel_trees", "textcat"], 256, 1),
+    "qc MiniLM textcat": (None, "qc_test", [], 256, 1),
+    "ge": ("ge_model", "ge_devel", [], 64, 1),
+    "ge on 2 processes": ("ge_model", "ge_devel", [], 16, 2),
+    "ge without kernel_relations": ("ge_model", "ge_devel", ["kernel_relations"], 64, 1),
+    "ge parser alone": ("ge_model", "ge_devel", ["kernel_relations", "ner", "trigger_ruler"], 64, 1),
 }
 
 
@@ -25,7 +26,9 @@ class PipelineSpeed:
     call without the SVM decisions earlier calls kept (``StackedSVM``'s memo), so that
     every text costs what a text never seen costs; the QC pipeline's accuracy. ``qc``:
     configs/qc_textcat.cfg's model-best (``--set qc_model=...``) on TREC-10
-    (``qc_test``); ``ge``: configs/bionlp_relations.cfg's on GE devel's ``.txt`` files;
+    (``qc_test``); ``ge``: configs/bionlp_relations.cfg's on GE devel's ``.txt`` files (also
+    on two processes, ``nlp.pipe(n_process=2)`` in batches of 16, each process's engine on
+    one thread);
     the MiniLM textcat: configs/qc_transformer.cfg's transformer and linear head alone,
     initialized and not trained, which costs what a fine-tuned one costs (formerly
     bench/pipeline_speed.py)."""
@@ -37,7 +40,7 @@ class PipelineSpeed:
         import spacy
         from spacy.tokens import DocBin
 
-        model, texts, disable, self.batch_size = PIPELINES[name]
+        model, texts, disable, self.batch_size, self.n_process = PIPELINES[name]
         for needed in filter(None, (model, texts)):
             if not setting(needed).exists():
                 raise NotImplementedError(f"{setting(needed)} is absent (--set {needed}=PATH)")
@@ -59,7 +62,7 @@ class PipelineSpeed:
             for node in model.walk() if hasattr(model, "walk") else []:
                 if isinstance(node.attrs.get("encoder"), StackedSVM):
                     node.attrs["encoder"].decisions.clear()
-        self.predicted = list(self.nlp.pipe(self.texts, batch_size=self.batch_size))
+        self.predicted = list(self.nlp.pipe(self.texts, batch_size=self.batch_size, n_process=self.n_process))
 
     def track_accuracy(self, name):
         # the MiniLM textcat is not trained; a pipeline with its textcat disabled predicts no category
