@@ -454,8 +454,8 @@ def paths_sharing_prefixes(rng, count: int) -> list:
 @given(seed=st.integers(0, 2**32 - 1), n_jobs=st.sampled_from([1, 2]))
 def test_paths_sharing_prefixes_get_the_bits_of_paths_alone(kernel, seed, n_jobs):
     """Against a fixed set, a path starts at the rows it shares with the path before it in
-    sorted order (``_one_against_many.path_row``): the same bits as each path alone, which
-    shares nothing, and the plain engine's values."""
+    sorted order (``_one_against_many.path_row``; in a symmetric Gram, in their own order):
+    the same bits as each path alone, which shares nothing, and the plain engine's values."""
     rng = np.random.default_rng(seed)
     queries, fixed = paths_sharing_prefixes(rng, 24), paths_sharing_prefixes(rng, 9) + random_paths(rng, 3)
     indexed = kernel.prepare(fixed)
@@ -465,6 +465,11 @@ def test_paths_sharing_prefixes_get_the_bits_of_paths_alone(kernel, seed, n_jobs
         assert (together == alone).all()
         plain = kernel.gram(queries, kernel.prepare(fixed, index=False), normalize=normalize, n_jobs=n_jobs)
         np.testing.assert_allclose(together, plain, rtol=1e-12, atol=1e-12)
+        # a symmetric Gram shares prefixes in the paths' own order, each row from its diagonal on
+        symmetric = kernel.gram(queries, normalize=normalize, n_jobs=n_jobs)
+        rows = np.vstack([kernel.gram([q], kernel.prepare(queries), normalize=normalize, n_jobs=1) for q in queries])
+        above = np.triu_indices(len(queries), k=1 if normalize else 0)
+        assert (symmetric[above] == rows[above]).all() and (symmetric == symmetric.T).all()
 
 
 def test_paths_are_sorted_with_the_positions_each_shares():

@@ -144,7 +144,7 @@ cdef bint gram_row(Workspace* ws, const Job* job, Py_ssize_t r) noexcept nogil:
 
 cdef bint against_row(Workspace* ws, const Job* job, Py_ssize_t item) noexcept nogil:
     """A row of a Gram block against an indexed fixed set (row ``item``, or ``job.order[item]``
-    for sorted paths, which start after the positions they share with the path of the item
+    for paths in order, which start after the positions they share with the path of the item
     before when this workspace computed it; symmetric paths: from column r on; trees always
     compute the whole row, the index sharing work across all of B), normalized as
     :func:`gram_row` does (its diagonal 1 without rounding); False if out of memory."""
@@ -168,13 +168,13 @@ cdef bint against_row(Workspace* ws, const Job* job, Py_ssize_t item) noexcept n
     return True
 
 
-def sorted_paths(PackedStructures A):
+def sorted_paths(PackedStructures A, bint keep_order=False):
     """(order, shared) of the packed paths ``A``: the rows in the order of their label
-    sequences, and how many leading positions each shares with the one before it (0 for
-    the first)."""
+    sequences (with ``keep_order``, in their own order), and how many leading positions
+    each shares with the one before it (0 for the first)."""
     offsets, labels = A.node_offset, A.label.tolist()
     paths = [labels[offsets[r] : offsets[r + 1]] for r in range(A.n_structures)]
-    order = sorted(range(len(paths)), key=paths.__getitem__)
+    order = list(range(len(paths))) if keep_order else sorted(range(len(paths)), key=paths.__getitem__)
     shared = np.zeros(len(order), dtype=np.intc)
     for k in range(1, len(order)):
         before, path = paths[order[k - 1]], paths[order[k]]
@@ -235,10 +235,10 @@ def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet 
     (A the packed structures of B: the Gram of one set) the upper triangle is mirrored onto
     the lower one, as :func:`gram` does, and the diagonal is 1 when normalized; for paths
     each row is computed from its diagonal on, for trees whole (the index shares a query
-    node's work across all of B, which it cannot split by column). Paths otherwise are
-    computed in the order of their label sequences (:func:`sorted_paths`), ``PATH_CHUNK``
-    consecutive ones per thread, each from the rows it shares with the one before
-    (``_one_against_many.path_row``): the same bits in any order.
+    node's work across all of B, which it cannot split by column). Paths are
+    computed in the order of their label sequences (:func:`sorted_paths`; a symmetric
+    Gram's in their own), ``PATH_CHUNK`` consecutive ones per thread, each from the rows it
+    shares with the one before (``_one_against_many.path_row``): the same bits in any order.
     Inconsistent arguments, or tables that no longer hold what B's index read, raise
     :class:`InvalidParameterError`."""
     cdef Job job
@@ -271,8 +271,8 @@ def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet 
     cdef Py_ssize_t[::1] order
     cdef int[::1] shared
     cdef int chunk = 1
-    if job.prm.kind == SUBSEQUENCE_PATH and not symmetric and not len(B.vector_groups):
-        order, shared = sorted_paths(A)
+    if job.prm.kind == SUBSEQUENCE_PATH and not len(B.vector_groups):  # a symmetric Gram's row r from column r on
+        order, shared = sorted_paths(A, keep_order=symmetric)
         job.order = &order[0]
         job.shared = &shared[0]
         chunk = PATH_CHUNK

@@ -325,16 +325,17 @@ cdef bint path_row(Workspace* ws, const Settings* prm, const int* a, int n, cons
     the fixed set's distinct labels of their buckets first, then the dynamic programme of
     ``_tuple_kernels.path_kernel`` per fixed path, with lookups; False if out of memory.
 
-    With ``first`` 0 the rows of every depth i (the partial sums after a's first i
-    positions, and the total so far) are kept in the workspace for every fixed path, and a
-    path whose first ``shared`` positions are those of the workspace's last one starts at
-    row ``shared``: the rows of a prefix are the same whatever follows it, so the values
-    are those of the whole programme, bit for bit (queries sorted, ``_driver.gram_against``:
-    a batch of candidate paths from the same triggers computes about half of its rows)."""
+    The rows of every depth i (the partial sums after a's first i positions, and the
+    total so far) are kept in the workspace for every fixed path from ``first`` on, and a
+    path whose first ``shared`` positions are those of the workspace's last one, computed
+    from a ``first`` no larger, starts at row ``shared``: the rows of a prefix are the same
+    whatever follows it, so the values are those of the whole programme, bit for bit
+    (``_driver.gram_against`` orders the queries: a batch of candidate paths from the same
+    triggers computes about half of its rows)."""
     cdef int i, u, m, start
     cdef Py_ssize_t j, n_fixed = f.n_structures
     cdef long long n_pairs, o, width = f.path_offset[f.n_structures] + f.n_structures  # m + 1 per fixed path
-    cdef bint keep = first == 0 and (n + 1) * width <= MAX_PREFIX_ROWS
+    cdef bint keep = (n + 1) * width <= MAX_PREFIX_ROWS
     cdef IndexRanges fixed_path
     cdef double total
     cdef double* row
@@ -369,7 +370,7 @@ cdef bint path_row(Workspace* ws, const Settings* prm, const int* a, int n, cons
     if start == 0:  # the rows before the first position: 0
         memset(ws.prefix_rows, 0, width * sizeof(double))
         memset(ws.prefix_totals, 0, n_fixed * sizeof(double))
-    for j in range(n_fixed):
+    for j in range(first, n_fixed):
         o = f.path_offset[j]
         m = <int>(f.path_offset[j + 1] - o)
         fixed_path = IndexRanges(NULL, f.path_node + o, ws.pair_sim)
