@@ -40,6 +40,7 @@ def gram_against(
     n_threads: int = 1,
     progress: Callable[[int], object] | None = None,
 ) -> np.ndarray: ...
+def sorted_paths(A: PackedStructures, keep_order: bool = False) -> tuple[np.ndarray, np.ndarray]: ...
 
 DELTA_CELLS: int
 
