@@ -27,7 +27,10 @@ the fixed set, then the plain dynamic programme runs per fixed path with lookups
 forest kernel loops over the fixed forests with the plain recursion.
 
 Memory grows with the work: O(pairs of query nodes and index nodes of their buckets) per
-query, plus one double per index node (the sums S, kept at 0 between queries).
+query, plus one double per index node (the sums S, kept at 0 between queries); for paths,
+the rows of every depth of the last query against every fixed path (at most
+``MAX_PREFIX_ROWS`` doubles, else not kept), which the next query reuses for the positions
+it shares with it (``path_row``).
 """
 from libc.string cimport memset
 
