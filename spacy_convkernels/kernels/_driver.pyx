@@ -21,6 +21,7 @@ from cpython.ref cimport Py_XDECREF
 from cython.parallel cimport parallel, prange, threadid
 from libc.stdlib cimport calloc, free
 
+import os
 import threading
 import time
 
@@ -175,15 +176,8 @@ def sorted_paths(PackedStructures A, bint keep_order=False):
     offsets, labels = A.node_offset, A.label.tolist()
     paths = [labels[offsets[r] : offsets[r + 1]] for r in range(A.n_structures)]
     order = list(range(len(paths))) if keep_order else sorted(range(len(paths)), key=paths.__getitem__)
-    shared = np.zeros(len(order), dtype=np.intc)
-    for k in range(1, len(order)):
-        before, path = paths[order[k - 1]], paths[order[k]]
-        n = min(len(before), len(path))
-        i = 0
-        while i < n and before[i] == path[i]:
-            i += 1
-        shared[k] = i
-    return np.asarray(order, dtype=np.intp), shared
+    shared = [0] + [len(os.path.commonprefix([paths[a], paths[b]])) for a, b in zip(order, order[1:])]
+    return np.asarray(order, dtype=np.intp), np.asarray(shared, dtype=np.intc)
 
 
 cdef class _BlockSimilarities:
