@@ -472,6 +472,21 @@ def test_paths_sharing_prefixes_get_the_bits_of_paths_alone(kernel, seed, n_jobs
         assert (symmetric[above] == rows[above]).all() and (symmetric == symmetric.T).all()
 
 
+def test_paths_sharing_prefixes_equal_the_tuple_reference():
+    """Paths of a few stems against a fixed set, computed sharing their prefixes (plain
+    tuples with vectors and edge weights): the plain-Python reference's values."""
+    k = ref.tuple_kernel(exponential(0.2), EDGE_WEIGHTS)
+    kernel = SubsequencePathKernel(lam=0.8, vectors=NODE_VECTORS, gamma=0.2, edge_weights=EDGE_WEIGHTS)
+    stems = [p.tuples for pair in path_pairs(3, 3) for p in pair]
+    queries = [PathTuples(stem[:cut] + tail[:2] or stem) for stem in stems for cut in (1, 3, 6) for tail in stems[:2]]
+    fixed = [p for pair in path_pairs(4, 5) for p in pair]
+    expected = np.array([[ref.subsequence_path(a.labels, b.labels, k, 0.8) for b in fixed] for a in queries])
+    for n_jobs in (1, 2):
+        got = kernel.gram(queries, kernel.prepare(fixed), normalize=False, n_jobs=n_jobs)
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+    assert np.count_nonzero(expected) > expected.size // 2
+
+
 def test_paths_are_sorted_with_the_positions_each_shares():
     """The order in which a Gram block against a fixed set computes paths, and the leading
     positions each shares with the one before it."""
