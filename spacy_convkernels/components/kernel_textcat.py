@@ -22,18 +22,20 @@ the examples' categories before the model's layers are sized. Everything else
 ``vectors = "vocab"`` gets the pipeline's vectors at first use.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 from spacy.language import Language
 from spacy.pipeline import TextCategorizer
 from spacy.pipeline.textcat_multilabel import MultiLabel_TextCategorizer
+from spacy.tokens import Doc
 from spacy.training import Example, validate_get_examples
 from thinc.api import Model
 
 from ..errors import MissingAnnotationError
 from ..extensions import install_extensions
 from ..ml.doc_kernel_features import doc_blocks, fit_doc_blocks
+from .overlapped_pipe import overlapped_pipe
 from .registered_kernels import bind_model_vectors
 from .sealed_pipe import SealedPipe
 from .sentences import fitting_docs
@@ -51,6 +53,11 @@ class FittedKernelBlocks(SealedPipe):
     def predict(self, docs):
         bind_model_vectors(self.model, self.vocab)
         return super().predict(docs)
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """The Docs annotated a batch at a time, the next batch parsed meanwhile
+        (:func:`~.overlapped_pipe.overlapped_pipe`)."""
+        return overlapped_pipe(self, stream, batch_size=batch_size)
 
     def update(self, examples, **settings):
         bind_model_vectors(self.model, self.vocab)

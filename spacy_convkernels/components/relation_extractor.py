@@ -56,6 +56,7 @@ from ..ml.relation_model import candidates_of
 from ..structures.relations import GoldRelations, char_offsets, role_key
 from ..utils.saved_arrays import texts
 from ..utils.validation import SHARE
+from .overlapped_pipe import overlapped_pipe
 from .registered_kernels import bind_model_vectors
 from .sealed_pipe import SealedPipe
 from .sentences import fitting_docs
@@ -124,7 +125,7 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         return super().__call__(doc)
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        return super().pipe(self._warn_once(stream), batch_size=batch_size)
+        return overlapped_pipe(self, self._warn_once(stream), batch_size=batch_size)
 
     def _warn_once(self, docs: Iterable[Doc]) -> Iterator[Doc]:
         """The Docs, with one warning at the first that lacks what the candidates need

@@ -31,6 +31,7 @@ from ..utils.validation import Interval, Satisfies, validate_parameters, validat
 from . import _driver
 from ._index import FixedSet
 from ._openmp import max_threads
+from ._openmp import set_max_threads as set_max_threads  # for worker threads (components)
 from ._packing import PackedSequences, PackedStructures, PackedTrees
 from ._settings import EngineSettings, KernelKind
 from ._tables import NodeSimilarity
