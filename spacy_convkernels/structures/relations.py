@@ -227,9 +227,11 @@ def dependency_interactions(
     role_sets = [tuple(roles) for roles in role_sets]
     triggers = _trigger_spans(doc, triggers_key)
     mentions = list(doc.spans[participants_key]) if participants_key in doc.spans else list(doc.ents)
+    root_of = {(m.start, m.end): m.root.i for m in mentions}
     candidates = []
     for sentence in doc.sents:
         inside = range(sentence.start, sentence.end)
+        in_sentence = [m for m in mentions if m.start in inside]
         graph = _Graph(sentence)
         for (start, end), labels in triggers.items():
             if start not in inside:
@@ -237,13 +239,16 @@ def dependency_interactions(
             trigger = _Participant("trigger", doc[start:end].root.i, (start, end), "")
             near = graph.near(trigger.token, max_distance)
             found = sorted(
-                {(m.start, m.end): m for m in mentions if m.start in inside and m.root.i in near}.values(),
+                {(m.start, m.end): m for m in in_sentence if root_of[m.start, m.end] in near}.values(),
                 key=lambda m: (m.start, m.end),
             )
-            found = [m for m in found if m.root.i != trigger.token]
+            found = [m for m in found if root_of[m.start, m.end] != trigger.token]
             for roles in role_sets:
                 for chosen in _assignments(found, roles):
-                    parts = [_Participant(r, m.root.i, (m.start, m.end), m.label_) for r, m in zip(roles, chosen)]
+                    parts = [
+                        _Participant(r, root_of[m.start, m.end], (m.start, m.end), m.label_)
+                        for r, m in zip(roles, chosen)
+                    ]
                     walks = [graph.walk(trigger.token, p.token) for p in parts]
                     candidates.append(graph.candidate([trigger, *parts], walks, labels, path, tree))
     return candidates

@@ -66,16 +66,18 @@ class SemanticGraph:
         labelled with their lemmas, edges from head to dependent labelled with relations,
         both made safe as tree labels (:func:`~.labels.clean_label`; an edge label cannot
         hold the tuple separator ``/`` either)."""
-        tokens = list(span)
-        labels = {
-            str(t.i): clean_label((t.lemma_ or t.text).lower() if lowercase else (t.lemma_ or t.text)) for t in tokens
-        }
+        labels, names, heads = {}, {}, []
+        for t in span:
+            node, lemma = str(t.i), t.lemma_ or t.text
+            labels[node] = clean_label(lemma.lower() if lowercase else lemma)
+            names[node] = t.text
+            heads.append((t.head.i, t.dep_, node))
         edges = tuple(
-            (str(t.head.i), clean_label(t.dep_.lower()).replace("/", "_"), str(t.i))
-            for t in tokens
-            if t.head.i != t.i and str(t.head.i) in labels
+            (str(head), clean_label(dep.lower()).replace("/", "_"), node)
+            for head, dep, node in heads
+            if str(head) != node and str(head) in labels
         )
-        return cls(labels, edges, {str(t.i): t.text for t in tokens})
+        return cls(labels, edges, names)
 
     @cached_property
     def neighbours(self) -> dict[str, list[tuple[str, str]]]:
