@@ -48,6 +48,7 @@ def overlapped_pipe(component: TrainablePipe, stream: Iterable[Doc], *, batch_si
     try:
         waiting: tuple[list[Doc], Future] | None = None
         for docs in minibatch(stream, size=batch_size):
+            # in the caller's context: thinc keeps its current ops in a context variable
             submitted = (docs, worker.submit(contextvars.copy_context().run, annotate, docs))
             if waiting is not None:
                 yield from finished(*waiting)

@@ -71,11 +71,11 @@ class SemanticGraph:
             node, lemma = str(t.i), t.lemma_ or t.text
             labels[node] = clean_label(lemma.lower() if lowercase else lemma)
             names[node] = t.text
-            heads.append((t.head.i, t.dep_, node))
+            heads.append((str(t.head.i), t.dep_, node))
         edges = tuple(
-            (str(head), clean_label(dep.lower()).replace("/", "_"), node)
+            (head, clean_label(dep.lower()).replace("/", "_"), node)
             for head, dep, node in heads
-            if str(head) != node and str(head) in labels
+            if head != node and head in labels
         )
         return cls(labels, edges, names)
 
