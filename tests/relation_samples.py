@@ -1,8 +1,10 @@
 """The small relation-extraction samples of the tests: a parsed Doc with proteins and
 triggers, the AMR graph of Garg et al.'s Fig. 1, and the relation model's configs."""
 
+import spacy
 from spacy.tokens import Doc, Span
 from spacy.training import Example
+from spacy.util import fix_random_seed
 from spacy.vocab import Vocab
 
 # RAS activates RAF , which phosphorylates MEK1 .
@@ -96,3 +98,19 @@ def pair_examples(nlp) -> list[Example]:
         reference._.kernel_rel = {(0, 2): {"ACTIVATES": 1.0}, (2, 6): {"PHOSPHORYLATES": 1.0}}
         examples.append(Example(predicted, reference))
     return examples
+
+
+def trained_pair_pipeline(*, kernel=True, tok2vec=True, steps=30, kernel_features=KERNEL):
+    """A blank pipeline whose kernel_relations is trained ``steps`` updates on :func:`pair_examples`:
+    (nlp, the component, the examples, the losses)."""
+    fix_random_seed(0)
+    nlp = spacy.blank("en")
+    config = model_config("EntityPairCandidates", kernel=kernel, tok2vec=tok2vec, kernel_features=kernel_features)
+    extractor = nlp.add_pipe("kernel_relations", config={"model": config})
+    examples = pair_examples(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.01
+    losses = []
+    for _ in range(steps):
+        losses.append(nlp.update(examples, sgd=optimizer)["kernel_relations"])
+    return nlp, extractor, examples, losses

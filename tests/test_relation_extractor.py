@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import spacy
 from data_paths import CORPORA
-from relation_samples import KERNEL, PATH_SVM, model_config, pair_examples, parsed, parsed_in
+from relation_samples import KERNEL, PATH_SVM, model_config, pair_examples, parsed, parsed_in, trained_pair_pipeline
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
@@ -24,20 +24,6 @@ from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.ml.kernel_blocks import blocks_of
 
 RELATIONS_SAMPLE = CORPORA / "relations-sample" / "relations.jsonl"
-
-
-def trained_pair_pipeline(*, kernel=True, tok2vec=True, steps=30, kernel_features=KERNEL):
-    fix_random_seed(0)
-    nlp = spacy.blank("en")
-    config = model_config("EntityPairCandidates", kernel=kernel, tok2vec=tok2vec, kernel_features=kernel_features)
-    extractor = nlp.add_pipe("kernel_relations", config={"model": config})
-    examples = pair_examples(nlp)
-    optimizer = nlp.initialize(lambda: examples)
-    optimizer.learn_rate = 0.01
-    losses = []
-    for _ in range(steps):
-        losses.append(nlp.update(examples, sgd=optimizer)["kernel_relations"])
-    return nlp, extractor, examples, losses
 
 
 @pytest.mark.slow
