@@ -186,6 +186,26 @@ class ResultsFile(dict):
         print(key, values, flush=True)
 
 
+def fill_page(path: Path, parts: dict[str, list[str]]) -> None:
+    """Write each generated part of the page ``path`` (a table, a list) between its lines
+    ``<!-- NAME -->`` and ``<!-- /NAME -->``: the page's hand-written text around them
+    stays. A page not yet in ``path``'s folder (``--docs`` elsewhere) starts from the one in
+    docs/results/; a part whose lines the page lacks is an error that names it."""
+    from locations import RESULTS
+
+    from spacy_convkernels.utils.outputs import replacing
+
+    text = (path if path.exists() else RESULTS / path.name).read_text(encoding="utf-8")
+    for name, lines in parts.items():
+        start, end = f"<!-- {name} -->\n", f"<!-- /{name} -->"
+        if start not in text or end not in text.split(start, 1)[-1]:
+            raise SystemExit(f"{path}: no lines '<!-- {name} -->' and '<!-- /{name} -->' for its part {name!r}")
+        head, rest = text.split(start, 1)
+        text = head + start + "".join(line + "\n" for line in lines) + end + rest.split(end, 1)[1]
+    with replacing(path) as temporary:
+        temporary.write_text(text, encoding="utf-8")
+
+
 def write_page(path: Path, lines: list[str], kept_from: str = FINDINGS) -> None:
     """Write the page of ``lines``; the hand-written part of the page already there, from
     the line ``kept_from`` (``## Findings``) on, stays below them."""

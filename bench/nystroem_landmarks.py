@@ -65,7 +65,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from common import ResultsFile, split_questions, table
+from common import ResultsFile, fill_page, split_questions, table
 from locations import DATA, MD_MODEL, add_outputs
 from qc_textcat import KERNELS as QC_KERNELS  # the kernels of the QC benchmarks, one definition
 from sklearn.exceptions import ConvergenceWarning
@@ -367,117 +367,9 @@ def sizes_of(results: dict, prefix: str) -> list[int]:
     return sorted(found | set(SIZES))
 
 
-def mean_of(results: dict, prefix: str, method: str, size: int, field: str) -> float | None:
-    found = [r[field] for r in runs(results, prefix, method, size)]
-    return float(np.mean(found)) if found else None
-
-
-def findings(results: dict) -> list[str]:
-    """Bullets comparing each method with uniform landmarks, from the figures."""
-    lines = []
-    for prefix, title, split in prefixes(results):
-        field = "test_accuracy" if prefix.startswith("qc/") else "devel_f1"
-        scale, unit = (100, " points") if prefix.startswith("qc/") else (1, "")
-        parts = []
-        for size in sizes_of(results, prefix):
-            base = {f: mean_of(results, prefix, "uniform", size, f) for f in (f"{split}_mass", "train_mass", field)}
-            if None in base.values():
-                continue
-            cells = []
-            for method in METHODS[1:]:
-                other = {f: mean_of(results, prefix, method, size, f) for f in base}
-                if None in other.values():
-                    continue
-                cells.append(
-                    f"{method} {other[f'{split}_mass'] - base[f'{split}_mass']:+.3f} held-out / "
-                    f"{other['train_mass'] - base['train_mass']:+.3f} training mass, "
-                    f"{(other[field] - base[field]) * scale:+.{1 if scale == 100 else 3}f}{unit}"
-                )
-            if cells:
-                parts.append(f"M = {size:,}: " + "; ".join(cells))
-        if parts:
-            what = "test accuracy" if prefix.startswith("qc/") else "devel F1"
-            lines.append(f"- {title}, against uniform (mass kept, {what}): " + ". ".join(parts) + ".")
-    return lines
-
-
-def accuracy_field(prefix: str) -> tuple[str, float, int, str]:
-    """(result field, scale, digits, name) of the accuracy figure of a kernel's task."""
-    if prefix.startswith("qc/"):
-        return "test_accuracy", 100.0, 1, "QC test accuracy (%)"
-    return "devel_f1", 1.0, 3, "GE devel F1"
-
-
-def summary(results: dict) -> list[str]:
-    """Per kernel: the method that keeps most held-out mass and the one of best accuracy at
-    each M, and ridge leverage against uniform (above / below when the difference of the
-    means exceeds the larger of the two seed standard deviations, else level)."""
-    lines = []
-    for prefix, title, split in prefixes(results):
-        field, scale, digits, what = accuracy_field(prefix)
-        measured = [size for size in sizes_of(results, prefix) if all(runs(results, prefix, m, size) for m in METHODS)]
-        if not measured:
-            lines.append(f"- **{title}**: not run.")
-            continue
-        absent = [size for size in sizes_of(results, prefix) if size not in measured]
-        lines.append(
-            f"- **{title}**"
-            + (f" (M = {', '.join(f'{m:,}' for m in absent)}: not run for every method)" if absent else "")
-            + ":"
-        )
-        figures = (("held-out mass", f"{split}_mass", 1.0, 3), (what, field, scale, digits))
-        for kind, f, sc, dg in figures:
-            wins, parts = [], []
-            for size in measured:
-                means = {m: np.mean([r[f] for r in runs(results, prefix, m, size)]) * sc for m in METHODS}
-                top, low = max(means, key=means.get), min(means, key=means.get)
-                wins.append(top)
-                parts.append(
-                    f"M = {size:,}: {top} {means[top]:.{dg}f} (uniform {means['uniform']:.{dg}f}, "
-                    f"least {low} {means[low]:.{dg}f})"
-                )
-            counts = ", ".join(
-                f"{m} at {wins.count(m)}" for m in sorted(set(wins), key=lambda m: (-wins.count(m), METHODS.index(m)))
-            )
-            best = "most" if kind == "held-out mass" else "best"
-            lines.append(f"  - {best} {kind}: {counts} of {len(measured)} M. " + "; ".join(parts) + ".")
-        short = []
-        for kind, f, sc, dg in figures:
-            verdict = {"above": [], "level": [], "below": []}
-            for size in measured:
-                ridge = np.array([r[f] for r in runs(results, prefix, "ridge_leverage", size)]) * sc
-                uniform = np.array([r[f] for r in runs(results, prefix, "uniform", size)]) * sc
-                gap = ridge.mean() - uniform.mean()
-                noise = max(ridge.std(), uniform.std())
-                side = "above" if gap > noise else "below" if gap < -noise else "level"
-                verdict[side].append(f"{size:,} ({gap:+.{dg}f})")
-            lines.append(
-                f"  - ridge leverage against uniform, {kind}: "
-                + "; ".join(f"{side} at M = {', '.join(cells)}" for side, cells in verdict.items() if cells)
-                + "."
-            )
-            above, below = len(verdict["above"]), len(verdict["below"])
-            if above > len(measured) / 2 and not below:
-                answer = "yes"
-            elif above <= below:
-                answer = "no"
-            else:
-                answer = "only at some M" if not below else "mixed"
-            short.append(f"{kind} **{answer}** (above at {above}, below at {below} of {len(measured)} M)")
-        lines.append("  - does ridge leverage beat uniform? " + "; ".join(short) + ".")
-    return lines
-
-
-def not_run(results: dict) -> list[str]:
-    """The cells of the protocol (kernel, method, M, three seeds) without results."""
-    found = []
-    for prefix, title, _ in prefixes(results):
-        for method in METHODS:
-            for size in SIZES:
-                seeds = len(runs(results, prefix, method, size))
-                if seeds < 3:
-                    found.append(f"{title} {method} M = {size:,}" + (f" ({seeds} of 3 seeds)" if seeds else ""))
-    return found
+def accuracy_field(prefix: str) -> tuple[str, float, int]:
+    """(result field, scale, digits) of the accuracy figure of a kernel's task."""
+    return ("test_accuracy", 100.0, 1) if prefix.startswith("qc/") else ("devel_f1", 1.0, 3)
 
 
 def reference(results: dict, prefix: str, key: str, field: str, scale: float = 1.0, digits: int = 3) -> str:
@@ -488,171 +380,59 @@ def reference(results: dict, prefix: str, key: str, field: str, scale: float = 1
     return f"{found[field] * scale:.{digits}f}" if found else NOT_RUN
 
 
-def report(results: dict) -> str:
-    """docs/results/nystroem_landmarks.md from the figures."""
-    missing = not_run(results)
-    lines = [
-        "# Landmark selection for Nyström: kernel mass kept and accuracy",
-        "",
-        "Made by `python bench/nystroem_landmarks.py --lexicon LEXICON` (its docstring has the protocol; LEXICON",
-        "made by `python -m spacy_convkernels lexicon ../shared/data/bionlp-st-2013-ge/original-data/train LEXICON",
-        "--model ../shared/models/en_core_web_md-3.8.0`); raw figures in docs/results/nystroem_landmarks.json, from",
-        "which `python bench/nystroem_landmarks.py --report-only` redraws this page and its plot without computing.",
-        "Methods (`Nystroem(landmark_init=...)`, `spacy_convkernels.approx.landmarks`): uniform; kernel",
-        "k-means++ seeding; pivoted Cholesky (greedy: largest residual diag(K - K~), ties broken in a",
-        "random_state order); recursive ridge-leverage-score sampling (Musco & Musco 2017, Algorithm 3).",
-        "Every figure is the mean ± standard deviation over random_state 0, 1, 2 (pivoted Cholesky's only",
-        "randomness is its tie-breaking order). Landmarks are chosen among the training structures only.",
-        "*not run*: a cell that no run computed (listed at the end).",
-        "",
-        "QC: TREC coarse classes, md parser's trees (train 4,907 / dev 545 / test 500); PTK-GRCT (lam = mu = 0.4,",
-        "terminal factor 5), SPTK-LCT (terminal factor 0.2, threshold 0.01, md vectors, shared rows diluted),",
-        "CSPTK-CLCT (terminal factor 1, threshold 0.01, shared rows kelp), normalized. GE: BioNLP-ST 2013 GE",
-        "candidate interactions (lexicon triggers, gold proteins; train 16,980 / devel 16,717 candidates),",
-        "subsequence path kernel lam = 0.5, normalized.",
-        "",
-        "## Summary",
-        "",
-        "Per kernel, over the M where every method ran: the method of most held-out mass and of best accuracy",
-        "(means over the seeds), and ridge leverage against uniform landmarks (difference of the means; above",
-        "or below when it exceeds the larger of the two seed standard deviations, else level).",
-        "",
-        *summary(results),
-        "",
-        "## Kernel mass kept on held-out rows",
-        "",
-        "1 - trace(K - K~) / trace(K) over the held-out rows (QC: dev questions; GE: devel candidates), K~ the",
-        "Nyström approximation: for these normalized kernels, the mean squared norm of the held-out rows'",
-        "Nyström vectors. *All training* uses every training structure as a landmark: no choice of landmarks",
-        "among the training structures keeps more. *Kernel PCA*: the top M eigenvectors of the training Gram",
-        "(the best rank-M subspace for the training rows), not a landmark method. Neither is computed for GE",
-        "(n/a: no full Gram of its 17k candidates).",
-        "",
-    ]
-    head = ["kernel", "M", *METHODS, "kernel PCA", "all training"]
-    rows = []
-    for prefix, title, split in prefixes(results):
-        for size in sizes_of(results, prefix):
-            cells = [title, f"{size:,}"]
-            cells += [spread([r[f"{split}_mass"] for r in runs(results, prefix, m, size)]) for m in METHODS]
-            cells += [
-                reference(results, prefix, f"kernel PCA/M={size}", f"{split}_mass"),
-                reference(results, prefix, "all training questions", f"{split}_mass"),
+def report(results: dict) -> dict[str, list[str]]:
+    """The tables of docs/results/nystroem_landmarks.md, by name, from the figures."""
+    every = [(p, title, split, size) for p, title, split in prefixes(results) for size in sizes_of(results, p)]
+    names = [[title, f"{size:,}"] for _, title, _, size in every]
+
+    def cells(figure, with_references: bool = False) -> list[list[str]]:
+        """Per row of ``every``, each method's spread of ``figure(prefix, split)`` = (field,
+        scale, digits), then kernel PCA's and all training's."""
+        rows = []
+        for (prefix, _, split, size), name in zip(every, names):
+            field, scale, digits = figure(prefix, split)
+            row = [spread([r[field] for r in runs(results, prefix, m, size)], scale, digits) for m in METHODS]
+            keys = (f"kernel PCA/M={size}", "all training questions") if with_references else ()
+            rows.append(name + row + [reference(results, prefix, key, field, scale, digits) for key in keys])
+        return rows
+
+    def seconds(prefix: str, size: int) -> list[str]:
+        found = []
+        for m in METHODS:
+            kernel = results.get(f"{prefix}/{m}/M={size}/kernel")
+            if kernel is None and prefix.startswith("ge/"):
+                kernel = (runs(results, prefix, m, size) or [None])[0]
+            found.append(f"{kernel['kernel_selection_seconds']:.1f}" if kernel else NOT_RUN)
+        for m in METHODS:
+            gram = [
+                r["gram_selection_seconds"] for r in runs(results, prefix, m, size) if "gram_selection_seconds" in r
             ]
-            rows.append(cells)
-    lines += table(head, rows)
-    lines += [
-        "",
-        "The same on the training rows (where the landmarks are chosen; pivoted Cholesky maximizes it greedily):",
-        "",
-    ]
-    head = ["kernel", "M", *METHODS]
-    rows = []
-    for prefix, title, _ in prefixes(results):
-        for size in sizes_of(results, prefix):
-            cells = [title, f"{size:,}"]
-            cells += [spread([r["train_mass"] for r in runs(results, prefix, m, size)]) for m in METHODS]
-            rows.append(cells)
-    lines += table(head, rows)
-    lines += ["", "## Each method against uniform landmarks", "", *findings(results)]
-    lines += [
-        "",
-        "## Accuracy",
-        "",
-        "A linear SVM (scikit-learn's LinearSVC, squared hinge, one-vs-rest) on the Nyström vectors, C in",
-        f"{{{', '.join(f'{c:g}' for c in C_GRID)}}}. QC: C chosen by dev accuracy, the SVM trained on train, test",
-        "accuracy (%) reported once per run. GE: C and the decision threshold chosen by F1 on the held-out",
-        "articles of bench/bionlp_relations.py's split of train, the SVM refitted on all of train, F1 of the",
-        "positive class on devel.",
-        "",
-    ]
-    head = ["kernel", "M", *METHODS, "kernel PCA", "all training"]
-    rows = []
-    for prefix, title, _ in prefixes(results):
-        field, scale, digits, _ = accuracy_field(prefix)
-        for size in sizes_of(results, prefix):
-            cells = [title + (" test %" if prefix.startswith("qc/") else " devel F1"), f"{size:,}"]
-            cells += [spread([r[field] for r in runs(results, prefix, m, size)], scale, digits) for m in METHODS]
-            cells += [
-                reference(results, prefix, f"kernel PCA/M={size}", field, scale, digits),
-                reference(results, prefix, "all training questions", field, scale, digits),
-            ]
-            rows.append(cells)
-    lines += table(head, rows)
-    lines += [
-        "",
-        "## Seconds to select the landmarks",
-        "",
-        "With the kernel: `select_landmarks(StructureColumns(kernel, X), M, method, 0)` on the training",
-        "structures, kernel values included, one engine thread (on this machine, 2 cores shared with other",
-        "jobs, the engine's threads cost more than they save on the one-column blocks of k-means++ and",
-        "pivoted Cholesky); QC also from the precomputed Gram (arithmetic alone, mean over seeds). The landmarks'",
-        "own Gram (M^2 / 2 kernel values) and its eigendecomposition come on top for every method alike.",
-        "Wall-clock seconds on a machine shared with other jobs: compare within a row, not across runs.",
-        "",
-    ]
-    head = ["kernel", "M", *(f"{m} (kernel)" for m in METHODS), *(f"{m} (Gram)" for m in METHODS)]
-    rows = []
-    for prefix, title, _ in prefixes(results):
-        for size in sizes_of(results, prefix):
-            cells = [title, f"{size:,}"]
-            for m in METHODS:
-                kernel = results.get(f"{prefix}/{m}/M={size}/kernel")
-                if kernel is None and prefix.startswith("ge/"):
-                    kernel = (runs(results, prefix, m, size) or [None])[0]
-                cells.append(f"{kernel['kernel_selection_seconds']:.1f}" if kernel else NOT_RUN)
-            for m in METHODS:
-                found = [
-                    r["gram_selection_seconds"] for r in runs(results, prefix, m, size) if "gram_selection_seconds" in r
-                ]
-                cells.append(f"{np.mean(found):.2f}" if found else "n/a" if prefix.startswith("ge/") else NOT_RUN)
-            rows.append(cells)
-    lines += table(head, rows)
+            found.append(f"{np.mean(gram):.2f}" if gram else "n/a" if prefix.startswith("ge/") else NOT_RUN)
+        return found
+
+    accuracy = cells(lambda prefix, _: accuracy_field(prefix), with_references=True)
+    for row, (prefix, *_) in zip(accuracy, every):
+        row[0] += " test %" if prefix.startswith("qc/") else " devel F1"
     same = [v["same_landmarks_as_gram"] for k, v in results.items() if k.endswith("/kernel")]
-    if same:
-        lines += [
-            "",
-            f"With the kernel and from the precomputed Gram the selection chose the same landmarks in {sum(same)} "
-            f"of {len(same)} QC runs (seed 0): one code, two sources of kernel columns.",
-        ]
-        differ = [
-            k.split("/")[1:4] for k, v in results.items() if k.endswith("/kernel") and not v["same_landmarks_as_gram"]
-        ]
-        if differ:
-            lines[-1] += (
-                " The others ("
-                + "; ".join(f"{name} {method} {size.replace('M=', 'M = ')}" for name, method, size in differ)
-                + "): the kernel's columns and the Gram's agree up to rounding (the last bit), and pivoted "
-                "Cholesky's greedy pick between structures of equal residual (duplicated questions) can flip on it."
-            )
-    big = [v["max_squared_norm"] for k, v in results.items() if "max_squared_norm" in v]
-    if big:
-        lines += [
-            f"Largest squared norm of any Nyström vector in any run: {max(big):.6f} (at most 1 for a normalized "
-            "kernel, up to rounding: the eigenvalue cutoff keeps rounding from being amplified).",
-        ]
-    lines += ["", "![held-out mass and accuracy against M](nystroem_landmarks.png)", ""]
-    untimed = []
-    for name in QC_KERNELS:
-        for size in SIZES:
-            absent = [m for m in METHODS if f"qc/{name}/{m}/M={size}/kernel" not in results]
-            if absent:
-                untimed.append(
-                    f"{name} M = {size:,} ({'every method' if len(absent) == len(METHODS) else ', '.join(absent)})"
-                )
-    if missing or untimed:
-        lines += [
-            "## Cells not run",
-            "",
-            "Left out to keep the runs within the machine's budget (2 cores shared with other jobs); the script",
-            "computes them when run again (a run resumes from the JSON).",
-            "",
-        ]
-    if missing:
-        lines += ["Results: " + "; ".join(missing) + ".", ""]
-    if untimed:
-        lines += ["The timed QC selection with the kernel: " + "; ".join(untimed) + ".", ""]
-    return "\n".join(lines)
+    differ = [
+        k.split("/")[1:4] for k, v in results.items() if k.endswith("/kernel") and not v["same_landmarks_as_gram"]
+    ]
+    largest = max(v["max_squared_norm"] for v in results.values() if "max_squared_norm" in v)
+    with_references = ["kernel", "M", *METHODS, "kernel PCA", "all training"]
+    return {
+        "mass": table(with_references, cells(lambda _, split: (f"{split}_mass", 1.0, 3), with_references=True)),
+        "training mass": table(["kernel", "M", *METHODS], cells(lambda *_: ("train_mass", 1.0, 3))),
+        "accuracy": table(with_references, accuracy),
+        "seconds": table(
+            ["kernel", "M", *(f"{m} (kernel)" for m in METHODS), *(f"{m} (Gram)" for m in METHODS)],
+            [name + seconds(prefix, size) for name, (prefix, _, _, size) in zip(names, every)],
+        ),
+        "checks": [
+            f"The same landmarks with the kernel as from the Gram in {sum(same)} of {len(same)} QC runs (seed 0)"
+            + "".join(f"; not in {name} {method} {size.replace('M=', 'M = ')}" for name, method, size in differ)
+            + f". Largest squared norm of any Nyström vector in any run: {largest:.6f}."
+        ],
+    }
 
 
 def plot(results: dict, path: Path):
@@ -740,8 +520,7 @@ def main():
         if "ge" in args.parts:
             run_ge(args, results)
     args.docs.mkdir(exist_ok=True)
-    with replacing(args.docs / "nystroem_landmarks.md") as temporary:
-        temporary.write_text(report(results), encoding="utf-8")
+    fill_page(args.docs / "nystroem_landmarks.md", report(results))
     plot(results, args.docs / "nystroem_landmarks.png")
 
 
