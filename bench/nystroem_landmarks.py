@@ -6,55 +6,11 @@
         [--kernels PTK-GRCT SPTK-LCT CSPTK-CLCT] [--no-kernel-timing] [--no-references]
         [--results docs/results/nystroem_landmarks.json] [--docs docs] [--report-only]
 
-For each landmark method of ``spacy_convkernels.approx.landmarks`` (uniform, kmeans++,
-pivoted_cholesky, ridge_leverage), M landmarks among the training structures and
-random_state 0, 1, 2 (pivoted Cholesky's only randomness is its tie-breaking order), it
-measures
-
-- the kernel mass kept on held-out rows, 1 - trace(K - K~) / trace(K), K~ = K(x, L) W^+ K(L, x)
-  the Nyström approximation; the kernels are normalized, so this is the mean squared norm
-  of the held-out rows' Nyström vectors (those with a zero self-kernel left out); the same
-  on the training rows (where pivoted Cholesky is greedy);
-- a linear SVM (scikit-learn's LinearSVC, one-vs-rest, squared hinge) on the Nyström
-  vectors, its C chosen on held-out data of the training side;
-- the seconds to select the landmarks: from the structures with the kernel
-  (``select_landmarks(StructureColumns(kernel, X), ...)``, random_state 0, kernel values
-  included), and for QC also from the precomputed Gram (arithmetic alone, every seed).
-  The landmarks' own Gram and normalization (the same M^2 / 2 kernel values for every
-  method) come on top.
-
-QC (TREC coarse question classification): the questions of KeLP's files are parsed by
-en_core_web_md (NER and senter left out) and the package's ``kernel_trees`` component, as
-bench/qc_textcat.py does: train = 4,907 (train_5500 without every 10th question), dev =
-every 10th (545), test = TREC_10 (500); a question the parser splits is its first
-sentence's tree. Kernels (normalized): PTK on GRCT (lam = mu = 0.4, terminal factor 5),
-SPTK on LCT (0.4, 0.4, terminal factor 0.2, threshold 0.01, the md vectors of the
-pipeline's vocab, shared_rows "diluted") and CSPTK on CLCT (0.4, 0.4, terminal factor 1,
-threshold 0.01, shared_rows "kelp"). The Gram of all 5,952 trees is computed once per
-kernel (cached under ``--cache``) and sliced: the selection runs on ``GramColumns`` of
-the training rows, the same code the estimator drives with the kernel. Held-out rows for
-the mass: dev. C of the LinearSVC in ``C_GRID``, chosen by dev accuracy; test accuracy at
-that C (trained on train), reported once. References: every training question as a
-landmark (M = 4,907, the most mass any landmarks from train can keep) and kernel PCA, the
-top M eigenvectors of the training Gram (the best rank-M subspace for the training rows).
-
-GE (BioNLP-ST 2013 GE, candidate interactions as bench/bionlp_relations.py builds them:
-gold proteins, triggers from the lexicon made by ``python -m spacy_convkernels lexicon
-TRAIN LEXICON --model en_core_web_md``, ``--lexicon``): the subsequence path kernel
-(lam = 0.5, normalized) on the candidates' path tuples; no full Gram (17k x 17k): the
-landmarks are chosen with the kernel (``StructureColumns``) and the Nyström vectors come
-from ``Nystroem.transform``. Held-out rows for the mass: the devel candidates. The
-LinearSVC's C and decision threshold are chosen by F1 on the held-out articles of
-bench/bionlp_relations.py's split of train (the landmarks are chosen among all training
-candidates; no label is used to choose them), then it is refitted on all of train and
-scored on devel (F1 of the positive class).
-
-Results go to ``--results`` as they come (a run can be resumed: keys already there are not
-computed again), then docs/results/nystroem_landmarks.md and .png are drawn from it;
-``--report-only`` only redraws them, computing nothing. Cells of the
-protocol without results read "not run" there. ``--kernels`` narrows the QC kernels,
-``--no-kernel-timing`` skips the timed selection with the kernel (it evaluates the kernel
-n M times per method and M) and ``--no-references`` the all-training and kernel PCA rows.
+The protocol is docs/results/nystroem_landmarks.md's. Results go to ``--results`` as they
+come (a run resumes: keys already there are not computed again); the page's tables and the
+plot are drawn from them (``--report-only``: only that). ``--kernels`` narrows the QC
+kernels, ``--no-kernel-timing`` skips the timed selection with the kernel (n M kernel
+values per method and M), ``--no-references`` the all-training and kernel PCA rows.
 """
 
 import argparse
