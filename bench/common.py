@@ -186,16 +186,17 @@ class ResultsFile(dict):
         print(key, values, flush=True)
 
 
-def fill_page(path: Path, parts: dict[str, list[str]]) -> None:
+def fill_page(path: Path, parts: dict[str, list[str]], *, page: str | None = None) -> None:
     """Write each generated part of the page ``path`` (a table, a list) between its lines
     ``<!-- NAME -->`` and ``<!-- /NAME -->``: the page's hand-written text around them
-    stays. A page not yet in ``path``'s folder (``--docs`` elsewhere) starts from the one in
-    docs/results/; a part whose lines the page lacks is an error that names it."""
+    stays. A page not yet there (``--docs`` elsewhere) starts from docs/results/'s page
+    (``page``, else ``path``'s name); a part whose lines the page lacks is an error that
+    names it."""
     from locations import RESULTS
 
     from spacy_convkernels.utils.outputs import replacing
 
-    text = (path if path.exists() else RESULTS / path.name).read_text(encoding="utf-8")
+    text = (path if path.exists() else RESULTS / (page or path.name)).read_text(encoding="utf-8")
     for name, lines in parts.items():
         start, end = f"<!-- {name} -->\n", f"<!-- /{name} -->"
         if start not in text or end not in text.split(start, 1)[-1]:

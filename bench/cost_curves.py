@@ -76,7 +76,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
-from common import ResultsFile, distinct_copies, kelp_kernels, reset_peak, rss_mb, timed, write_page
+from common import ResultsFile, distinct_copies, fill_page, kelp_kernels, reset_peak, rss_mb, table, timed
 from locations import DATA, MD_MODEL, add_outputs
 
 from spacy_convkernels.approx import Nystroem
@@ -480,12 +480,7 @@ def size_cell(n: float, fitted: bool, measured: float) -> str:
 def bridges(results: dict, args) -> list[str]:
     """The computed table of the last section."""
     budget, memory = 60 * args.budget_minutes, args.memory_gb * 1e9
-    lines = [
-        "| kernel | exact SVM: b | exact: N at the time budget | exact: N at the Gram's memory (8 N^2 bytes) "
-        "| exact: N at the memory, measured peak extrapolated | Nyström: b | Nyström: N at the time budget "
-        "| Nyström: N at the vectors' memory (8 N M bytes) | which bridge |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+    rows = []
     for kernel in KERNELS:
         exact, nystroem = points(results, kernel, "N exact SVM"), points(results, kernel, "N Nyström")
         # the regime an extrapolation continues: the two largest N (fixed costs weigh on the smaller)
@@ -507,79 +502,41 @@ def bridges(results: dict, args) -> list[str]:
             )
         else:
             cells.append(f"exact SVM up to N = {number(exact_limit)}; Nyström (M = {m:,}) no further")
-        lines.append(f"| {kernel} | " + " | ".join(cells) + " |")
-    return lines
+        rows.append([kernel, *cells])
+    head = ["kernel", "exact SVM: b", "exact: N at the time budget", "exact: N at the Gram's memory (8 N^2 bytes)"]
+    head += ["exact: N at the memory, measured peak extrapolated", "Nyström: b", "Nyström: N at the time budget"]
+    return table([*head, "Nyström: N at the vectors' memory (8 N M bytes)", "which bridge"], rows)
 
 
 def write_docs(results: dict, page: Path, plot_path: Path, args) -> None:
-    """The page: the exponents, a table per curve, the plot (drawn by :func:`draw`) and
-    the computed bridge table."""
-    lines = [
-        "# Cost curves: seconds and peak memory of the kernel bridges",
-        "",
-        f"Made by `python bench/cost_curves.py` (its docstring gives the protocol); figures in {args.results.name}.",
-        f"Wall seconds on this machine's {os.cpu_count()} cores; the load average (1 min) before each point is in its",
-        "row (other jobs on the cores slow the points). Threads of the engine: "
-        + engine_threads(results)
-        + ". Peak MB: the step's peak RSS (VmHWM) above the RSS of its process",
-        "after loading its data, a fresh process per point. Kernels: "
-        + "; ".join(f"{k} ({what})" for k, what in KERNELS.items())
-        + ".",
-        "",
-        "## Growth exponents",
-        "",
-        "b of time ~ a x^b, least squares on log-log over the measured points (threads: b = -1 is a perfect",
-        "speed-up).",
-        "",
-        "| curve | kernel | timing | b | a | x measured |",
-        "|---|---|---|---|---|---|",
-    ]
+    """The page's generated parts (its prose is hand-written): the set-up's figures, the
+    exponents, a table per curve (empty until measured) and the computed bridge table."""
+    exponents = []
     for name, series in SERIES.items():
         for kernel in KERNELS:
             rows = points(results, kernel, name)
             for field in series.fitted:
                 fit = growth(rows, field, series.x_field)
                 if fit is not None:
-                    heading = dict(series.columns)[field]
                     xs = f"{rows[0]['x']:,} to {rows[-1]['x']:,}"
-                    lines.append(f"| {name} | {kernel} | {heading} | {fit[1]:.2f} | {fit[0]:.3g} | {xs} |")
+                    exponents.append([name, kernel, dict(series.columns)[field], f"{fit[1]:.2f}", f"{fit[0]:.3g}", xs])
+    parts = {
+        "set-up": [
+            f"Figures in {args.results.name}, drawn in {plot_path.name}; wall seconds on {os.cpu_count()} cores; "
+            f"threads of the engine: {engine_threads(results)}; bridges within {args.budget_minutes:g} min "
+            f"and {args.memory_gb:g} GB."
+        ],
+        "exponents": table(["curve", "kernel", "timing", "b", "a", "x measured"], exponents),
+    }
     for name, series in SERIES.items():
-        found = [(kernel, row) for kernel in KERNELS for row in points(results, kernel, name)]
-        if not found:
-            continue
-        headings = [heading for _, heading in series.columns]
-        lines += [
-            "",
-            f"## {name}: against {series.x}",
-            "",
-            "| kernel | x | " + " | ".join(headings) + " | peak MB | load |",
-            "|" + "---|" * (len(headings) + 4),
+        rows = [
+            [kernel, f"{row['x']:,}", *(cell(row[field]) for field, _ in series.columns)]
+            + [f"{row['peak_mb']:,.0f}", f"{row['load']:.1f}"]
+            for kernel in KERNELS
+            for row in points(results, kernel, name)
         ]
-        for kernel, row in found:
-            cells = [cell(row[field]) for field, _ in series.columns]
-            lines.append(
-                f"| {kernel} | {row['x']:,} | " + " | ".join(cells) + f" | {row['peak_mb']:,.0f} | {row['load']:.1f} |"
-            )
-    lines += [
-        "",
-        f"![seconds and peak MB against x, fits dashed]({plot_path.name})",
-        "",
-        "## Which bridge at which size",
-        "",
-        "Computed from the measured points, not measured at these sizes: N where the time of the bridge (N curve)",
-        f"passes {args.budget_minutes:g} min on this machine, or its memory passes {args.memory_gb:g} GB (the exact",
-        "Gram, 8 N^2 bytes, or the exact step's measured peak as c N^d; Nyström's vectors, 8 N M bytes), each",
-        "power law through the two largest N measured (the exponent b of the table; the smaller N carry fixed",
-        "costs that flatten the curves of the first section, whose exponents would promise too much). An N",
-        "beyond the largest measured is an extrapolation of a power law, marked so. Which bridge: the exact SVM up",
-        "to the smallest of its limits, Nyström from there up to the smallest of its own; beyond, neither fits.",
-        "The curve N Nyström on Dask measures the Nyström bridge (its fit on the pool, the transform on a local",
-        "cluster) at sizes whose exact Gram would not fit (100,000 structures: 80 GB); its peak MB is the client's",
-        "(the structures and the vectors it gathers), its worker peak MB each worker's largest.",
-        "",
-        *bridges(results, args),
-    ]
-    write_page(page, lines)
+        parts[name] = table(["kernel", "x", *(heading for _, heading in series.columns), "peak MB", "load"], rows)
+    fill_page(page, parts | {"bridges": bridges(results, args)}, page="cost_curves.md")
 
 
 def draw(results: dict, path: Path) -> None:
