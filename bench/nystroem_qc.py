@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import kelp_qc, svm_accuracy, table, write_json
+from common import fill_page, kelp_qc, svm_accuracy, table, write_json
 from locations import DATA, add_outputs
 from qc_classification import bow_matrices  # the exact-kernel protocol
 from scipy.sparse import csr_matrix, hstack
@@ -79,12 +79,9 @@ def main():
     else:
         results = measure(args.data)
         write_json(args.results, results)
-    text = report(results)
     args.docs.mkdir(exist_ok=True)
-    with replacing(args.docs / "nystroem_qc.md") as temporary:
-        temporary.write_text(text, encoding="utf-8")
+    fill_page(args.docs / "nystroem_qc.md", report(results))
     plot(results, args.docs / "nystroem_qc.png")
-    print(text)
 
 
 def measure(data):
@@ -182,58 +179,31 @@ def measure(data):
     return results
 
 
-def report(results):
-    """docs/results/nystroem_qc.md from the figures."""
-    clusters = results["clusters"]
-    lines = [
-        "# Nyström vectors of tree kernels on TREC question classification",
-        "",
-        "Made by `python bench/nystroem_qc.py`: 5,452 training / 500 test questions, 6 coarse classes;",
-        "M landmarks drawn uniformly (random_state 0) from the training trees. Linear: one-vs-rest",
-        "LinearSVC (C = 1) on the Nyström vectors; + TF-IDF: the vectors joined to a TF-IDF bag of",
-        "unigrams and bigrams (sublinear tf) in one LinearSVC; SVM on Z Z^T: the one-vs-all C-SVM",
-        "(C = 10, KeLP's fairness) of qc_classification.md on the approximated Gram, beside the same",
-        "SVM on the exact normalized Gram. Error: ||G - Z Z^T||_F / ||G||_F on the training Gram.",
-        "Best rank M: the same linear SVM and error for the best rank-M approximation of the",
-        "training Gram (its top M eigenvectors; test questions projected onto them), the ceiling",
-        "for any choice of M landmarks.",
-        f"SPTK: md vectors, shared rows diluted. TF-IDF alone: {results['tfidf_alone']:.1f} %.",
-        "",
-    ]
+def report(results) -> dict[str, list[str]]:
+    """The tables of docs/results/nystroem_qc.md, by name, from the figures."""
     head = ["kernel", "M", "linear %", "SVM on Z Z^T %", "+ TF-IDF %", "exact SVM %", "error", "best rank M: linear %"]
-    lines += table(
-        [*head, "error"],
-        [
-            [name, r["M"], f"{r['linear']:.1f}", f"{r['svm_on_zz']:.1f}", f"{r['with_tfidf']:.1f}"]
-            + [f"{figures['exact_svm']:.1f}", f"{r['error']:.3f}", f"{r['best_rank_linear']:.1f}"]
-            + [f"{r['best_rank_error']:.3f}"]
-            for name, figures in results["classification"].items()
-            for r in figures["rows"]
-        ],
-    )
-    lines += [
-        "",
-        "## Clustering",
-        "",
-        "Purity (%) of k-means clusters of the 5,452 training questions, mean of 5 runs (landmarks",
-        "and k-means seeds 0-4), in the space of normalized bag-of-words vectors and of Nyström",
-        "vectors with 500 landmarks (CSPTK: md vectors, KeLP's similarity).",
-        "",
-        *table(
-            ["space", *(f"k = {k}" for k in clusters)],
+    speeds = results["speed"].items()
+    return {
+        "TF-IDF": [f"TF-IDF alone: {results['tfidf_alone']:.1f} %."],
+        "classification": table(
+            [*head, "error"],
+            [
+                [name, r["M"], f"{r['linear']:.1f}", f"{r['svm_on_zz']:.1f}", f"{r['with_tfidf']:.1f}"]
+                + [f"{figures['exact_svm']:.1f}", f"{r['error']:.3f}", f"{r['best_rank_linear']:.1f}"]
+                + [f"{r['best_rank_error']:.3f}"]
+                for name, figures in results["classification"].items()
+                for r in figures["rows"]
+            ],
+        ),
+        "clustering": table(
+            ["space", *(f"k = {k}" for k in results["clusters"])],
             [[n, *(f"{v:.1f}" for v in values)] for n, values in results["purity"].items()],
         ),
-        "",
-        "## Speed",
-        "",
-        "Sentences per second through `transform` (M = 500, the 5,452 training trees;",
-        "the landmark Gram and self-kernels computed beforehand).",
-        "",
-    ]
-    speeds = results["speed"].items()
-    rows = [[n, f"{r['one_thread']:,.0f}", f"{r['every_core']:,.0f} ({r['cores']} cores)"] for n, r in speeds]
-    lines += table(["kernel", "1 thread", "every core"], rows)
-    return "\n".join(lines) + "\n![accuracy and error against M](nystroem_qc.png)\n"
+        "speed": table(
+            ["kernel", "1 thread", "every core"],
+            [[n, f"{r['one_thread']:,.0f}", f"{r['every_core']:,.0f} ({r['cores']} cores)"] for n, r in speeds],
+        ),
+    }
 
 
 def plot(results, path):
