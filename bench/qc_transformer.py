@@ -51,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
-from common import ResultsFile, pm, split_questions, table, write_page
+from common import ResultsFile, fill_page, pm, split_questions, table
 from locations import DATA, MD_MODEL, ROOT, add_outputs
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_config, registry
@@ -285,11 +285,11 @@ def main():
     parser.add_argument("--scores", type=Path, default=ROOT / "build" / "work" / "qc_transformer_scores")
     parser.add_argument("--report-only", action="store_true", help="redraw the page from --results, train nothing")
     args = parser.parse_args()
-    transformer = args.transformer or default_transformer()
     results = ResultsFile(args.results, draw=lambda rows: write_docs(rows, args.docs / "qc_transformer.md"))
     record = results.record
     if args.report_only:
         return results.draw(results)
+    transformer = args.transformer or default_transformer()
 
     bench = Bench(args.data, transformer, args)
     n = len(bench.docs["train"])
@@ -328,32 +328,9 @@ def fused(transformer: Path, kernels: Path, labels: dict) -> dict:
     return {"form": form, "weight": w, "dev": accuracy(form, w, "dev"), "test": accuracy(form, w, "test")}
 
 
-def fusion_lines(runs: dict, fusions: dict) -> list[str]:
-    """The late-fusion table: per size, the seeds whose fine-tuned transformer and kernels
-    runs were fused."""
-    lines = [
-        "## Late fusion",
-        "",
-        "The fine-tuned transformer's and the kernels' pipelines, trained apart as above, their class",
-        "scores combined (`fused` in the script: linear or log-linear, the form and the kernels' weight",
-        "w chosen on dev). Test % of the transformer alone on the same seeds beside it.",
-        "",
-    ]
-    cells = []
-    for (size, method, settings), rows in runs.items():
-        fusion = fusions.get((size, settings), {}) if method == FUSED[0] else {}
-        if fusion:
-            chosen = ", ".join(f"{f['form']} {f['weight']:.2f}" for f in fusion.values())
-            dev, test = (pm(f[s] for f in fusion.values()) for s in ("dev", "test"))
-            cells.append(
-                [size, settings, len(fusion), chosen, dev, test, pm(t["test"] for t in rows if t["seed"] in fusion)]
-            )
-    head = "training questions|settings|n|form, w per seed|dev %|test %|transformer alone, test %".split("|")
-    return lines + table(head, cells)
-
-
 def write_docs(results: dict, path: Path) -> None:
-    """docs/results/qc_transformer.md from the results: mean ± sd over seeds per size and method."""
+    """docs/results/qc_transformer.md's tables: mean ± sd over seeds per size and method, and
+    late fusion (per size, the seeds whose fine-tuned transformer and kernels were fused)."""
     runs: dict[tuple, list] = {}
     fusions: dict[tuple, dict] = {}
     for key, row in results.items():
@@ -362,18 +339,7 @@ def write_docs(results: dict, path: Path) -> None:
             fusions.setdefault((parts[1], parts[2]), {})[int(parts[3].removeprefix("seed "))] = row
         elif len(parts) == 4:
             runs.setdefault(tuple(parts[:3]), []).append(dict(row, seed=int(parts[3].removeprefix("seed "))))
-    setup = results.get("setup", {})
-    lines = [
-        "# TREC question classification: a transformer beside the kernel features",
-        "",
-        "Made by `python bench/qc_transformer.py` (its docstring gives the protocol); raw results",
-        f"in docs/results/qc_transformer.json. Transformer: {setup.get('weights', '?')}. Accuracy in %,",
-        "mean ± sample standard deviation over the seeds (n); one test question is 0.2 points.",
-        "Training seconds include the md parse of the training questions where the method reads it;",
-        "speed: questions per second of the trained pipeline from raw text on test (2 cores).",
-        "",
-    ]
-    cells = []
+    cells, fused_cells = [], []
     for (size, method, settings), rows in runs.items():
         dev, test, steps = (
             pm(r["dev"] for r in rows),
@@ -382,11 +348,22 @@ def write_docs(results: dict, path: Path) -> None:
         )
         seconds, speed = (f"{statistics.mean(r[s] for r in rows):.0f}" for s in ("train_s", "speed"))
         cells.append([size, method, settings, len(rows), dev, test, steps, seconds, speed])
+        fusion = fusions.get((size, settings), {}) if method == FUSED[0] else {}
+        if fusion:
+            chosen = ", ".join(f"{f['form']} {f['weight']:.2f}" for f in fusion.values())
+            dev, test = (pm(f[s] for f in fusion.values()) for s in ("dev", "test"))
+            alone = pm(t["test"] for t in rows if t["seed"] in fusion)
+            fused_cells.append([size, settings, len(fusion), chosen, dev, test, alone])
     head = "training questions|method|settings|n|dev %|test %|best step|training s|questions/s".split("|")
-    lines += table(head, cells)
-    if fusions:
-        lines += ["", *fusion_lines(runs, fusions)]
-    write_page(path, lines)
+    fused_head = "training questions|settings|n|form, w per seed|dev %|test %|transformer alone, test %".split("|")
+    fill_page(
+        path,
+        {
+            "transformer": [f"Transformer: {results.get('setup', {}).get('weights', '?')}."],
+            "runs": table(head, cells),
+            "late fusion": table(fused_head, fused_cells),
+        },
+    )
 
 
 if __name__ == "__main__":
