@@ -1,6 +1,6 @@
 """TREC question classification from raw text: spaCy textcat, kernel features, both.
 
-    python bench/qc_textcat.py [--data ../shared/data/trec-qc-kelp] [--seeds 0 1 2] [--groups NAME ...]
+    python bench/qc_textcat.py [--data ../shared/data/trec-qc-kelp] [--seeds 0 1 2] [--groups NAME ...] [--report-only]
 
 The questions are converted as `python -m spacy_convkernels convert` does (dev: every
 10th training question, 545; train: the other 4,907; test: TREC-10's 500). The md
@@ -22,7 +22,8 @@ draws of 100, 300, 1,000 and all training questions.
 
 Groups (--groups): baselines, nystroem, landmarks, svm, several, both, exact, curve;
 --kernels and --sizes narrow the Nyström and landmark groups. Results go to
-docs/results/qc_textcat.json as they come (a run can be resumed) and to docs/results/qc_textcat.md.
+docs/results/qc_textcat.json as they come (a run can be resumed) and to docs/results/qc_textcat.md's
+tables (``--report-only``: only that).
 """
 
 import argparse
@@ -34,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
-from common import ResultsFile, pm, split_questions, table, write_page
+from common import ResultsFile, fill_page, pm, split_questions, table
 from locations import DATA, MD_MODEL, ROOT, add_outputs
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
@@ -308,8 +309,11 @@ def main():
     parser.add_argument("--groups", nargs="+", default=["baselines", "exact", "svm", "several", "both", "nystroem"])
     parser.add_argument("--kernels", nargs="+", choices=list(KERNELS), default=list(KERNELS))
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--report-only", action="store_true", help="redraw the page from --results, train nothing")
     args = parser.parse_args()
     results = ResultsFile(args.results, draw=lambda rows: write_docs(rows, args.docs / "qc_textcat.md"))
+    if args.report_only:
+        return results.draw(results)
     record = results.record
 
     reuse_training_grams()
@@ -454,7 +458,7 @@ def learning_curve(bench: Bench, seeds, run, shipped, record, results) -> None:
 
 
 def write_docs(results: dict, path: Path) -> None:
-    """docs/results/qc_textcat.md from the results: a table per group, mean ± sd over seeds."""
+    """docs/results/qc_textcat.md's tables: per model, mean ± sd over seeds; the single runs."""
     rows: dict[tuple, list] = {}
     single = {}
     for key, r in results.items():
@@ -463,14 +467,6 @@ def write_docs(results: dict, path: Path) -> None:
             rows.setdefault((parts[0], parts[1]), []).append(r)
         elif len(parts) == 2:
             single[tuple(parts)] = r
-    lines = [
-        "# TREC question classification from raw text with kernel features",
-        "",
-        "Made by `python bench/qc_textcat.py` (its docstring gives the protocol); raw results in",
-        "docs/results/qc_textcat.json. Accuracy in %, mean ± sample standard deviation over the seeds",
-        "(n = number of seeds); one question of the test set is 0.2 points.",
-        "",
-    ]
     cells = []
     for (group, name), runs in rows.items():
         dev, test, epochs = (
@@ -482,9 +478,14 @@ def write_docs(results: dict, path: Path) -> None:
         cells.append(
             [group, name, len(runs), dev, test, epochs, f"{statistics.mean(r['train_s'] for r in runs):.0f}", mass]
         )
-    lines += table("group|model|n|dev %|test %|best epoch|training s|dev mass".split("|"), cells)
     one = [(group, name, f"{r['dev']:.1f}", f"{r['test']:.1f}", r["C"]) for (group, name), r in single.items()]
-    write_page(path, [*lines, "", *table(["group", "model", "dev %", "test %", "C"], one)])
+    fill_page(
+        path,
+        {
+            "seeded": table("group|model|n|dev %|test %|best epoch|training s|dev mass".split("|"), cells),
+            "single": table(["group", "model", "dev %", "test %", "C"], one),
+        },
+    )
 
 
 if __name__ == "__main__":
