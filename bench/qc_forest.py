@@ -1,6 +1,7 @@
 """TREC question classification from raw text: 1-best trees against k-best forests.
 
     python bench/qc_forest.py [--data ../shared/data/trec-qc-kelp] [--results docs/results/qc_forest.json] [--docs docs]
+        [--report-only]
 
 The questions are parsed by en_core_web_md. Baselines: the parser's 1-best GRCT tree (first
 sentence with a tree) with SST and PTK. Forests: the 1-, 2-, 4- and 8-best parses of a beam of
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
-from common import questions, svm_accuracy, table, write_json, write_page
+from common import fill_page, questions, svm_accuracy, table, write_json
 from locations import DATA, MD_MODEL, add_outputs
 
 from spacy_convkernels.kernels import ForestKernel, PartialTreeKernel, SubsetTreeKernel
@@ -104,7 +105,15 @@ def main():
     parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
     add_outputs(parser, "qc_forest")
     parser.add_argument("--limit", type=int, default=0, help="first N training and N/5 test questions (a quick run)")
+    parser.add_argument("--report-only", action="store_true", help="redraw the page from --results, compute nothing")
     args = parser.parse_args()
+    if not args.report_only:
+        compute(args)
+    write_docs(json.loads(args.results.read_text()), args.docs / "qc_forest.md")
+
+
+def compute(args) -> None:
+    """Parse, build the structures, choose on dev, test once; the figures to ``--results``."""
 
     train = questions(args.data / "train_5500.coarse.klp.gz")
     test = questions(args.data / "TREC_10.coarse.klp.gz")
@@ -177,62 +186,34 @@ def main():
 
     figures = {"parse_seconds": parse_seconds, "n_train": n, "n_test": len(test), "sizes": sizes, "speed": speed}
     write_json(args.results, {**figures, "chosen": chosen, "candidates": results})
-    write_docs(json.loads(args.results.read_text()), args.docs / "qc_forest.md")
 
 
 def write_docs(results: dict, path: Path):
+    """docs/results/qc_forest.md's tables and sizes from the results."""
     sst = results["speed"]["SST 1-best"]
-    lines = [
-        "# TREC question classification: k-best forests against the 1-best tree",
-        "",
-        "Made by `python bench/qc_forest.py` (see its docstring):",
-        f"{results['n_train']:,} training and {results['n_test']} test questions, 6 coarse classes, parsed from",
-        "raw text by en_core_web_md (its own 1-best parse, and the k best of a beam of width 8);",
-        "GRCT trees and forests of the first sentence with a tree; exact normalized kernels,",
-        "one-vs-all C-SVM with KeLP's fairness weights. lam, PTK's terminal factor and C are chosen",
-        "on the dev split (every 10th training question, SVMs trained on the other 9/10), then the",
-        "chosen configuration is trained on the whole train and tested once. T is the temperature",
-        "of the parse weights: 1 keeps the beam's probabilities, inf weighs the k parses alike.",
-        "",
-        "## Accuracy",
-        "",
-        *table(
+    sizes = [
+        ("1-best GRCT tree", f"{s['nodes']:.1f}", "", "", "")
+        if name == "tree"
+        else (name, f"{s['nodes']:.1f}", f"{s['edges']:.1f}", f"{s['trees']:.2f}", s["max_trees"])
+        for name, s in results["sizes"].items()
+    ]
+    parts = {
+        "questions": [f"{results['n_train']:,} training and {results['n_test']} test questions."],
+        "accuracy": table(
             ["structures, kernel", "chosen on dev", "dev accuracy %", "test accuracy %"],
             [(f, r["configuration"], f"{r['dev']:.2f}", f"{r['test']:.1f}") for f, r in results["chosen"].items()],
         ),
-        "",
-        "## Cost per kernel evaluation",
-        "",
-        f"One thread, unnormalized Gram (upper triangle) of the first {SPEED_N:,} training questions, lam = 0.4.",
-        "",
-        *table(
+        "cost": table(
             ["structures, kernel", "evaluations / s", "cost per evaluation vs SST"],
             [(family, f"{rate:,.0f}", f"{sst / rate:.2f}x") for family, rate in results["speed"].items()],
         ),
-        "",
-        "## Forest sizes",
-        "",
-        "Means per question (nodes include the terminals, LEX##lemma leaves; the 1-best tree's",
-        "nodes for comparison). Trees: the derivations each forest holds, recombinations included.",
-        "",
-        *table(
-            ["structures", "nodes", "hyper-edges", "trees (mean)", "trees (max)"],
-            [
-                ("1-best GRCT tree", f"{s['nodes']:.1f}", "", "", "")
-                if name == "tree"
-                else (name, f"{s['nodes']:.1f}", f"{s['edges']:.1f}", f"{s['trees']:.2f}", s["max_trees"])
-                for name, s in results["sizes"].items()
-            ],
-        ),
-        "",
-        "## Every candidate (dev accuracy)",
-        "",
-        *table(
+        "sizes": table(["structures", "nodes", "hyper-edges", "trees (mean)", "trees (max)"], sizes),
+        "candidates": table(
             ["candidate", "dev %", "Gram train x train (s)"],
             [(key, f"{r['dev']:.2f}", f"{r['gram_seconds']:.1f}") for key, r in results["candidates"].items()],
         ),
-    ]
-    write_page(path, lines)
+    }
+    fill_page(path, parts)
 
 
 if __name__ == "__main__":
