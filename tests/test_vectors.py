@@ -4,6 +4,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import spacy
 from address_space import run_limited
 from broken_files import gzip_then_broken
 from data_paths import CORPORA, need_shared
@@ -92,6 +93,23 @@ def test_a_spacy_table_is_made_once_per_content():
     nlp.vocab.set_vector("pup", np.array([3.0, 0.0, 0.0], dtype=np.float32))
     added = WordVectors.load(nlp.vocab)
     assert added.row("pup") >= 0 and changed.row("pup") == -1
+
+
+@pytest.mark.parametrize("row", [1.0, True, np.int64(0), "0"], ids=["float", "bool", "numpy", "str"])
+def test_a_row_that_is_not_a_python_int_is_refused(row):
+    with pytest.raises(VectorsError, match="the row of every key must be an integer"):
+        WordVectors({"dog": 0, "cat": row}, np.ones((2, 3)))
+
+
+def test_a_spacy_table_maps_each_key_to_its_distinct_nonzero_row():
+    nlp = spacy.blank("en")
+    for word, vector in {"dog": [1, 2, 0], "hound": [1, 2, 0], "cat": [0, 1, 1], "void": [0, 0, 0]}.items():
+        nlp.vocab.set_vector(word, np.array(vector, dtype=np.float32))
+    table = WordVectors.load(nlp.vocab)
+    assert table.row("dog") == table.row("hound") >= 0 and table.row("cat") >= 0 and table.row("void") == -1
+    assert table.row("dog") != table.row("cat") and len(table.matrix) == 2
+    np.testing.assert_allclose(table.matrix[table.row("cat")], np.array([0, 1, 1]) / np.sqrt(2))
+    assert table.lemmas_per_row[table.row("dog")] == 2 and table.lemmas_per_row[table.row("cat")] == 1
 
 
 def _load_fails(path, words):
