@@ -52,6 +52,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
+from common import fill_page, table
 from locations import DATA, MD_MODEL, add_outputs
 from scipy.stats import pearsonr, spearmanr
 from spacy.tokens import DocBin
@@ -215,8 +216,9 @@ class Bench:
                 model = Nystroem(kernel, n_components=n_components, random_state=0)
                 model.fit([trees[i] for i in drawn if trees[i] is not None])
                 used = sorted(i for i in set(pairs.ravel()) if trees[i] is not None)
-                vectors = np.zeros((len(trees), n_components))
-                vectors[used] = model.transform([trees[i] for i in used])
+                found = model.transform([trees[i] for i in used])  # at most n_components columns (rank)
+                vectors = np.zeros((len(trees), found.shape[1]))
+                vectors[used] = found
                 self.vectors[memo] = vectors
                 self.captured[f"Ny{n_components} {pool} {name}"] = float((vectors[used] ** 2).sum(axis=1).mean())
                 (self.cache / "captured.json").write_text(json.dumps(self.captured, indent=1))
@@ -440,108 +442,34 @@ def main():
 def write_report(
     args, bench: Bench, skipped: dict, rows: dict, log: list, best: dict, nystroem: dict, methods: dict
 ) -> None:
-    """docs/results/sts.md: the data, the tables, the goals."""
+    """docs/results/sts.md's generated parts: the data, the tables, the goals."""
     sets, tuning, testing = bench.sets, bench.tuning(), bench.testing()
-    trees = bench.tree_list("loct")
     several = sum(1 for doc in bench.docs.values() if len(list(doc.sents)) > 1)
-    treeless = sum(1 for tree in trees if tree is None)
+    treeless = sum(1 for tree in bench.tree_list("loct") if tree is None)
 
     def seconds(key):
         return f"{bench.seconds[key]:.2f}" if key in bench.seconds else ""
 
-    def table(names: list, which: int) -> list:
-        head = ["method", *names, "mean", "s / 1,000 pairs", "parameters"]
-        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    def correlation_table(names: list, which: int) -> list:
+        cells = []
         for method, (found, key, note) in rows.items():
             values = [found[n][which] for n in names]
-            cells = [method, *(f"{v:.3f}" for v in values), f"**{np.mean(values):.3f}**", seconds(key), note]
-            lines.append("| " + " | ".join(cells) + " |")
-        return lines
+            cells.append([method, *(f"{v:.3f}" for v in values), f"**{np.mean(values):.3f}**", seconds(key), note])
+        return table(["method", *names, "mean", "s / 1,000 pairs", "parameters"], cells)
 
     def mean(found, which=0):
         return float(np.mean([found[n][which] for n in testing]))
 
-    out = [
-        "# Semantic textual similarity (SemEval STS 2012-2015) with tree kernels",
-        "",
-        f"Made by `python bench/sts.py` (see its docstring). {len(sets)} sets, "
-        f"{sum(len(sets[n][0]) for n in tuning):,} scored pairs in 2012-2014 (parameters chosen on them) and "
-        f"{sum(len(sets[n][0]) for n in testing):,} in 2015 (reported). Unscored lines skipped: "
-        + ", ".join(f"{n} {k:,}" for n, k in skipped.items() if k)
-        + f". {len(bench.texts):,} distinct texts through en_core_web_md 3.8.0 (NER left out); the parser "
-        f"splits {several:,} of them into several sentences, joined under a virtual root; {treeless} have no "
-        "tree (punctuation only) and get similarity 0 with every kernel. SPTK and CSPTK use the md vectors; "
-        "CSPTK smooths lexical nodes too (`lexical=True`, as the paper's CSPTK). Correlations are computed "
-        "per set and averaged over the sets (unweighted). Times: wall-clock seconds per 1,000 pairs of the "
-        "2015 sets on the machine's 2 cores, kernel and self-kernels (normalization) included, parsing and "
-        "building the trees excluded.",
-        "",
-        "## 2015 (test): Pearson",
-        "",
-        *table(testing, 0),
-        "",
-        "## 2015 (test): Spearman",
-        "",
-        *table(testing, 1),
-        "",
-        "## 2012-2014 (where the parameters were chosen): Pearson",
-        "",
-        *table(tuning, 0),
-        "",
-        "## 2012-2014: Spearman",
-        "",
-        *table(tuning, 1),
-        "",
-        "## Nyström embeddings on 2015",
-        "",
-        "M landmarks drawn uniformly (random_state 0) among the distinct texts of the 2012-2014 sets "
-        "(landmarks: other sets, as the goal asks) or of the 2015 pairs themselves (landmarks: 2015; no "
-        "score is used, but the test texts are seen). Similarity: the dot product of two vectors (which "
-        "approximates the normalized kernel) or their cosine (what the `similarity_hook` of `kernel_vectors` "
-        "gives; 0 for a zero vector). Kernels: the chosen PTK and SPTK, and the same families at lam = mu = 0.4 "
-        "(the paper's setting, tf chosen on 2012-2014). Time: landmark Gram and normalization, vectors of the "
-        "2015 texts and the products, per 1,000 pairs (the cosine rows reuse the dot rows' vectors). Mean "
-        "squared norm: of the vectors of the 2015 texts, the share of each text's (unit) feature vector that "
-        "the landmarks span; 1 would make the dot product the exact kernel.",
-        "",
-        "| kernel | landmarks | M | similarity | " + " | ".join(testing) + " | mean Pearson | exact | difference "
-        "| mean Spearman | mean squared norm | s / 1,000 pairs |",
-        "|" + "---|" * (len(testing) + 10),
-    ]
+    embeddings = []
     for (_, _, pool, n_components, similarity), (found, key, exact_row, captured) in nystroem.items():
         exact_mean = mean(rows[exact_row][0])
-        cells = [
-            exact_row,
-            "other sets" if pool == "other" else "2015",
-            str(n_components),
-            similarity,
-            *(f"{found[n][0]:.3f}" for n in testing),
-            f"**{mean(found):.3f}**",
-            f"{exact_mean:.3f}",
-            f"{mean(found) - exact_mean:+.4f}",
-            f"{mean(found, 1):.3f}",
-            f"{captured:.2f}" if captured is not None and similarity == "dot" else "",
-            seconds(key) if similarity == "dot" else "",
-        ]
-        out.append("| " + " | ".join(cells) + " |")
-    out += [
-        "",
-        "## Landmark methods for the similarity hook on 2015",
-        "",
-        f"The cosine of Nyström vectors (the `similarity_hook` of `kernel_vectors`) with M landmarks chosen by each "
-        f"method of `spacy_convkernels.approx.landmarks` among the distinct texts of the 2012-2014 sets (never the "
-        f"2015 texts), random_state 0-{METHOD_SEEDS - 1}: mean over the seeds (± their standard deviation) of the "
-        "mean Pearson over the five 2015 sets; pivoted Cholesky's only randomness is the order that breaks ties. "
-        "The selection ran on the precomputed Gram of the 2012-2014 texts (the code `Nystroem` drives with the "
-        "kernel); selection s: its arithmetic alone, mean over seeds (the kernel values for it come on top: n M for "
-        "kmeans++ and pivoted Cholesky, about 2 n M for ridge leverage, none for uniform, n the number of texts). "
-        "Mean squared norm: of the 2015 texts' vectors, the kernel mass the landmarks keep (1 = all). Difference: "
-        f"mean Pearson minus the exact kernel's (goal: within 0.02 at M <= {max(METHOD_SIZES):,}). *not run*: a cell "
-        "that no run computed (the table is drawn from docs/results/sts_landmarks.json).",
-        "",
-        "| kernel | method | M | mean Pearson | exact | difference | mean Spearman | mean squared norm | selection s |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+        embeddings.append(
+            [exact_row, "other sets" if pool == "other" else "2015", str(n_components), similarity]
+            + [*(f"{found[n][0]:.3f}" for n in testing), f"**{mean(found):.3f}**", f"{exact_mean:.3f}"]
+            + [f"{mean(found) - exact_mean:+.4f}", f"{mean(found, 1):.3f}"]
+            + [f"{captured:.2f}" if captured is not None and similarity == "dot" else ""]
+            + [seconds(key) if similarity == "dot" else ""]
+        )
 
     def method_pearson(runs: list) -> list:
         return [float(np.mean([r["pearson"][n] for n in testing])) for r in runs]
@@ -549,31 +477,26 @@ def write_report(
     unrun = [
         e for e in dict.fromkeys(e for e, _, _ in methods) if not any(r for (x, _, _), r in methods.items() if x == e)
     ]
+    landmark_rows = []
     for (exact_row, method, size), runs in methods.items():
-        exact_mean = mean(rows[exact_row][0])
+        exact_mean = f"{mean(rows[exact_row][0]):.3f}"
         if exact_row in unrun:
             if (method, size) == (next(iter(LANDMARK_METHODS)), METHOD_SIZES[0]):
                 sizes = ", ".join(f"{m:,}" for m in METHOD_SIZES)
-                out.append(f"| {exact_row} | every method | {sizes} | not run | {exact_mean:.3f} | | | | |")
+                landmark_rows.append([exact_row, "every method", sizes, "not run", exact_mean, "", "", "", ""])
             continue
         if not runs:
-            out.append(f"| {exact_row} | {method} | {size:,} | not run | {exact_mean:.3f} | | | | |")
+            landmark_rows.append([exact_row, method, f"{size:,}", "not run", exact_mean, "", "", "", ""])
             continue
         pearson = method_pearson(runs)
-        spearman = [np.mean([r["spearman"][n] for n in testing]) for r in runs]
         seeds = "" if len(runs) == METHOD_SEEDS else f" ({len(runs)} of {METHOD_SEEDS} seeds)"
-        cells = [
-            exact_row,
-            method,
-            f"{size:,}",
-            f"**{np.mean(pearson):.3f}**" + (f" ± {np.std(pearson):.3f}" if len(pearson) > 1 else "") + seeds,
-            f"{exact_mean:.3f}",
-            f"{np.mean(pearson) - exact_mean:+.3f}",
-            f"{np.mean(spearman):.3f}",
-            f"{np.mean([r['mass'] for r in runs]):.2f}",
-            f"{np.mean([r['seconds'] for r in runs]):.1f}",
-        ]
-        out.append("| " + " | ".join(cells) + " |")
+        landmark_rows.append(
+            [exact_row, method, f"{size:,}"]
+            + [f"**{np.mean(pearson):.3f}**" + (f" ± {np.std(pearson):.3f}" if len(pearson) > 1 else "") + seeds]
+            + [exact_mean, f"{np.mean(pearson) - mean(rows[exact_row][0]):+.3f}"]
+            + [f"{np.mean([np.mean([r['spearman'][n] for n in testing]) for r in runs]):.3f}"]
+            + [f"{np.mean([r['mass'] for r in runs]):.2f}", f"{np.mean([r['seconds'] for r in runs]):.1f}"]
+        )
     method_goal = {}  # (exact row, method) -> (difference of the best M run, that M, the Ms not run) or None
     for exact_row, method in dict.fromkeys((e, m) for e, m, _ in methods):
         done = {
@@ -616,10 +539,7 @@ def write_report(
         for (f, setting, pool, m, similarity), (found, *_) in nystroem.items()
         if m == 400 and setting == "chosen" and pool == "other"
     }
-    out += [
-        "",
-        "## Goals on the 2015 sets (mean Pearson)",
-        "",
+    goals = [
         f"PTK and SPTK are the families of best mean Pearson on 2012-2014: {ptk} and {sptk}.",
         "",
         f"- SPTK > PTK: {mean(rows[sptk][0]):.3f} vs {mean(rows[ptk][0]):.3f}: "
@@ -631,65 +551,64 @@ def write_report(
             for (f, similarity), g in gaps.items()
         ),
         *(hook_goal(exact_row) for exact_row in dict.fromkeys(e for e, _ in method_goal)),
-        *(
-            [
-                f"- so the similarity-hook goal (within 0.02 at M <= {max(METHOD_SIZES):,}) is "
-                + (
-                    "**met** by " + ", ".join(f"{m} on {e}" for (e, m), g in method_goal.items() if g and g[0] >= -0.02)
-                    if any(g[0] >= -0.02 for g in measured)
-                    else f"**missed** by every kernel and landmark method measured; the closest comes "
-                    f"{-closest[0]:.3f} short"
-                )
-                + "."
-            ]
-            if closest
-            else []
-        ),
-        "",
-        "Chosen lam and mu per family: "
-        + "; ".join(f"{m} {rows[m][2]}" for m in rows if rows[m][2] and ", lam = mu = 0.4" not in m)
-        + f". The grid's smallest decay is {min(DECAYS)}: where a family chose it, little weight on fragments "
-        "larger than one node did best on 2012-2014, which brings the kernel near a weighted overlap of the "
-        "words (lemmas, and with SPTK their neighbours in vector space).",
-        "",
-        "## Against the paper",
-        "",
-        "Croce et al. (Table 1) score 209 question pairs of STS 2016 (Stack Exchange), Stanford parses, "
-        "250-d word2vec vectors from Wikipedia, lam = mu = 0.4 and a tuned terminal factor, Pearson only:",
-        "",
-        "| | BoW | averaged vectors | PTK | Ny300 PTK | Ny400 PTK | SPTK | Ny300 SPTK | Ny400 SPTK |",
-        "|---|---|---|---|---|---|---|---|---|",
-        "| paper (STS 2016 questions) | 0.077 | 0.086 | 0.202 | 0.189 | 0.202 | 0.262 | 0.252 | 0.263 |",
-        "| here (mean of the 5 sets of 2015) | "
-        + " | ".join(
-            f"{v:.3f}"
-            for v in (
-                mean(rows["BoW cosine"][0]),
-                mean(rows["averaged vectors (Doc.similarity)"][0]),
-                mean(rows[ptk][0]),
-                mean(nystroem[(ptk, "chosen", "other", 300, "dot")][0]),
-                mean(nystroem[(ptk, "chosen", "other", 400, "dot")][0]),
-                mean(rows[sptk][0]),
-                mean(nystroem[(sptk, "chosen", "other", 300, "dot")][0]),
-                mean(nystroem[(sptk, "chosen", "other", 400, "dot")][0]),
-            )
-        )
-        + " |",
-        "",
-        "## Parameter choice (mean Pearson over the 15 sets of 2012-2014)",
-        "",
-        "Terminal factor tf at lam = mu = 0.4, then lam and mu in {0.1, 0.2, 0.4, 0.6} at the chosen tf.",
-        "",
-        "| family | " + " | ".join(f"tf {tf}" for tf in TERMINAL_FACTORS) + " | best (lam, mu, tf) | mean Pearson |",
-        "|" + "---|" * (len(TERMINAL_FACTORS) + 3),
     ]
+    if closest:
+        goals.append(
+            f"- so the similarity-hook goal (within 0.02 at M <= {max(METHOD_SIZES):,}) is "
+            + (
+                "**met** by " + ", ".join(f"{m} on {e}" for (e, m), g in method_goal.items() if g and g[0] >= -0.02)
+                if any(g[0] >= -0.02 for g in measured)
+                else f"**missed** by every kernel and landmark method measured; the closest comes "
+                f"{-closest[0]:.3f} short"
+            )
+            + "."
+        )
+    here = [mean(rows["BoW cosine"][0]), mean(rows["averaged vectors (Doc.similarity)"][0])]
+    for family in (ptk, sptk):
+        here += [mean(rows[family][0])] + [mean(nystroem[(family, "chosen", "other", m, "dot")][0]) for m in (300, 400)]
+    parameters = []
     for family in dict.fromkeys(f for f, *_ in log):
         scores = {(lam, mu, tf): value for f, lam, mu, tf, value in log if f == family}
         top = max(scores, key=scores.get)
-        cells = [family, *(f"{scores[(0.4, 0.4, tf)]:.3f}" for tf in TERMINAL_FACTORS), str(top), f"{scores[top]:.3f}"]
-        out.append("| " + " | ".join(cells) + " |")
-    with replacing(args.docs / "sts.md") as temporary:
-        temporary.write_text("\n".join(out) + "\n", encoding="utf-8")
+        parameters.append([family, *(f"{scores[(0.4, 0.4, tf)]:.3f}" for tf in TERMINAL_FACTORS), str(top)])
+        parameters[-1].append(f"{scores[top]:.3f}")
+    parts = {
+        "data": [
+            f"{len(sets)} sets, {sum(len(sets[n][0]) for n in tuning):,} scored pairs in 2012-2014 (parameters chosen "
+            f"on them) and {sum(len(sets[n][0]) for n in testing):,} in 2015 (reported). Unscored lines skipped: "
+            + ", ".join(f"{n} {k:,}" for n, k in skipped.items() if k)
+            + f". {len(bench.texts):,} distinct texts through en_core_web_md 3.8.0 (NER left out); the parser "
+            f"splits {several:,} of them into several sentences, joined under a virtual root; {treeless} have no "
+            "tree (punctuation only) and get similarity 0 with every kernel."
+        ],
+        "2015 Pearson": correlation_table(testing, 0),
+        "2015 Spearman": correlation_table(testing, 1),
+        "tuning Pearson": correlation_table(tuning, 0),
+        "tuning Spearman": correlation_table(tuning, 1),
+        "Nyström": table(
+            ["kernel", "landmarks", "M", "similarity", *testing, "mean Pearson", "exact", "difference"]
+            + ["mean Spearman", "mean squared norm", "s / 1,000 pairs"],
+            embeddings,
+        ),
+        "landmark methods": table(
+            ["kernel", "method", "M", "mean Pearson", "exact", "difference", "mean Spearman", "mean squared norm"]
+            + ["selection s"],
+            landmark_rows,
+        ),
+        "goals": goals,
+        "chosen": [
+            "Chosen lam and mu per family: "
+            + "; ".join(f"{m} {rows[m][2]}" for m in rows if rows[m][2] and ", lam = mu = 0.4" not in m)
+            + "."
+        ],
+        "paper": [
+            "| here (mean of the 5 sets of 2015) | " + " | ".join(f"{v:.3f}" for v in here) + " |",
+        ],
+        "parameters": table(
+            ["family", *(f"tf {tf}" for tf in TERMINAL_FACTORS), "best (lam, mu, tf)", "mean Pearson"], parameters
+        ),
+    }
+    fill_page(args.docs / "sts.md", parts)
     print(f"wrote {args.docs / 'sts.md'}")
 
 
