@@ -3,6 +3,7 @@
     python bench/bionlp_relations.py [--data ../shared/data/bionlp-st-2013-ge/original-data]
         [--model ../shared/models/en_core_web_md-3.8.0] [--cache /tmp/spacy_convkernels_bionlp]
         [--lexicon DIR] [--seeds 3] [--svm-train N] [--results docs/results/bionlp_relations.json] [--docs docs]
+        [--report-only]
 
 Documents are read and parsed as bench/bionlp_candidates.py does (gold proteins, the
 model's NER left out), once: the parsed Docs are cached as DocBins under ``--cache``.
@@ -57,7 +58,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from bionlp_candidates import parsed_documents
-from common import EVALUATIONS, counting, prf, table, write_json, write_page
+from common import EVALUATIONS, counting, fill_page, prf, table, write_json
 from locations import DATA, MD_MODEL, RESULTS, add_outputs
 from sklearn.svm import SVC
 from spacy.tokens import DocBin
@@ -69,7 +70,6 @@ from spacy_convkernels.structures.relations import GoldRelations, dependency_int
 
 HEAD = "classifier|F1|precision|recall|F1 default|kernel evaluations|wall s|choice s|choices (on the train split)|note"
 HEAD = HEAD.split("|")
-HAND_WRITTEN = "## kernel_relations (the spaCy component)"  # the page's part below the tables
 ROLE_SETS = [("theme",), ("catalyst", "theme"), ("theme", "theme2")]
 K_GRID = (1, 3, 5, 7, 11, 15, 21)
 C_GRID = (0.1, 1.0, 10.0)
@@ -315,7 +315,10 @@ def main():
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--svm-train", type=int, help="training candidates of the SVMs at most (default: all)")
     add_outputs(parser, "bionlp_relations")
+    parser.add_argument("--report-only", action="store_true", help="redraw the page from --results, compute nothing")
     args = parser.parse_args()
+    if args.report_only:
+        return fill_page(args.docs / "bionlp_relations.md", render(json.loads(args.results.read_text())))
     began = time.perf_counter()
     docs = cached_documents(args.data, args.model, args.cache)
     key = "triggers"
@@ -390,7 +393,7 @@ def main():
         "weights": learned["weights"],
     }
     write_json(args.results, results)
-    write_page(args.docs / "bionlp_relations.md", render(results), kept_from=HAND_WRITTEN)
+    fill_page(args.docs / "bionlp_relations.md", render(results))
 
 
 def component_rows(key: str) -> list[str]:
@@ -417,30 +420,11 @@ def component_rows(key: str) -> list[str]:
     return rows
 
 
-def render(results: dict) -> list[str]:
-    """The tables of docs/results/bionlp_relations.md from the results of each trigger setting
-    (the page's hand-written part, from ``HAND_WRITTEN`` on, stays)."""
-    lines = [
-        "# Candidate interactions of BioNLP-ST 2013 GE: kernel classifiers",
-        "",
-        "Made by `bench/bionlp_relations.py` (its docstring has every setting): train on GE 2013 train, score on "
-        "GE 2013 devel (the test set has no public gold). Candidates: the dependency interactions of the role sets "
-        "theme, catalyst+theme and theme+theme2 within 4 dependency edges of a trigger (en_core_web_md parses), "
-        "the proteins the gold `.a1` ones (given, as in the shared task); a candidate is positive when "
-        "`GoldRelations.labels` gives it a label.",
-        "",
-        "Every choice (k, C, the decision threshold on the positive score, the NPK weights) is made on a split of "
-        "train (whole articles held out), never on devel; the kernels' own parameters are fixed beforehand "
-        "(PK lam = 0.5; PTK lam = mu = 0.4). Columns: precision, recall and F1 of the positive class over the devel "
-        "candidates at the chosen threshold; *F1 default*, the classifier's own decision (majority vote, most "
-        "probable class, decision value > 0); kernel evaluations and wall time of the final fit on train and the "
-        "devel predictions (self-kernels not counted); *choice s*, the wall time of the choices on the split. "
-        "KLSH rows: mean over seeds (± the standard deviation of F1).",
-    ]
-    titles = {
-        "lexicon": "Lexicon triggers (the honest setting)",
-        "gold": "Gold triggers (an upper bound of the trigger step)",
-    }
+def render(results: dict) -> dict[str, list[str]]:
+    """The generated parts of docs/results/bionlp_relations.md, per trigger setting: the
+    run, the table (with the kernel_relations rows of bionlp_component.json) and what the
+    figures say."""
+    parts = {}
     for key in ("lexicon", "gold"):
         if key not in results:
             continue
@@ -450,24 +434,12 @@ def render(results: dict) -> list[str]:
         rf = {M: f1[f"KLSH-RF-PK, M = {M}"] for M in (30, 100, 500)}
         spread = {row[0]: row[2][2] for row in rows}
         zeros = sorted(label for label, w in result["weights"].items() if w == 0)
-        explain = (
-            "triggers are the spans the trigger patterns of the lexicon built from the training annotations "
-            "(`python -m spacy_convkernels lexicon ../shared/data/bionlp-st-2013-ge/original-data/train LEXICON "
-            "--model ../shared/models/en_core_web_md-3.8.0`, default thresholds) find, on train and devel alike"
-            if key == "lexicon"
-            else 'candidates are built around the gold trigger spans (`doc.spans["triggers"]`); the feature '
-            "positions carry the trigger's type, here the gold event type, which the tuples do not"
-        )
-        lines += [
-            "",
-            f"## {titles[key]}",
-            "",
+        parts[f"{key} run"] = [
             f"`{result['command']}`, {result['date']}, {result['minutes']} min on 2 cores shared with other jobs. "
-            f"Setting: {result['setting']}; {explain}.",
-            "",
-            *table(HEAD, [row_cells(row) for row in rows]),
-            *component_rows(key),
-            "",
+            f"Setting: {result['setting']}."
+        ]
+        parts[f"{key} table"] = table(HEAD, [row_cells(row) for row in rows]) + component_rows(key)
+        parts[f"{key} findings"] = [
             f"NPK weights learned on all of train for the 30 most frequent edge labels; {len(zeros)} are 0: "
             f"{', '.join(zeros)}.",
             "",
@@ -488,7 +460,7 @@ def render(results: dict) -> list[str]:
                 else "not run in this setting (the feature positions reached main after it ran)."
             ),
         ]
-    return lines
+    return parts
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 KeLP's examples), metrics (precision / recall / F1 with named fields, the mean and spread
 over seeds, the accuracy of KeLP-fair SVMs on a Gram, a kernel that counts its
 evaluations, the resident memory), result files (rows kept as they come, JSON written
-through a temporary file) and Markdown pages and tables. Where they read and write:
-``locations``."""
+through a temporary file) and Markdown tables, filled into hand-written pages. Where they
+read and write: ``locations``."""
 
 import json
 import pickle
@@ -19,7 +19,6 @@ import numpy as np
 # the package's modules are imported where they are used, so that the speed suite's table
 # does not wait for them
 
-FINDINGS = "## Findings"  # a page's hand-written section, below the tables
 EVALUATIONS = Counter()  # kernel values between two structures, by the counting kernels
 
 
@@ -205,16 +204,3 @@ def fill_page(path: Path, parts: dict[str, list[str]], *, page: str | None = Non
         text = head + start + "".join(line + "\n" for line in lines) + end + rest.split(end, 1)[1]
     with replacing(path) as temporary:
         temporary.write_text(text, encoding="utf-8")
-
-
-def write_page(path: Path, lines: list[str], kept_from: str = FINDINGS) -> None:
-    """Write the page of ``lines``; the hand-written part of the page already there, from
-    the line ``kept_from`` (``## Findings``) on, stays below them."""
-    from spacy_convkernels.utils.outputs import replacing
-
-    kept = ""
-    if path.exists():
-        text = path.read_text(encoding="utf-8")
-        kept = text[text.index(kept_from) :] if kept_from in text else ""
-    with replacing(path) as temporary:
-        temporary.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""), encoding="utf-8")
