@@ -44,8 +44,9 @@ Kernel evaluations count the kernel values between two structures that the final
 the devel predictions compute (the Gram and pair calls; the SVM's devel values against its
 support vectors only, which is all its decision needs); self-kernels for the
 normalization are not counted, nor the choices on the split, whose wall time is given
-apart. The rows of a run go to ``--json`` under its trigger setting ("gold" or "lexicon"),
-and docs/results/bionlp_relations.md is written from every setting there.
+apart. The rows of a run go to ``--results`` under its trigger setting ("gold" or
+"lexicon"), and the tables of docs/results/bionlp_relations.md are filled from every setting
+there (``--report-only``: only that).
 """
 
 import argparse
