@@ -3,23 +3,9 @@
     python bench/nystroem_qc.py [--data ../shared/data/trec-qc-kelp] [--results docs/results/nystroem_qc.json]
         [--docs docs] [--report-only]
 
-Needs matplotlib for the plot (the plot extra). For PTK on GRCT and SPTK on LCT (md vectors, shared rows
-diluted) and M landmarks (uniform, as Croce et al.), on 5,452 training / 500 test questions:
-
-- the accuracy of a linear SVM (one-vs-rest LinearSVC, C = 1) on the Nyström vectors,
-  beside the exact-kernel SVM of bench/qc_classification.py;
-- the relative approximation error ||G - Z Z^T||_F / ||G||_F on the training Gram;
-- the same two figures for the best rank-M approximation of the training Gram (its top M
-  eigenvectors, test questions projected onto them): the ceiling of any M landmarks;
-- the purity of k-means clusters of the training questions (mean of 5 runs, as Fig. 5 of
-  the paper, there with CSPTK on CGRCT: here CSPTK on CLCT too) beside k-means on
-  bag-of-words;
-- Nyström vectors joined to a TF-IDF bag of unigrams and bigrams in one LinearSVC;
-- sentences per second through ``transform`` with M = 500, one thread and every core.
-
-Writes the figures to docs/results/nystroem_qc.json (percentages as in the tables), then
-docs/results/nystroem_qc.md and docs/results/nystroem_qc.png from them; ``--report-only`` only redraws the
-table and the plot from an existing docs/results/nystroem_qc.json.
+The protocol is docs/results/nystroem_qc.md's. Needs matplotlib for the plot (the plot
+extra). Writes the figures to ``--results`` (percentages as in the tables), then fills the
+page's tables and draws its plot from them (``--report-only``: only that).
 """
 
 import argparse
