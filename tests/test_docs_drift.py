@@ -82,3 +82,32 @@ def test_results_live_in_docs_results_and_guides_in_docs():
     generated = {path.stem for path in (ROOT / "docs" / "results").glob("*.json")}
     guides = {path.stem for path in (ROOT / "docs").rglob("*.md") if "results" not in path.parts}
     assert not generated & guides, "a page drawn from a benchmark's JSON belongs in docs/results/"
+
+
+def test_a_results_page_holds_each_generated_part_between_its_markers():
+    """Every ``<!-- NAME -->`` of a results page is closed by its ``<!-- /NAME -->`` before the
+    next part opens, and every part a script fills (``fill_page``) is marked on its page."""
+    opened = re.compile(r"^<!-- (?!/)(.+?) -->$", re.M)
+    for page in sorted((ROOT / "docs" / "results").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for match in opened.finditer(text):
+            rest = text[match.end() :]
+            close = rest.find(f"\n<!-- /{match.group(1)} -->")
+            assert close >= 0, f"{page.name}: <!-- {match.group(1)} --> is never closed"
+            assert not opened.search(rest[:close]), f"{page.name}: a part opens inside {match.group(1)}"
+
+
+def test_fill_page_replaces_the_marked_parts_and_keeps_the_rest(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    spec = importlib.util.spec_from_file_location("bench_common", BENCH / "common.py")
+    common = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(common)
+    page = tmp_path / "page.md"
+    page.write_text("# Title\n\nProse.\n<!-- table -->\n| old |\n<!-- /table -->\nMore prose.\n", encoding="utf-8")
+    common.fill_page(page, {"table": ["| a |", "|---|", "| 1 |"]})
+    assert page.read_text(encoding="utf-8") == (
+        "# Title\n\nProse.\n<!-- table -->\n| a |\n|---|\n| 1 |\n<!-- /table -->\nMore prose.\n"
+    )
+    with pytest.raises(SystemExit, match="'figures'"):
+        common.fill_page(page, {"figures": ["1"]})
+    assert "| 1 |" in page.read_text(encoding="utf-8")  # a refused part writes nothing
