@@ -227,11 +227,11 @@ def dependency_interactions(
     role_sets = [tuple(roles) for roles in role_sets]
     triggers = _trigger_spans(doc, triggers_key)
     mentions = list(doc.spans[participants_key]) if participants_key in doc.spans else list(doc.ents)
-    root_of = {(m.start, m.end): m.root.i for m in mentions}
     candidates = []
     for sentence in doc.sents:
         inside = range(sentence.start, sentence.end)
-        in_sentence = [m for m in mentions if m.start in inside]
+        # (start, end) -> (root, label) of the sentence's mentions: each root found once
+        spans = {(m.start, m.end): (m.root.i, m.label_) for m in mentions if m.start in inside}
         graph = _Graph(sentence)
         for (start, end), labels in triggers.items():
             if start not in inside:
@@ -239,16 +239,11 @@ def dependency_interactions(
             trigger = _Participant("trigger", doc[start:end].root.i, (start, end), "")
             near = graph.near(trigger.token, max_distance)
             found = sorted(
-                {(m.start, m.end): m for m in in_sentence if root_of[m.start, m.end] in near}.values(),
-                key=lambda m: (m.start, m.end),
+                (span, root, label) for span, (root, label) in spans.items() if root in near and root != trigger.token
             )
-            found = [m for m in found if root_of[m.start, m.end] != trigger.token]
             for roles in role_sets:
                 for chosen in _assignments(found, roles):
-                    parts = [
-                        _Participant(r, root_of[m.start, m.end], (m.start, m.end), m.label_)
-                        for r, m in zip(roles, chosen)
-                    ]
+                    parts = [_Participant(r, root, span, label) for r, (span, root, label) in zip(roles, chosen)]
                     walks = [graph.walk(trigger.token, p.token) for p in parts]
                     candidates.append(graph.candidate([trigger, *parts], walks, labels, path, tree))
     return candidates
