@@ -315,8 +315,7 @@ def main():
     parser.add_argument("--lexicon", type=Path, help="folder with triggers.jsonl (default: gold triggers)")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--svm-train", type=int, help="training candidates of the SVMs at most (default: all)")
-    add_outputs(parser, "bionlp_relations")
-    parser.add_argument("--report-only", action="store_true", help="redraw the page from --results, compute nothing")
+    add_outputs(parser, "bionlp_relations", report_only=True)
     args = parser.parse_args()
     if args.report_only:
         return fill_page(args.docs / "bionlp_relations.md", render(json.loads(args.results.read_text())))

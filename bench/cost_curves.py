@@ -592,10 +592,9 @@ def main():
     parser.add_argument("--budget-minutes", type=float, default=10.0)
     parser.add_argument("--memory-gb", type=float, default=8.0)
     parser.add_argument("--quick", action="store_true", help="tiny sizes (module docstring)")
-    parser.add_argument("--report-only", action="store_true", help="only redraw the page and plot")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--model", type=Path, default=MD_MODEL)
-    add_outputs(parser, "cost_curves")
+    add_outputs(parser, "cost_curves", report_only=True)
     args = parser.parse_args()
     if args.quick:
         vars(args).update(QUICK)

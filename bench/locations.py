@@ -19,11 +19,18 @@ MD_MODEL = SHARED / "models" / "en_core_web_md-3.8.0"
 RESULTS = ROOT / "docs" / "results"
 
 
-def add_outputs(parser: argparse.ArgumentParser, name: str, *, results: bool = True, docs: bool = True) -> None:
-    """``--results`` (docs/results/NAME.json) and ``--docs`` (docs/results/), as the benchmark writes them."""
+def add_outputs(
+    parser: argparse.ArgumentParser, name: str, *, results: bool = True, docs: bool = True, report_only: bool = False
+) -> None:
+    """``--results`` (docs/results/NAME.json) and ``--docs`` (docs/results/), as the benchmark
+    writes them, and ``--report-only`` for one that can redraw its page from ``--results``."""
     if results:
         parser.add_argument(
             "--results", type=Path, default=RESULTS / f"{name}.json", help="the JSON of the figures measured"
         )
     if docs:
         parser.add_argument("--docs", type=Path, default=RESULTS, help="the folder of the pages and plots")
+    if report_only:
+        parser.add_argument(
+            "--report-only", action="store_true", help="redraw the page (and plot) from --results, computing nothing"
+        )

@@ -464,8 +464,7 @@ def main():
         "--no-references", dest="references", action="store_false", help="QC: skip all-training and kernel PCA"
     )
     parser.add_argument("--n-jobs", type=int, default=1, help="threads of the kernel computations (default 1)")
-    add_outputs(parser, "nystroem_landmarks")
-    parser.add_argument("--report-only", action="store_true", help="only redraw the doc and plot")
+    add_outputs(parser, "nystroem_landmarks", report_only=True)
     args = parser.parse_args()
     results = ResultsFile(args.results, draw=lambda rows: None)
     warnings.filterwarnings("ignore", category=ConvergenceWarning)  # LinearSVC at max_iter: counted below

@@ -57,8 +57,7 @@ def best_rank(spectrum, G_test, size):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
-    add_outputs(parser, "nystroem_qc")
-    parser.add_argument("--report-only", action="store_true", help="redraw the table and plot from --results")
+    add_outputs(parser, "nystroem_qc", report_only=True)
     args = parser.parse_args()
     if args.report_only:
         results = json.loads(args.results.read_text(encoding="utf-8"))

@@ -103,9 +103,8 @@ def candidates():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
-    add_outputs(parser, "qc_forest")
+    add_outputs(parser, "qc_forest", report_only=True)
     parser.add_argument("--limit", type=int, default=0, help="first N training and N/5 test questions (a quick run)")
-    parser.add_argument("--report-only", action="store_true", help="redraw the page from --results, compute nothing")
     args = parser.parse_args()
     if not args.report_only:
         compute(args)

@@ -302,14 +302,13 @@ class Bench:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
-    add_outputs(parser, "qc_textcat")
+    add_outputs(parser, "qc_textcat", report_only=True)
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--patience", type=int, default=4)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--groups", nargs="+", default=["baselines", "exact", "svm", "several", "both", "nystroem"])
     parser.add_argument("--kernels", nargs="+", choices=list(KERNELS), default=list(KERNELS))
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    parser.add_argument("--report-only", action="store_true", help="redraw the page from --results, train nothing")
     args = parser.parse_args()
     results = ResultsFile(args.results, draw=lambda rows: write_docs(rows, args.docs / "qc_textcat.md"))
     if args.report_only:

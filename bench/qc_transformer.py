@@ -272,7 +272,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA / "trec-qc-kelp")
     parser.add_argument("--transformer", type=Path, default=None, help="a local model folder (default: MiniLM's)")
-    add_outputs(parser, "qc_transformer")
+    add_outputs(parser, "qc_transformer", report_only=True)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="training questions; 0: all")
     parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=list(METHODS))
@@ -283,7 +283,6 @@ def main():
     parser.add_argument("--speed-runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, default=None, help="save each trained pipeline in this folder")
     parser.add_argument("--scores", type=Path, default=ROOT / "build" / "work" / "qc_transformer_scores")
-    parser.add_argument("--report-only", action="store_true", help="redraw the page from --results, train nothing")
     args = parser.parse_args()
     results = ResultsFile(args.results, draw=lambda rows: write_docs(rows, args.docs / "qc_transformer.md"))
     record = results.record

@@ -365,7 +365,7 @@ def main():
     parser.add_argument("--data", type=Path, default=DATA / "semeval-sts-2012-2015")
     parser.add_argument("--model", type=Path, default=MD_MODEL)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/spacy_convkernels_sts"))
-    add_outputs(parser, "sts_landmarks")
+    add_outputs(parser, "sts_landmarks", report_only=True)
     parser.add_argument(
         "--landmark-settings",
         nargs="*",
@@ -373,7 +373,6 @@ def main():
         choices=["chosen", "paper"],
         help="the kernels the landmark methods are computed for (the others are reported as far as the JSON has them)",
     )
-    parser.add_argument("--report-only", action="store_true", help="compute nothing: the report from cache and JSON")
     args = parser.parse_args()
 
     sets, skipped = read_sets(args.data)
