@@ -339,17 +339,18 @@ def reference(results: dict, prefix: str, key: str, field: str, scale: float = 1
 def report(results: dict) -> dict[str, list[str]]:
     """The tables of docs/results/nystroem_landmarks.md, by name, from the figures."""
     every = [(p, title, split, size) for p, title, split in prefixes(results) for size in sizes_of(results, p)]
-    names = [[title, f"{size:,}"] for _, title, _, size in every]
 
-    def cells(figure, with_references: bool = False) -> list[list[str]]:
+    def cells(figure, with_references: bool = False, unit: bool = False) -> list[list[str]]:
         """Per row of ``every``, each method's spread of ``figure(prefix, split)`` = (field,
-        scale, digits), then kernel PCA's and all training's."""
+        scale, digits), then kernel PCA's and all training's; ``unit``: the figure named
+        after the kernel."""
         rows = []
-        for (prefix, _, split, size), name in zip(every, names):
+        for prefix, title, split, size in every:
             field, scale, digits = figure(prefix, split)
+            name = title + (" test %" if prefix.startswith("qc/") else " devel F1") if unit else title
             row = [spread([r[field] for r in runs(results, prefix, m, size)], scale, digits) for m in METHODS]
             keys = (f"kernel PCA/M={size}", "all training questions") if with_references else ()
-            rows.append(name + row + [reference(results, prefix, key, field, scale, digits) for key in keys])
+            rows.append([name, f"{size:,}", *row, *(reference(results, prefix, k, field, scale, digits) for k in keys)])
         return rows
 
     def seconds(prefix: str, size: int) -> list[str]:
@@ -366,9 +367,6 @@ def report(results: dict) -> dict[str, list[str]]:
             found.append(f"{np.mean(gram):.2f}" if gram else "n/a" if prefix.startswith("ge/") else NOT_RUN)
         return found
 
-    accuracy = cells(lambda prefix, _: accuracy_field(prefix), with_references=True)
-    for row, (prefix, *_) in zip(accuracy, every):
-        row[0] += " test %" if prefix.startswith("qc/") else " devel F1"
     same = [v["same_landmarks_as_gram"] for k, v in results.items() if k.endswith("/kernel")]
     differ = [
         k.split("/")[1:4] for k, v in results.items() if k.endswith("/kernel") and not v["same_landmarks_as_gram"]
@@ -378,10 +376,10 @@ def report(results: dict) -> dict[str, list[str]]:
     return {
         "mass": table(with_references, cells(lambda _, split: (f"{split}_mass", 1.0, 3), with_references=True)),
         "training mass": table(["kernel", "M", *METHODS], cells(lambda *_: ("train_mass", 1.0, 3))),
-        "accuracy": table(with_references, accuracy),
+        "accuracy": table(with_references, cells(lambda p, _: accuracy_field(p), with_references=True, unit=True)),
         "seconds": table(
             ["kernel", "M", *(f"{m} (kernel)" for m in METHODS), *(f"{m} (Gram)" for m in METHODS)],
-            [name + seconds(prefix, size) for name, (prefix, _, _, size) in zip(names, every)],
+            [[title, f"{size:,}", *seconds(prefix, size)] for prefix, title, _, size in every],
         ),
         "checks": [
             f"The same landmarks with the kernel as from the Gram in {sum(same)} of {len(same)} QC runs (seed 0)"

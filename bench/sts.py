@@ -478,21 +478,21 @@ def write_report(
     ]
     landmark_rows = []
     for (exact_row, method, size), runs in methods.items():
-        exact_mean = f"{mean(rows[exact_row][0]):.3f}"
+        exact_mean = mean(rows[exact_row][0])
         if exact_row in unrun:
             if (method, size) == (next(iter(LANDMARK_METHODS)), METHOD_SIZES[0]):
                 sizes = ", ".join(f"{m:,}" for m in METHOD_SIZES)
-                landmark_rows.append([exact_row, "every method", sizes, "not run", exact_mean, "", "", "", ""])
+                landmark_rows.append([exact_row, "every method", sizes, "not run", f"{exact_mean:.3f}", "", "", "", ""])
             continue
         if not runs:
-            landmark_rows.append([exact_row, method, f"{size:,}", "not run", exact_mean, "", "", "", ""])
+            landmark_rows.append([exact_row, method, f"{size:,}", "not run", f"{exact_mean:.3f}", "", "", "", ""])
             continue
         pearson = method_pearson(runs)
         seeds = "" if len(runs) == METHOD_SEEDS else f" ({len(runs)} of {METHOD_SEEDS} seeds)"
         landmark_rows.append(
             [exact_row, method, f"{size:,}"]
             + [f"**{np.mean(pearson):.3f}**" + (f" ± {np.std(pearson):.3f}" if len(pearson) > 1 else "") + seeds]
-            + [exact_mean, f"{np.mean(pearson) - mean(rows[exact_row][0]):+.3f}"]
+            + [f"{exact_mean:.3f}", f"{np.mean(pearson) - exact_mean:+.3f}"]
             + [f"{np.mean([np.mean([r['spearman'][n] for n in testing]) for r in runs]):.3f}"]
             + [f"{np.mean([r['mass'] for r in runs]):.2f}", f"{np.mean([r['seconds'] for r in runs]):.1f}"]
         )
