@@ -59,7 +59,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from bionlp_candidates import parsed_documents
-from common import EVALUATIONS, counting, fill_page, prf, table, write_json
+from common import EVALUATIONS, KLSH_KNN, counting, fill_page, prf, table, write_json
 from locations import DATA, MD_MODEL, RESULTS, add_outputs
 from sklearn.svm import SVC
 from spacy.tokens import DocBin
@@ -212,18 +212,7 @@ class Bench:
         """k-NN through the buckets of KLSH codes (as bench/klsh_qc.py)."""
 
         def make(k, seed):
-            return KernelKNeighborsClassifier(
-                kernel,
-                n_neighbors=k,
-                method="klsh",
-                n_references=100,
-                n_bits=12,
-                subset_size=10,
-                hash_function="kulis_grauman",
-                probes=2,
-                random_state=seed,
-                n_jobs=2,
-            )
+            return KernelKNeighborsClassifier(kernel, n_neighbors=k, random_state=seed, n_jobs=2, **KLSH_KNN)
 
         runs, choices = [], []
         for seed in range(seeds):

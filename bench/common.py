@@ -20,6 +20,15 @@ import numpy as np
 # does not wait for them
 
 EVALUATIONS = Counter()  # kernel values between two structures, by the counting kernels
+# k-NN through the buckets of KLSH codes, as the TREC and GE experiments search
+KLSH_KNN = {
+    "method": "klsh",
+    "n_references": 100,
+    "n_bits": 12,
+    "subset_size": 10,
+    "hash_function": "kulis_grauman",
+    "probes": 2,
+}
 
 
 def questions(path: Path) -> list[tuple[str, str]]:

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import EVALUATIONS, counting, kelp_qc, svm_accuracy, table
+from common import EVALUATIONS, KLSH_KNN, counting, kelp_qc, svm_accuracy, table
 from locations import DATA, add_outputs
 
 from spacy_convkernels.kernels import PartialTreeKernel
@@ -62,17 +62,7 @@ def main():
     run("k-NN (k = 8), exact", lambda seed: KernelKNeighborsClassifier(kernel, n_neighbors=8))
     run(
         "k-NN (k = 8), KLSH buckets",
-        lambda seed: KernelKNeighborsClassifier(
-            kernel,
-            n_neighbors=8,
-            method="klsh",
-            n_references=100,
-            n_bits=12,
-            subset_size=10,
-            hash_function="kulis_grauman",
-            probes=2,
-            random_state=seed,
-        ),
+        lambda seed: KernelKNeighborsClassifier(kernel, n_neighbors=8, random_state=seed, **KLSH_KNN),
     )
     for M in (30, 100, 500):
         run(
