@@ -5,22 +5,16 @@ kernel kind, on random structures: wide, deep, repeated labels, single nodes, st
 repeated in the fixed set and shared with the queries; and equals the plain-Python
 references on a few cases."""
 
-import os
 import pickle
 import re
-import signal
-import subprocess
-import sys
 import threading
-import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 import reference_kernels as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from interrupts import default_sigint
+from interrupts import assert_interruptible
 from path_data import EDGES, NODES, exponential, path_pairs, rooted_pairs
 from path_data import LABELS as TUPLE_LABELS
 from path_data import VECTORS as NODE_VECTORS
@@ -61,8 +55,6 @@ from spacy_convkernels.structures.forest import Forest
 from spacy_convkernels.structures.interning import LABELS
 from spacy_convkernels.structures.paths import PathTuples, feature_label, tuple_label
 
-TESTS = Path(__file__).resolve().parent
-ROOT = TESTS.parent
 WEIGHTS = {"A##y": 0.0, "B##x": 0.5, "w": 1.5}  # a label ignored, one damped, one boosted
 SMOOTHED_WEIGHTS = {"LEX##dog::n": 0.0, "POS##NN": 0.5, "COMP##root<*::*,run::v>": 2.0, "SYNT##nsubj": 0.0}
 FEATURES = [feature_label(f) for f in (["pos=NN", "lemma=ras"], ["pos=NN"], ["lemma=ras", "edge=nsubj>"])]
@@ -616,27 +608,7 @@ print("usable", flush=True)
 def test_ctrl_c_stops_a_long_call(threads):
     """SIGINT a second into a long call against an indexed set: KeyboardInterrupt within
     3 s, and the index still gives the values it gave before."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", INTERRUPT_SCRIPT, threads, str(TESTS)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        preexec_fn=default_sigint,
-    )
-    try:
-        assert proc.stdout.readline().strip() == "started"
-        time.sleep(1.0)
-        proc.send_signal(signal.SIGINT)
-        sent = time.monotonic()
-        line = proc.stdout.readline().strip()
-        delay = time.monotonic() - sent
-        rest, err = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    assert line == "interrupted", err[-2000:]
-    assert delay < 3.0
-    assert rest.strip() == "usable" and proc.returncode == 0, err[-2000:]
+    assert_interruptible(INTERRUPT_SCRIPT, threads)
 
 
 def test_fixed_set_index_is_built_for_its_settings():
