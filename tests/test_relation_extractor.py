@@ -3,7 +3,9 @@ Doc._.kernel_interactions, scores, saves and loads."""
 
 import inspect
 import json
+import logging
 import os
+import re
 import subprocess
 import sys
 
@@ -432,6 +434,35 @@ def test_a_grid_of_text_weights_breaks_a_tie_to_the_path_kernel_and_initializes_
     nlp.initialize(lambda: pair_examples(nlp))  # the texts are read again to fit, though 0 was chosen
     assert encoder.choice["text_weight"] == 0.0
     assert block.predict(([doc], [generate(doc)])) == pytest.approx(before, abs=1e-9)
+
+
+def test_initialize_tells_spacys_logger_what_it_fits_how_far_it_is_and_what_it_chose(caplog):
+    """What `spacy train --verbose` shows while the SVM block initializes."""
+    with caplog.at_level(logging.INFO, logger="spacy"):
+        initialized_svm_block(PATH_SVM)
+    told = [record.getMessage() for record in caplog.records if record.name == "spacy"]
+    told = told[[m.startswith("CandidateKernelSVM") for m in told].index(True) :]  # after spaCy's own
+    assert told[0] == "CandidateKernelSVM: fitting on 24 candidates of 4 documents, C in [100.0], text weight in [0.0]"
+    assert "CandidateKernelSVM: Gram: 24 of 24 rows (100 %), 0 s" in told
+    assert [m for m in told if "fold" in m and "SVMs" in m] == [
+        "CandidateKernelSVM: fold 1/2: 3 SVMs on 12 structures",
+        "CandidateKernelSVM: fold 2/2: 3 SVMs on 12 structures",
+    ]
+    chosen = r"CandidateKernelSVM: C = 100 and text weight 0 chosen by 2-fold .*; \d+ support vectors"
+    assert re.fullmatch(chosen, told[-2])
+    assert told[-1].startswith("kernel_relations: threshold ")
+
+
+def test_gram_progress_is_told_at_most_every_few_seconds_and_at_the_end(monkeypatch):
+    from spacy_convkernels.ml import kernel_encoders
+
+    clock = iter([0.0, 1.0, 2.0, 6.0, 7.0])  # the start, then each count
+    monkeypatch.setattr(kernel_encoders.time, "perf_counter", lambda: next(clock))
+    told = []
+    count = kernel_encoders.progress_of_rows(told.append, total=40, every=5.0)
+    for _ in range(4):
+        count(10)
+    assert told == ["Gram: 30 of 40 rows (75 %), 6 s", "Gram: 40 of 40 rows (100 %), 7 s"]
 
 
 @pytest.mark.slow
