@@ -158,6 +158,4 @@ def main():
 
 
 if __name__ == "__main__":
-    from pathlib import Path as Path
-
     main()
