@@ -127,6 +127,20 @@ def test_gold_relations_label_candidates_by_character_offsets():
     assert sum(bool(labels) for labels in found.values()) == 2
     pairs = {c.key: gold.labels(c, predicted) for c in entity_pairs(predicted)}
     assert pairs[(0, 2)] == {"ACTIVATES"} and pairs[(2, 0)] == set()
+    # of the three gold relations (a pair, two interactions), which the candidates reach
+    assert gold.reached(dependency_interactions(predicted), predicted) == (2, 3)
+    assert gold.reached(entity_pairs(predicted), predicted) == (1, 3)
+
+
+def test_equiv_variants_of_an_interaction_are_reached_once():
+    install_extensions("doc._.kernel_interactions")
+    reference = parsed()
+    reference.user_data[INTERACTIONS_KEY] = [  # one event, its theme or the Equiv protein MEK1
+        {"interaction": "Binding", "unit": "E1", "spans": {"trigger": [5, 6], "theme": [2, 3]}},
+        {"interaction": "Binding", "unit": "E1", "spans": {"trigger": [5, 6], "theme": [6, 7]}},
+    ]
+    predicted = parsed()
+    assert GoldRelations(reference).reached(dependency_interactions(predicted), predicted) == (1, 1)
 
 
 def test_registered_generators_and_bad_options():

@@ -453,6 +453,35 @@ def test_initialize_tells_spacys_logger_what_it_fits_how_far_it_is_and_what_it_c
     assert told[-1].startswith("kernel_relations: threshold ")
 
 
+def test_initialize_logs_how_many_gold_relations_the_candidates_reach(caplog):
+    """A relation between entities that the parse puts in two sentences is no pair's:
+    initialize says how many such relations it can neither learn nor predict."""
+    words = ["RAS", "activates", "RAF", ".", "MEK1", "binds", "ERK2", "."]
+    heads, deps = [1, 1, 1, 1, 5, 5, 5, 5], ["nsubj", "ROOT", "dobj", "punct"] * 2
+    tags, lemmas = ["NNP", "VBZ", "NNP", "."] * 2, ["ras", "activate", "raf", ".", "mek1", "bind", "erk2", "."]
+    nlp = spacy.blank("en")
+    config = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features=PATH_SVM)
+    nlp.add_pipe("kernel_relations", config={"model": config})
+
+    def two_sentences():
+        doc = Doc(nlp.vocab, words=words, heads=heads, deps=deps, tags=tags, lemmas=lemmas)
+        doc.ents = [Span(doc, i, i + 1, "GENE") for i in (0, 2, 4, 6)]
+        return doc
+
+    examples = []
+    for _ in range(4):
+        reference = two_sentences()
+        reference._.kernel_rel = {(0, 2): {"ACTIVATES": 1.0}, (4, 6): {"BINDS": 1.0}, (2, 4): {"ACTIVATES": 1.0}}
+        examples.append(Example(two_sentences(), reference))
+    assert len(list(examples[0].predicted.sents)) == 2
+    with caplog.at_level(logging.INFO, logger="spacy"):
+        nlp.initialize(lambda: examples)
+    told = [record.getMessage() for record in caplog.records if "gold relations" in record.getMessage()]
+    assert len(told) == 1 and told[0].startswith(
+        "kernel_relations: the training candidates reach 8 of the references' 12 gold relations (66.7 %)"
+    )
+
+
 def test_gram_progress_is_told_at_most_every_few_seconds_and_at_the_end(monkeypatch):
     from spacy_convkernels.ml import kernel_encoders
 

@@ -263,6 +263,7 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         inputs = self._made_for(docs)
         truths = self.truths(annotated)
         _check_training_data(self.name, self.model.attrs["candidates"], docs, truths, self.labels)
+        _log_reached(self.name, annotated, inputs[1])
         self.model.initialize(X=inputs, Y=self.model.ops.asarray2f(truths))
         if self.cfg["threshold"] is None:
             self.cfg["chosen_threshold"] = self._choose_threshold(inputs, truths)
@@ -344,6 +345,21 @@ def _check_training_data(name: str, generator, docs: list[Doc], truths: np.ndarr
             f"{name}: none of the {len(truths):,} training candidates holds a gold relation ({', '.join(labels)}); "
             f"see the candidates' settings and the gold ({gold})"
         )
+
+
+def _log_reached(name: str, examples: list[Example], candidates: list[list]) -> None:
+    """Log how many of the training references' gold relations the candidates reach: the
+    others the component can neither learn nor predict."""
+    reached = total = 0
+    for example, found in zip(examples, candidates):
+        some, every = GoldRelations(example.reference).reached(found, example.predicted)
+        reached, total = reached + some, total + every
+    logger.info(
+        f"{name}: the training candidates reach {reached:,} of the references' {total:,} gold relations "
+        f"({100 * reached / max(total, 1):.1f} %); no candidate has the others (the entities of a pair in "
+        "different sentences of the parse, participants beyond max_distance, triggers not found), so "
+        "they are neither learned nor predicted"
+    )
 
 
 def _interaction_record(doc: Doc, candidate, scores: dict[str, float]) -> dict:

@@ -432,12 +432,24 @@ class GoldRelations:
     def labels(self, candidate: RelationCandidate, doc) -> set[str]:
         """The gold labels of a candidate of ``doc`` (none for a candidate of an AMR graph,
         whose nodes are not aligned to the text)."""
+        return {label for _, label in self._found(candidate, doc)}
+
+    def reached(self, candidates: list[RelationCandidate], doc) -> tuple[int, int]:
+        """(how many of the gold relations some candidate of ``doc`` has, how many there
+        are), counted as :func:`score_relations` counts them: pairs by pair and label,
+        interactions by unit (``Equiv`` variants one) and label."""
+        found = {item for candidate in candidates for item in self._found(candidate, doc)}
+        return len(found), sum(len(labels) for labels in self.pairs.values()) + len(self.units())
+
+    def _found(self, candidate: RelationCandidate, doc) -> set[tuple]:
+        """(pair or unit, label) of the gold relations the candidate has."""
         if not candidate.spans:
             return set()
         chars = {role: char_offsets(doc, start, end) for role, start, end in candidate.spans}
         if "head" in chars:
-            return set(self.pairs.get((chars["head"][0], chars["child"][0]), ()))
-        return {label for _, label in self.matches(chars.pop("trigger"), role_key(chars))}
+            key = (chars["head"][0], chars["child"][0])
+            return {(key, label) for label in self.pairs.get(key, ())}
+        return set(self.matches(chars.pop("trigger"), role_key(chars)))
 
 
 def gold_pairs(reference) -> dict:
