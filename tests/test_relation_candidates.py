@@ -31,6 +31,22 @@ def test_entity_pair_options_filter_by_distance_and_labels():
     assert {c.key for c in entity_pairs(doc, labels=[("GENE", "Protein")])} == {(0, 2), (0, 6)}
 
 
+def test_entities_of_a_span_group_stand_in_for_doc_ents_when_the_doc_has_it():
+    doc = parsed()
+    doc.ents = []  # a ner in training: the gold entities are the reader's span group
+    doc.spans["entities"] = [Span(doc, 6, 7, "Protein"), Span(doc, 0, 1, "GENE")]  # in any order
+    generate = entity_pair_candidates(entities_key="entities")
+    assert generate.missing(doc) is None
+    assert [(c.key, c.labels) for c in generate(doc)] == [((0, 6), ("GENE", "Protein")), ((6, 0), ("Protein", "GENE"))]
+    assert entity_pair_candidates()(doc) == []  # without the key, doc.ents only
+    del doc.spans["entities"]  # at runtime: the entities a ner set
+    doc.ents = [Span(doc, 2, 3, "Protein"), Span(doc, 6, 7, "Protein")]
+    assert [c.key for c in generate(doc)] == [(2, 6), (6, 2)]
+    doc = Doc(doc.vocab, words=["a", "b"], heads=[0, 0], deps=["ROOT", "dep"])
+    assert generate.missing(doc) == "entities (doc.ents or doc.spans['entities'])"
+    assert entity_pair_candidates().missing(doc) == "entities (doc.ents)"
+
+
 def test_the_path_enclosed_tree_covers_the_path_and_marks_the_roles():
     ras_mek1 = entity_pairs(parsed(), tree="loct")[1]
     # the punctuation and "which" are off the path; each end carries its role

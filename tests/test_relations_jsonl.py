@@ -126,6 +126,12 @@ def test_registered_reader():
     assert [(e.start, e.end, e.label_) for e in predicted.ents] == [(e.start, e.end, e.label_) for e in reference.ents]
     text_only = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")(path=SAMPLE, given_entities=False)
     assert not next(iter(text_only(spacy.blank("en")))).predicted.ents
+    # given_ents false: the entities as the span group "entities", so that a ner can learn doc.ents
+    for_ner = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")(path=SAMPLE, given_ents=False)
+    predicted, reference = next(iter(for_ner(spacy.blank("en")))).predicted, examples[0].reference
+    assert not predicted.ents and [(e.start, e.end, e.label_) for e in predicted.spans["entities"]] == [
+        (e.start, e.end, e.label_) for e in reference.ents
+    ]
 
 
 @pytest.mark.slow

@@ -38,6 +38,7 @@ class EntityPairCandidates:
         tree: str | None,
         max_pairs_per_sentence: int | None = MAX_PAIRS_PER_SENTENCE,
         max_pairs_per_document: int | None = MAX_PAIRS_PER_DOCUMENT,
+        entities_key: str | None = None,
     ):
         self.options = {
             "max_distance": max_distance,
@@ -46,14 +47,19 @@ class EntityPairCandidates:
             "tree": tree,
             "max_pairs_per_sentence": max_pairs_per_sentence,
             "max_pairs_per_document": max_pairs_per_document,
+            "entities_key": entities_key,
         }
 
     def __call__(self, doc) -> list:
         return entity_pairs(doc, **self.options)
 
     def missing(self, doc) -> str | None:
-        """What ``doc`` lacks for candidates: its entities when no component set them."""
-        return None if doc.has_annotation("ENT_IOB") else "entities (doc.ents)"
+        """What ``doc`` lacks for candidates: its entities when no component set them
+        (nor the span group ``entities_key``)."""
+        key = self.options["entities_key"]
+        if (key is not None and key in doc.spans) or doc.has_annotation("ENT_IOB"):
+            return None
+        return "entities (doc.ents)" if key is None else f"entities (doc.ents or doc.spans[{key!r}])"
 
 
 class InteractionCandidates:
@@ -108,6 +114,7 @@ def entity_pair_candidates(
     tree: str | None = "lct",
     max_pairs_per_sentence: int | None = MAX_PAIRS_PER_SENTENCE,
     max_pairs_per_document: int | None = MAX_PAIRS_PER_DOCUMENT,
+    entities_key: str | None = None,
 ) -> EntityPairCandidates:
     """Ordered entity pairs within a sentence, at most ``max_distance`` tokens apart (null:
     any), of the (head label, child label) pairs in ``labels`` (null: any); ``path`` and
@@ -116,7 +123,10 @@ def entity_pair_candidates(
     ``max_pairs_per_sentence`` pairs per sentence (default 1,000, null: any), the nearest,
     with a warning when it cuts (a sentence of 1,000 entities has 999,000 pairs); at most
     ``max_pairs_per_document`` per document (default 5,000, null: any), those of its first
-    sentences, with a warning when it cuts (20 such sentences: 20,000 pairs, 14 s)."""
+    sentences, with a warning when it cuts (20 such sentences: 20,000 pairs, 14 s). The
+    entities are ``doc.ents``, or the spans of ``doc.spans[entities_key]`` when a Doc has
+    that group: the gold entities of ``RelationsJsonl.v1`` with ``given_ents = false``,
+    while a ``ner`` trained in the same run learns to set ``doc.ents``."""
     return EntityPairCandidates(
         max_distance=max_distance,
         labels=labels,
@@ -124,6 +134,7 @@ def entity_pair_candidates(
         tree=tree,
         max_pairs_per_sentence=max_pairs_per_sentence,
         max_pairs_per_document=max_pairs_per_document,
+        entities_key=entities_key,
     )
 
 
