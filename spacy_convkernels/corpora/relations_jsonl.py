@@ -36,9 +36,6 @@ from .blank import blank_english
 from .examples import training_example
 from .skipping import skip_or_raise
 
-#: The span group of the entities a reader gives with ``given_ents = false``.
-ENTITIES_KEY = "entities"
-
 
 def read_relations_jsonl(
     path,
@@ -91,19 +88,14 @@ def create_relations_jsonl_reader(
     """spaCy reader for training configs: ``@readers = "spacy_convkernels.RelationsJsonl.v1"``.
     With ``given_entities``, the predicted Doc of each Example has the entities, as relation
     extraction takes them as input: as ``doc.ents``, or with ``given_ents = false`` as the
-    span group ``doc.spans["entities"]`` (:data:`ENTITIES_KEY`; ``EntityPairCandidates.v1``
-    reads it with ``entities_key = "entities"``), so that a ``ner`` trained in the same run
-    learns the entities from the references (a ``ner`` keeps the entities a Doc has, so it
-    would learn nothing). Without ``given_entities``, only the text."""
-    span_groups = () if given_ents else (ENTITIES_KEY,)
+    span group ``doc.spans["entities"]`` (``EntityPairCandidates.v1`` reads it with
+    ``entities_key = "entities"``), so that a ``ner`` trained in the same run learns the
+    entities from the references (:func:`~.examples.training_example`). Without
+    ``given_entities``, only the text."""
 
     def read(nlp) -> Iterable[Example]:
         for doc in read_relations_jsonl(path, nlp, skip_errors=skip_errors):
-            if span_groups:
-                doc.spans[ENTITIES_KEY] = list(doc.ents)
-            yield training_example(
-                nlp, doc, given_entities=given_entities, span_groups=span_groups, given_ents=given_ents
-            )
+            yield training_example(nlp, doc, given_entities=given_entities, given_ents=given_ents)
 
     return read
 
