@@ -16,6 +16,9 @@ The models:
   cosine of the pair's text beside it), one run per size;
 - ``kernel``: the same block, trained (``tok2vec_features null``);
 - ``shipped``: ``configs/relations.cfg`` as it is;
+- ``raw_text``: ``configs/relations.cfg`` with the overrides of its header that train a
+  ``ner`` on the corpus's entities in the same run (model-best chosen on dev from raw
+  text), scored on test from raw text (``--entities predicted``);
 - ``transformer``: ``configs/relations_transformer.cfg`` with the transformer alone
   (``kernel_features null``), fine-tuned for ``--transformer-steps`` (600, the budget of
   configs/relations.cfg; its learning rate warms up and decays over them); ``--transformer``:
@@ -51,6 +54,19 @@ MODELS = {
     "path_svm": ("relations.cfg", [*SVM_ALONE, "--components.kernel_relations.model.kernel_features.text_weight", "0"]),
     "kernel": ("relations.cfg", ["--components.kernel_relations.model.tok2vec_features", "null"]),
     "shipped": ("relations.cfg", []),
+    "raw_text": (
+        "relations.cfg",
+        [
+            "--nlp.pipeline",
+            '["tok2vec","tagger","parser","attribute_ruler","lemmatizer","ner","kernel_relations"]',
+            "--components.ner",
+            '{"source":"${paths.md_model}"}',
+            "--corpora.train.given_ents",
+            "false",
+            "--corpora.dev.given_entities",
+            "false",
+        ],
+    ),
     "transformer": ("relations_transformer.cfg", ["--components.kernel_relations.model.kernel_features", "null"]),
 }
 UNTRAINED = {"svm", "path_svm"}  # no training step: one run per size, model-last
@@ -94,7 +110,8 @@ def run(model: str, size: str, seed: int, args) -> dict:
     )
     scores_file = args.work / f"{name}-test.json"
     best = output / ("model-last" if model in UNTRAINED else "model-best")
-    scores = evaluate_relations(best, args.corpus / "test.jsonl", scores_file)
+    entities = ["--entities", "predicted"] if model == "raw_text" else []
+    scores = evaluate_relations(best, args.corpus / "test.jsonl", scores_file, *entities)
     row = {
         "model": model,
         "sentences": size,

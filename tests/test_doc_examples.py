@@ -275,6 +275,29 @@ def test_the_relations_guide_trains_the_samples_relations_and_evaluates_them(pag
     assert code == 0 and "rel_micro_f" in json.loads(metrics.read_text()), printed[-3000:]
 
 
+@uses("docs/guide/relations_jsonl.md", "4. From raw text", language="sh")
+def test_the_relations_guide_trains_a_ner_beside_the_relations_for_raw_text(page_runs):
+    """The raw-text overrides put md's ner, trained in the same run on the sample's entities,
+    before kernel_relations, which trained on the given ones (the span group): without
+    them it would have no candidates. Training's dev scores are those of raw text, as
+    ``evaluate relations --entities predicted`` gives them."""
+    import json
+
+    import spacy
+
+    block = find("docs/guide/relations_jsonl.md", "4. From raw text", language="sh")
+    run = page_runs(block)
+    run.run_to(block)
+    best = run.directory / "training" / "raw" / "model-best"
+    nlp = spacy.load(best)
+    assert nlp.pipe_names[-2:] == ["ner", "kernel_relations"] and "GENE" in nlp.get_pipe("ner").labels
+    assert set(nlp.get_pipe("kernel_relations").labels) == {"ACTIVATES", "BINDS", "INHIBITS", "PHOSPHORYLATES"}
+    trained = json.loads((best / "meta.json").read_text())["performance"]
+    scores = json.loads((run.directory / "raw_scores.json").read_text())
+    micro = ("rel_micro_p", "rel_micro_r", "rel_micro_f")
+    assert [scores[key] for key in micro] == [trained[key] for key in micro]
+
+
 @uses("docs/guide/relations_jsonl.md", "3. Score new text")
 def test_the_trained_relation_extractor_scores_the_given_entities(page_runs):
     printed, names, _ = output(page_runs, "docs/guide/relations_jsonl.md", "3. Score new text")
