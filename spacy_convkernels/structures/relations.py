@@ -124,8 +124,8 @@ def entity_pairs(
     entities_key: str | None = None,
 ) -> list[RelationCandidate]:
     """The ordered pairs of ``doc.ents`` (of ``doc.spans[entities_key]`` when ``doc`` has
-    that span group) within one sentence, at most ``max_distance``
-    tokens apart (from the end of the first to the start of the second; None: any), and
+    that span group) within one sentence, at most ``max_distance`` tokens apart (from the
+    end of the first to the start of the second; None: any), and
     of a (head label, child label) in ``labels`` when given. A sentence gives at most
     ``max_pairs_per_sentence`` pairs (None: any), the nearest (fewest entities between
     them) first, with a :class:`~spacy_convkernels.errors.ConvKernelsWarning` when it cuts;
@@ -136,10 +136,9 @@ def entity_pairs(
     _check_parse(doc)
     allowed = None if labels is None else {tuple(pair) for pair in labels}
     candidates: list[RelationCandidate] = []
-    if entities_key is not None and entities_key in doc.spans:
-        entities, first = sorted(doc.spans[entities_key], key=lambda e: (e.start, e.end)), 0
-    else:
-        entities, first = list(doc.ents), 0
+    given = entities_key is not None and entities_key in doc.spans
+    entities = sorted(doc.spans[entities_key], key=lambda e: (e.start, e.end)) if given else list(doc.ents)
+    first = 0
     for sentence in doc.sents:
         while first < len(entities) and entities[first].start < sentence.start:
             first += 1
