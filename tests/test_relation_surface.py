@@ -107,18 +107,15 @@ def test_the_tutorials_corpus_can_give_the_entities_as_a_span_group_for_a_ner(tm
     nlp = spacy.blank("en")
     tutorial_corpus(tmp_path / "train.spacy", nlp)
     read = registry.readers.get("spacy_convkernels.GoldEntitiesCorpus.v1")
-    given, for_ner = (
-        next(iter(read(tmp_path / "train.spacy")(nlp))),
-        next(iter(read(tmp_path / "train.spacy", given_ents=False)(nlp))),
-    )
-    entities = [(e.start, e.end, e.label_) for e in given.reference.ents]
-    assert [
-        (e.start, e.end, e.label_) for e in given.predicted.ents
-    ] == entities and "entities" not in given.predicted.spans
-    assert (
-        not for_ner.predicted.ents
-        and [(e.start, e.end, e.label_) for e in for_ner.predicted.spans["entities"]] == entities
-    )
+    given = next(iter(read(tmp_path / "train.spacy")(nlp)))
+    for_ner = next(iter(read(tmp_path / "train.spacy", given_ents=False)(nlp)))
+    entities = spans(given.reference.ents)
+    assert spans(given.predicted.ents) == entities and "entities" not in given.predicted.spans
+    assert not for_ner.predicted.ents and spans(for_ner.predicted.spans["entities"]) == entities
+
+
+def spans(found) -> list[tuple]:
+    return [(s.start, s.end, s.label_) for s in found]
 
 
 def test_a_reference_without_gold_relations_fails_with_its_reason():

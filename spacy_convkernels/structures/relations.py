@@ -136,9 +136,7 @@ def entity_pairs(
     _check_parse(doc)
     allowed = None if labels is None else {tuple(pair) for pair in labels}
     candidates: list[RelationCandidate] = []
-    given = entities_key is not None and entities_key in doc.spans
-    entities = sorted(doc.spans[entities_key], key=lambda e: (e.start, e.end)) if given else list(doc.ents)
-    first = 0
+    entities, first = sorted(_mentions(doc, entities_key), key=lambda e: (e.start, e.end)), 0
     for sentence in doc.sents:
         while first < len(entities) and entities[first].start < sentence.start:
             first += 1
@@ -230,7 +228,7 @@ def dependency_interactions(
     _check_parse(doc)
     role_sets = [tuple(roles) for roles in role_sets]
     triggers = _trigger_spans(doc, triggers_key)
-    mentions = list(doc.spans[participants_key]) if participants_key in doc.spans else list(doc.ents)
+    mentions = _mentions(doc, participants_key)
     candidates = []
     for sentence in doc.sents:
         inside = range(sentence.start, sentence.end)
@@ -261,6 +259,11 @@ def amr_interactions(graph, **options) -> list[RelationCandidate]:
         RelationCandidate((), (c.interaction,), None, None, c.path, c.subgraph)
         for c in find_candidates(SemanticGraph.from_penman(graph), **options)
     ]
+
+
+def _mentions(doc, key: str | None) -> list:
+    """The spans of ``doc.spans[key]`` when ``doc`` has that group, else ``doc.ents``."""
+    return list(doc.spans[key]) if key is not None and key in doc.spans else list(doc.ents)
 
 
 def _assignments(mentions, roles):
