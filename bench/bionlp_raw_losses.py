@@ -21,30 +21,32 @@ catalyst + theme + theme2 role set, to price those levers.
 import argparse
 
 from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, load_parser, parsed_documents
-from bionlp_component import add_protein_ruler
 from spacy.training import Example
 
 from spacy_convkernels.components.relation_extractor import score_relations
-from spacy_convkernels.corpora.lexicon import read_lexicon
+from spacy_convkernels.corpora.lexicon import add_lexicon
 from spacy_convkernels.extensions import INTERACTIONS_KEY, install_extensions
 from spacy_convkernels.structures.relations import DEFAULT_ROLE_SETS, ROLE_SETS, GoldRelations, dependency_interactions
 
 
-def rulers(nlp, lexicon):
-    """The lexicon's protein ruler on a blank pipeline of ``nlp``'s vocab."""
+def protein_ruler(nlp, lexicon):
+    """The lexicon's protein ruler (``add_lexicon``'s: longest matches, written to
+    ``doc.spans["proteins"]`` and ``doc.ents``) on a blank pipeline of ``nlp``'s vocab."""
     import spacy
 
-    return add_protein_ruler(spacy.blank("en", vocab=nlp.vocab), read_lexicon(lexicon)["proteins"])
+    blank = spacy.blank("en", vocab=nlp.vocab)
+    add_lexicon(blank, lexicon)
+    return blank.get_pipe("protein_ruler")
 
 
-def raw_copy(doc, protein_ruler):
+def raw_copy(doc, ruler):
     """``doc`` as raw text gives it: the ruler's proteins, the lexicon triggers kept."""
     copy = doc.copy()
     triggers = list(copy.spans[LEXICON_TRIGGERS])
     copy.spans.clear()
     copy.ents = []
     copy.user_data.pop(INTERACTIONS_KEY, None)
-    copy = protein_ruler(copy)
+    copy = ruler(copy)
     copy.spans[LEXICON_TRIGGERS] = triggers
     return copy
 
@@ -95,8 +97,8 @@ def main():
         parser.error("--lexicon is needed")
     nlp = load_parser(args.model, args.lexicon)
     docs = list(nlp.get_pipe("trigger_ruler").pipe(parsed_documents(args.data / "devel", nlp, args.cache)))
-    protein_ruler = rulers(nlp, args.lexicon)
-    raw = [raw_copy(doc, protein_ruler) for doc in docs]
+    ruler = protein_ruler(nlp, args.lexicon)
+    raw = [raw_copy(doc, ruler) for doc in docs]
     hit, total = triggers_found(docs)
     print(f"devel: {len(docs)} documents; gold triggers overlapped by a lexicon span of their type: {hit} of {total}")
     p, r = proteins_found(raw, docs)

@@ -386,25 +386,21 @@ def main():
 
 
 def component_rows(key: str) -> list[str]:
-    """The kernel_relations rows of docs/results/bionlp_component.json for this trigger setting, or a marked place."""
+    """The kernel_relations rows of docs/results/bionlp_component.json (measured with lexicon triggers by
+    ``bench/bionlp_component.py`` as it stood at 6fd2255, since retired) for this trigger setting, or none."""
     path = RESULTS / "bionlp_component.json"
     found = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     if found.get("triggers") != {"lexicon": "lexicon_triggers", "gold": "triggers"}[key]:
-        return [
-            "| kernel_relations: kernel features, tok2vec, both "
-            "| *to be measured by `bench/bionlp_component.py`* |||||||||"
-        ]
+        return []
     rows = []
     for r in found["results"]:
-        if "seeds" not in r:  # a row of the single-seed format before issue 25
-            continue
         rows.append(
             f"| kernel_relations, {r['variant']} (`docs/results/bionlp_component.json`) "
             f"| {r['f1']['mean']:.3f} ± {r['f1']['sd']:.3f} | {r['precision']['mean']:.3f} "
             f"| {r['recall']['mean']:.3f} | - | - | - | - "
             f"| epoch and threshold per seed on the held-out articles; held-out F1 {r['held_out_f1']['mean']:.3f} "
-            f"| bench/bionlp_component.py, {len(r['seeds'])} seeds, the same lexicon and candidates, trained on "
-            "80 % of the train articles; see the kernel_relations section |"
+            f"| bench/bionlp_component.py at 6fd2255, {len(r['seeds'])} seeds, the same lexicon and candidates, "
+            "trained on 80 % of the train articles; see the kernel_relations section |"
         )
     return rows
 
@@ -442,12 +438,8 @@ def render(results: dict) -> dict[str, list[str]]:
             )
             + ".",
             "- Path representations under the PK SVM: "
-            + (
-                ", ".join(f"{r} {f1[f'SVM, PK, {r} positions']:.3f}" for r in ("features", "separate"))
-                + f" against tuples {f1['SVM, PK']:.3f}."
-                if "SVM, PK, features positions" in f1
-                else "not run in this setting (the feature positions reached main after it ran)."
-            ),
+            + ", ".join(f"{r} {f1[f'SVM, PK, {r} positions']:.3f}" for r in ("features", "separate"))
+            + f" against tuples {f1['SVM, PK']:.3f}.",
         ]
     return parts
 
