@@ -19,7 +19,7 @@ HAND_WRITTEN = {
     ]
 }
 # modules the scripts import
-NOT_COMMANDS = {"common.py", "locations.py", "spacy_train.py", "bionlp_candidates.py"}
+NOT_COMMANDS = {"common.py", "locations.py", "spacy_train.py"}
 
 
 @pytest.fixture(scope="module")
