@@ -18,7 +18,7 @@ import resource
 import time
 
 import numpy as np
-from common import distinct_copies, rss_mb
+from common import distinct_copies, rss_mb, timed
 from distributed import Client, LocalCluster
 from locations import DATA
 
@@ -57,12 +57,6 @@ def sampled_peak_mb(dask_worker) -> float:
     return dask_worker.bench_peak_rss[0] / 2**20
 
 
-def timed(function, *arguments):
-    start = time.perf_counter()
-    result = function(*arguments)
-    return result, time.perf_counter() - start
-
-
 def local_gram(kernel, X, columns, block_size):
     out = np.empty((len(X), len(columns)))
     prepared = kernel.prepare(columns)
@@ -92,8 +86,8 @@ def main():
     base = rss_mb()
     block, workers = arguments.block_size, arguments.workers
     # each computation gets uncompiled copies, as the workers do: no self-kernel is reused
-    G_local, t_g = timed(local_gram, kernel, pickle.loads(pickle.dumps(X)), landmarks, block)
-    V_local, t_v = timed(model.transform, pickle.loads(pickle.dumps(X)))
+    G_local, t_g, _ = timed(local_gram, kernel, pickle.loads(pickle.dumps(X)), landmarks, block)
+    V_local, t_v, _ = timed(model.transform, pickle.loads(pickle.dumps(X)))
     print(
         f"one process ({os.cpu_count()} threads): gram {t_g:.1f} s ({pairs / t_g:,.0f} pairs/s), "
         f"Nystroem transform {t_v:.1f} s ({len(X) / t_v:,.0f} rows/s); "
@@ -114,7 +108,7 @@ def main():
             with Client(cluster) as client:
                 idle = [round(v) for v in client.run(rss_mb).values()]
                 client.run(start_sampling)
-                result, t = timed(run, client)
+                result, t, _ = timed(run, client)
                 peaks = [round(v) for v in client.run(sampled_peak_mb).values()]
         print(
             f"dask {name} on {workers} workers: {t:.1f} s ({len(X) / t:,.0f} rows/s, {len(X) / t / workers:,.0f} "

@@ -20,10 +20,10 @@ decisions while training). Exact-SVM rows: scikit-learn's SVC on the exact Gram,
 per class with KeLP's fairness, C chosen on dev. The learning curve trains on random
 draws of 100, 300, 1,000 and all training questions.
 
-Groups (--groups): baselines, nystroem, landmarks, svm, several, both, exact, curve;
---kernels and --sizes narrow the Nyström and landmark groups. Results go to
-docs/results/qc_textcat.json as they come (a run can be resumed) and to docs/results/qc_textcat.md's
-tables (``--report-only``: only that).
+Groups (--groups): baselines, nystroem, svm, several, both, exact, curve; --kernels and
+--sizes narrow the Nyström group (landmark methods: bench/nystroem_landmarks.py).
+Results go to docs/results/qc_textcat.json as they come (a run can be resumed) and to
+docs/results/qc_textcat.md's tables (``--report-only``: only that).
 """
 
 import argparse
@@ -96,7 +96,6 @@ SPACY_BOW = {
 MD_TOK2VEC = {"@architectures": "spacy.Tok2VecListener.v1", "width": 96, "upstream": "tok2vec"}
 SPACY_ENSEMBLE = {"@architectures": "spacy.TextCatEnsemble.v2", "tok2vec": MD_TOK2VEC, "linear_model": SPACY_BOW}
 SIZES = (500, 1000, 2000, 4000)
-LANDMARKS = ("uniform", "kmeans++", "pivoted_cholesky", "ridge_leverage")
 CURVE = (100, 300, 1000, None)
 SHIPPED = "SVM decisions CSPTK-CLCT (n-gram cosine 0.5) + SPTK-LCT"  # configs/qc_textcat.cfg
 
@@ -340,21 +339,22 @@ def main():
             block["random_state"] = seed
         return model
 
-    def nystroem_rows(group, family, size, method, hidden_widths):
-        found = {}
+    def nystroem_rows(family, size):
+        """Uniform landmarks' Nyström vectors under a linear and a hidden-layer textcat, and a LinearSVC."""
+        found, group, name = {}, "nystroem", f"{family} Nyström M={size} uniform"
 
         def vectors_of(seed):
-            return found.setdefault(seed, bench.kernel_vectors(family, size, method, seed))
+            return found.setdefault(seed, bench.kernel_vectors(family, size, "uniform", seed))
 
-        for hidden in hidden_widths:
+        for hidden in (None, 256):
             run(
                 group,
-                f"{family} Nyström M={size} {method}, textcat " + ("linear" if hidden is None else f"hidden {hidden}"),
+                f"{name}, textcat " + ("linear" if hidden is None else f"hidden {hidden}"),
                 lambda seed, hidden=hidden: textcat(vectors(size), hidden_width=hidden),
                 vectors_of=vectors_of,
             )
         for seed in args.seeds:
-            key = f"{group} | {family} Nyström M={size} {method}, LinearSVC | seed {seed}"
+            key = f"{group} | {name}, LinearSVC | seed {seed}"
             if key not in results:
                 dev, test, C = bench.linear_svm(vectors_of(seed)[1])
                 record(key, dev=dev, test=test, C=C, epoch=0, train_s=0.0, mass=vectors_of(seed)[4])
@@ -412,12 +412,7 @@ def main():
     if "nystroem" in args.groups:
         for family in args.kernels:
             for size in args.sizes:
-                nystroem_rows("nystroem", family, size, "uniform", (None, 256))
-    if "landmarks" in args.groups:
-        for family in args.kernels:
-            for size in args.sizes:
-                for method in LANDMARKS[1:]:
-                    nystroem_rows("landmarks", family, size, method, (None,))
+                nystroem_rows(family, size)
     if "curve" in args.groups:
         learning_curve(bench, args.seeds, run, shipped, record, results)
 

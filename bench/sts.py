@@ -3,7 +3,7 @@
     python bench/sts.py [--data ../shared/data/semeval-sts-2012-2015]
         [--model ../shared/models/en_core_web_md-3.8.0] [--cache /tmp/spacy_convkernels_sts]
         [--results docs/results/sts_landmarks.json] [--docs docs]
-        [--landmark-settings chosen paper] [--report-only]
+        [--report-only]
 
 Croce et al., "Kernel-based sentence embeddings" (§4, Table 1), on every set of STS
 2012-2015: the similarity of two sentences is a kernel (or a cosine) computed without any
@@ -25,8 +25,7 @@ included, on every core (parsing and tree building excluded).
 
 Landmark methods for the similarity hook (the cosine of two Nyström vectors, what
 ``kernel_vectors`` with ``similarity_hook = true`` gives): for the kernels of the Nyström
-section (the chosen PTK and SPTK and the same families at lam = mu = 0.4; ``--landmark-settings``
-limits the computation to the chosen or the paper's settings), each method of
+section (the chosen PTK and SPTK and the same families at lam = mu = 0.4), each method of
 ``spacy_convkernels.approx.landmarks`` (uniform, kmeans++, pivoted_cholesky,
 ridge_leverage) picks M in ``METHOD_SIZES`` landmarks among the distinct texts of the
 2012-2014 sets, random_state 0, 1, 2. The Gram of those texts and the kernel rows of the
@@ -366,13 +365,6 @@ def main():
     parser.add_argument("--model", type=Path, default=MD_MODEL)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/spacy_convkernels_sts"))
     add_outputs(parser, "sts_landmarks", report_only=True)
-    parser.add_argument(
-        "--landmark-settings",
-        nargs="*",
-        default=["chosen", "paper"],
-        choices=["chosen", "paper"],
-        help="the kernels the landmark methods are computed for (the others are reported as far as the JSON has them)",
-    )
     args = parser.parse_args()
 
     sets, skipped = read_sets(args.data)
@@ -428,7 +420,7 @@ def main():
     for (family, setting), (representation, make, params) in settings.items():
         exact_row = family if setting == "chosen" else f"{family}, lam = mu = 0.4"
         name = f"{family}/lam={params[0]},mu={params[1]},tf={params[2]}"
-        if setting in args.landmark_settings and not args.report_only:
+        if not args.report_only:
             bench.landmark_methods(name, make(*params), representation, args.results)
             stored = json.loads(args.results.read_text())
         for size in METHOD_SIZES:
