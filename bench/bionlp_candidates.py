@@ -29,12 +29,16 @@ LEXICON_TRIGGERS = "lexicon_triggers"
 
 
 def parsed_documents(folder: Path, nlp, cache: Path | None = None) -> list:
-    """The documents of ``folder`` read with gold proteins and parsed (NER excluded),
-    kept in ``cache`` (a DocBin per folder) when given."""
+    """The documents of ``folder`` (in order of file name) read with gold proteins and parsed
+    by ``nlp`` (the md pipeline without its NER), kept in ``cache`` (a DocBin per folder)
+    when given; a cache of other texts is an error."""
     stored = cache / f"{folder.name}.spacy" if cache else None
     if stored is not None and stored.exists():
         install_extensions("doc._.kernel_interactions")
-        return list(DocBin().from_disk(stored).get_docs(nlp.vocab))
+        docs = list(DocBin().from_disk(stored).get_docs(nlp.vocab))
+        if [doc.text for doc in docs] != [path.read_text(encoding="utf-8") for path in sorted(folder.glob("*.txt"))]:
+            raise SystemExit(f"{stored} does not hold the documents of {folder}; delete it to parse anew")
+        return docs
     docs = list(nlp.pipe(read_standoff(folder, nlp), batch_size=16))
     if stored is not None:
         stored.parent.mkdir(parents=True, exist_ok=True)
@@ -85,16 +89,14 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache", type=Path, help="folder keeping the parsed documents")
 
 
-def load_parser(model: Path, lexicon: Path | None):
-    """The md pipeline without its NER (the proteins are given) and, with a lexicon, a
-    span_ruler of its trigger patterns writing ``doc.spans[LEXICON_TRIGGERS]``."""
-    nlp = spacy.load(model, exclude=["ner"])
-    if lexicon:
-        ruler = nlp.add_pipe(
-            "span_ruler", name="trigger_ruler", config={"spans_key": LEXICON_TRIGGERS, "phrase_matcher_attr": "LOWER"}
-        )
-        ruler.add_patterns(read_lexicon(lexicon)["triggers"])
-    return nlp
+def add_lexicon_triggers(docs: list, lexicon: Path) -> list:
+    """``docs``, each given ``doc.spans[LEXICON_TRIGGERS]``: the spans of the trigger patterns of ``lexicon``."""
+    vocab = docs[0].vocab if docs else None
+    ruler = spacy.blank("en", vocab=vocab).add_pipe(
+        "span_ruler", config={"spans_key": LEXICON_TRIGGERS, "phrase_matcher_attr": "LOWER"}
+    )
+    ruler.add_patterns(read_lexicon(lexicon)["triggers"])
+    return [ruler(doc) for doc in docs]
 
 
 def main():
@@ -102,11 +104,11 @@ def main():
     add_corpus_arguments(parser)
     parser.add_argument("--max-distance", type=int, default=4)
     args = parser.parse_args()
-    nlp = load_parser(args.model, args.lexicon)
+    nlp = spacy.load(args.model, exclude=["ner"])
     for split in ("train", "devel"):
         docs = parsed_documents(args.data / split, nlp, args.cache)
-        if args.lexicon:  # cached documents may have been parsed without it
-            docs = list(nlp.get_pipe("trigger_ruler").pipe(docs))
+        if args.lexicon:
+            docs = add_lexicon_triggers(docs, args.lexicon)
         for key in ("triggers",) + ((LEXICON_TRIGGERS,) if args.lexicon else ()):
             counts = count(docs, key, args.max_distance)
             print(f"== {split}, triggers: {key}, max distance {args.max_distance}")

@@ -20,7 +20,8 @@ catalyst + theme + theme2 role set, to price those levers.
 
 import argparse
 
-from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, load_parser, parsed_documents
+import spacy
+from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, add_lexicon_triggers, parsed_documents
 from spacy.training import Example
 
 from spacy_convkernels.components.relation_extractor import score_relations
@@ -32,8 +33,6 @@ from spacy_convkernels.structures.relations import DEFAULT_ROLE_SETS, ROLE_SETS,
 def protein_ruler(nlp, lexicon):
     """The lexicon's protein ruler (``add_lexicon``'s: longest matches, written to
     ``doc.spans["proteins"]`` and ``doc.ents``) on a blank pipeline of ``nlp``'s vocab."""
-    import spacy
-
     blank = spacy.blank("en", vocab=nlp.vocab)
     add_lexicon(blank, lexicon)
     return blank.get_pipe("protein_ruler")
@@ -95,8 +94,8 @@ def main():
     args = parser.parse_args()
     if not args.lexicon:
         parser.error("--lexicon is needed")
-    nlp = load_parser(args.model, args.lexicon)
-    docs = list(nlp.get_pipe("trigger_ruler").pipe(parsed_documents(args.data / "devel", nlp, args.cache)))
+    nlp = spacy.load(args.model, exclude=["ner"])
+    docs = add_lexicon_triggers(parsed_documents(args.data / "devel", nlp, args.cache), args.lexicon)
     ruler = protein_ruler(nlp, args.lexicon)
     raw = [raw_copy(doc, ruler) for doc in docs]
     hit, total = triggers_found(docs)

@@ -58,13 +58,11 @@ from pathlib import Path
 
 import numpy as np
 import spacy
-from bionlp_candidates import parsed_documents
+from bionlp_candidates import LEXICON_TRIGGERS, add_lexicon_triggers, parsed_documents
 from common import EVALUATIONS, KLSH_KNN, counting, fill_page, prf, table, write_json
 from locations import DATA, MD_MODEL, RESULTS, add_outputs
 from sklearn.svm import SVC
-from spacy.tokens import DocBin
 
-from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.kernels import PartialTreeKernel, SubsequencePathKernel
 from spacy_convkernels.learn import KernelKNeighborsClassifier, KLSHForestClassifier, NonstationaryKernelLearner
 from spacy_convkernels.structures.relations import GoldRelations, dependency_interactions
@@ -78,33 +76,11 @@ CountingPathKernel, CountingPartialTreeKernel = counting(SubsequencePathKernel),
 
 
 def cached_documents(data: Path, model: Path, cache: Path) -> dict:
-    """split -> (parsed Docs, their document names), read from ``cache`` or parsed and
-    written there. The reader yields the documents in order of file name."""
-    install_extensions("doc._.kernel_interactions")
-    cache.mkdir(parents=True, exist_ok=True)
-    vocab = spacy.blank("en").vocab
-    nlp = None
-    docs = {}
-    for split in ("train", "devel"):
-        path = cache / f"{split}.spacy"
-        if not path.exists():
-            nlp = nlp or spacy.load(model, exclude=["ner"])
-            DocBin(store_user_data=True, docs=parsed_documents(data / split, nlp)).to_disk(path)
-        found = list(DocBin().from_disk(path).get_docs(vocab))
-        files = sorted((data / split).glob("*.txt"))
-        if [f.read_text(encoding="utf-8") for f in files] != [doc.text for doc in found]:
-            raise SystemExit(f"{path} does not hold the documents of {data / split}; delete it to parse anew")
-        docs[split] = (found, [f.stem for f in files])
-    return docs
-
-
-def add_lexicon_triggers(docs: list, lexicon: Path) -> None:
-    """Sets ``doc.spans["lexicon_triggers"]`` from the trigger patterns of ``lexicon``."""
-    nlp = spacy.blank("en")
-    ruler = nlp.add_pipe("span_ruler", config={"spans_key": "lexicon_triggers", "phrase_matcher_attr": "LOWER"})
-    ruler.add_patterns(list(spacy.util.srsly.read_jsonl(lexicon / "triggers.jsonl")))
-    for doc in docs:
-        ruler(doc)
+    """split -> (parsed Docs, their document names in order of file name), read from
+    ``cache`` or parsed and written there (``parsed_documents``)."""
+    nlp = spacy.load(model, exclude=["ner"])
+    names = {split: [path.stem for path in sorted((data / split).glob("*.txt"))] for split in ("train", "devel")}
+    return {split: (parsed_documents(data / split, nlp, cache), names[split]) for split in names}
 
 
 def candidates(docs: list, names: list, triggers_key: str) -> tuple[list, np.ndarray, list]:
@@ -312,7 +288,7 @@ def main():
     docs = cached_documents(args.data, args.model, args.cache)
     key = "triggers"
     if args.lexicon:
-        key = "lexicon_triggers"
+        key = LEXICON_TRIGGERS
         for split in docs:
             add_lexicon_triggers(docs[split][0], args.lexicon)
     X_train, y_train, articles = candidates(*docs["train"], key)

@@ -201,15 +201,16 @@ def ge_candidates(args) -> tuple:
     """(training paths, their labels, devel paths, their labels, fitting rows, held-out rows)
     of bench/bionlp_relations.py with the lexicon's triggers."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bionlp_relations import add_lexicon_triggers, cached_documents, candidates, split_train
+    from bionlp_candidates import LEXICON_TRIGGERS, add_lexicon_triggers
+    from bionlp_relations import cached_documents, candidates, split_train
 
     if args.lexicon is None:
         raise SystemExit("GE needs --lexicon (python -m spacy_convkernels lexicon TRAIN LEXICON --model MD)")
     docs = cached_documents(args.data / "bionlp-st-2013-ge" / "original-data", args.model, args.cache / "bionlp")
     for split in docs:
         add_lexicon_triggers(docs[split][0], args.lexicon)
-    X_train, y_train, articles = candidates(*docs["train"], "lexicon_triggers")
-    X_devel, y_devel, _ = candidates(*docs["devel"], "lexicon_triggers")
+    X_train, y_train, articles = candidates(*docs["train"], LEXICON_TRIGGERS)
+    X_devel, y_devel, _ = candidates(*docs["devel"], LEXICON_TRIGGERS)
     fit, held = split_train(articles)
     return [c.path for c in X_train], y_train, [c.path for c in X_devel], y_devel, fit, held
 

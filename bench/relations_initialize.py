@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import spacy
-from bionlp_candidates import LEXICON_TRIGGERS, load_parser, parsed_documents
+from bionlp_candidates import LEXICON_TRIGGERS, add_lexicon_triggers, parsed_documents
 from common import write_json
 from locations import DATA, MD_MODEL, ROOT
 from spacy.util import registry
@@ -57,9 +57,9 @@ def corpus(args) -> list[tuple]:
     conll = DATA / "conll04"
     docs = [d for split in ("train", "dev", "test") for d in read_relations_jsonl(conll / f"{split}.jsonl", md)]
     found = [(doc, pairs) for doc in md.pipe(docs)]
-    ge = load_parser(args.model, args.lexicon)
     for split in ("train", "devel"):
-        found += [(doc, interactions) for doc in parsed_documents(args.data / split, ge)]
+        ge_docs = add_lexicon_triggers(parsed_documents(args.data / split, md), args.lexicon)
+        found += [(doc, interactions) for doc in ge_docs]
     documents = []
     for doc, generate in found:
         gold = GoldRelations(doc)
