@@ -366,7 +366,7 @@ def component_rows(key: str) -> list[str]:
     ``bench/bionlp_component.py`` as it stood at 6fd2255, since retired) for this trigger setting, or none."""
     path = RESULTS / "bionlp_component.json"
     found = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    if found.get("triggers") != {"lexicon": "lexicon_triggers", "gold": "triggers"}[key]:
+    if found.get("triggers") != {"lexicon": LEXICON_TRIGGERS, "gold": "triggers"}[key]:
         return []
     rows = []
     for r in found["results"]:
