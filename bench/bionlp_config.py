@@ -25,10 +25,12 @@ import json
 from pathlib import Path
 
 from common import write_json
-from locations import DATA, MD_MODEL, ROOT
+from locations import DATA, MD_MODEL
 from spacy_train import evaluate_relations, train
 
-CONFIG = ROOT / "configs" / "bionlp_relations.cfg"
+from spacy_convkernels.configs import config_path
+
+CONFIG = config_path("bionlp_relations")
 FIGURES = ("rel_untyped_p", "rel_untyped_r", "rel_untyped_f", "rel_micro_p", "rel_micro_r", "rel_micro_f")
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 from common import ResultsFile, fill_page, pm, split_questions, table
-from locations import DATA, MD_MODEL, ROOT, add_outputs
+from locations import DATA, MD_MODEL, add_outputs
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 from spacy.training import Example
@@ -44,12 +44,13 @@ from spacy.util import fix_random_seed, load_config, registry
 
 from spacy_convkernels.cli.convert import CLASSES
 from spacy_convkernels.components.registered_kernels import bind_pipeline_vectors
+from spacy_convkernels.configs import config_path
 from spacy_convkernels.kernels.base import Kernel, Prepared
 from spacy_convkernels.learn import fair_one_vs_all
 from spacy_convkernels.ml.doc_kernel_features import doc_tree, doc_words
 from spacy_convkernels.ml.kernel_encoders import NgramCosine
 
-CONFIG = ROOT / "configs" / "qc_textcat.cfg"
+CONFIG = config_path("qc_textcat")
 KERNELS = {
     "PTK-GRCT": (
         "grct",

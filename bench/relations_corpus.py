@@ -34,12 +34,12 @@ import random
 from pathlib import Path
 
 from common import write_json
-from locations import DATA, MD_MODEL, ROOT
+from locations import DATA, MD_MODEL
 from spacy_train import evaluate_relations, train
 
+from spacy_convkernels.configs import config_path
 from spacy_convkernels.utils.outputs import replacing
 
-CONFIGS = ROOT / "configs"
 # the SVM block alone, as initialize leaves it: no text features, no training step
 SVM_ALONE = [
     "--components.kernel_relations.model.tok2vec_features",
@@ -106,7 +106,10 @@ def run(model: str, size: str, seed: int, args) -> dict:
         paths += ["--training.eval_frequency", str(max(args.transformer_steps // 12, 1))]
     output = args.work / name
     times = train(
-        CONFIGS / config, output, ["--system.seed", str(seed), *paths, *overrides], log=args.work / f"{name}.log"
+        config_path(config.removesuffix(".cfg")),
+        output,
+        ["--system.seed", str(seed), *paths, *overrides],
+        log=args.work / f"{name}.log",
     )
     scores_file = args.work / f"{name}-test.json"
     best = output / ("model-last" if model in UNTRAINED else "model-best")

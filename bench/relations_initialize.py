@@ -35,15 +35,16 @@ import numpy as np
 import spacy
 from bionlp_candidates import LEXICON_TRIGGERS, add_lexicon_triggers, parsed_documents
 from common import write_json
-from locations import DATA, MD_MODEL, ROOT
+from locations import DATA, MD_MODEL
 from spacy.util import registry
 from thinc.api import Config
 
+from spacy_convkernels.configs import config_path
 from spacy_convkernels.corpora import read_relations_jsonl
 from spacy_convkernels.ml.kernel_encoders import MAX_TRAIN
 from spacy_convkernels.structures.relations import GoldRelations
 
-SHIPPED = Config().from_disk(ROOT / "configs" / "relations.cfg", interpolate=False)
+SHIPPED = Config().from_disk(config_path("relations"), interpolate=False)
 BLOCK = SHIPPED["components"]["kernel_relations"]["model"]["kernel_features"]
 
 

@@ -2,8 +2,9 @@
 (tests/test_doc_examples.py, tests/test_readme.py).
 
 A page's blocks run in order, as a reader would run them, in one working directory of
-its own (a temporary ``clone`` folder holding a link to the repository's ``configs/``,
-beside a ``shared`` link to the project's data, so ``../shared/...`` reads them):
+its own (a temporary ``clone`` folder beside a ``shared`` link to the project's data, so
+``../shared/...`` reads them; a config comes from ``spacy-convkernels config``, as a user
+of the wheel has it):
 
 - ``python``: executed in this process, in one namespace per page (a later block may use
   what an earlier one defined), its printed output kept;
@@ -24,8 +25,8 @@ commands) holds a package ``en_core_web_md`` whose ``load`` loads
 ``../shared/models/en_core_web_md-3.8.0``, with the ``dist-info`` that makes
 ``spacy.util.is_package`` find it.
 
-A block that names ``en_core_web_md``, a config of ``configs/`` (they source it) or
-``../shared`` is marked ``shared``; a shell block (each command starts a Python process
+A block that names ``en_core_web_md``, trains or debugs a shipped config (they source it)
+or names ``../shared`` is marked ``shared``; a shell block (each command starts a Python process
 that imports spaCy: seconds), or one that trains or starts a Dask cluster, ``slow``. A
 block of a guide runs the page's blocks before it, so it carries their marks too: put a
 page's fast blocks first. README.md's blocks run each on its own (a reader copies one).
@@ -56,8 +57,8 @@ TEXT_LANGUAGES = {"", "text"}
 SHELL_LANGUAGES = {"sh", "bash"}
 
 SLOW_PATTERNS = ("spacy train", "LocalCluster", "--local-cluster", "distributed.connect")
-# the shipped configs source en_core_web_md: a block that names one needs it too
-MD_PATTERNS = (MD_MODEL, "configs/")
+# the shipped configs source en_core_web_md: a block that trains or debugs one needs it too
+MD_PATTERNS = (MD_MODEL, "spacy train", "spacy debug")
 # README.md's blocks each run on their own (a reader copies one); a guide's run in order
 STANDALONE_PAGES = {"README.md"}
 EXTRAS = {  # a pattern in a block -> (module, extra of pyproject.toml)
@@ -187,7 +188,6 @@ class PageRun:
         self.blocks = [block for block in blocks(ROOT / page) if block.runs_here]
         self.directory = directory / "clone"
         self.directory.mkdir(parents=True)
-        (self.directory / "configs").symlink_to(ROOT / "configs", target_is_directory=True)
         (directory / "shared").symlink_to(SHARED, target_is_directory=True)
         self.site = site
         self.namespace: dict = {"__name__": "__main__"}

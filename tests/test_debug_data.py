@@ -18,9 +18,10 @@ from tiny_bert import write_tiny_bert
 
 from spacy_convkernels.cli import main
 from spacy_convkernels.cli.convert import convert
+from spacy_convkernels.configs import config_path, names
 from spacy_convkernels.errors import InvalidParameterError
 
-CONFIGS = sorted(path.name for path in (ROOT / "configs").glob("*.cfg"))
+CONFIGS = names()
 RELATIONS_SAMPLE = CORPORA / "relations-sample" / "relations.jsonl"
 GE_SAMPLE = CORPORA / "bionlp-st-2013-ge-sample"
 
@@ -78,7 +79,7 @@ def test_spacy_debug_data_runs_on_every_shipped_config(config, md_model, tmp_pat
     if "transformer" in config:
         require_extra("spacy_transformers", "transformers")
         overrides += ["--paths.transformer", str(write_tiny_bert(tmp_path / "bert"))]
-    _, printed = spacy_command(["debug", "data", str(ROOT / "configs" / config), *overrides])
+    _, printed = spacy_command(["debug", "data", str(config_path(config)), *overrides])
     # it reaches its summary; with a sample this small it reports "Low number of examples" and exits 1
     assert "Pipeline can be initialized with data" in printed and "Summary" in printed, printed
 

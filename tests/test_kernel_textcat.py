@@ -14,11 +14,12 @@ from thinc.api import Adam
 
 from spacy_convkernels import Tree
 from spacy_convkernels.cli.convert import CLASSES, convert
+from spacy_convkernels.configs import config_path
 from spacy_convkernels.errors import InvalidParameterError, MissingAnnotationError
 from spacy_convkernels.ml import kernel_features, kernel_textcat
 from spacy_convkernels.ml.doc_kernel_features import doc_blocks
 
-CONFIG = ROOT / "configs" / "qc_textcat.cfg"
+CONFIG = config_path("qc_textcat")
 VECTORS = {
     "representation": "grct",
     "n_components": 20,

@@ -26,7 +26,7 @@ LAYERS = [
     {"corpora", "kernels"},
     {"approx"},
     {"learn"},
-    {"distributed", "plots", "data"},
+    {"distributed", "plots", "data", "configs"},
     {"ml"},
     {"components"},
     {"cli"},

