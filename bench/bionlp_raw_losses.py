@@ -24,7 +24,7 @@ import spacy
 from bionlp_candidates import LEXICON_TRIGGERS, add_corpus_arguments, add_lexicon_triggers, parsed_documents
 from spacy.training import Example
 
-from spacy_convkernels.components.relation_extractor import score_relations
+from spacy_convkernels.components.relation_scores import score_relations
 from spacy_convkernels.corpora.lexicon import add_lexicon
 from spacy_convkernels.extensions import INTERACTIONS_KEY, install_extensions
 from spacy_convkernels.structures.relations import DEFAULT_ROLE_SETS, ROLE_SETS, GoldRelations, dependency_interactions

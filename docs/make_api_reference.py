@@ -28,9 +28,11 @@ MODULES = {
     "spacy_convkernels.pair_scores": ["PairScores", "Pair"],
     "spacy_convkernels.components": [],  # the components' classes, below
     "spacy_convkernels.components.similarity": ["text_similarity", "text_tree", "KernelVectorHooks"],
-    "spacy_convkernels.components.relation_extractor": ["evaluate_relations"],
+    "spacy_convkernels.components.relation_scores": ["Relation", "score_relations"],
+    "spacy_convkernels.components.relation_evaluation": ["evaluate_relations"],
+    "spacy_convkernels.configs": ["names", "config_path", "summary"],
     "spacy_convkernels.distributed": ["connect", "gram", "nystroem_transform", "klsh_codes"],
-    "spacy_convkernels.plots": ["similarity_heatmap", "landmarks_accuracy", "purity_curve"],
+    "spacy_convkernels.plots": ["similarity_heatmap", "landmarks_accuracy", "purity_curve", "precision_recall_curves"],
 }
 
 HEADER = """# Python API reference

@@ -24,6 +24,7 @@ from .errors import (
     NotInitializedError,
     OutputFileError,
     SchedulerError,
+    SettingDeprecationWarning,
     StructureSizeError,
     StructureTypeError,
     TreeParseError,
@@ -59,6 +60,7 @@ __all__ = [
     "KernelUnderflowWarning",
     "CorpusWarning",
     "MissingAnnotationWarning",
+    "SettingDeprecationWarning",
 ]
 
 

@@ -138,12 +138,17 @@ class ConvKernelsWarning(UserWarning):
     """Base class of every warning issued by spacy-convkernels."""
 
 
+class SettingDeprecationWarning(ConvKernelsWarning, FutureWarning):
+    """A setting given by a name that is kept for earlier configs: the message names the new one."""
+
+
 class KernelUnderflowWarning(ConvKernelsWarning):
     """Kernel values underflow to 0 (parameters too small for the structures' sizes)."""
 
 
 class CorpusWarning(ConvKernelsWarning):
-    """A malformed record was skipped, at the caller's request."""
+    """Something in a corpus needs the user's attention: a malformed record skipped at the
+    caller's request, spans widened to whole tokens, relations of labels a model does not know."""
 
 
 class MissingAnnotationWarning(ConvKernelsWarning):

@@ -1,6 +1,7 @@
 """Plots of kernel results with matplotlib (the optional ``plot`` extra): purity of
 clusterings against their number of clusters, the similarity heatmap of a sample of
-structures, and accuracy against the number of Nyström landmarks.
+structures, accuracy against the number of Nyström landmarks, and the precision-recall
+curves of a relation model's labels.
 
 Each function draws on ``ax`` (a matplotlib Axes) or, when None, on the Axes of a new
 Figure, and returns that Axes (its figure is ``ax.figure``). Shares (purity, accuracy)
@@ -12,6 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .errors import InvalidParameterError, MissingDependencyError
 from .kernels.base import KERNEL, Kernel
@@ -107,6 +109,41 @@ def similarity_heatmap(
     ax.set_xticks(middles, names, rotation=90)
     ax.set_yticks(middles, names)
     ax.figure.colorbar(image, ax=ax, label=f"{'normalized ' if normalize else ''}{type(kernel).__name__}")
+    return ax
+
+
+def precision_recall_curves(
+    curves: Mapping[str, Mapping[str, ArrayLike]],
+    *,
+    marks: Mapping[str, tuple[float, float]] | None = None,
+    support: Mapping[str, int] | None = None,
+    ax=None,
+):
+    """One precision-recall curve per label of ``curves`` (label -> ``{"precision": [...],
+    "recall": [...]}``, one point per threshold, highest first, as
+    :func:`~spacy_convkernels.learn.thresholds.precision_recall` gives), drawn as steps;
+    ``marks`` (label -> (precision, recall)) puts a dot where the model's threshold is, and
+    ``support`` (label -> gold relations) names each label's count in the legend."""
+    mpl = _matplotlib("precision_recall_curves")
+    ax = _axes(mpl, "precision_recall_curves", ax)
+    marks, support = marks or {}, support or {}
+    for label, curve in curves.items():
+        recall, precision = np.asarray(curve["recall"], dtype=float), np.asarray(curve["precision"], dtype=float)
+        if len(recall) != len(precision):
+            raise InvalidParameterError(f"precision_recall_curves: {label}: as many recalls as precisions are needed")
+        name = f"{label} ({support[label]:,})" if label in support else label
+        (line,) = ax.step(np.r_[0.0, recall], np.r_[precision[:1] if len(precision) else [1.0], precision], label=name)
+        if label in marks:
+            ax.plot(marks[label][1], marks[label][0], "o", color=line.get_color())
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    ax.xaxis.set_major_formatter(mpl.ticker.PercentFormatter(1.0))
+    ax.yaxis.set_major_formatter(mpl.ticker.PercentFormatter(1.0))
+    ax.grid(alpha=0.3)
+    if curves:
+        ax.legend(fontsize="small", loc="lower left")
     return ax
 
 

@@ -28,9 +28,11 @@ SUBCOMMANDS = [
     ["evaluate", "relations"],
     ["evaluate", "qc"],
     ["evaluate", "bionlp"],
+    ["plot", "heatmap"],
+    ["plot", "relations"],
 ]
 WRITING = [["convert"], ["trees"], ["gram"], ["nystroem", "fit"], ["nystroem", "transform"], ["explain"]]
-WRITING += [["evaluate", "relations"], ["lexicon"], ["plot"], ["config"]]
+WRITING += [["evaluate", "relations"], ["lexicon"], ["plot", "heatmap"], ["plot", "relations"], ["config"]]
 NOT_WRITING = [["demo"], ["evaluate", "qc"], ["evaluate", "bionlp"]]
 SAMPLE_VARIABLE = re.compile(r"^(\w+)=\$\(python -m spacy_convkernels demo --sample ([\w-]+)\)$")
 
@@ -106,7 +108,7 @@ def test_subcommand_help_is_its_own_not_the_parents(command):
 def test_every_command_spells_its_output_and_its_seed_one_way():
     """``-o/--output`` on every command that writes, ``--seed`` for every seed; the
     earlier spellings (a positional output, ``--random-state``) in no help."""
-    commands = [[name] for name in COMMANDS if name not in ("nystroem", "evaluate")] + SUBCOMMANDS
+    commands = [[name] for name in COMMANDS if name not in ("nystroem", "evaluate", "plot")] + SUBCOMMANDS
     assert sorted(WRITING + NOT_WRITING) == sorted(commands)  # a new command is classified here
     for command in commands:
         text = help_text(command)
@@ -114,7 +116,7 @@ def test_every_command_spells_its_output_and_its_seed_one_way():
         assert set(re.findall(r"--[\w-]*(?:seed|random)[\w-]*", text)) <= {"--seed"}, command
         positionals = text.split("positional arguments:")[1].split("options:")[0] if "positional" in text else ""
         assert "write" not in positionals, command
-    assert "--seed SEED" in help_text(["nystroem", "fit"]) and "--seed SEED" in help_text(["plot"])
+    assert "--seed SEED" in help_text(["nystroem", "fit"]) and "--seed SEED" in help_text(["plot", "heatmap"])
 
 
 def test_choices_spelled_out_for_the_help_equal_the_librarys():
@@ -143,7 +145,7 @@ def test_every_help_example_runs_on_the_installed_samples(tmp_path, monkeypatch,
         on_a_sample = any(SAMPLE_VARIABLE.match(line.strip()) for line in text.splitlines())
         assert on_a_sample or command == ["config"], command
         for arguments in examples(text):
-            needs_model = "--model" in arguments or arguments[:2] == ["evaluate", "relations"]
+            needs_model = "--model" in arguments or arguments[1:2] == ["relations"]
             if needs_model or (arguments[0] == "plot" and importlib.util.find_spec("matplotlib") is None):
                 continue
             assert main(arguments) == 0, (arguments, capsys.readouterr().err)

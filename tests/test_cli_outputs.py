@@ -406,7 +406,7 @@ FILE_SIZE_CASES = [
     (["lexicon", "{w}/standoff", "{w}/lex"], "{w}/lex/proteins.jsonl"),
     (["nystroem", "fit", "{w}/small.klp.gz", "{w}/m.npz", "--n-components", "5", "--quiet"], "model {w}/m.npz"),
     (["explain", "(S (NP a) (VP b))", "(S (NP a))", "-o", "{w}/e.html"], "--output {w}/e.html"),
-    slow(["plot", "{w}/small.klp.gz", "{w}/h.pdf"], "output {w}/h.pdf"),  # matplotlib's PDF writer
+    slow(["plot", "heatmap", "{w}/small.klp.gz", "{w}/h.pdf"], "output {w}/h.pdf"),  # matplotlib's PDF writer
 ]
 
 

@@ -45,7 +45,7 @@ def test_a_sample_as_large_as_the_corpus_draws_every_tree_unnormalized_on_reques
 
 def test_plot_writes_a_png_of_a_klp_corpus(tmp_path, capsys):
     out = tmp_path / "figures" / "heatmap.png"
-    assert main(["plot", str(SAMPLE), str(out), "--sample", "12", "--kernel", "sst", "--lam", "0.3"]) == 0
+    assert main(["plot", "heatmap", str(SAMPLE), str(out), "--sample", "12", "--kernel", "sst", "--lam", "0.3"]) == 0
     assert capsys.readouterr().err.strip() == f"12 trees drawn to {out}"
     assert matplotlib.image.imread(out).shape == (748, 880, 4)  # 8 x 6.8 inches at 110 dpi, RGBA
 
@@ -56,7 +56,7 @@ def test_plot_labels_a_jsonl_corpus_from_a_labels_file_to_svg(tmp_path):
     labels = tmp_path / "labels.txt"
     labels.write_text("\n".join(LABELS[:6]) + "\n", encoding="utf-8")
     out = tmp_path / "heatmap.svg"
-    assert main(["plot", str(records), str(out), "--labels", str(labels), "--representation", "lct"]) == 0
+    assert main(["plot", "heatmap", str(records), str(out), "--labels", str(labels), "--representation", "lct"]) == 0
     text = out.read_text(encoding="utf-8")
     assert "<svg" in text and all(label in text for label in set(LABELS[:6]))
 
@@ -69,7 +69,7 @@ def test_plot_labels_a_jsonl_corpus_from_a_labels_file_to_svg(tmp_path):
     ],
 )
 def test_bad_options_end_with_one_line_and_status_1(tmp_path, capsys, extra, message):
-    assert main(["plot", str(SAMPLE), str(tmp_path / "h.png"), *extra]) == 1
+    assert main(["plot", "heatmap", str(SAMPLE), str(tmp_path / "h.png"), *extra]) == 1
     err = capsys.readouterr().err
     assert err == f"spacy-convkernels plot: error: {message}\n" and not (tmp_path / "h.png").exists()
 
@@ -78,9 +78,12 @@ def test_bad_files_end_with_one_line_and_status_1(tmp_path, capsys):
     labels = tmp_path / "labels.txt"
     labels.write_text("NUM\nLOC\n", encoding="utf-8")
     cases = [
-        (["plot", str(SAMPLE), str(tmp_path / "h.gif")], "the output must end in .png, .svg or .pdf"),
-        (["plot", str(SAMPLE), str(tmp_path / "h.png"), "--labels", str(labels)], "2 labels for 60 trees"),
-        (["plot", str(tmp_path / "absent.klp"), str(tmp_path / "h.png")], "absent.klp: cannot open the file"),
+        (["plot", "heatmap", str(SAMPLE), str(tmp_path / "h.gif")], "the output must end in .png, .svg or .pdf"),
+        (["plot", "heatmap", str(SAMPLE), str(tmp_path / "h.png"), "--labels", str(labels)], "2 labels for 60 trees"),
+        (
+            ["plot", "heatmap", str(tmp_path / "absent.klp"), str(tmp_path / "h.png")],
+            "absent.klp: cannot open the file",
+        ),
     ]
     for argv, message in cases:
         assert main(argv) == 1
@@ -91,6 +94,6 @@ def test_bad_files_end_with_one_line_and_status_1(tmp_path, capsys):
 def test_without_matplotlib_plot_names_the_extra(tmp_path, capsys, monkeypatch):
     for name in ["matplotlib", *(name for name in sys.modules if name.startswith("matplotlib."))]:
         monkeypatch.setitem(sys.modules, name, None)
-    assert main(["plot", str(SAMPLE), str(tmp_path / "h.png"), "--sample", "3"]) == 1
+    assert main(["plot", "heatmap", str(SAMPLE), str(tmp_path / "h.png"), "--sample", "3"]) == 1
     err = capsys.readouterr().err
     assert "similarity_heatmap needs matplotlib" in err and "spacy-convkernels[plot]" in err

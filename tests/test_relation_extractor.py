@@ -21,7 +21,9 @@ from spacy.training import Example
 from spacy.util import fix_random_seed
 
 from spacy_convkernels.cli import main
-from spacy_convkernels.components.relation_extractor import RelationExtractor, evaluate_relations, score_relations
+from spacy_convkernels.components.relation_evaluation import evaluate_relations
+from spacy_convkernels.components.relation_extractor import RelationExtractor
+from spacy_convkernels.components.relation_scores import score_relations
 from spacy_convkernels.errors import InvalidParameterError
 from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.ml.kernel_blocks import blocks_of
@@ -437,11 +439,11 @@ def test_a_grid_of_text_weights_breaks_a_tie_to_the_path_kernel_and_initializes_
     assert block.predict(([doc], [generate(doc)])) == pytest.approx(before, abs=1e-9)
 
 
-def test_initialize_tells_spacys_logger_what_it_fits_how_far_it_is_and_what_it_chose(caplog):
-    """What `spacy train --verbose` shows while the SVM block initializes."""
-    with caplog.at_level(logging.INFO, logger="spacy"):
+def test_initialize_tells_the_packages_logger_what_it_fits_how_far_it_is_and_what_it_chose(caplog):
+    """What `spacy train` shows while the SVM block initializes."""
+    with caplog.at_level(logging.INFO, logger="spacy_convkernels"):
         initialized_svm_block(PATH_SVM)
-    told = [record.getMessage() for record in caplog.records if record.name == "spacy"]
+    told = [record.getMessage() for record in caplog.records if record.name == "spacy_convkernels"]
     told = told[[m.startswith("CandidateKernelSVM") for m in told].index(True) :]  # after spaCy's own
     assert told[0] == "CandidateKernelSVM: fitting on 24 candidates of 4 documents, C in [100.0], text weight in [0.0]"
     assert "CandidateKernelSVM: Gram: 24 of 24 rows (100 %), 0 s" in told
@@ -451,7 +453,7 @@ def test_initialize_tells_spacys_logger_what_it_fits_how_far_it_is_and_what_it_c
     ]
     chosen = r"CandidateKernelSVM: C = 100 and text weight 0 chosen by 2-fold .*; \d+ support vectors"
     assert re.fullmatch(chosen, told[-2])
-    assert told[-1].startswith("kernel_relations: threshold ")
+    assert told[-1].startswith("kernel_relations: thresholds chosen on the 24 training candidates' out-of-fold")
 
 
 def test_initialize_logs_how_many_gold_relations_the_candidates_reach(caplog):
@@ -475,11 +477,11 @@ def test_initialize_logs_how_many_gold_relations_the_candidates_reach(caplog):
         reference._.kernel_rel = {(0, 2): {"ACTIVATES": 1.0}, (4, 6): {"BINDS": 1.0}, (2, 4): {"ACTIVATES": 1.0}}
         examples.append(Example(two_sentences(), reference))
     assert len(list(examples[0].predicted.sents)) == 2
-    with caplog.at_level(logging.INFO, logger="spacy"):
+    with caplog.at_level(logging.INFO, logger="spacy_convkernels"):
         nlp.initialize(lambda: examples)
-    told = [record.getMessage() for record in caplog.records if "gold relations" in record.getMessage()]
+    told = [record.getMessage() for record in caplog.records if "the candidates reach" in record.getMessage()]
     assert len(told) == 1 and told[0].startswith(
-        "kernel_relations: the training candidates reach 8 of the references' 12 gold relations (66.7 %)"
+        "kernel_relations: the candidates reach 8 of the references' 12 gold relations (66.7 %)"
     )
 
 

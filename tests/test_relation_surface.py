@@ -108,7 +108,7 @@ def test_the_tutorials_corpus_can_give_the_entities_as_a_span_group_for_a_ner(tm
     tutorial_corpus(tmp_path / "train.spacy", nlp)
     read = registry.readers.get("spacy_convkernels.GoldEntitiesCorpus.v1")
     given = next(iter(read(tmp_path / "train.spacy")(nlp)))
-    for_ner = next(iter(read(tmp_path / "train.spacy", given_ents=False)(nlp)))
+    for_ner = next(iter(read(tmp_path / "train.spacy", give_entities="span_group")(nlp)))
     entities = spans(given.reference.ents)
     assert spans(given.predicted.ents) == entities and "entities" not in given.predicted.spans
     assert not for_ner.predicted.ents and spans(for_ner.predicted.spans["entities"]) == entities

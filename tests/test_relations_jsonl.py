@@ -13,7 +13,13 @@ from spacy.tokens import DocBin
 
 from spacy_convkernels.cli import main
 from spacy_convkernels.corpora import read_relations_jsonl
-from spacy_convkernels.errors import CorpusFileError, CorpusFormatError, CorpusWarning
+from spacy_convkernels.errors import (
+    CorpusFileError,
+    CorpusFormatError,
+    CorpusWarning,
+    InvalidParameterError,
+    SettingDeprecationWarning,
+)
 
 SAMPLE = CORPORA / "relations-sample" / "relations.jsonl"
 GOOD = {
@@ -124,10 +130,11 @@ def test_registered_reader():
     predicted, reference = examples[0].predicted, examples[0].reference
     assert predicted.text == reference.text and predicted._.kernel_rel == {}
     assert [(e.start, e.end, e.label_) for e in predicted.ents] == [(e.start, e.end, e.label_) for e in reference.ents]
-    text_only = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")(path=SAMPLE, given_entities=False)
+    text_only = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")(path=SAMPLE, give_entities="none")
     assert not next(iter(text_only(spacy.blank("en")))).predicted.ents
-    # given_ents false: the entities as the span group "entities", so that a ner can learn doc.ents
-    for_ner = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")(path=SAMPLE, given_ents=False)
+    # the entities as the span group "entities", so that a ner can learn doc.ents
+    read = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")
+    for_ner = read(path=SAMPLE, give_entities="span_group")
     predicted, reference = next(iter(for_ner(spacy.blank("en")))).predicted, examples[0].reference
     assert not predicted.ents and [(e.start, e.end, e.label_) for e in predicted.spans["entities"]] == [
         (e.start, e.end, e.label_) for e in reference.ents
@@ -245,3 +252,34 @@ def test_a_line_over_the_length_cap_is_a_malformed_record(tmp_path, monkeypatch)
     path = write(tmp_path / "r.jsonl", GOOD, dict(GOOD, text="RAS activates RAF." + " x" * 300), GOOD)
     with pytest.warns(CorpusWarning, match="line 2: a line longer than 400 bytes"):
         assert len(list(read_relations_jsonl(path, skip_errors=True))) == 2
+
+
+@pytest.mark.parametrize(
+    "earlier, meant",
+    [
+        ({"given_entities": False}, "none"),
+        ({"given_ents": False}, "span_group"),
+        ({"given_entities": True, "given_ents": False}, "span_group"),
+        ({"given_entities": True, "given_ents": True}, "doc.ents"),
+    ],
+)
+def test_the_earlier_entity_settings_read_as_give_entities_with_a_warning(earlier, meant):
+    """given_entities and given_ents, whose names differ by four letters, are one setting
+    now; configs written with them still train, and are told the new name."""
+    read = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")
+    with pytest.warns(SettingDeprecationWarning, match=f'earlier spelling of give_entities = "{meant}"'):
+        earlier_reader = read(path=SAMPLE, **earlier)
+    nlp = spacy.blank("en")
+    got, expected = next(iter(earlier_reader(nlp))), next(iter(read(path=SAMPLE, give_entities=meant)(nlp)))
+    assert [e.text for e in got.predicted.ents] == [e.text for e in expected.predicted.ents]
+    assert sorted(got.predicted.spans) == sorted(expected.predicted.spans)
+
+
+def test_a_give_entities_setting_out_of_its_choices_or_against_an_earlier_one_is_refused():
+    read = spacy.registry.readers.get("spacy_convkernels.RelationsJsonl.v1")
+    with pytest.raises(InvalidParameterError, match='give_entities must be one of "doc.ents", "span_group", "none"'):
+        read(path=SAMPLE, give_entities="ents")
+    with pytest.raises(
+        InvalidParameterError, match='give_entities = "none" and the earlier given_ents = false disagree'
+    ):
+        read(path=SAMPLE, give_entities="none", given_ents=False)

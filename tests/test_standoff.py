@@ -245,7 +245,7 @@ def test_registered_reader_gives_examples_with_gold_interactions():
     assert [(s.start, s.end, s.label_, s.id_) for s in predicted.spans["proteins"]] == proteins
     assert [(e.start, e.end) for e in predicted.ents] == [(e.start, e.end) for e in reference.ents]
     assert "triggers" not in predicted.spans
-    text_only = spacy.registry.readers.get("spacy_convkernels.BioNLPStandoff.v1")(path=SAMPLE, given_entities=False)
+    text_only = spacy.registry.readers.get("spacy_convkernels.BioNLPStandoff.v1")(path=SAMPLE, give_entities="none")
     assert not next(iter(text_only(nlp))).predicted.ents
 
 

@@ -57,14 +57,16 @@ def main(argv: list[str] | None = None) -> int:
     for name, module in COMMANDS.items():
         doc = str(module.__doc__)
         module.add_parser(commands.add_parser(name, help=doc.splitlines()[0], description=doc))
-    arguments, extra = parser.parse_known_args(argv)
-    extra = take_positional_output(arguments, extra)
-    if extra:  # as parse_args does
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    prefix = f"spacy-convkernels {arguments.command}"
+    prefix = "spacy-convkernels"  # the command's name is added once it is parsed
     formatwarning = warnings.formatwarning
     warnings.formatwarning = lambda message, *_, **__: f"{prefix}: warning: {_line(message)}\n"
     try:
+        argv = plot.earlier_spelling(list(sys.argv[1:] if argv is None else argv))
+        arguments, extra = parser.parse_known_args(argv)
+        extra = take_positional_output(arguments, extra)
+        if extra:  # as parse_args does
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        prefix = f"spacy-convkernels {arguments.command}"
         with _terminating_signals():
             _check_common(arguments)
             module = COMMANDS[arguments.command]

@@ -40,9 +40,13 @@ pipeline with, by default, the gold entities (for interactions, also the gold
 participants: the shared task's gold proteins), kept whatever the pipeline's components
 write; ``--entities predicted`` leaves them to the pipeline (raw text). Triggers are the
 pipeline's, or with ``--triggers gold`` the corpus's: the shared task's two settings.
-Prints micro precision, recall and F1 and per label, as ``spacy train`` scores its dev
-corpus (the same figures on the same documents with what its reader gives);
-``-o`` (``--output``) writes them as JSON.
+Prints micro precision, recall and F1, and per label with its support (the corpus's gold
+relations of the label) and threshold, as ``spacy train`` scores its dev corpus (the same
+figures on the same documents with what its reader gives); ``-o`` (``--output``) writes
+them as JSON. ``--threshold`` scores at other thresholds than the model's: ``0.5`` for
+every label, ``Kill=0.7`` for one (repeat it for more). Warns when spans of the corpus
+were widened to whole tokens, and when the corpus has relations of labels the model does
+not know (or none of its labels at all).
 """
 QC = """TREC question classification: one-vs-all SVMs on a tree kernel (bench/qc_classification.py).
 
@@ -77,6 +81,13 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     relations.add_argument("corpus", type=Path, help="a relations .jsonl, a standoff directory or a .spacy file")
     relations.add_argument("--entities", choices=SETTINGS, default="gold", help="given entities (default gold)")
     relations.add_argument("--triggers", choices=SETTINGS, default="predicted", help="triggers (default predicted)")
+    relations.add_argument(
+        "--threshold",
+        action="append",
+        default=None,
+        metavar="[LABEL=]VALUE",
+        help="score at this threshold, for every label or one (repeatable; default: the model's)",
+    )
     relations.add_argument("-o", "--output", type=Path, default=None, help="write the scores here as JSON")
     relations.add_argument("--quiet", action="store_true", help="no progress bar")
     qc = tasks.add_parser("qc", help=QC.splitlines()[0], description=QC)
@@ -114,18 +125,22 @@ def run(arguments: argparse.Namespace) -> None:
 def evaluate_relations(arguments: argparse.Namespace) -> None:
     import srsly
 
-    from ..components.relation_extractor import evaluate_relations as score
+    from ..components.relation_evaluation import evaluate_relations as score
+    from ..components.relation_evaluation import relation_component
     from .pipelines import load_pipeline
 
     corpus = arguments.corpus
     if not corpus.exists():
         raise CorpusFileError("no such file or directory", corpus)
     nlp = load_pipeline(arguments.model)
+    component = relation_component(nlp)
+    thresholds = _thresholds(arguments.threshold, component)
     scores = score(
         nlp,
-        _references(corpus, nlp),
+        references(corpus, nlp),
         entities=arguments.entities,
         triggers=arguments.triggers,
+        threshold=thresholds,
         progress=not arguments.quiet,
     )
     print(
@@ -133,28 +148,72 @@ def evaluate_relations(arguments: argparse.Namespace) -> None:
         f"{_figures(scores['rel_micro_p'], scores['rel_micro_r'], scores['rel_micro_f'])}"
     )
     print(f"  any label: {_figures(scores['rel_untyped_p'], scores['rel_untyped_r'], scores['rel_untyped_f'])}")
+    rows = [("label", "precision", "recall", "F1", "support", "threshold")]
     for label, figures in scores["rel_f_per_type"].items():
-        print(f"  {label}: {_figures(figures['p'], figures['r'], figures['f'])}")
+        threshold = f"{thresholds[label]:.3f}" if label in thresholds else "(unknown)"
+        figure_cells = (f"{figures[key]:.3f}" for key in ("p", "r", "f"))
+        rows.append((label, *figure_cells, f"{scores['rel_support_per_type'][label]:,}", threshold))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print(
+            "  "
+            + "  ".join(
+                cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths))
+            )
+        )
     if arguments.output is not None:
         with replacing(arguments.output, name="--output") as temporary:
-            srsly.write_json(temporary, scores)
+            srsly.write_json(temporary, {**scores, "thresholds": thresholds})
 
 
-def _references(corpus: Path, nlp) -> list:
-    """The gold Docs of a corpus: a standoff directory, a relations JSONL file or a .spacy file."""
+def _thresholds(given: list[str] | None, component) -> dict[str, float]:
+    """Each label's threshold: the component's, replaced by ``--threshold VALUE`` (every
+    label) and ``--threshold LABEL=VALUE`` (one), in their order."""
+    thresholds = dict(component.thresholds)
+    for item in given or []:
+        label, _, value = item.rpartition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not 0.0 <= number <= 1.0:
+            raise InvalidParameterError(f"--threshold {item}: the value must be a number in [0, 1]")
+        if label and label not in thresholds:
+            raise InvalidParameterError(
+                f"--threshold {item}: the model has no label {label!r} (its labels: {', '.join(thresholds)})"
+            )
+        thresholds.update({label: number} if label else dict.fromkeys(thresholds, number))
+    return thresholds
+
+
+def references(corpus: Path, nlp) -> list:
+    """The gold Docs of a corpus: a standoff directory, a relations JSONL file or a .spacy
+    file; a warning when spans were widened to whole tokens of the pipeline's tokenizer."""
+    import warnings
+    from collections import Counter
+
     from ..corpora import read_relations_jsonl, read_standoff
+    from ..errors import CorpusWarning
     from .pipelines import read_docbin
 
+    counts: Counter = Counter()
     if corpus.is_dir():
-        documents = list(read_standoff(corpus, nlp))
+        documents = list(read_standoff(corpus, nlp, counts=counts))
     elif corpus.name.endswith((".jsonl", ".jsonl.gz")):
-        documents = list(read_relations_jsonl(corpus, nlp))
+        documents = list(read_relations_jsonl(corpus, nlp, counts=counts))
     elif corpus.suffix == ".spacy":
         documents = read_docbin(corpus, nlp.vocab)
     else:
         raise CorpusFileError("not a relations .jsonl, a standoff directory or a .spacy file", corpus)
     if not documents:
         raise CorpusFileError("no document", corpus)
+    if counts["misaligned"]:
+        warnings.warn(
+            f"{corpus}: {counts['misaligned']:,} annotated spans begin or end inside a token of the pipeline's "
+            "tokenizer and were widened to whole tokens, so a relation of theirs is scored on the wider span",
+            CorpusWarning,
+            stacklevel=2,
+        )
     return documents
 
 

@@ -1,50 +1,114 @@
-"""Draw the kernel-similarity heatmap of a corpus sample to an image (needs the plot extra, matplotlib).
+"""Draw a kernel-similarity heatmap of a corpus sample, or a relation model's precision-recall curves (the plot extra).
 
     QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
-    python -m spacy_convkernels plot "$QUESTIONS" -o heatmap.png --sample 40
-    python -m spacy_convkernels plot "$QUESTIONS" -o heatmap.svg --kernel sst --representation lct
+    RELATIONS=$(python -m spacy_convkernels demo --sample relations)
+    python -m spacy_convkernels plot heatmap "$QUESTIONS" -o heatmap.png --sample 40
+    python -m spacy_convkernels plot relations training/relations/model-best "$RELATIONS" -o curves.png
 
-The corpus is read as by ``gram`` (``.jsonl`` of ``trees --format jsonl``, ``.klp[.gz]``
-or bracket trees one per line; ``--representation`` picks the tree). ``--sample`` trees
-drawn at random (``--seed``; all of them when the corpus is smaller) are shown as
-their kernel matrix, grouped by label
-(:func:`spacy_convkernels.plots.similarity_heatmap`): the first label of each KeLP
-example, or ``--labels``, a file of one label per line and tree; without either, one
-group. The image format follows the output's suffix: .png, .svg or .pdf.
+``plot heatmap`` draws the kernel matrix of a sample of a corpus, ``plot relations`` the
+precision-recall curve of each label of a relation pipeline on a gold corpus; ``plot
+FIGURE --help`` describes each. The image format follows the output's suffix: .png, .svg
+or .pdf. (``plot CORPUS ...``, without ``heatmap``, is the heatmap's earlier spelling.)
 """
 
 import argparse
 import io
 import sys
+import warnings
 from pathlib import Path
 
-from ..errors import InvalidParameterError
-from ..utils.outputs import replacing
+from ..errors import InvalidParameterError, SettingDeprecationWarning
+from ..utils.outputs import pipeline_path, replacing
 from .options import add_output_argument, add_seed_argument
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
+
+HEATMAP = """A kernel-similarity heatmap of a corpus sample.
+
+    QUESTIONS=$(python -m spacy_convkernels demo --sample questions)
+    python -m spacy_convkernels plot heatmap "$QUESTIONS" -o heatmap.png --sample 40
+    python -m spacy_convkernels plot heatmap "$QUESTIONS" -o heatmap.svg --kernel sst --representation lct
+
+The corpus is read as by ``gram`` (``.jsonl`` of ``trees --format jsonl``, ``.klp[.gz]``
+or bracket trees one per line; ``--representation`` picks the tree). ``--sample`` trees
+drawn at random (``--seed``; all of them when the corpus is smaller) are shown as their
+kernel matrix, grouped by label (:func:`spacy_convkernels.plots.similarity_heatmap`): the
+first label of each KeLP example, or ``--labels``, a file of one label per line and tree;
+without either, one group. The image format follows the output's suffix.
+"""
+RELATIONS = """A relation pipeline's precision-recall curve of each label on a gold corpus.
+
+    RELATIONS=$(python -m spacy_convkernels demo --sample relations)
+    python -m spacy_convkernels plot relations training/relations/model-best "$RELATIONS" -o curves.png
+
+MODEL, a pipeline with a kernel_relations component, is run on CORPUS as ``evaluate
+relations`` runs it (the gold entities given unless ``--entities predicted``); each
+label's precision against its recall at every threshold
+(:func:`spacy_convkernels.plots.precision_recall_curves`), a dot at the model's own
+threshold, each label's support in the legend. Recall counts every gold relation of the
+corpus, those no candidate reaches too. The image format follows the output's suffix.
+"""
+FIGURES = ("heatmap", "relations")
+SETTINGS = ("gold", "predicted")  # of --entities and --triggers, as evaluate relations'
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("input", type=Path, help="the corpus: .jsonl (of trees), .klp[.gz] or bracket trees")
-    add_output_argument(parser, help="the image to write: .png, .svg or .pdf")
-    parser.add_argument("--labels", type=Path, default=None, help="a file of one label per line and tree")
-    parser.add_argument("--sample", type=int, default=200, help="trees to draw at random (default 200)")
-    add_seed_argument(parser, help="seed of the sample")
-    add_input_arguments(parser)
-    add_kernel_arguments(parser)
+    figures = parser.add_subparsers(dest="figure", required=True)
+    heatmap = figures.add_parser("heatmap", help=HEATMAP.splitlines()[0], description=HEATMAP)
+    heatmap.formatter_class = argparse.RawDescriptionHelpFormatter
+    heatmap.add_argument("input", type=Path, help="the corpus: .jsonl (of trees), .klp[.gz] or bracket trees")
+    add_output_argument(heatmap, help="the image to write: .png, .svg or .pdf")
+    heatmap.add_argument("--labels", type=Path, default=None, help="a file of one label per line and tree")
+    heatmap.add_argument("--sample", type=int, default=200, help="trees to draw at random (default 200)")
+    add_seed_argument(heatmap, help="seed of the sample")
+    add_input_arguments(heatmap)
+    add_kernel_arguments(heatmap)
+    relations = figures.add_parser("relations", help=RELATIONS.splitlines()[0], description=RELATIONS)
+    relations.formatter_class = argparse.RawDescriptionHelpFormatter
+    relations.add_argument("model", help="a pipeline with a kernel_relations component (name or path)")
+    relations.add_argument("corpus", type=Path, help="a relations .jsonl, a standoff directory or a .spacy file")
+    add_output_argument(relations, help="the image to write: .png, .svg or .pdf")
+    relations.add_argument("--entities", choices=SETTINGS, default="gold", help="given entities (default gold)")
+    relations.add_argument("--triggers", choices=SETTINGS, default="predicted", help="triggers (default predicted)")
+    relations.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def earlier_spelling(argv: list[str]) -> list[str]:
+    """``plot CORPUS ...``, the heatmap's spelling before ``plot relations``, read as
+    ``plot heatmap CORPUS ...`` with a warning."""
+    if len(argv) > 1 and argv[0] == "plot" and argv[1] not in FIGURES and not argv[1].startswith("-"):
+        warnings.warn(
+            "`plot CORPUS` is the earlier spelling of `plot heatmap CORPUS`, which replaces it",
+            SettingDeprecationWarning,
+            stacklevel=2,
+        )
+        return ["plot", "heatmap", *argv[1:]]
+    return argv
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
+    if arguments.figure == "relations":
+        return {"model": pipeline_path(arguments.model), "corpus": arguments.corpus}, {"output": arguments.output}
     inputs = {"input": arguments.input, "--labels": arguments.labels, "--vectors": arguments.vectors}
     return inputs, {"output": arguments.output}
 
 
 def run(arguments: argparse.Namespace) -> None:
-    if arguments.sample < 1:
-        raise InvalidParameterError(f"--sample must be positive, got {arguments.sample}")
     if arguments.output.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise InvalidParameterError(f"the output must end in .png, .svg or .pdf, got {arguments.output}")
+    figure, said = (relations_figure if arguments.figure == "relations" else heatmap)(arguments)
+    figure.tight_layout()
+    drawn = io.BytesIO()  # drawn in memory, then written by Python: a full disk is one line, not matplotlib's error
+    figure.savefig(drawn, format=arguments.output.suffix.lower()[1:], dpi=110)
+    with replacing(arguments.output) as temporary:
+        temporary.write_bytes(drawn.getvalue())
+    print(f"{said} drawn to {arguments.output}", file=sys.stderr)
+
+
+def heatmap(arguments: argparse.Namespace):
+    """The heatmap's Figure and what it shows."""
+    if arguments.sample < 1:
+        raise InvalidParameterError(f"--sample must be positive, got {arguments.sample}")
     kernel = make_kernel(arguments.kernel, kernel_parameters(arguments))
     trees = read_trees(arguments.input, representation=arguments.representation)
     labels = _labels(arguments.input, arguments.labels, len(trees))
@@ -58,12 +122,34 @@ def run(arguments: argparse.Namespace) -> None:
         n_jobs=arguments.n_jobs,
     )
     figure.axes[0].set_title(f"{arguments.kernel.upper()} on {arguments.representation}: {arguments.input.name}")
-    figure.tight_layout()
-    drawn = io.BytesIO()  # drawn in memory, then written by Python: a full disk is one line, not matplotlib's error
-    figure.savefig(drawn, format=arguments.output.suffix.lower()[1:], dpi=110)
-    with replacing(arguments.output) as temporary:
-        temporary.write_bytes(drawn.getvalue())
-    print(f"{min(arguments.sample, len(trees))} trees drawn to {arguments.output}", file=sys.stderr)
+    return figure, f"{min(arguments.sample, len(trees))} trees"
+
+
+def relations_figure(arguments: argparse.Namespace):
+    """The precision-recall curves' Figure of the model on the corpus, and what it shows."""
+    from ..components.relation_evaluation import evaluated_examples, relation_component, warn_unknown_labels
+    from ..components.relation_scores import Decisions
+    from ..plots import precision_recall_curves
+    from .evaluate import references
+    from .pipelines import load_pipeline
+
+    nlp = load_pipeline(arguments.model)
+    component = relation_component(nlp)
+    examples = evaluated_examples(
+        nlp,
+        references(arguments.corpus, nlp),
+        entities=arguments.entities,
+        triggers=arguments.triggers,
+        progress=not arguments.quiet,
+    )
+    decisions = Decisions(examples, single_label=component.cfg["single_label"], labels=component.labels)
+    warn_unknown_labels(decisions, component)
+    scores = decisions.scores_at(component.thresholds)
+    marks = {label: (s["p"], s["r"]) for label, s in scores["rel_f_per_type"].items() if label in component.labels}
+    ax = precision_recall_curves(decisions.curves(), marks=marks, support=scores["rel_support_per_type"])
+    ax.set_title(f"{Path(arguments.model).name} on {arguments.corpus.name}: micro F1 {scores['rel_micro_f']:.3f}")
+    ax.figure.set_size_inches(7, 5.5)
+    return ax.figure, f"the precision-recall curves of {len(decisions.labels)} labels"
 
 
 def heatmap_figure(

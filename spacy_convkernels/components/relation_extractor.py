@@ -1,10 +1,10 @@
 """The ``kernel_relations`` component: scores every relation candidate of a Doc.
 
     nlp.add_pipe("kernel_relations")                             # the default model
-    nlp.add_pipe("kernel_relations", config={"model": {...}})   # see configs/relations.cfg
+    nlp.add_pipe("kernel_relations", config={"model": {...}})   # see the relations config
 
 Its model (``spacy_convkernels.RelationModel.v1``) makes the candidates of each Doc with
-its generator and gives each one sigmoid score per label; the component writes them:
+its generator and gives each one score per label; the component writes them:
 
 - entity pairs: ``Doc._.kernel_rel[(head.start, child.start)] = {label: score}`` (the
   reading of explosion's ``rel_component`` tutorial, empty by default), a
@@ -18,50 +18,60 @@ its generator and gives each one sigmoid score per label; the component writes t
 
 A label's score is P(relation) x P(label | relation), the model's two outputs
 (:mod:`~spacy_convkernels.ml.relation_model`). A label is predicted when its score
-reaches ``threshold`` (in ``cfg``); null (the default) chooses it at initialization: the
-threshold of the best micro F1 of the training candidates' scores as training first sees
-them (from the out-of-fold SVM decisions), logged and saved. With ``single_label``, only
-a candidate's best label can be predicted (an interaction candidate is one event, of one
-type: on GE 2013 train, none of the 2,826 gold trigger-participant groups has two).
-Training labels
-each candidate with the gold relations of the example's reference Doc
-(:class:`~spacy_convkernels.structures.relations.GoldRelations`); ``score`` reports micro
-precision, recall and F1 and per-label figures (:func:`score_relations`).
+reaches its threshold (:attr:`RelationExtractor.thresholds`); :meth:`RelationExtractor.relations`
+gives a Doc's predicted relations. ``threshold`` (in the config, or set on the
+component) is a number for every label, a mapping of labels to their own, or null (the
+default): then each label's threshold is the one chosen at initialization, for the best
+micro F1 of the training candidates' scores as training first sees them (the out-of-fold
+SVM decisions), by coordinate ascent from the best single threshold; logged and saved.
+A threshold given in the config when the pipeline is loaded is the one used. With
+``single_label``, only a candidate's best label can be predicted (an interaction
+candidate is one event, of one type: on GE 2013 train, none of the 2,826 gold
+trigger-participant groups has two).
+
+Training labels each candidate with the gold relations of the example's reference Doc
+(:class:`~spacy_convkernels.structures.relations.GoldRelations`); ``score`` reports
+micro precision, recall and F1 and per-label figures
+(:func:`~.relation_scores.score_relations`). Initialize refuses a pipeline and corpora
+that cannot work together and reports what the training data hold
+(:mod:`~.relation_training`).
 """
 
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_get_examples
-from spacy.util import logger
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
-from tqdm import tqdm
 
-from ..corpora.examples import give_annotations, training_example
-from ..errors import (
-    InvalidParameterError,
-    MissingAnnotationError,
-    MissingAnnotationWarning,
-    ModelFileError,
-    NotInitializedError,
-)
+from ..errors import InvalidParameterError, MissingAnnotationWarning, ModelFileError, NotInitializedError
 from ..extensions import INTERACTIONS_KEY, install_extensions, user_data
+from ..learn.thresholds import choose_thresholds, eligible
 from ..ml.relation_model import candidates_of
-from ..structures.relations import GoldRelations, char_offsets, role_key
+from ..structures.relations import GoldRelations
+from ..utils.log import logger
 from ..utils.saved_arrays import texts
 from ..utils.validation import SHARE
 from .overlapped_pipe import overlapped_pipe
 from .registered_kernels import bind_model_vectors
+from .relation_scores import (
+    DEFAULT_THRESHOLD,
+    Decisions,
+    Relation,
+    relations_of,
+)
+from .relation_training import check_entity_sources, check_training_data, reader_of, report_training_data
 from .sealed_pipe import SealedPipe
 from .sentences import fitting_docs
 
-SETTINGS = ("gold", "predicted")  # where evaluate_relations takes entities and triggers from
+#: The settings of the config that a pipeline loaded with another value of keeps (they
+#: are saved with the component too, so that a setter's change is saved).
+CONFIGURED = ("threshold", "single_label")
 
 
 class RelationExtractor(SealedPipe, TrainablePipe):
@@ -75,8 +85,9 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         A ``spacy_convkernels.RelationModel.v1``.
     name : str, default="kernel_relations"
         The component's name.
-    threshold : float in [0, 1] or None, default=None
-        The score from which a label is predicted; None: chosen at initialization.
+    threshold : float in [0, 1], dict of label to float, or None, default=None
+        The score from which a label is predicted, for every label or per label (labels
+        not named: the chosen ones); None: each label's, chosen at initialization.
     single_label : bool, default=False
         Predict at most one label per candidate, its best.
     """
@@ -87,18 +98,25 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         model: Model,
         name: str = "kernel_relations",
         *,
-        threshold: float | None = None,
+        threshold: float | dict[str, float] | None = None,
         single_label: bool = False,
     ):
-        if threshold is not None and not 0.0 <= threshold <= 1.0:
-            raise InvalidParameterError(f"{name}: threshold must be in [0, 1] or null, got {threshold!r}")
+        check_threshold(threshold, where=name)
         if not isinstance(single_label, bool):
             raise InvalidParameterError(f"{name}: single_label must be true or false, got {single_label!r}")
         install_extensions("doc._.kernel_rel", "doc._.kernel_interactions")
         self.vocab = vocab
         self.model = model
         self.name = name
-        self.cfg = {"labels": [], "threshold": threshold, "single_label": single_label, "chosen_threshold": None}
+        threshold = dict(threshold) if isinstance(threshold, Mapping) else threshold
+        self.cfg = {
+            "labels": [],
+            "threshold": threshold,
+            "single_label": single_label,
+            "configured": {"threshold": threshold, "single_label": single_label},
+            "chosen_threshold": None,
+            "chosen_thresholds": {},
+        }
         self._made: tuple[list[Doc], list[list]] | None = None  # the last batch's Docs and candidates
 
     @property
@@ -106,12 +124,43 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         return tuple(self.cfg["labels"])
 
     @property
-    def threshold(self) -> float:
-        """The configured threshold, else the one chosen at initialization (0.5 before)."""
-        if self.cfg["threshold"] is not None:
-            return self.cfg["threshold"]
-        chosen = self.cfg.get("chosen_threshold")
-        return 0.5 if chosen is None else chosen
+    def threshold(self) -> float | dict[str, float] | None:
+        """The threshold setting: a number for every label, a label's own, or None (the
+        chosen ones). Set it to change the predictions (it is saved with the component)."""
+        return self.cfg["threshold"]
+
+    @threshold.setter
+    def threshold(self, value: float | dict[str, float] | None) -> None:
+        check_threshold(value, where=self.name)
+        self.cfg["threshold"] = dict(value) if isinstance(value, Mapping) else value
+
+    @property
+    def thresholds(self) -> dict[str, float]:
+        """Each label's threshold in effect: the setting's (:attr:`threshold`), else the
+        label's chosen at initialization, else 0.5."""
+        setting = self.cfg["threshold"]
+        chosen = self.cfg.get("chosen_thresholds") or {}
+        fallback = self.cfg.get("chosen_threshold")
+        fallback = DEFAULT_THRESHOLD if fallback is None else fallback
+
+        def of(label: str) -> float:
+            if setting is not None and not isinstance(setting, Mapping):
+                return float(setting)
+            if isinstance(setting, Mapping) and label in setting:
+                return float(setting[label])
+            return float(chosen.get(label, fallback))
+
+        return {label: of(label) for label in self.labels}
+
+    def relations(self, doc: Doc) -> list[Relation]:
+        """The relations predicted in ``doc``, a Doc this component annotated: each
+        candidate's labels whose scores reach their thresholds (:attr:`thresholds`; with
+        ``single_label`` its best label only), as :class:`~.relation_scores.Relation`
+        (label, score, spans by role: ``head`` and ``child``, or ``trigger`` and the
+        participants), in the order of the candidates."""
+        key = self.model.attrs["candidates"].options.get("entities_key")
+        entities = doc.spans[key] if key is not None and key in doc.spans else doc.ents
+        return relations_of(doc, thresholds=self.thresholds, single_label=self.cfg["single_label"], entities=entities)
 
     def add_label(self, label: str) -> int:
         if label in self.labels:
@@ -138,8 +187,8 @@ class RelationExtractor(SealedPipe, TrainablePipe):
                 warnings.warn(
                     f"{self.name}: a Doc without {lacking} reached it ({doc.text[:40]!r}; warned once per "
                     "call), so it has no candidate and nothing is scored. Put an entity source before it (a "
-                    "trained ner, an entity_ruler), or give the gold entities (the reader "
-                    "spacy_convkernels.GoldEntitiesCorpus.v1, `python -m spacy_convkernels evaluate relations`)",
+                    "trained ner, an entity_ruler), or give the gold entities (a reader's give_entities; "
+                    "`python -m spacy_convkernels evaluate relations` gives them)",
                     MissingAnnotationWarning,
                     stacklevel=3,
                 )
@@ -249,7 +298,9 @@ class RelationExtractor(SealedPipe, TrainablePipe):
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Language | None = None, labels=None):
         """Label set from the gold relations (or ``labels``), landmarks and layer sizes
         from the training candidates, made as the pipeline makes them (the components
-        before this one run on copies of the predicted docs)."""
+        before this one run on copies of the predicted docs), and each label's threshold.
+        Refuses a pipeline whose corpora cannot work with it and reports what the
+        training data hold (:mod:`~.relation_training`)."""
         validate_get_examples(get_examples, f"{self.name}.initialize")
         bind_model_vectors(self.model, self.vocab)
         examples = list(get_examples())
@@ -257,109 +308,72 @@ class RelationExtractor(SealedPipe, TrainablePipe):
             labels = sorted({label for eg in examples for label in _gold_labels(eg.reference)})
         for label in labels:
             self.add_label(label)
+        if nlp is not None:
+            check_entity_sources(self.name, nlp, examples)
+        reader, _ = reader_of(nlp, "train_corpus")
         docs = list(fitting_docs(examples, nlp, self.name, "predicted")) if nlp is not None else []
         docs = docs or [eg.predicted for eg in examples]
         annotated = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
         inputs = self._made_for(docs)
         truths = self.truths(annotated)
-        _check_training_data(self.name, self.model.attrs["candidates"], docs, truths, self.labels)
-        _log_reached(self.name, annotated, inputs[1])
+        check_training_data(self.name, self.model.attrs["candidates"], docs, truths, self.labels, reader=reader)
+        report_training_data(self.name, annotated, inputs[1], truths, self.labels, reader=reader)
         self.model.initialize(X=inputs, Y=self.model.ops.asarray2f(truths))
-        if self.cfg["threshold"] is None:
-            self.cfg["chosen_threshold"] = self._choose_threshold(inputs, truths)
+        self._choose_thresholds(inputs, truths)
+        setting = self.cfg["threshold"]
+        unknown = sorted(set(setting) - set(self.labels)) if isinstance(setting, Mapping) else []
+        if unknown:
+            raise InvalidParameterError(
+                f"{self.name}: threshold names labels it does not have ({', '.join(unknown)}); "
+                f"its labels: {', '.join(self.labels)}"
+            )
 
-    def _choose_threshold(self, inputs: tuple[list[Doc], list[list]], truths: np.ndarray) -> float:
-        """The threshold of the best micro F1 over the training candidates' labels, their
-        scores as training first sees them (the out-of-fold kernel decisions, no dropout), logged."""
+    def _choose_thresholds(self, inputs: tuple[list[Doc], list[list]], truths: np.ndarray) -> None:
+        """Each label's threshold, of the best micro F1 over the training candidates'
+        labels, their scores as training first sees them (the out-of-fold kernel
+        decisions, no dropout); and the best single threshold; saved and logged."""
         set_dropout_rate(self.model, 0.0)
         probabilities, _ = self.model.begin_update(inputs)
-        scores = label_scores(self.model.ops.to_numpy(probabilities))
-        threshold, f1 = best_threshold(scores, truths.astype(bool), single_label=self.cfg["single_label"])
+        scores = eligible(label_scores(self.model.ops.to_numpy(probabilities)), single_label=self.cfg["single_label"])
+        one, per_label, f1 = choose_thresholds(scores, truths.astype(bool))
+        self.cfg["chosen_threshold"] = min(one, 1.0)
+        self.cfg["chosen_thresholds"] = {label: min(float(t), 1.0) for label, t in zip(self.labels, per_label)}
+        chosen = ", ".join(f"{label} {t:.3f}" for label, t in self.cfg["chosen_thresholds"].items())
         logger.info(
-            f"{self.name}: threshold {threshold:.3f} chosen on the {len(scores):,} training candidates "
-            f"(micro F1 {f1:.3f} from their out-of-fold decisions)"
+            f"{self.name}: thresholds chosen on the {len(scores):,} training candidates' out-of-fold scores: "
+            f"{chosen} (micro F1 {f1['per_label']:.3f}; one threshold for all, {one:.3f}: {f1['one']:.3f})"
         )
-        return threshold
 
     def check_cfg(self, cfg: dict) -> None:
         """Saved settings: labels (strings), thresholds in [0, 1] or null, single_label true or false."""
         texts(cfg.get("labels"), name="labels")
-        for name in ("threshold", "chosen_threshold"):
-            if cfg.get(name) is not None and not SHARE.accepts(cfg[name]):
-                raise ModelFileError(f"{name} must be a number in [0, 1] or null")
-        if not isinstance(cfg.get("single_label"), bool):
-            raise ModelFileError("single_label must be true or false")
+        configured = cfg.get("configured", {})
+        for name, value in (("threshold", cfg.get("threshold")), ("configured threshold", configured.get("threshold"))):
+            check_threshold(value, where=name, error=ModelFileError)
+        chosen = cfg.get("chosen_threshold")
+        if chosen is not None and not SHARE.accepts(chosen):
+            raise ModelFileError("chosen_threshold must be a number in [0, 1] or null")
+        check_threshold(cfg.get("chosen_thresholds"), where="chosen_thresholds", error=ModelFileError)
+        for name in CONFIGURED[1:]:
+            for value in (cfg.get(name), configured.get(name, False)):
+                if not isinstance(value, bool):
+                    raise ModelFileError(f"{name} must be true or false")
+
+    def load_cfg(self, cfg: dict) -> None:
+        """The saved settings, but for those the config names otherwise than the config
+        the component was saved with: a threshold given when the pipeline is loaded
+        (``spacy.load(path, config={"components": {NAME: {"threshold": 0.9}}})``) wins."""
+        configured = dict(self.cfg["configured"])
+        saved = cfg.get("configured", {name: cfg.get(name) for name in CONFIGURED})
+        self.cfg.update(cfg)
+        self.cfg["configured"] = configured
+        for name in CONFIGURED:
+            if configured[name] != saved.get(name):
+                self.cfg[name] = configured[name]
 
     def score(self, examples: Iterable[Example], **kwargs) -> dict:
-        return score_relations(examples, threshold=self.threshold, single_label=self.cfg.get("single_label", False))
-
-
-def label_scores(probabilities: np.ndarray) -> np.ndarray:
-    """The label scores P(relation) x P(label | relation) of the model's output (the
-    labels' conditional probabilities, then P(relation))."""
-    return probabilities[:, :-1] * probabilities[:, -1:]
-
-
-def best_threshold(scores: np.ndarray, truths: np.ndarray, *, single_label: bool) -> tuple[float, float]:
-    """(threshold, micro F1) of the best threshold on the label ``scores`` of candidates
-    whose gold labels are ``truths`` (candidates x labels): a label is predicted when its
-    score reaches the threshold (with ``single_label``, only a candidate's best label)."""
-    if single_label:
-        best = scores.argmax(axis=1) if scores.size else np.zeros(0, dtype=int)
-        values = scores[np.arange(len(scores)), best] if scores.size else np.zeros(0)
-        right = truths[np.arange(len(truths)), best] if truths.size else np.zeros(0, dtype=bool)
-    else:
-        values, right = scores.ravel(), truths.ravel()
-    gold = int(truths.sum())
-    if not gold or not len(values):
-        return 0.5, 0.0
-    order = np.argsort(-values, kind="stable")
-    f1 = 2 * np.cumsum(right[order]) / (np.arange(1, len(order) + 1) + gold)
-    k = int(f1.argmax())
-    return float(values[order][k]), float(f1[k])
-
-
-def _check_training_data(name: str, generator, docs: list[Doc], truths: np.ndarray, labels: tuple[str, ...]) -> None:
-    """Raise :class:`MissingAnnotationError`, saying what is missing, when the training
-    references hold no gold relation, or their Docs give no candidate, or no candidate
-    with a gold relation."""
-    gold = (
-        "Doc._.kernel_rel or Doc._.rel, {(head.start, child.start): {label: 1.0}}, for pairs; "
-        "Doc._.kernel_interactions for interactions"
-    )
-    if not labels:
-        raise MissingAnnotationError(f"{name}: the {len(docs):,} training references hold no gold relation ({gold})")
-    if not len(truths):
-        missing = getattr(generator, "missing", None)
-        lacking = [text for doc in docs if missing is not None and (text := missing(doc))]
-        reason = (
-            f"{len(lacking):,} of them have no {lacking[0]} (spacy.Corpus.v1 gives the text only): read the "
-            "corpus with spacy_convkernels.GoldEntitiesCorpus.v1, which gives the gold entities, or put an "
-            f"entity source before {name} and list it in [training] annotating_components"
-            if lacking
-            else "see the candidates' settings (max_distance, labels); a pair's entities must share a sentence"
-        )
-        raise MissingAnnotationError(f"{name}: the {len(docs):,} training Docs give no relation candidate; {reason}")
-    if not truths.any():
-        raise MissingAnnotationError(
-            f"{name}: none of the {len(truths):,} training candidates holds a gold relation ({', '.join(labels)}); "
-            f"see the candidates' settings and the gold ({gold})"
-        )
-
-
-def _log_reached(name: str, examples: list[Example], candidates: list[list]) -> None:
-    """Log how many of the training references' gold relations the candidates reach: the
-    others the component can neither learn nor predict."""
-    reached = total = 0
-    for example, found in zip(examples, candidates):
-        some, every = GoldRelations(example.reference).reached(found, example.predicted)
-        reached, total = reached + some, total + every
-    logger.info(
-        f"{name}: the training candidates reach {reached:,} of the references' {total:,} gold relations "
-        f"({100 * reached / max(total, 1):.1f} %); no candidate has the others (the entities of a pair in "
-        "different sentences of the parse, participants beyond max_distance, triggers not found), so "
-        "they are neither learned nor predicted"
-    )
+        decisions = Decisions(examples, single_label=self.cfg["single_label"], labels=self.labels)
+        return decisions.scores_at(self.thresholds)
 
 
 def _interaction_record(doc: Doc, candidate, scores: dict[str, float]) -> dict:
@@ -377,155 +391,25 @@ def _interaction_record(doc: Doc, candidate, scores: dict[str, float]) -> dict:
     return record
 
 
+def label_scores(probabilities: np.ndarray) -> np.ndarray:
+    """The label scores P(relation) x P(label | relation) of the model's output (the
+    labels' conditional probabilities, then P(relation))."""
+    return probabilities[:, :-1] * probabilities[:, -1:]
+
+
+def check_threshold(value, *, where: str, error=InvalidParameterError) -> None:
+    """Raise ``error`` unless ``value`` is a threshold setting: null, a number in [0, 1],
+    or a mapping of labels to such numbers."""
+    if value is None or (not isinstance(value, bool) and SHARE.accepts(value)):
+        return
+    if isinstance(value, Mapping) and all(
+        isinstance(label, str) and not isinstance(v, bool) and SHARE.accepts(v) for label, v in value.items()
+    ):
+        return
+    raise error(f"{where}: threshold must be a number in [0, 1], a label -> number mapping or null, got {value!r}")
+
+
 def _gold_labels(reference: Doc) -> set[str]:
     """The labels of the reference's gold relations (pairs scored >= 0.5, interactions)."""
     gold = GoldRelations(reference)
     return {label for labels in gold.pairs.values() for label in labels} | {label for _, label in gold.units()}
-
-
-def score_relations(examples: Iterable[Example], *, threshold: float = 0.5, single_label: bool = False) -> dict:
-    """Micro precision, recall and F1 of the predicted relations against the gold ones,
-    and per label (``rel_micro_p``, ``rel_micro_r``, ``rel_micro_f``, ``rel_f_per_type``).
-
-    A label is predicted when its score reaches ``threshold`` (with ``single_label``, only
-    the best label of a candidate). A predicted pair is right when the reference has it with that
-    label. A predicted interaction is right when a gold interaction of that label has its
-    participants and an overlapping trigger; a gold interaction is found when it or an
-    ``Equiv`` variant of it (same event, same roles) is predicted. Gold relations no
-    candidate reaches count as missed.
-
-    ``rel_untyped_p``, ``_r``, ``_f``: whether there is a relation at all, whatever its
-    label: a pair with a predicted label is right when the reference relates it; an
-    interaction candidate is counted once, positive when a gold interaction of any label
-    has its participants and an overlapping trigger (the candidate level of Garg et al.,
-    over the candidates the component scored)."""
-    counts: dict[str, list[int]] = {}  # label -> [right predictions, predictions, found gold, gold]
-    untyped = [0, 0, 0, 0]
-
-    def add(label: str | None, index: int, value: int) -> None:
-        if label is None:
-            untyped[index] += value
-        else:
-            counts.setdefault(label, [0, 0, 0, 0])[index] += value
-
-    for example in examples:
-        predicted, reference = example.predicted, example.reference
-        gold = GoldRelations(reference)
-        predicted_pairs = {  # (head start char, child start char) -> the labels predicted
-            (predicted[head].idx, predicted[child].idx): _predicted_labels(scores, threshold, single_label)
-            for (head, child), scores in predicted._.kernel_rel.items()
-        }
-        for key, labels in predicted_pairs.items():
-            for label in labels:
-                add(label, 1, 1)
-                add(label, 0, label in gold.pairs.get(key, ()))
-        for key, labels in gold.pairs.items():
-            for label in labels:
-                add(label, 3, 1)
-                add(label, 2, label in predicted_pairs.get(key, ()))
-        related = {key for key, labels in gold.pairs.items() if labels}
-        for key, labels in predicted_pairs.items():
-            add(None, 1, bool(labels))
-            add(None, 0, bool(labels) and key in related)
-        for key in related:
-            add(None, 3, 1)
-            add(None, 2, bool(predicted_pairs.get(key)))
-        _score_interactions(predicted, gold, threshold, single_label, add)
-    return _summary(counts, untyped)
-
-
-def evaluate_relations(
-    nlp: Language,
-    references: Iterable[Doc],
-    *,
-    entities: str = "gold",
-    triggers: str = "predicted",
-    progress: bool = False,
-) -> dict:
-    """The scores (:func:`score_relations`) of the pipeline's relation component on gold Docs.
-
-    Each reference's text is run through the pipeline; with ``entities="gold"`` its
-    entities (and, for interactions, its participant span group, as the shared task's
-    gold proteins) are given, with ``triggers="gold"`` its trigger span group; what is
-    given is put back after every component, so a component that finds entities or
-    triggers (an ``entity_ruler``, a ``span_ruler``) does not replace it. ``"predicted"``:
-    the pipeline finds them. On the corpus of ``spacy train``'s dev scores, with what
-    its reader gives, these are its figures."""
-    for setting, value in (("entities", entities), ("triggers", triggers)):
-        if value not in SETTINGS:
-            raise InvalidParameterError(f"{setting} must be one of {', '.join(SETTINGS)}, got {value!r}")
-    component = relation_component(nlp)
-    options = component.model.attrs["candidates"].options
-    if triggers == "gold" and "triggers_key" not in options:
-        raise InvalidParameterError(
-            f"triggers='gold': the {component.name} component scores entity pairs, which have no triggers"
-        )
-    groups = (options["participants_key"],) if entities == "gold" and "participants_key" in options else ()
-    groups += (options["triggers_key"],) if triggers == "gold" else ()
-
-    def give(docs, examples):
-        for doc, example in zip(docs, examples):
-            yield give_annotations(doc, example.reference, entities=entities == "gold", span_groups=groups)
-
-    examples = [training_example(nlp, reference, given_entities=False) for reference in references]
-    docs = give((eg.predicted for eg in examples), examples)
-    for _, step in nlp.pipeline:
-        docs = give(step.pipe(docs) if hasattr(step, "pipe") else map(step, docs), examples)
-    for example, doc in zip(examples, tqdm(docs, total=len(examples), unit="doc", disable=not progress)):
-        example.predicted = doc
-    return component.score(examples)
-
-
-def relation_component(nlp: Language) -> "RelationExtractor":
-    """The pipeline's one relation component (``kernel_relations``)."""
-    found = [step for _, step in nlp.pipeline if isinstance(step, RelationExtractor)]
-    if len(found) != 1:
-        raise InvalidParameterError(
-            f"the pipeline has {len(found)} kernel_relations components ({', '.join(nlp.pipe_names)}); one is needed"
-        )
-    return found[0]
-
-
-def _predicted_labels(scores: dict[str, float], threshold: float, single_label: bool) -> set[str]:
-    """The labels of ``scores`` that reach ``threshold`` (only the best with ``single_label``)."""
-    if single_label:
-        best = max(scores, key=scores.__getitem__, default=None)
-        return {best} if best is not None and scores[best] >= threshold else set()
-    return {label for label, score in scores.items() if score >= threshold}
-
-
-def _score_interactions(predicted: Doc, gold: GoldRelations, threshold: float, single_label: bool, add) -> None:
-    found = set()
-    for record in predicted._.kernel_interactions or []:
-        if "scores" not in record:
-            continue
-        chars = {role: char_offsets(predicted, *span) for role, span in record["spans"].items()}
-        matches = gold.matches(chars.pop("trigger"), role_key(chars))
-        labels = _predicted_labels(record["scores"], threshold, single_label)
-        for label in labels:
-            right = {(unit, lab) for unit, lab in matches if lab == label}
-            add(label, 1, 1)
-            add(label, 0, bool(right))
-            found |= right
-        right_candidate = bool(labels and matches)  # the candidate level: one count per candidate
-        for index, value in enumerate((right_candidate, bool(labels), right_candidate, bool(matches))):
-            add(None, index, value)
-    for unit, label in gold.units():
-        add(label, 3, 1)
-        add(label, 2, (unit, label) in found)
-
-
-def _summary(counts: dict[str, list[int]], untyped: list[int]) -> dict:
-    def prf(right: int, predicted: int, found: int, gold: int) -> dict[str, float]:
-        p = right / predicted if predicted else 0.0
-        r = found / gold if gold else 0.0
-        return {"p": p, "r": r, "f": 2 * p * r / (p + r) if p + r else 0.0}
-
-    total = prf(*(sum(c[i] for c in counts.values()) for i in range(4)))
-    return {
-        "rel_micro_p": total["p"],
-        "rel_micro_r": total["r"],
-        "rel_micro_f": total["f"],
-        **{f"rel_untyped_{key}": value for key, value in prf(*untyped).items()},
-        "rel_f_per_type": {label: prf(*c) for label, c in sorted(counts.items())},
-    }

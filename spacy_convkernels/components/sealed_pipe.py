@@ -34,6 +34,10 @@ class SealedPipe:
     def check_cfg(self, cfg: dict) -> None:
         """Raise :class:`ModelFileError` when loaded settings are out of their range."""
 
+    def load_cfg(self, cfg: dict) -> None:
+        """Take the loaded (and checked) settings."""
+        self.cfg.update(cfg)
+
     def _sealed_cfg(self, model: bytes) -> dict:
         return sealed({**self.cfg, MODEL_HASH: hashlib.sha256(model).hexdigest()})
 
@@ -88,7 +92,7 @@ class SealedPipe:
                 cfg = unsealed(json.loads(read("cfg")))
                 expected = cfg.pop(MODEL_HASH)
                 self.check_cfg(cfg)
-                self.cfg.update(cfg)
+                self.load_cfg(cfg)
         if "vocab" not in exclude:
             with reading(f"{self.name}: {source('vocab')}"):
                 load_vocab()

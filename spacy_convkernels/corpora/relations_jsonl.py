@@ -33,7 +33,7 @@ from ..errors import CorpusFormatError
 from ..extensions import install_extensions
 from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
 from .blank import blank_english
-from .examples import training_example
+from .examples import entities_setting, training_example
 from .skipping import skip_or_raise
 
 
@@ -83,19 +83,27 @@ def read_relations_jsonl(
 
 @registry.readers("spacy_convkernels.RelationsJsonl.v1")
 def create_relations_jsonl_reader(
-    path: Path, skip_errors: bool = False, given_entities: bool = True, given_ents: bool = True
+    path: Path,
+    skip_errors: bool = False,
+    give_entities: str = "doc.ents",
+    given_entities: bool | None = None,
+    given_ents: bool | None = None,
 ) -> Callable:
     """spaCy reader for training configs: ``@readers = "spacy_convkernels.RelationsJsonl.v1"``.
-    With ``given_entities``, the predicted Doc of each Example has the entities, as relation
-    extraction takes them as input: as ``doc.ents``, or with ``given_ents = false`` as the
-    span group ``doc.spans["entities"]`` (``EntityPairCandidates.v1`` reads it with
-    ``entities_key = "entities"``), so that a ``ner`` trained in the same run learns the
-    entities from the references (:func:`~.examples.training_example`). Without
-    ``given_entities``, only the text."""
+    ``give_entities`` says what the predicted Doc of each Example gets of the annotated
+    entities (:func:`~.examples.training_example`): ``"doc.ents"``, the input of
+    relation extraction; ``"span_group"``, the span group ``doc.spans["entities"]``
+    (``EntityPairCandidates.v1`` reads it with ``entities_key = "entities"``) beside a
+    ``ner`` that learns ``doc.ents`` from the references in the same run; ``"none"``, the
+    text alone (a dev corpus of raw text, scored as the whole pipeline finds the
+    entities). ``given_entities`` and ``given_ents`` are the earlier spellings, kept with
+    a warning (:func:`~.examples.entities_setting`)."""
+    reader = "spacy_convkernels.RelationsJsonl.v1"
+    give = entities_setting(give_entities, given_entities=given_entities, given_ents=given_ents, reader=reader)
 
     def read(nlp) -> Iterable[Example]:
         for doc in read_relations_jsonl(path, nlp, skip_errors=skip_errors):
-            yield training_example(nlp, doc, given_entities=given_entities, given_ents=given_ents)
+            yield training_example(nlp, doc, give_entities=give)
 
     return read
 

@@ -83,7 +83,7 @@ from ..extensions import INTERACTIONS_KEY, install_extensions
 from ..utils.text_lines import Unreadable, corpus_error, corpus_lines
 from ..utils.validation import COUNT, Interval, Options, validate_params
 from .blank import blank_english
-from .examples import training_example
+from .examples import entities_setting, training_example
 from .skipping import skip_or_raise
 
 GROUPS = {"Protein": "proteins", "Entity": "entities", "Anaphora": "anaphora"}  # other T types: "triggers"
@@ -164,24 +164,29 @@ def read_standoff(
 def create_standoff_reader(
     path: Path,
     skip_errors: bool = False,
-    given_entities: bool = True,
+    give_entities: str = "doc.ents",
     max_interactions_per_event: int | None = MAX_INTERACTIONS_PER_EVENT,
     max_interactions_per_document: int | None = MAX_INTERACTIONS_PER_DOCUMENT,
     split: str = "all",
     dev_share: float = 0.2,
     split_seed: int = 0,
-    given_ents: bool = True,
+    given_entities: bool | None = None,
+    given_ents: bool | None = None,
 ) -> Callable:
     """spaCy reader for training configs: ``@readers = "spacy_convkernels.BioNLPStandoff.v1"``.
-    With ``given_entities``, the predicted Doc of each Example has the proteins
-    (``doc.spans["proteins"]`` and, with ``given_ents``, ``doc.ents``: the shared task
-    gives the ``.a1``), as relation extraction takes them as input; else only the text.
-    ``given_ents = false`` when a ``ner`` in the pipeline learns the proteins from the
-    reference in the same run (a ``ner`` keeps the entities a Doc has, so it would learn
-    nothing), while the relation component trains on the given ones. ``split``: ``"all"``
+    ``give_entities`` says what the predicted Doc of each Example gets of the proteins
+    (the shared task gives the ``.a1``; :func:`~.examples.training_example`):
+    ``"doc.ents"``, them as ``doc.ents`` and ``doc.spans["proteins"]``, the input of
+    relation extraction; ``"span_group"``, the span groups alone, beside a ``ner`` that
+    learns the proteins from the references in the same run (a ``ner`` keeps the
+    entities a Doc has, so it would learn nothing from given ones); ``"none"``, the text
+    alone. ``given_entities`` and ``given_ents`` are the earlier spellings, kept with a
+    warning (:func:`~.examples.entities_setting`). ``split``: ``"all"``
     the documents of ``path``, ``"dev"`` the whole articles :func:`split_articles` holds
     out (``dev_share`` of the documents, articles shuffled with ``split_seed``),
     ``"train"`` the others: a dev corpus for ``spacy train`` taken from the training set."""
+    reader = "spacy_convkernels.BioNLPStandoff.v1"
+    give = entities_setting(give_entities, given_entities=given_entities, given_ents=given_ents, reader=reader)
     documents = None
     if split != "all":
         train, dev = split_articles(path, share=dev_share, seed=split_seed)
@@ -196,9 +201,7 @@ def create_standoff_reader(
             max_interactions_per_document=max_interactions_per_document,
         )
         for doc in docs:
-            yield training_example(
-                nlp, doc, given_entities=given_entities, span_groups=("proteins",), given_ents=given_ents
-            )
+            yield training_example(nlp, doc, give_entities=give, span_groups=("proteins",))
 
     return read
 

@@ -43,13 +43,14 @@ from collections.abc import Sequence
 
 import numpy as np
 from spacy.tokens import Doc
-from spacy.util import logger, registry
+from spacy.util import registry
 from thinc.api import Model
 from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError
 from ..kernels.base import KERNEL, Kernel
 from ..learn.svm import FOLDS
+from ..utils.log import logger
 from ..utils.validation import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options, Satisfies, validate_params
 from .kernel_encoders import MAX_TRAIN, StackedSVM
 from .relation_model import STRUCTURES, candidate_structures, flat_candidates
@@ -202,7 +203,8 @@ def svm_forward(model: Model, inputs, is_train: bool):
 
 def svm_init(model: Model, X=None, Y=None) -> None:
     """Fit the SVMs on the candidates of ``X`` (docs, candidates) and their labels ``Y``,
-    logging (spaCy's logger) how far the fit is every few seconds and the C chosen."""
+    logging (:mod:`~spacy_convkernels.utils.log`) how far the fit is every few seconds
+    and the C chosen."""
     if X is None:
         return
     if Y is None:

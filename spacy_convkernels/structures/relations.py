@@ -39,6 +39,7 @@ their ``spans`` are empty.
 """
 
 import warnings
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -445,8 +446,14 @@ class GoldRelations:
         """(how many of the gold relations some candidate of ``doc`` has, how many there
         are), counted as :func:`score_relations` counts them: pairs by pair and label,
         interactions by unit (``Equiv`` variants one) and label."""
+        found, every = self.reached_by_label(candidates, doc)
+        return sum(found.values()), sum(every.values())
+
+    def reached_by_label(self, candidates: list[RelationCandidate], doc) -> tuple[Counter, Counter]:
+        """:meth:`reached`'s two counts per label."""
         found = {item for candidate in candidates for item in self._found(candidate, doc)}
-        return len(found), sum(len(labels) for labels in self.pairs.values()) + len(self.units())
+        every = [label for labels in self.pairs.values() for label in labels] + [label for _, label in self.units()]
+        return Counter(label for _, label in found), Counter(every)
 
     def _found(self, candidate: RelationCandidate, doc) -> set[tuple]:
         """(pair or unit, label) of the gold relations the candidate has."""
