@@ -9,11 +9,20 @@ import sys
 import pytest
 import spacy
 from data_paths import ROOT, need_shared
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin
+from spacy.util import load_config
 
-from spacy_convkernels.cli import COMMANDS, main
+from spacy_convkernels.cli import COMMANDS, demo_steps, main
+from spacy_convkernels.components.relation_extractor import RelationExtractor, evaluate_relations, relation_component
+from spacy_convkernels.configs import config_path
+from spacy_convkernels.corpora import read_standoff
+from spacy_convkernels.data.samples import DOCUMENTS, PARSES, TRAINING_DOCUMENTS
+from spacy_convkernels.structures.relations import GoldRelations
 
 SECTIONS = ["1. Trees", "2. Kernel values", "3. Nystroem vectors", "4. KLSH codes", "5. Text classifier"]
-SECTIONS += ["6. Relation scores"]
+SECTIONS += ["6. Relation extraction"]
+PARSE = ["TAG", "POS", "MORPH", "LEMMA", "DEP", "HEAD", "SENT_START"]
 
 
 def start_block() -> list[str]:
@@ -28,8 +37,36 @@ def without_times(text: str) -> list[str]:
     return [re.sub(r"\(\d+\.\d+ s\)|in \d+\.\d+ s", "", line) for line in text.splitlines()[1:]]
 
 
+def settings(block: dict, prefix: str = "") -> dict:
+    """The settings of a config block, flattened (``model.candidates.max_distance``: 4)."""
+    found = {}
+    for key, value in block.items():
+        found |= settings(value, f"{prefix}{key}.") if isinstance(value, dict) else {prefix + key: value}
+    return found
+
+
+@Language.component("test_cli_demo_stored_parse")
+def stored_parse(doc: Doc) -> Doc:
+    """The stored parse of the Doc's text (the parser of the held-out documents, for evaluate_relations)."""
+    parsed = {d.text: d for d in DocBin().from_disk(PARSES).get_docs(doc.vocab)}[doc.text]
+    assert [t.text for t in parsed] == [t.text for t in doc]
+    return doc.from_array(PARSE, parsed.to_array(PARSE))
+
+
 @pytest.mark.slow
-def test_demo_summarizes_every_step_on_the_bundled_samples(capsys):
+def test_demo_summarizes_every_step_on_the_bundled_samples(monkeypatch, capsys):
+    trained, batches = [], []
+    relations, update = demo_steps._relations, Language.update
+
+    def spy_relations(*args, **kwargs):
+        trained.append(relations(*args, **kwargs))
+
+    def spy_update(nlp, examples, **kwargs):
+        batches.append(len(examples))
+        return update(nlp, examples, **kwargs)
+
+    monkeypatch.setattr(demo_steps, "_relations", spy_relations)
+    monkeypatch.setattr(Language, "update", spy_update)
     assert main(["demo", "--n-jobs", "1"]) == 0
     out = capsys.readouterr().out
     assert "parsed by en_core_web_md 3.8.0 (parses stored with the package" in out.splitlines()[0]
@@ -37,7 +74,43 @@ def test_demo_summarizes_every_step_on_the_bundled_samples(capsys):
     assert positions == sorted(positions) and out.rstrip().splitlines()[-1].startswith("Done in")
     assert "GRCT: (SYNT##root" in out and "60 x 60 Gram" in out and "60 x 20 from 20 landmarks" in out
     assert re.search(r"held-out accuracy \d+/15 \(always \w+, the majority class: \d+/15\)", out)
-    assert re.search(r"\d+ candidate interactions \(\d+ gold\) of 3 GE documents", out)
+    (nlp,) = trained
+    relations_step_trained_the_component(out.split("6. Relation extraction")[1], nlp, batches)
+
+
+def relations_step_trained_the_component(out: str, nlp: Language, batches: list[int]) -> None:
+    """The demo's step 6 trained the kernel_relations of the shipped GE config with
+    nlp.update and printed its scorer's figures on the held-out documents and predictions
+    at or above its threshold."""
+    config = load_config(config_path("bionlp_relations"), interpolate=True)
+    pipe = relation_component(nlp)
+    assert nlp.pipe_names == ["kernel_relations"] and isinstance(pipe, RelationExtractor)
+    shipped = settings(config["components"]["kernel_relations"])
+    assert shipped.pop("factory") == "kernel_relations"
+    assert shipped.items() <= settings(nlp.config["components"]["kernel_relations"]).items()
+    encoders = [node.attrs["encoder"] for node in pipe.model.walk() if "encoder" in node.attrs]
+    assert encoders and all(encoder.fitted for encoder in encoders) and pipe.cfg["chosen_threshold"] is not None
+    assert set(pipe.labels) >= {"Binding", "Gene_expression", "Positive_regulation"}
+    training = len(list(read_standoff(TRAINING_DOCUMENTS)))
+    size = config["training"]["batcher"]["size"]
+    assert training == 18 and batches == [size] * (training // size) * demo_steps.REFIT_EPOCHS
+    epochs = re.search(r"(\d+) epochs of nlp\.update \(the config's refit\), loss by epoch: ([\d ]+)\n", out)
+    assert int(epochs[1]) == demo_steps.REFIT_EPOCHS == len(epochs[2].split())
+
+    references = list(read_standoff(DOCUMENTS, nlp))
+    nlp.add_pipe("test_cli_demo_stored_parse", first=True)
+    expected = evaluate_relations(nlp, references, entities="gold", triggers="gold")
+    gold = sum(len(GoldRelations(reference).units()) for reference in references)
+    printed = re.search(r"precision (\S+), recall (\S+), F1 (\S+) \((\d+) gold interactions\)", out)
+    assert printed.groups() == (*(f"{expected[f'rel_micro_{x}']:.2f}" for x in "prf"), str(gold))
+    counts = re.search(r"(\d+) predicted \(score >= (\S+), .*\), (\d+) right; (\d+) of the (\d+) gold", out)
+    predicted, threshold, right, missed = int(counts[1]), counts[2], int(counts[3]), int(counts[4])
+    assert threshold == f"{pipe.threshold:.2f}" and int(counts[5]) == gold and predicted > 0
+    assert f"{right / predicted:.2f}" == printed[1] and f"{(gold - missed) / gold:.2f}" == printed[2]
+    shown = re.findall(r"^   (\d\.\d\d) (right|wrong)  (\w+), (.*): '\.\.\. .*\[(.+)\].* \.\.\.'$", out, re.M)
+    assert len(shown) == min(demo_steps.PREDICTIONS_SHOWN, predicted)
+    for score, _, label, _, _ in shown:
+        assert float(score) >= float(threshold) and label in pipe.labels
 
 
 @pytest.mark.shared

@@ -1,6 +1,7 @@
 """Write spacy_convkernels/data/sample-parses/parses.spacy: en_core_web_md's parses of the
-bundled samples' raw texts (the 60 TREC questions, the 3 BioNLP GE documents), for the
-``demo`` command on a machine without a spaCy parser (no NER, no vectors, no user data).
+bundled samples' raw texts (the 60 TREC questions, the 3 BioNLP GE documents and the 18
+others of their article), for the ``demo`` command on a machine without a spaCy parser
+(no NER, no vectors, no user data).
 
     python tools/make_sample_parses.py [--model ../shared/models/en_core_web_md-3.8.0]
 """

@@ -13,6 +13,7 @@ SAMPLES = {
     "questions": ("trec-qc-kelp-sample/TREC_10.coarse.first60.klp.gz", "60 TREC questions in KeLP format, with trees"),
     "word-vectors": ("trec-qc-kelp-sample/wordspace_md300.first60.txt.gz", "KeLP word space of those questions"),
     "bionlp": ("bionlp-st-2013-ge-sample", "3 BioNLP-ST 2013 GE documents in standoff format (a directory)"),
+    "bionlp-train": ("bionlp-st-2013-ge-train-sample", "the other 18 GE documents of that article (a directory)"),
     "relations": ("relations-sample/relations.jsonl", "Prodigy relations JSONL"),
     "parses": ("sample-parses/parses.spacy", "a DocBin of the questions and documents parsed by en_core_web_md"),
 }
