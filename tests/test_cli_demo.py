@@ -14,7 +14,8 @@ from spacy.tokens import Doc, DocBin
 from spacy.util import load_config
 
 from spacy_convkernels.cli import COMMANDS, demo_steps, main
-from spacy_convkernels.components.relation_extractor import RelationExtractor, evaluate_relations, relation_component
+from spacy_convkernels.components.relation_evaluation import evaluate_relations, relation_component
+from spacy_convkernels.components.relation_extractor import RelationExtractor
 from spacy_convkernels.configs import config_path
 from spacy_convkernels.corpora import read_standoff
 from spacy_convkernels.data.samples import DOCUMENTS, PARSES, TRAINING_DOCUMENTS
@@ -103,14 +104,18 @@ def relations_step_trained_the_component(out: str, nlp: Language, batches: list[
     gold = sum(len(GoldRelations(reference).units()) for reference in references)
     printed = re.search(r"precision (\S+), recall (\S+), F1 (\S+) \((\d+) gold interactions\)", out)
     assert printed.groups() == (*(f"{expected[f'rel_micro_{x}']:.2f}" for x in "prf"), str(gold))
-    counts = re.search(r"(\d+) predicted \(score >= (\S+), .*\), (\d+) right; (\d+) of the (\d+) gold", out)
-    predicted, threshold, right, missed = int(counts[1]), counts[2], int(counts[3]), int(counts[4])
-    assert threshold == f"{pipe.threshold:.2f}" and int(counts[5]) == gold and predicted > 0
+    counts = re.search(
+        r"(\d+) predicted \(.* threshold, (\S+) to (\S+), .*\), (\d+) right; (\d+) of the (\d+) gold", out
+    )
+    predicted, right, missed = int(counts[1]), int(counts[4]), int(counts[5])
+    thresholds = pipe.thresholds
+    assert (counts[2], counts[3]) == (f"{min(thresholds.values()):.2f}", f"{max(thresholds.values()):.2f}")
+    assert int(counts[6]) == gold and predicted > 0
     assert f"{right / predicted:.2f}" == printed[1] and f"{(gold - missed) / gold:.2f}" == printed[2]
     shown = re.findall(r"^   (\d\.\d\d) (right|wrong)  (\w+), (.*): '\.\.\. .*\[(.+)\].* \.\.\.'$", out, re.M)
     assert len(shown) == min(demo_steps.PREDICTIONS_SHOWN, predicted)
     for score, _, label, _, _ in shown:
-        assert float(score) >= float(threshold) and label in pipe.labels
+        assert label in pipe.labels and float(score) >= round(thresholds[label], 2) - 0.005
 
 
 @pytest.mark.shared

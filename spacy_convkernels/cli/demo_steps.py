@@ -15,7 +15,9 @@ from spacy.util import fix_random_seed, load_config, registry
 from tqdm import tqdm
 
 from ..approx import KLSH, Nystroem
-from ..components.relation_extractor import RelationExtractor, relation_component
+from ..components.relation_evaluation import relation_component
+from ..components.relation_extractor import RelationExtractor
+from ..components.relation_scores import Relation
 from ..configs import config_path
 from ..corpora import read_klp, read_standoff
 from ..corpora.examples import training_example
@@ -24,7 +26,7 @@ from ..errors import ConvKernelsError, InvalidParameterError
 from ..kernels import PartialTreeKernel
 from ..kernels.base import max_threads, n_threads, set_max_threads
 from ..structures.dependency import REPRESENTATIONS, span_to_trees
-from ..structures.relations import GoldRelations, char_offsets, role_key
+from ..structures.relations import GoldRelations, role_key
 from .pipelines import load_pipeline
 
 PARSE_ATTRS: list[int | str] = ["TAG", "POS", "MORPH", "LEMMA", "DEP", "HEAD", "SENT_START"]
@@ -184,9 +186,10 @@ def _relations(nlp: Language, parse, n_jobs) -> Language:
         f"   held out, given the gold proteins and triggers: precision {scores['rel_micro_p']:.2f}, "
         f"recall {scores['rel_micro_r']:.2f}, F1 {scores['rel_micro_f']:.2f} ({gold} gold interactions)"
     )
+    low, high = min(pipe.thresholds.values()), max(pipe.thresholds.values())
     _say(
-        f"   {len(shown)} predicted (score >= {pipe.threshold:.2f}, the threshold chosen at initialize on the training "
-        f"documents), {right} right; {missed} of the {gold} gold interactions missed"
+        f"   {len(shown)} predicted (each label at or above its threshold, {low:.2f} to {high:.2f}, chosen at "
+        f"initialize on the training documents), {right} right; {missed} of the {gold} gold interactions missed"
     )
     sample = [shown[i * len(shown) // PREDICTIONS_SHOWN] for i in range(min(PREDICTIONS_SHOWN, len(shown)))]
     _say(f"   {len(sample)} of the {len(shown)}, evenly spaced in text order ([trigger] in context):")
@@ -200,7 +203,7 @@ def _relation_examples(nlp: Language, references: list, *, groups: tuple[str, ..
     proteins and gold triggers (the input of ``evaluate relations --triggers gold``)."""
     examples = []
     for reference in references:
-        example = training_example(nlp, reference, given_entities=True, span_groups=groups)
+        example = training_example(nlp, reference, give_entities="doc.ents", span_groups=groups)
         _copy_parse(example.predicted, {reference.text: reference})
         examples.append(example)
     return examples
@@ -223,38 +226,30 @@ def _train(nlp: Language, examples: list[Example], *, training: dict) -> list[fl
     return losses
 
 
-def _predicted(pipe: RelationExtractor, doc: Doc) -> list[tuple[dict, str, float]]:
-    """(interaction, label, score) of every label ``pipe`` predicts in ``doc``: those whose
-    score reaches its threshold, only a candidate's best with ``single_label``, as its
-    scorer counts them (the one place that says which labels are predicted)."""
-    found = []
-    for record in doc._.kernel_interactions or []:
-        scores = record["scores"]
-        labels = [max(scores, key=scores.__getitem__)] if pipe.cfg["single_label"] else list(scores)
-        found += [(record, label, scores[label]) for label in labels if scores[label] >= pipe.threshold]
-    return found
-
-
 def _judged(pipe: RelationExtractor, examples: list[Example]) -> tuple[list[tuple[float, bool, str]], int, int, int]:
-    """(score, right, text) of each prediction, in text order; how many are right; how
-    many gold interactions none finds; how many there are. Right: a gold interaction of
-    that label has its participants and an overlapping trigger (the scorer's rule)."""
+    """(score, right, text) of each relation ``pipe`` predicts (:meth:`RelationExtractor.relations`),
+    in text order; how many are right; how many gold interactions none finds; how many
+    there are. Right: a gold interaction of that label has its participants and an
+    overlapping trigger (the scorer's rule)."""
     shown, found, units = [], set(), set()
     for number, example in enumerate(examples):
         doc, gold = example.predicted, GoldRelations(example.reference)
         units |= {(number, unit) for unit in gold.units()}
-        for record, label, score in sorted(_predicted(pipe, doc), key=_text_order):
-            chars = {role: char_offsets(doc, *span) for role, span in record["spans"].items()}
-            matches = {unit for unit in gold.matches(chars.pop("trigger"), role_key(chars)) if unit[1] == label}
+        for relation in sorted(pipe.relations(doc), key=_text_order):
+            chars = {role: (span.start_char, span.end_char) for role, span in relation.spans.items()}
+            matches = {
+                unit for unit in gold.matches(chars.pop("trigger"), role_key(chars)) if unit[1] == relation.label
+            }
             found |= {(number, unit) for unit in matches}
-            roles = ", ".join(f"{role} {text!r}" for role, text in record["participants"].items())
-            shown.append((score, bool(matches), f"{label}, {roles}: {_in_context(doc, *record['spans']['trigger'])}"))
+            trigger = relation.spans["trigger"]
+            roles = ", ".join(f"{role} {span.text!r}" for role, span in relation.spans.items() if role != "trigger")
+            text = f"{relation.label}, {roles}: {_in_context(doc, trigger.start, trigger.end)}"
+            shown.append((relation.score, bool(matches), text))
     return shown, sum(right for _, right, _ in shown), len(units - found), len(units)
 
 
-def _text_order(prediction: tuple[dict, str, float]) -> tuple:
-    record, label, _ = prediction
-    return record["spans"]["trigger"], sorted(record["spans"].values()), label
+def _text_order(relation: Relation) -> tuple:
+    return sorted((span.start, span.end, role) for role, span in relation.spans.items()), relation.label
 
 
 def _in_context(doc: Doc, start: int, end: int, *, width: int = 5) -> str:
