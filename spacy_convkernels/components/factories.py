@@ -328,7 +328,7 @@ def make_kernel_amr_candidates(
     default_score_weights={"rel_micro_f": 1.0, "rel_micro_p": 0.0, "rel_micro_r": 0.0},
 )
 def make_kernel_relations(
-    nlp: Language, name: str, model: Model, threshold: float | None, single_label: bool
+    nlp: Language, name: str, model: Model, threshold: float | dict[str, float] | None, single_label: bool
 ) -> "RelationExtractor":
     from .relation_extractor import RelationExtractor
 
