@@ -16,8 +16,8 @@ The models:
   cosine of the pair's text beside it), one run per size;
 - ``kernel``: the same block, trained (``tok2vec_features null``);
 - ``shipped``: ``configs/relations.cfg`` as it is;
-- ``raw_text``: ``configs/relations.cfg`` with the overrides of its header that train a
-  ``ner`` on the corpus's entities in the same run (model-best chosen on dev from raw
+- ``raw_text``: the ``relations_raw_text`` config (the ``relations`` one with md's ``ner``
+  trained on the corpus's entities in the same run; model-best chosen on dev from raw
   text), scored on test from raw text (``--entities predicted``);
 - ``transformer``: ``configs/relations_transformer.cfg`` with the transformer alone
   (``kernel_features null``), fine-tuned for ``--transformer-steps`` (600, the budget of
@@ -54,19 +54,7 @@ MODELS = {
     "path_svm": ("relations.cfg", [*SVM_ALONE, "--components.kernel_relations.model.kernel_features.text_weight", "0"]),
     "kernel": ("relations.cfg", ["--components.kernel_relations.model.tok2vec_features", "null"]),
     "shipped": ("relations.cfg", []),
-    "raw_text": (
-        "relations.cfg",
-        [
-            "--nlp.pipeline",
-            '["tok2vec","tagger","parser","attribute_ruler","lemmatizer","ner","kernel_relations"]',
-            "--components.ner",
-            '{"source":"${paths.md_model}"}',
-            "--corpora.train.given_ents",
-            "false",
-            "--corpora.dev.given_entities",
-            "false",
-        ],
-    ),
+    "raw_text": ("relations_raw_text.cfg", []),
     "transformer": ("relations_transformer.cfg", ["--components.kernel_relations.model.kernel_features", "null"]),
 }
 UNTRAINED = {"svm", "path_svm"}  # no training step: one run per size, model-last

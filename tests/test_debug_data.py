@@ -82,6 +82,11 @@ def test_spacy_debug_data_runs_on_every_shipped_config(config, md_model, tmp_pat
     _, printed = spacy_command(["debug", "data", str(config_path(config)), *overrides])
     # it reaches its summary; with a sample this small it reports "Low number of examples" and exits 1
     assert "Pipeline can be initialized with data" in printed and "Summary" in printed, printed
+    if "relations" in config:  # what a relation user needs, from kernel_relations' initialize
+        reader = "BioNLPStandoff" if config.startswith("bionlp_") else "RelationsJsonl"
+        assert f"kernel_relations: training data (read by spacy_convkernels.{reader}.v1): " in printed, printed
+        assert "per document" in printed and "per label, the positive candidates" in printed
+        assert re.search(r"kernel_relations: the candidates reach [\d,]+ of the references' [\d,]+ gold", printed)
 
 
 @pytest.mark.slow

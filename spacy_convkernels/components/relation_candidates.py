@@ -125,7 +125,7 @@ def entity_pair_candidates(
     ``max_pairs_per_document`` per document (default 5,000, null: any), those of its first
     sentences, with a warning when it cuts (20 such sentences: 20,000 pairs, 14 s). The
     entities are ``doc.ents``, or the spans of ``doc.spans[entities_key]`` when a Doc has
-    that group: the gold entities of ``RelationsJsonl.v1`` with ``given_ents = false``,
+    that group: the gold entities of ``RelationsJsonl.v1`` with ``give_entities = "span_group"``,
     while a ``ner`` trained in the same run learns to set ``doc.ents``."""
     return EntityPairCandidates(
         max_distance=max_distance,
