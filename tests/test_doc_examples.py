@@ -277,17 +277,18 @@ def test_the_relations_guide_trains_the_samples_relations_and_evaluates_them(pag
 
 @uses("docs/guide/relations_jsonl.md", "4. From raw text", language="sh")
 def test_the_relations_guide_trains_a_ner_beside_the_relations_for_raw_text(page_runs):
-    """The raw-text overrides put md's ner, trained in the same run on the sample's entities,
-    before kernel_relations, which trained on the given ones (the span group): without
-    them it would have no candidates. Training's dev scores are those of raw text, as
-    ``evaluate relations --entities predicted`` gives them."""
+    """The relations_raw_text config puts md's ner, trained in the same run on the sample's
+    entities, before kernel_relations, which trained on the given ones (the span group):
+    without them it would have no candidates. Training's dev scores are those of raw text,
+    as ``evaluate relations --entities predicted`` gives them, and ``spacy evaluate
+    --spans-key relations`` prints them in its span rows."""
     import json
 
     import spacy
 
     block = find("docs/guide/relations_jsonl.md", "4. From raw text", language="sh")
     run = page_runs(block)
-    run.run_to(block)
+    printed = run.run_to(block)
     best = run.directory / "training" / "raw" / "model-best"
     nlp = spacy.load(best)
     assert nlp.pipe_names[-2:] == ["ner", "kernel_relations"] and "GENE" in nlp.get_pipe("ner").labels
@@ -296,13 +297,23 @@ def test_the_relations_guide_trains_a_ner_beside_the_relations_for_raw_text(page
     scores = json.loads((run.directory / "raw_scores.json").read_text())
     micro = ("rel_micro_p", "rel_micro_r", "rel_micro_f")
     assert [scores[key] for key in micro] == [trained[key] for key in micro]
+    assert "NER P" in printed and "SPAN F" in printed and "SPANS (per type)" in printed, printed
+    span_f = float(printed.split("SPAN F")[1].split()[0])
+    assert span_f == round(100 * trained["rel_micro_f"], 2)
 
 
 @uses("docs/guide/relations_jsonl.md", "3. Score new text")
 def test_the_trained_relation_extractor_scores_the_given_entities(page_runs):
+    """The block prints the component's predictions: the labels at or above their thresholds."""
     printed, names, _ = output(page_runs, "docs/guide/relations_jsonl.md", "3. Score new text")
-    doc = names["doc"]
+    doc, relations = names["doc"], names["relations"]
     assert [e.text for e in doc.ents] == ["RAF", "MEK1", "ERK2"]
-    assert printed.splitlines() and all(" -> " in line for line in printed.splitlines())
     labels = {"ACTIVATES", "BINDS", "INHIBITS", "PHOSPHORYLATES"}
     assert all(set(scores) == labels for scores in doc._.kernel_rel.values())
+    expected = [
+        f"{doc[head].text} -> {doc[child].text} {label} {round(score, 2)}"
+        for (head, child), scores in sorted(doc._.kernel_rel.items())
+        for label, score in scores.items()
+        if score >= relations.thresholds[label]
+    ]
+    assert printed.splitlines() == expected and expected, printed
