@@ -63,7 +63,7 @@ STANDALONE_PAGES = {"README.md"}
 EXTRAS = {  # a pattern in a block -> (module, extra of pyproject.toml)
     r"\bimport networkx|networkx_graphs|_to_networkx": ("networkx", "networkx"),
     r"spacy_convkernels\.plots|^spacy-convkernels plot |python -m spacy_convkernels plot ": ("matplotlib", "plot"),
-    r"spacy_convkernels\.distributed|--local-cluster|--scheduler|dask": ("dask.distributed", "dask"),
+    r"spacy_convkernels(\.| import )distributed|--local-cluster|--scheduler|dask": ("dask.distributed", "dask"),
     r"_transformer\.cfg|spacy_transformers": ("spacy_transformers", "transformers"),
     r"set_output\(transform=\"pandas\"\)": ("pandas", "pandas"),
 }
