@@ -64,7 +64,7 @@ STANDALONE_PAGES = {"README.md"}
 EXTRAS = {  # a pattern in a block -> (module, extra of pyproject.toml)
     r"\bimport networkx|networkx_graphs|_to_networkx": ("networkx", "networkx"),
     r"spacy_convkernels\.plots|^spacy-convkernels plot |python -m spacy_convkernels plot ": ("matplotlib", "plot"),
-    r"spacy_convkernels\.distributed|--local-cluster|--scheduler|dask": ("dask.distributed", "dask"),
+    r"spacy_convkernels(\.| import )distributed|--local-cluster|--scheduler|dask": ("dask.distributed", "dask"),
     r"_transformer\.cfg|spacy_transformers": ("spacy_transformers", "transformers"),
     r"set_output\(transform=\"pandas\"\)": ("pandas", "pandas"),
 }
@@ -100,10 +100,11 @@ FENCE = re.compile(r"^( *)```([\w-]*)[^\n]*\n(.*?)^\1```[ \t]*$", re.M | re.S)
 DIRECTIVE = re.compile(r"^\s*<!-- ((?:skip|ci|test):.*?) -->\s*$")
 
 
-def blocks(path: Path) -> list[Block]:
-    """The fenced blocks of a page, with the marks each needs (its own and its page's earlier)."""
+def blocks(path: Path, root: Path = ROOT) -> list[Block]:
+    """The fenced blocks of a page (under ``root``), with the marks each needs (its own and
+    its page's earlier)."""
     text = path.read_text(encoding="utf-8")
-    page = path.relative_to(ROOT).as_posix()
+    page = path.relative_to(root).as_posix()
     found, inherited = [], set()
     for match in FENCE.finditer(text):
         indent, language, body = match.group(1), match.group(2), match.group(3)
@@ -181,11 +182,12 @@ def _installed(name: str) -> bool:
 
 class PageRun:
     """The blocks of one page, run in order in one working directory and namespace (a
-    page of ``STANDALONE_PAGES``: each block alone, in a namespace of its own)."""
+    page of ``STANDALONE_PAGES``: each block alone, in a namespace of its own); ``root``
+    holds the page (the repository, or a test's own folder)."""
 
-    def __init__(self, page: str, directory: Path, site: Path | None):
+    def __init__(self, page: str, directory: Path, site: Path | None, root: Path = ROOT):
         self.page = page
-        self.blocks = [block for block in blocks(ROOT / page) if block.runs_here]
+        self.blocks = [block for block in blocks(root / page, root=root) if block.runs_here]
         self.directory = directory / "clone"
         self.directory.mkdir(parents=True)
         (directory / "shared").symlink_to(SHARED, target_is_directory=True)
@@ -193,36 +195,37 @@ class PageRun:
         self.namespace: dict = {"__name__": "__main__"}
         self.outputs: dict[int, str] = {}  # block line -> what it printed
         self.namespaces: dict[int, dict] = {}  # block line -> the names after it
-        self.done = 0  # blocks run so far
-        self.stopped: tuple[str, str] | None = None  # ("failed" or "skipped", the block's id)
+        self.stopped: dict[int, tuple[bool, str]] = {}  # block line -> (True: skipped, False: failed; its message)
 
     def run_to(self, block: Block) -> str:
         """Run the page's blocks up to ``block`` (those not run yet); its printed output.
-        After a block that failed or was skipped, the later ones fail or skip too."""
+        A block that was skipped or failed is not run again: every test that asks for it,
+        or for a later block of its page, skips or fails, naming it."""
         if self.page in STANDALONE_PAGES:
-            if block.line not in self.outputs:
-                names = {"__name__": "__main__"}
-                self.outputs[block.line] = run_block(block, self.directory, names, self.site)
-                self.namespaces[block.line] = names
-            return self.outputs[block.line]
-        index = next(i for i, b in enumerate(self.blocks) if b.line == block.line)
-        if self.stopped is not None and self.done <= index:
-            how, where = self.stopped
-            if how == "skipped":
-                pytest.skip(f"an earlier block of {block.page} was skipped ({where})")
-            pytest.fail(f"an earlier block of {block.page} failed ({where})", pytrace=False)
-        while self.done <= index:
-            current = self.blocks[self.done]
-            self.done += 1
+            needed = [block]
+        else:
+            needed = self.blocks[: [b.line for b in self.blocks].index(block.line) + 1]
+        for current in needed:
+            if current.line in self.outputs:
+                continue
+            if current.line in self.stopped:
+                skipped, message = self.stopped[current.line]
+                if current.line != block.line:
+                    message = f"an earlier block of the page: {message}"
+                if skipped:
+                    pytest.skip(message)
+                pytest.fail(message, pytrace=False)
+            namespace = {"__name__": "__main__"} if self.page in STANDALONE_PAGES else self.namespace
             try:
-                self.outputs[current.line] = run_block(current, self.directory, self.namespace, self.site)
-            except pytest.skip.Exception:
-                self.stopped = ("skipped", current.id)
+                self.outputs[current.line] = run_block(current, self.directory, namespace, self.site)
+            except pytest.skip.Exception as skip:
+                self.stopped[current.line] = (True, f"{current.id} was skipped: {skip.msg}")
                 raise
-            except BaseException:
-                self.stopped = ("failed", current.id)
+            except BaseException as error:
+                first_line = str(error).partition("\n")[0]
+                self.stopped[current.line] = (False, f"{current.id} failed: {type(error).__name__}: {first_line}")
                 raise
-            self.namespaces[current.line] = self.namespace
+            self.namespaces[current.line] = namespace
         return self.outputs[block.line]
 
 

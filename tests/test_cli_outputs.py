@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import spacy
-from data_paths import CORPORA
+from data_paths import CORPORA, require_extra
 from interrupts import default_sigint, python_sigint
 
 from spacy_convkernels.cli import _Terminated, _terminating_signals, main
@@ -434,6 +434,8 @@ def test_a_file_size_limit_in_this_process_is_one_line_and_leaves_the_earlier_ou
     """As on a full disk: status 1, one line naming the output, earlier outputs and inputs
     byte-identical, no temporary file. The limit (SIGXFSZ ignored) is set on this process
     for the run of ``main``, then lifted (the soft limit goes back up to the hard one)."""
+    if command[0] == "plot":
+        require_extra("matplotlib", "plot")
     command = [part.format(w=workspace) for part in command]
     assert main(command) == 0  # the earlier outputs
     before = snapshot(workspace)

@@ -1,6 +1,7 @@
 """Every code block of README.md and docs/ (docs/results/ aside) runs, as written, in the
 order of its page (tests/doc_blocks.py says how); a few print what their page says."""
 
+import ast
 import re
 from collections import Counter
 
@@ -9,6 +10,7 @@ import pytest
 from data_paths import ROOT
 from doc_blocks import (
     CHECK_LANGUAGES,
+    EXTRAS,
     MD_MODEL,
     RUN_LANGUAGES,
     TEXT_LANGUAGES,
@@ -55,6 +57,46 @@ def test_every_block_runs(block, page_runs):
 def test_every_block_has_a_known_language():
     unknown = [block.id for block in BLOCKS if block.language not in RUN_LANGUAGES | CHECK_LANGUAGES | TEXT_LANGUAGES]
     assert not unknown, f"blocks in a language the runner does not know (tests/doc_blocks.py): {unknown}"
+
+
+# what the extras install, and the package's modules that need them (a block that imports one
+# must skip without its extra, as the plain `pip install -e ".[test]"` has it)
+OPTIONAL_MODULES = {
+    "networkx",
+    "matplotlib",
+    "dask",
+    "distributed",
+    "pandas",
+    "torch",
+    "spacy_transformers",
+    "spacy_convkernels.plots",
+    "spacy_convkernels.distributed",
+    "spacy_convkernels.structures.networkx_graphs",
+}
+
+
+def imported_modules(code: str) -> set[str]:
+    """The modules a Python block imports (``from a import b``: ``a`` and ``a.b``), and
+    their parents."""
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    return {".".join(name.split(".")[:i]) for name in names for i in range(1, name.count(".") + 2)}
+
+
+def test_a_block_that_imports_an_extra_skips_without_it():
+    """tests/doc_blocks.py's EXTRAS knows every Python block that imports a module of an extra."""
+    unknown = [
+        block.id
+        for block in RUN
+        if block.language == "python"
+        and imported_modules(block.code) & OPTIONAL_MODULES
+        and not any(re.search(pattern, block.code, re.M) for pattern in EXTRAS)
+    ]
+    assert not unknown, f"blocks that import a module of an extra unknown to EXTRAS (tests/doc_blocks.py): {unknown}"
 
 
 def test_blocks_run_elsewhere_are_few_and_say_why():
