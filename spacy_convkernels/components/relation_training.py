@@ -68,7 +68,8 @@ def check_entity_sources(name: str, nlp: Language, examples: list[Example]) -> N
     learns to find; and a dev corpus that gives none when no component before ``name``
     writes entities or span groups."""
     frozen = set(nlp.config.get("training", {}).get("frozen_components", []))
-    before = nlp.pipe_names[: nlp.pipe_names.index(name)] if name in nlp.pipe_names else nlp.pipe_names
+    names = nlp.component_names  # spacy train initializes with the sourced and frozen components disabled
+    before = names[: names.index(name)] if name in names else names
     learners = [
         pipe
         for pipe in before
