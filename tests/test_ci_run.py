@@ -28,6 +28,8 @@ def run_ci_on_a_toy_repo(tmp_path, install_and_test: str, lint: str, files: dict
     (repo / ".ci").mkdir(parents=True)
     shared.mkdir()
     (repo / ".ci" / "run").write_text((ROOT / ".ci" / "run").read_text())
+    # a stand-in for the installed lane (its wheel build and installs take minutes): it logs its call
+    (repo / ".ci" / "installed").write_text('echo "{\\"installed\\": $#}" >> "${TOY_LOG:-/dev/null}"\n')
     fence = "```"
     (repo / "README.md").write_text(
         f"<!-- ci: install and test -->\n{fence}sh\n{install_and_test}{fence}\n\n"
@@ -68,9 +70,11 @@ with open(os.environ["TOY_LOG"], "a") as log:
 
 @pytest.mark.slow  # .ci/run makes a virtual environment (pip in it)
 @pytest.mark.skipif(sys.platform == "win32", reason="a bash script")
-def test_ci_runs_the_fast_tests_as_a_newcomer_before_the_full_run(tmp_path, monkeypatch):
+def test_ci_runs_the_fast_tests_as_a_newcomer_and_the_installed_lane_before_the_full_run(tmp_path, monkeypatch):
     """After the lint, the fast tests run without CI=true and with no shared folder
-    reachable, as in a fresh clone; then README.md's pytest line, with both."""
+    reachable, as in a fresh clone; then the installed lane (.ci/installed, given the
+    export, the work folder and the shared folder); then README.md's pytest line, with
+    CI=true and the shared folder."""
     log = tmp_path / "calls.jsonl"
     monkeypatch.setenv("TOY_LOG", str(log))
     lint = """echo '{"lint": true}' >> "$TOY_LOG"\n"""
@@ -78,8 +82,8 @@ def test_ci_runs_the_fast_tests_as_a_newcomer_before_the_full_run(tmp_path, monk
         tmp_path, "echo pip install\npython -m pytest -n 2\n", lint, files={"pytest.py": TOY_PYTEST}
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    lint_run, newcomer, full = [json.loads(line) for line in log.read_text().splitlines()]
-    assert lint_run == {"lint": True}
+    lint_run, newcomer, installed, full = [json.loads(line) for line in log.read_text().splitlines()]
+    assert lint_run == {"lint": True} and installed == {"installed": 3}
     assert newcomer["args"][newcomer["args"].index("-m") + 1] == "not slow"
     assert newcomer["ci"] is None and not newcomer["shared"]
     assert full == {"args": ["-n", "2"], "ci": "true", "shared": True}

@@ -29,12 +29,13 @@ from .. import __version__
 from ..errors import ConvKernelsError, InvalidParameterError
 from ..utils.outputs import check_outputs, standard_output
 from ..utils.validation import POSITIVE, SEED
-from . import config, convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, trees
+from . import config, convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, project, trees
 from .options import resolve_output, take_positional_output
 
 COMMANDS = {
     "demo": demo,
     "config": config,
+    "project": project,
     "convert": convert,
     "trees": trees,
     "gram": gram,
