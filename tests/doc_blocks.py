@@ -25,8 +25,8 @@ commands) holds a package ``en_core_web_md`` whose ``load`` loads
 ``../shared/models/en_core_web_md-3.8.0``, with the ``dist-info`` that makes
 ``spacy.util.is_package`` find it.
 
-A block that names ``en_core_web_md``, trains or debugs a shipped config (they source it)
-or names ``../shared`` is marked ``shared``; a shell block (each command starts a Python process
+A block that names ``en_core_web_md``, trains or debugs a shipped config (they source it;
+directly or through a project's ``weasel run``) or names ``../shared`` is marked ``shared``; a shell block (each command starts a Python process
 that imports spaCy: seconds), or one that trains or starts a Dask cluster, ``slow``. A
 block of a guide runs the page's blocks before it, so it carries their marks too: put a
 page's fast blocks first. README.md's blocks run each on its own (a reader copies one).
@@ -56,9 +56,10 @@ CHECK_LANGUAGES = {"ini", "json", "jsonl"}
 TEXT_LANGUAGES = {"", "text"}
 SHELL_LANGUAGES = {"sh", "bash"}
 
-SLOW_PATTERNS = ("spacy train", "LocalCluster", "--local-cluster", "distributed.connect")
-# the shipped configs source en_core_web_md: a block that trains or debugs one needs it too
-MD_PATTERNS = (MD_MODEL, "spacy train", "spacy debug")
+SLOW_PATTERNS = ("spacy train", "weasel run", "LocalCluster", "--local-cluster", "distributed.connect")
+# the shipped configs source en_core_web_md: a block that trains or debugs one (itself or
+# through the relations project's workflow) needs it too
+MD_PATTERNS = (MD_MODEL, "spacy train", "spacy debug", "weasel run")
 # README.md's blocks each run on their own (a reader copies one); a guide's run in order
 STANDALONE_PAGES = {"README.md"}
 EXTRAS = {  # a pattern in a block -> (module, extra of pyproject.toml)

@@ -27,6 +27,7 @@ from ..kernels import PartialTreeKernel
 from ..kernels.base import max_threads, n_threads, set_max_threads
 from ..structures.dependency import REPRESENTATIONS, span_to_trees
 from ..structures.relations import GoldRelations, role_key
+from ..utils.log import quiet
 from .pipelines import load_pipeline
 
 PARSE_ATTRS: list[int | str] = ["TAG", "POS", "MORPH", "LEMMA", "DEP", "HEAD", "SENT_START"]
@@ -215,7 +216,8 @@ def _train(nlp: Language, examples: list[Example], *, training: dict) -> list[fl
     the loss of each epoch."""
     fix_random_seed(training["seed"])
     resolved = registry.resolve({"optimizer": training["optimizer"], "batcher": training["batcher"]})
-    optimizer = nlp.initialize(lambda: examples, sgd=resolved["optimizer"])
+    with quiet():  # the demo prints its own summary of what initialize chose
+        optimizer = nlp.initialize(lambda: examples, sgd=resolved["optimizer"])
     losses = []
     for _ in range(REFIT_EPOCHS):
         random.shuffle(examples)

@@ -51,7 +51,9 @@ def reader_of(nlp: Language | None, corpus: str) -> tuple[str | None, str | None
     for part in str(config.get("training", {}).get(corpus, "")).split("."):
         section = section.get(part, {}) if isinstance(section, dict) else {}
     name = section.get("@readers") if isinstance(section, dict) else None
-    if section.get("path") is None or (name != "spacy.Corpus.v1" and name not in GIVING_READERS):
+    if section.get("path") is None:  # not a corpus the pipeline is trained with
+        return None, None
+    if name != "spacy.Corpus.v1" and name not in GIVING_READERS:
         return name, None
     if name == "spacy.Corpus.v1":
         return name, "none"
@@ -152,7 +154,7 @@ def report_training_data(
     total, reaching = sum(every.values()), sum(reached.values())
     logger.info(
         f"{name}: training data{_by(reader)}: {len(examples):,} documents, {sum(sizes):,} candidates "
-        f"({np.mean(sizes) if sizes else 0:.1f} per document, {sizes.count(0):,} documents with none); "
+        f"({np.mean(sizes) if sizes else 0:.1f} per document; without any: {sizes.count(0):,} documents); "
         f"per label, the positive candidates and the gold relations a candidate reaches: {per_label}"
     )
     logger.info(

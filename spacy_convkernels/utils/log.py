@@ -9,6 +9,8 @@ records also reach the root logger's handlers, as any logger's do."""
 
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 logger = logging.getLogger("spacy_convkernels")
 
@@ -31,3 +33,14 @@ if not any(isinstance(handler, _StandardError) for handler in logger.handlers):
     _handler.setFormatter(logging.Formatter("[%(asctime)s] [%(levelname)s] %(message)s"))
     logger.addHandler(_handler)
     logger.setLevel(logging.INFO)
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """The logger at WARNING for the block (a caller that prints its own summary), as before after it."""
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
