@@ -26,8 +26,9 @@ commands) holds a package ``en_core_web_md`` whose ``load`` loads
 ``spacy.util.is_package`` find it.
 
 A block that names ``en_core_web_md``, trains or debugs a shipped config (they source it;
-directly or through a project's ``weasel run``) or names ``../shared`` is marked ``shared``; a shell block (each command starts a Python process
-that imports spaCy: seconds), or one that trains or starts a Dask cluster, ``slow``. A
+directly or through a project's ``weasel run``) or names ``../shared`` is marked
+``shared``; a shell block (each command starts a Python process that imports spaCy:
+seconds), or one that trains or starts a Dask cluster, ``slow``. A
 block of a guide runs the page's blocks before it, so it carries their marks too: put a
 page's fast blocks first. README.md's blocks run each on its own (a reader copies one).
 """

@@ -18,7 +18,7 @@ from spacy_cli import spacy_command
 from spacy_convkernels.cli import main
 from spacy_convkernels.components.relation_scores import SPANS_KEY, score_relations
 from spacy_convkernels.components.relation_training import check_entity_sources
-from spacy_convkernels.errors import CorpusWarning, InvalidParameterError
+from spacy_convkernels.errors import CorpusWarning, InvalidParameterError, MissingAnnotationError
 
 TEXT = parsed().text
 RAS, RAF, MEK1 = ((TEXT.index(word), TEXT.index(word) + len(word)) for word in ("RAS", "RAF", "MEK1"))
@@ -196,8 +196,8 @@ def pipeline(*, components=("ner",), train="span_group", dev="none", frozen=()):
 def examples_of(nlp, *, ents: bool) -> list[Example]:
     reference = parsed()
     predicted = Doc(nlp.vocab).from_bytes(reference.to_bytes())
-    if not ents:
-        predicted.ents = []
+    if not ents:  # as a reader of the text gives it: no entity annotation at all
+        predicted.set_ents([], default="missing")
     return [Example(predicted, reference)]
 
 
@@ -242,3 +242,15 @@ def test_initialize_refuses_corpora_and_a_pipeline_that_cannot_work_together(set
 def test_initialize_takes_the_settings_that_work(setting, ents):
     nlp = pipeline(**setting)
     check_entity_sources("kernel_relations", nlp, examples_of(nlp, ents=ents))
+
+
+def test_training_docs_without_entities_name_the_reader_in_use():
+    nlp = pipeline(components=(), train="none", dev="doc.ents")
+    message = (
+        r"the 1 training Docs give no relation candidate; 1 of them have no entities .* \(read by "
+        r'spacy_convkernels.RelationsJsonl.v1\): give the entities \(give_entities = "doc.ents"'
+    )
+    examples = examples_of(nlp, ents=False)
+    examples[0].reference._.kernel_rel = {(0, 2): {"ACTIVATES": 1.0}}
+    with pytest.raises(MissingAnnotationError, match=message):
+        nlp.get_pipe("kernel_relations").initialize(lambda: examples, nlp=nlp)
