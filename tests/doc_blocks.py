@@ -227,7 +227,7 @@ class PageRun:
                 first_line = str(error).partition("\n")[0]
                 self.stopped[current.line] = (False, f"{current.id} failed: {type(error).__name__}: {first_line}")
                 raise
-            self.namespaces[current.line] = namespace
+            self.namespaces[current.line] = dict(namespace)  # the names as this block left them
         return self.outputs[block.line]
 
 

@@ -32,7 +32,7 @@ SUBCOMMANDS = [
     ["plot", "relations"],
 ]
 WRITING = [["convert"], ["trees"], ["gram"], ["nystroem", "fit"], ["nystroem", "transform"], ["explain"]]
-WRITING += [["evaluate", "relations"], ["lexicon"], ["plot", "heatmap"], ["plot", "relations"], ["config"]]
+WRITING += [["evaluate", "relations"], ["lexicon"], ["plot", "heatmap"], ["plot", "relations"], ["config"], ["project"]]
 NOT_WRITING = [["demo"], ["evaluate", "qc"], ["evaluate", "bionlp"]]
 SAMPLE_VARIABLE = re.compile(r"^(\w+)=\$\(python -m spacy_convkernels demo --sample ([\w-]+)\)$")
 
@@ -135,7 +135,7 @@ def test_demo_lists_the_installed_samples(capsys):
 
 @pytest.mark.slow
 def test_every_help_example_runs_on_the_installed_samples(tmp_path, monkeypatch, capsys):
-    """Every command but the demo and config (which reads no corpus) has an example on a
+    """Every command but the demo, config and project (which read no corpus) has an example on a
     sample; those that need no spaCy model (``--model``, the trained pipeline of
     ``evaluate relations``) run, in help order, in an empty directory."""
     monkeypatch.chdir(tmp_path)
@@ -143,7 +143,7 @@ def test_every_help_example_runs_on_the_installed_samples(tmp_path, monkeypatch,
     for command in [[name] for name in COMMANDS if name != "demo"] + SUBCOMMANDS:
         text = help_text(command)
         on_a_sample = any(SAMPLE_VARIABLE.match(line.strip()) for line in text.splitlines())
-        assert on_a_sample or command == ["config"], command
+        assert on_a_sample or command in (["config"], ["project"]), command
         for arguments in examples(text):
             needs_model = "--model" in arguments or arguments[1:2] == ["relations"]
             if needs_model or (arguments[0] == "plot" and importlib.util.find_spec("matplotlib") is None):

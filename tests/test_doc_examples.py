@@ -298,7 +298,10 @@ def test_the_relations_guide_trains_the_samples_relations_and_evaluates_them(pag
 
     block = find("docs/guide/relations_jsonl.md", "2. Train and evaluate", language="sh")
     run = page_runs(block)
-    run.run_to(block)
+    printed = run.run_to(block)
+    header = next(line for line in printed.splitlines() if line.startswith("E    #"))
+    assert "REL_MICRO_F" in header and "ENTS" not in header, header  # no empty column of a ner it lacks
+    assert "precision  recall     F1  support  threshold" in printed  # evaluate relations' table
     best = run.directory / "training" / "relations" / "model-best"
     trained = json.loads((best / "meta.json").read_text())["performance"]
     assert trained["rel_micro_f"] >= 0.8

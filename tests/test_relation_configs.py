@@ -1,7 +1,7 @@
-"""configs/bionlp_relations.cfg trains with ``spacy train`` on the bundled sample, ``spacy
+"""The bionlp_relations config trains with ``spacy train`` on the bundled sample, ``spacy
 evaluate`` runs on the result (issue 16 point 6), and ``evaluate relations`` gives the last
-dev scores of training (issue 27 point 3). configs/relations.cfg is trained and evaluated
-as docs/guide/relations_jsonl.md says (tests/test_doc_examples.py)."""
+dev scores of training (issue 27 point 3). The relations and relations_raw_text configs are
+trained and evaluated as docs/guide/relations_jsonl.md says (tests/test_doc_examples.py)."""
 
 import json
 
@@ -62,7 +62,7 @@ def test_bionlp_config_trains_on_the_sample_and_scores_raw_text(tmp_path):
     assert main(["lexicon", str(training_set), str(tmp_path / "lexicon")]) == 0  # the sample has no "activates"
     overrides = ["--paths.train", str(sample), "--paths.lexicon", str(tmp_path / "lexicon")]
     overrides += ["--corpora.train.split", "all", "--corpora.dev.split", "all"]  # the sample is one article
-    train("bionlp_relations.cfg", tmp_path / "out", *overrides)
+    train("bionlp_relations", tmp_path / "out", *overrides)
     nlp = spacy.load(tmp_path / "out" / "model-best")
     assert {"Gene_expression", "Positive_regulation"} <= set(nlp.get_pipe("kernel_relations").labels)
     assert "Protein" in nlp.get_pipe("ner").labels  # trained in the same run, on the reference's proteins

@@ -133,11 +133,11 @@ def evaluate_relations(arguments: argparse.Namespace) -> None:
     if not corpus.exists():
         raise CorpusFileError("no such file or directory", corpus)
     nlp = load_pipeline(arguments.model)
-    component = relation_component(nlp)
-    thresholds = _thresholds(arguments.threshold, component)
+    documents = references(corpus, nlp)
+    thresholds = _thresholds(arguments.threshold, relation_component(nlp))
     scores = score(
         nlp,
-        references(corpus, nlp),
+        documents,
         entities=arguments.entities,
         triggers=arguments.triggers,
         threshold=thresholds,
