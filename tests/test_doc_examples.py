@@ -225,9 +225,9 @@ def test_one_trees_forest_kernel_is_its_sst_kernel(page_runs):
 def test_the_amr_example(page_runs):
     _, names, _ = output(page_runs, "docs/guide/kernels.md", "An AMR corpus")
     G, candidates = names["G"], names["candidates"]
-    assert len(candidates) > 50 and G.shape == (len(candidates), len(candidates))
+    assert len(candidates) >= 2 and G.shape == (len(candidates), len(candidates))
     np.testing.assert_allclose(G, G.T)
-    assert np.allclose(np.diag(G), 1.0) and G.min() >= 0 and (G < 0.999).mean() > 0.5
+    assert np.allclose(np.diag(G), 1.0) and G.min() >= 0 and (G < 0.999).any()
 
 
 @uses("docs/guide/spacy.md", "Nyström vectors: `kernel_vectors`")
