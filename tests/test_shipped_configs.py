@@ -2,11 +2,12 @@
 them and writes one out, byte for byte, as a user of the wheel gets them."""
 
 import pytest
+import srsly
 from data_paths import ROOT
 from spacy.util import load_config
 
 from spacy_convkernels.cli import main
-from spacy_convkernels.configs import config_path, names, summary
+from spacy_convkernels.configs import config_path, names, project_names, project_path, summary
 from spacy_convkernels.errors import InvalidParameterError
 
 SOURCE = ROOT / "spacy_convkernels" / "configs"
@@ -50,3 +51,29 @@ def test_an_output_without_a_config_is_refused(tmp_path, capsys):
     assert main(["config", "-o", str(tmp_path / "x.cfg")]) == 1
     assert "name the config to write" in capsys.readouterr().err
     assert not (tmp_path / "x.cfg").exists()
+
+
+def test_project_lists_the_projects_and_writes_one_out(tmp_path, capsys):
+    assert project_names() == ["relations"]
+    assert main(["project"]) == 0
+    assert capsys.readouterr().out.split()[:1] == ["relations"]
+    assert main(["project", "relations", "-o", str(tmp_path / "mine")]) == 0
+    for name in ("project.yml", "README.md"):
+        assert (tmp_path / "mine" / name).read_bytes() == (project_path("relations") / name).read_bytes()
+    assert main(["project", "relations"]) == 1
+    assert "-o/--output is required" in capsys.readouterr().err
+
+
+def test_the_relations_project_is_a_weasel_project_whose_workflows_train_a_shipped_config(tmp_path):
+    from weasel.util import load_project_config
+
+    project = load_project_config(project_path("relations"))
+    commands = {command["name"]: command for command in project["commands"]}
+    assert project["workflows"]["all"] == ["config", "train", "evaluate", "curve", "package"]
+    assert set(project["workflows"]["all-spacy"]) <= set(commands)
+    assert project["vars"]["config"] in names()
+    raw = srsly.read_yaml(project_path("relations") / "project.yml")
+    for command in raw["commands"]:  # weasel joins two list items that are each a variable into one
+        deps = [dep.startswith("${") and dep.endswith("}") for dep in command.get("deps", [])]
+        assert not any(a and b for a, b in zip(deps, deps[1:])), command["name"]
+    assert "spacy_convkernels config" in commands["config"]["script"][0]

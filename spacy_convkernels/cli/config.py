@@ -37,9 +37,7 @@ def run(arguments: argparse.Namespace) -> None:
     from ..utils.outputs import replacing
 
     if arguments.name is None:
-        width = max(map(len, names()))
-        for name in names():
-            print(f"{name:<{width}}  {summary(name)}")
+        print_listing({name: summary(name) for name in names()})
         return
     source = config_path(arguments.name)
     if arguments.output is None:
@@ -47,3 +45,10 @@ def run(arguments: argparse.Namespace) -> None:
         return
     with replacing(arguments.output, name="--output") as temporary:
         shutil.copyfile(source, temporary)
+
+
+def print_listing(rows: dict[str, str]) -> None:
+    """Each shipped thing's name and what it is, one a line, aligned (config and project)."""
+    width = max(map(len, rows), default=0)
+    for name, about in rows.items():
+        print(f"{name:<{width}}  {about}")

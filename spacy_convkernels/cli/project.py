@@ -44,11 +44,10 @@ def run(arguments: argparse.Namespace) -> None:
 
     from ..configs import project_names, project_path
     from ..utils.outputs import replacing_all
+    from .config import print_listing
 
     if arguments.name is None:
-        width = max(map(len, project_names()))
-        for name in project_names():
-            print(f"{name:<{width}}  {srsly.read_yaml(project_path(name) / 'project.yml')['title']}")
+        print_listing({name: srsly.read_yaml(project_path(name) / "project.yml")["title"] for name in project_names()})
         return
     source = project_path(arguments.name)
     arguments.output.mkdir(parents=True, exist_ok=True)
