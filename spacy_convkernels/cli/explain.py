@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..errors import ConvKernelsError, InvalidParameterError
 from ..utils.outputs import default_output, replacing
+from .options import vector_inputs
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
 DEFAULT = "explain.html"  # the output without -o, written only where no file of that name is
@@ -41,7 +42,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
-    return {"--corpus": arguments.corpus, "--vectors": arguments.vectors}, {"--output": _output(arguments)}
+    inputs = {"--corpus": arguments.corpus, "--vectors": vector_inputs(arguments.vectors)}
+    return inputs, {"--output": _output(arguments)}
 
 
 def _output(arguments: argparse.Namespace) -> Path:

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import ModelFileError
 from ..utils.outputs import replacing, save_array
 from .cluster import add_cluster_arguments, cluster_client
-from .options import add_output_argument, add_seed_argument
+from .options import add_output_argument, add_seed_argument, vector_inputs
 from .structures import (
     KERNELS,
     REPRESENTATIONS,
@@ -82,7 +82,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
     if arguments.step == "fit":
-        return {"input": arguments.input, "--vectors": arguments.vectors}, {"model": arguments.output}
+        return {"input": arguments.input, "--vectors": vector_inputs(arguments.vectors)}, {"model": arguments.output}
     return {"model": arguments.model, "input": arguments.input}, {"output": arguments.output}
 
 

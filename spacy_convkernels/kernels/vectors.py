@@ -230,9 +230,20 @@ def _lines(path: Path):
         yield number, line
 
 
+def vector_files(source: str | Path) -> list[Path]:
+    """Every file :meth:`WordVectors.load` reads of a path: a ``.npy`` matrix and the
+    ``.keys`` file beside it, else the file itself (the inputs a command declares)."""
+    path = Path(source)
+    return [path, _keys_file(path)] if path.suffix == ".npy" else [path]
+
+
+def _keys_file(path: Path) -> Path:
+    return path.with_suffix(".keys")
+
+
 def _read_npy(path: Path) -> tuple[list, np.ndarray]:
     """Keys and vectors of a ``.npy`` matrix and the ``.keys`` file beside it."""
-    keys_path = path.with_suffix(".keys")
+    keys_path = _keys_file(path)
     if not keys_path.exists():
         raise VectorsError(f"{path} needs its keys, one per line, in {keys_path}")
     keys = [line for _, line in _lines(keys_path)]
