@@ -152,13 +152,18 @@ def test_a_dangling_output_link_is_not_followed(workspace, capsys):
     link = workspace / "out.npy"
     link.symlink_to(workspace / "new" / "folders" / "victim.npy")
     assert main(["gram", str(workspace / "trees.txt"), "-o", str(link), "--quiet"]) == 1
-    assert f"output {link} is a symbolic link to {workspace}/new/folders/victim.npy, which does not exist" in (
+    assert f"output {link}: {link} is a symbolic link to {workspace}/new/folders/victim.npy, which does not exist" in (
         capsys.readouterr().err
     )
     assert link.is_symlink() and not (workspace / "new").exists()
     with pytest.raises(InvalidParameterError, match="which does not exist"):
         with replacing(link):
             pass
+    folder = workspace / "lexicon"  # a folder on the output's way
+    folder.symlink_to(workspace / "nowhere", target_is_directory=True)
+    assert main(["lexicon", str(workspace / "c3"), "-o", str(folder)]) == 1
+    assert f"{folder} is a symbolic link to {workspace}/nowhere, which does not exist" in capsys.readouterr().err
+    assert not (workspace / "nowhere").exists()
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="another user's link needs root to make")

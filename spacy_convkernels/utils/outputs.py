@@ -186,26 +186,25 @@ def check_outputs(*, inputs: Mapping[str, Path | str | list | None], outputs: Ma
 
 
 def _check_link(name: str, path: Path) -> None:
-    """Refuse an output that is a symbolic link leading nowhere (its target's folders and
-    file would be made), or one in a sticky or world-writable folder that the user does
-    not own (another user's link would redirect the write: the rule of the kernel's
-    ``fs.protected_symlinks``, for every user, root too). A link the user owns elsewhere
-    is written through, as a shell's ``>`` does."""
-    if not path.is_symlink():
-        return
-    target = os.readlink(path)
-    if not path.exists():
-        raise InvalidParameterError(
-            f"{name} {path} is a symbolic link to {target}, which does not exist: not followed; remove the link or "
-            "give the target"
-        )
-    link, folder = os.lstat(path), os.stat(path.parent)
-    shared = folder.st_mode & (stat.S_ISVTX | stat.S_IWOTH)
-    if shared and link.st_uid != os.geteuid():
-        raise InvalidParameterError(
-            f"{name} {path} is a symbolic link of another user (uid {link.st_uid}) in the shared folder "
-            f"{path.parent} (mode {stat.S_IMODE(folder.st_mode):o}): not followed; remove it or write elsewhere"
-        )
+    """Refuse an output reached through a symbolic link (the output itself, or a folder on
+    its way) that leads nowhere (its target's folders and file would be made), or that lies
+    in a sticky or world-writable folder and is not the user's (another user's link would
+    redirect the write: the rule of the kernel's ``fs.protected_symlinks``, for every user,
+    root too). A link the user owns elsewhere is written through, as a shell's ``>`` does."""
+    for link in (path, *path.parents):
+        if not link.is_symlink():
+            continue
+        if not link.exists():
+            raise InvalidParameterError(
+                f"{name} {path}: {link} is a symbolic link to {os.readlink(link)}, which does not exist: not "
+                "followed; remove the link or give the target"
+            )
+        owner, folder = os.lstat(link).st_uid, os.stat(link.parent)
+        if folder.st_mode & (stat.S_ISVTX | stat.S_IWOTH) and owner != os.geteuid():
+            raise InvalidParameterError(
+                f"{name} {path}: {link} is a symbolic link of another user (uid {owner}) in the shared folder "
+                f"{link.parent} (mode {stat.S_IMODE(folder.st_mode):o}): not followed; remove it or write elsewhere"
+            )
 
 
 @dataclass
