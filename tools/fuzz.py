@@ -1722,7 +1722,7 @@ BOMB_SIZES = (1 << 20, 64 << 20, 512 << 20, 2 << 30)  # what a bomb inflates to
 MEMORY_BOUND_MIB = 500  # issue 62: no crafted input under 10 MB makes a command exceed it
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _zeros(size, level=1):
     """The deflate stream (raw) of ``size`` zero bytes, made by chunks (once per size)."""
     import zlib
