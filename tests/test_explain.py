@@ -204,6 +204,39 @@ def test_command_bad_inputs_are_one_line_and_status_1(tmp_path, capsys):
         assert err.startswith("spacy-convkernels explain: error:") and message in err and "\n" not in err, err
 
 
+# a label of a terminal's escape sequences: a colour (CSI), a window title (OSC ... BEL),
+# an 8-bit CSI (C1), a C0 control, and a right-to-left override
+CONTROLS = "\x1b[31mcat\x1b]0;pwned\x07\x9b2J\x01\u202e"
+SHOWN = "\\x1b[31mcat\\x1b]0;pwned\\x07\\x9b2J\\x01\\u202e"
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]")
+
+
+def test_labels_with_control_characters_are_drawn_as_escapes_in_valid_xml():
+    import xml.etree.ElementTree as ElementTree
+
+    a = Tree.from_string(f"(S (NP {CONTROLS} x) (VP a&b))")
+    explanation = PartialTreeKernel().explain(a, a, top=3)
+    svg = to_svg(explanation, a, a)
+    texts = [element.text for element in ElementTree.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
+    assert SHOWN in texts and "a&b" in texts and not RAW.search(svg)
+    page = explain_module.to_html(explanation, a, a, title=f"K {CONTROLS}")
+    assert SHOWN in page and not RAW.search(page)
+    ElementTree.fromstring(page[page.index("<svg") : page.index("</svg>") + 6])
+
+
+def test_command_shows_control_characters_as_escapes_never_raw(tmp_path, capsys):
+    import xml.etree.ElementTree as ElementTree
+
+    tree = f"(S (NP {CONTROLS} x))"
+    assert main(["explain", tree, tree, "--top", "2", "-o", str(tmp_path / "out.svg")]) == 0
+    captured = capsys.readouterr()
+    assert SHOWN in captured.out and not RAW.search(captured.out + captured.err)
+    ElementTree.parse(tmp_path / "out.svg")
+    assert main(["explain", "(S x)", "(S x)", "-o", str(tmp_path / "x\x1b[2J.png")]) == 1  # an error naming the file
+    err = capsys.readouterr().err
+    assert "x\\x1b[2J.png" in err and not RAW.search(err)
+
+
 class _BareKernel(Kernel):
     """A kernel that states only its engine spec: PTK's recursion, no TreeKernel base."""
 

@@ -27,6 +27,7 @@ from contextlib import contextmanager, nullcontext, redirect_stdout
 
 from .. import __version__
 from ..errors import ConvKernelsError, InvalidParameterError
+from ..utils.display import visible
 from ..utils.outputs import check_outputs, standard_output
 from ..utils.validation import POSITIVE, SEED
 from . import config, convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, project, trees
@@ -190,5 +191,6 @@ def _check_common(arguments: argparse.Namespace) -> None:
 
 
 def _line(message) -> str:
-    """A message on one line, whatever it holds."""
-    return " ".join(str(message).split())
+    """A message on one line, whatever it holds: control characters (an escape sequence
+    from a file's label or name) are shown as ``\\x1b``, never sent to the terminal."""
+    return visible(" ".join(str(message).split()))
