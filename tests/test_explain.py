@@ -237,6 +237,36 @@ def test_command_shows_control_characters_as_escapes_never_raw(tmp_path, capsys)
     assert "x\\x1b[2J.png" in err and not RAW.search(err)
 
 
+ASCII_SCRIPT = """
+import sys
+from spacy_convkernels.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "ascii:strict"])
+def test_an_encoding_that_cannot_represent_the_text_gives_escapes_and_a_warning(tmp_path, encoding):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    out = tmp_path / "out.html"
+    command = [sys.executable, "-c", ASCII_SCRIPT, "explain", "(S (NP café))", "(S (NP café))", "-o", str(out)]
+    done = subprocess.run(command, env=env, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert b"(NP(caf\\xe9))" in done.stdout and b"Traceback" not in done.stderr
+    assert done.stderr.decode("ascii").splitlines()[-1] == (
+        "spacy-convkernels explain: warning: standard output's encoding (ascii) cannot represent some of the text: "
+        "those characters were written as backslash escapes such as \\xe9; -o FILE writes UTF-8, as does standard "
+        "output with PYTHONIOENCODING=utf-8"
+    )
+    assert "café" in out.read_text(encoding="utf-8")  # a file is UTF-8
+    bad = subprocess.run([*command[:3], "explain", "(S café", "(S x)", "-o", str(out)], env=env, capture_output=True)
+    assert bad.returncode == 1 and bad.stderr.decode("ascii").count("\n") == 1, bad.stderr  # the error, escaped
+    assert b"caf\\xe9" in bad.stderr and b"Traceback" not in bad.stderr
+
+
 class _BareKernel(Kernel):
     """A kernel that states only its engine spec: PTK's recursion, no TreeKernel base."""
 
