@@ -73,3 +73,33 @@ def test_raw_text_parsed_by_the_md_model(tmp_path):
     rows = [line.split("\t") for line in out.read_text(encoding="utf-8").splitlines()]
     assert [row[:2] for row in rows] == [["0", "0"], ["1", "0"], ["1", "1"]]
     assert all(len(row) == 2 + len(REPRESENTATIONS) and row[2].startswith("(SYNT##root") for row in rows)
+
+
+def test_standard_output_in_ascii_gets_exact_json_or_escaped_lines_with_a_warning(tmp_path, monkeypatch, capsys):
+    import io
+    import sys
+
+    vocab = spacy.blank("en").vocab
+    words = ["café", "serves", "crème"]
+    tags, deps = ["NN", "VBZ", "NN"], ["nsubj", "ROOT", "dobj"]
+    doc = Doc(vocab, words=words, lemmas=words, tags=tags, deps=deps, heads=[1, 1, 1])
+    DocBin(docs=[doc]).to_disk(tmp_path / "parsed.spacy")
+    assert main(["trees", str(tmp_path / "parsed.spacy"), "--format", "jsonl", "-o", str(tmp_path / "t.jsonl")]) == 0
+    expected = json.loads((tmp_path / "t.jsonl").read_text(encoding="utf-8"))
+    assert "café" in expected["text"]
+    for format in ("jsonl", "lines"):
+        stdout = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="strict", newline="\n")
+        monkeypatch.setattr(sys, "stdout", stdout)
+        capsys.readouterr()
+        assert main(["trees", str(tmp_path / "parsed.spacy"), "--format", format]) == 0  # a traceback before
+        stdout.flush()
+        written = stdout.buffer.getvalue().decode("ascii")
+        assert stdout.errors == "strict"  # put back
+        err = capsys.readouterr().err
+        if format == "jsonl":  # JSON's own escapes: exact, no warning
+            assert json.loads(written) == expected and "warning" not in err
+        else:
+            assert "LEX##caf\\xe9::n" in written and written.count("\n") == 1
+            assert err.splitlines()[-1].startswith(
+                "spacy-convkernels trees: warning: standard output's encoding (ascii) cannot represent some of the text"
+            )

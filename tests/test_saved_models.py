@@ -17,7 +17,7 @@ import srsly
 from data_paths import CORPORA, ROOT, require_extra
 from kelp_parses import doc_from_grct, questions
 from relation_samples import KERNEL, PATH_SVM, model_config, pair_examples, parsed_in
-from spacy.tokens import Doc
+from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_model_from_config
 
@@ -369,6 +369,40 @@ def test_a_kernel_whose_vectors_name_a_file_is_not_loaded(tmp_path):
     with pytest.raises(ModelFileError, match="kernel_vectors: its kernel's vectors name a file") as raised:
         spacy.load(tmp_path / "pipeline")
     assert str(WORDS) not in str(raised.value)
+
+
+def test_a_kernel_whose_vectors_are_a_reader_is_refused_and_the_commands_read_nothing(tmp_path, monkeypatch, capsys):
+    from spacy.util import load_config
+
+    from spacy_convkernels.corpora import lexicon
+    from spacy_convkernels.errors import InvalidParameterError
+
+    nlp, docs = sentence_component("kernel_vectors", {"n_components": 3})
+    nlp.to_disk(tmp_path / "pipeline")
+    config = load_config(tmp_path / "pipeline" / "config.cfg", interpolate=False)
+    kernel = config["components"]["kernel_vectors"]["kernel"]
+    kernel["@misc"] = "spacy_convkernels.SmoothedPartialTreeKernel.v1"
+    kernel["vectors"] = {"@readers": "spacy_convkernels.LexiconPatterns.v1", "path": str(tmp_path / "lexicon")}
+    kernel["vectors"]["group"] = "proteins"
+    config.to_disk(tmp_path / "pipeline" / "config.cfg")
+    read = []
+    monkeypatch.setattr(lexicon, "read_lexicon", lambda path: read.append(path) or {"proteins": [], "triggers": []})
+    DocBin(docs=docs).to_disk(tmp_path / "parsed.spacy")
+    # the commands: refused before spaCy reads the config, the reader never called
+    assert main(["trees", str(tmp_path / "parsed.spacy"), "--model", str(tmp_path / "pipeline")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "gives a kernel's vectors as a registered function" in err, err
+    assert "[components.kernel_vectors.kernel.vectors] @readers = 'spacy_convkernels.LexiconPatterns.v1'" in err
+    assert str(tmp_path / "lexicon") not in err and read == []
+    with pytest.raises(ModelFileError, match="nothing was read"):
+        load_pipeline(tmp_path / "pipeline")
+    assert read == []
+    # spacy.load: spaCy runs the reader before the kernel is made (the innermost blocks of a
+    # config first; no hook comes before), then the kernel refuses its value, not "damaged"
+    refused = 'SmoothedPartialTreeKernel.v1: vectors must be "vocab", a path or null'
+    with pytest.raises(InvalidParameterError, match=refused):
+        spacy.load(tmp_path / "pipeline")
+    assert read == [str(tmp_path / "lexicon")]
 
 
 def test_an_uninitialized_relation_component_says_so():

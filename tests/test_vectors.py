@@ -1,4 +1,5 @@
 import json
+import warnings
 import zlib
 from pathlib import Path
 
@@ -193,6 +194,39 @@ def test_unreadable_npy(tmp_path):
     (tmp_path / "ok.keys").write_bytes("\ufeffa\u2028b\nc\n".encode("utf-8"))  # only \n ends a key
     np.save(tmp_path / "ok.npy", np.eye(2))
     assert set(WordVectors.load(tmp_path / "ok.npy").rows) == {"a\u2028b", "c"}
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf], ids=["nan", "inf", "-inf"])
+def test_the_constructor_refuses_a_row_that_is_not_finite_naming_the_row_and_key(bad):
+    matrix = np.array([[1.0, 0.0], [bad, 1.0]])
+    with pytest.raises(VectorsError, match=r"row 1 of the matrix \(key 'cat'\) holds NaN or infinite"):
+        WordVectors({"dog": 0, "cat": 1}, matrix)
+    raw = np.array([[2.0, 0.0], [0.0, bad]], dtype=np.float32)
+    with pytest.raises(VectorsError, match="row 1 of the source vectors .key 'cat'. holds NaN"):
+        WordVectors({"dog": 0, "cat": 1}, np.eye(2), raw)
+    with pytest.raises(VectorsError, match="the vector of 'cat' .row 1. holds NaN or infinite"):
+        WordVectors.from_arrays(["dog", "cat"], matrix)
+
+
+def test_vectors_near_float32s_largest_value_give_no_numpy_warning(tmp_path):
+    big = float(np.finfo(np.float32).max)
+    near = np.array([[big, big, big], [1.0, 2.0, 3.0]], dtype=np.float32)
+    (tmp_path / "near.txt").write_text(f"a {big!r} {big!r} {big!r}\nb 1 2 3\n", encoding="utf-8")
+    np.save(tmp_path / "beyond.npy", np.array([[1.0, 2.0], [1e39, 1.0]]))
+    (tmp_path / "beyond.keys").write_text("a\nb\n", encoding="utf-8")
+    (tmp_path / "beyond.txt").write_text("a 1 2\nb 1e39 1\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's "overflow encountered in reduce" or "in cast" fails the test
+        for vectors in (WordVectors.from_arrays(["a", "b"], near), WordVectors.load(tmp_path / "near.txt")):
+            np.testing.assert_allclose(vectors.matrix[vectors.row("a")], np.full(3, 3**-0.5))
+            arrays = vectors.to_arrays()
+            WordVectors.from_saved_arrays(arrays["vector_keys"], arrays["vector_rows"], arrays["vectors"])
+            kernel = SmoothedPartialTreeKernel(vectors=vectors)
+            trees = [Tree.from_string("(S (NN a))"), Tree.from_string("(S (NN b))")]
+            assert np.isfinite(kernel.gram(trees)).all()
+        with pytest.raises(VectorsError, match=r"beyond.npy: the vector of 'b' \(row 1\) holds 1e\+39, beyond float32"):
+            WordVectors.load(tmp_path / "beyond.npy")
+        _load_fails(tmp_path / "beyond.txt", r"line 2: the vector of 'b' holds 1e\+39, beyond float32's range")
 
 
 DEV_ZERO_SCRIPT = """

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConvKernelsError, InvalidParameterError
+from ..utils.display import visible
 from ..utils.outputs import default_output, replacing
 from .options import vector_inputs
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
@@ -65,9 +66,9 @@ def run(arguments: argparse.Namespace) -> None:
     with replacing(output, name="--output") as temporary:
         temporary.write_text(page, encoding="utf-8")
     print(f"K(a, b) = {explanation.value:.6g} ({explanation.n_pairs} contributing node pairs)")
-    for rank, match in enumerate(explanation.matches, start=1):
-        print(f"{rank:3d}. {match.value:.6g} ({100 * match.share:.1f} %) {match.fragment}")
-    print(f"drawn to {output}", file=sys.stderr)
+    for rank, match in enumerate(explanation.matches, start=1):  # a label's control characters shown as \x1b
+        print(f"{rank:3d}. {match.value:.6g} ({100 * match.share:.1f} %) {visible(str(match.fragment))}")
+    print(f"drawn to {visible(str(output))}", file=sys.stderr)
 
 
 def _pair(arguments: argparse.Namespace) -> tuple:

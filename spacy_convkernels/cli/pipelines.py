@@ -32,6 +32,7 @@ def load_pipeline(model: str | Path, **settings):
 
     from ..utils.saved_arrays import READING_ERRORS
 
+    refuse_vector_functions(model)
     try:
         return spacy.load(model, **settings)
     except ModelFileError:
@@ -44,6 +45,37 @@ def load_pipeline(model: str | Path, **settings):
         where = f": {file} is damaged" if file is not None else ""
         reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
         raise ModelFileError(f"cannot load the spaCy pipeline {model}{where} ({reason})", source=str(model)) from error
+
+
+def refuse_vector_functions(model: str | Path) -> None:
+    """Refuse, before spaCy reads it, a pipeline (a folder, or an installed package) whose
+    ``config.cfg`` gives a kernel's vectors as a registered function's block
+    (``@readers = ...``): ``spacy.load`` would run the function, which may open any file,
+    before the kernel is made and refuses its value. A config that cannot be read is left
+    to ``spacy.load``, whose error names the damage."""
+    from spacy.util import load_config
+
+    from ..components.registered_kernels import vector_functions
+    from ..utils.outputs import pipeline_path
+    from ..utils.saved_arrays import READING_ERRORS
+
+    folder = pipeline_path(str(model))
+    if folder is None or not folder.is_dir():
+        return
+    configs = [path for path in (folder / "config.cfg", *sorted(folder.glob("*/config.cfg"))) if path.is_file()]
+    if not configs:
+        return
+    try:
+        found = vector_functions(load_config(configs[0]))
+    except READING_ERRORS:
+        return
+    if found:
+        raise ModelFileError(
+            f"cannot load the spaCy pipeline {model}: {configs[0]} gives a kernel's vectors as a registered function, "
+            f"{found[0]}, which spaCy would run before the kernel refuses it: a saved pipeline never opens another "
+            'file, its vectors are "vocab", its own, saved with it (nothing was read)',
+            source=str(model),
+        )
 
 
 def missing_extra(error: BaseException) -> str | None:
