@@ -18,6 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from interrupts import assert_interruptible, default_sigint
 from random_trees import random_pairs, random_tree, wide_tree
+from sklearn.base import clone
+from smoothed_data import CASES as SMOOTHED_CASES
+from smoothed_data import LABELS as SMOOTHED_LABELS
+from smoothed_data import VECTORS, sigma_key
 
 from spacy_convkernels import Tree
 from spacy_convkernels.errors import ConvKernelsError, InvalidParameterError, StructureSizeError
@@ -35,7 +39,7 @@ from spacy_convkernels.kernels._packing import PackedSequences, PackedTrees
 from spacy_convkernels.kernels._settings import EngineSettings, KernelKind
 from spacy_convkernels.kernels._tables import NodeSimilarity, TupleTable
 from spacy_convkernels.kernels._tree_kernels import set_stored_pairs
-from spacy_convkernels.kernels.work import structure_work
+from spacy_convkernels.kernels.work import TABLE_WORK, structure_work
 from spacy_convkernels.structures.paths import PathTuples
 
 TESTS = Path(__file__).resolve().parent
@@ -756,6 +760,12 @@ def test_structures_below_the_bound_give_the_reference_values_and_one_unit_more_
     stars = [star(30, "e/x", "/r"), Tree("/r", [Tree("e/x", [Tree("f/y")]) for _ in range(12)])]
     paths = [PathTuples([("e", "n")] * 30)]
     cases_of = [(kernel, reference, trees) for kernel, reference in cases]
+    # SPTK with word vectors (a clone: the shared kernel keeps its bound): smoothed nodes, similarities
+    smoothed, sigma = clone(SMOOTHED_CASES[0][0]), SMOOTHED_CASES[0][1]
+    params = dict(lam=smoothed.lam, mu=smoothed.mu, terminal_factor=smoothed.terminal_factor, threshold=0.01)
+    words = [Tree("SYNT##root", [Tree(label, [Tree("POS##NN")]) for label in SMOOTHED_LABELS[:12] * 3])]
+    words.append(random_tree(np.random.default_rng(4), 40, labels=SMOOTHED_LABELS))
+    cases_of.append((smoothed, lambda a, b: ref.smoothed_partial_tree(a, b, sigma, **params, match=sigma_key), words))
     cases_of.append((ZelenkoTreeKernel(), lambda a, b: ref.zelenko(a, b, k), stars))
     cases_of.append((SubsequencePathKernel(), lambda a, b: ref.subsequence_path(a.labels, b.labels, k), paths))
     for kernel, reference, X in cases_of:
@@ -807,6 +817,26 @@ def test_the_work_of_each_tree_is_counted_in_one_pass_and_bounds_every_pair(seed
                 assert engine_work(kernel, a, b) <= np.sqrt(works[i] * works[j]) * (1 + 1e-12)
 
 
+def test_the_count_before_the_tables_is_a_lower_bound():
+    """The kernels count each structure's work before their tables describe its labels:
+    that count (smoothed nodes and tuples grouped by label, no similarities) is at most
+    the count with the table (grouped by similarity group or edge, similarities added)."""
+    rng = np.random.default_rng(6)
+    trees = [random_tree(rng, int(rng.integers(1, 60)), labels=SMOOTHED_LABELS) for _ in range(30)]
+    trees.append(Tree("SYNT##root", [Tree(label, [Tree("POS##NN")]) for label in SMOOTHED_LABELS * 4]))
+    tuples = [Tree("/r", [Tree(f"{e}/{w}", [Tree("f/x")]) for e in "ef" for w in ("dog", "cat", "run")] * 3)]
+    paths = [PathTuples([(e, w) for e in "ef" for w in ("dog", "cat", "run")] * 5)]
+    cases = [(kernel, trees) for kernel, _ in SMOOTHED_CASES]
+    cases += [(ZelenkoTreeKernel(vectors=VECTORS), tuples), (SubsequencePathKernel(vectors=VECTORS), paths)]
+    for kernel, X in cases:
+        spec, tables = kernel._configuration()
+        assert spec.kind in TABLE_WORK
+        compiled = [x.compiled for x in X]
+        before = structure_work(spec.kind, compiled, spec.match_key)
+        after = structure_work(spec.kind, compiled, spec.match_key, tables.cover_structures(X))
+        assert (before <= after).all() and (before < after).any(), repr(kernel)
+
+
 def test_the_refused_structure_is_the_one_named():
     small, chain = Tree.from_string("(S (a) (b))"), Tree.from_flat(["a"] * 30, range(-1, 29))
     kernel = PartialTreeKernel(max_work=100)
@@ -829,8 +859,6 @@ def test_paths_and_forests_are_bounded_too():
 
 @pytest.mark.parametrize("kernel", tree_kernels() + [ZelenkoTreeKernel(), SubsequencePathKernel()], ids=repr)
 def test_max_work_is_a_parameter_that_get_params_and_clone_carry(kernel):
-    from sklearn.base import clone
-
     from spacy_convkernels.kernels.work import DEFAULT_MAX_WORK
 
     assert kernel.get_params()["max_work"] == DEFAULT_MAX_WORK == 10**8

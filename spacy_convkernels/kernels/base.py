@@ -35,7 +35,7 @@ from ._openmp import set_max_threads as set_max_threads  # for worker threads (c
 from ._packing import PackedSequences, PackedStructures, PackedTrees
 from ._settings import EngineSettings, KernelKind
 from ._tables import NodeSimilarity
-from .work import DEFAULT_MAX_WORK, structure_work
+from .work import DEFAULT_MAX_WORK, TABLE_WORK, structure_work
 
 
 def inverse_roots(self_kernels) -> np.ndarray:
@@ -330,8 +330,10 @@ class Kernel(BaseEstimator):
         """The structures packed for the engine, their labels covered by ``tables``,
         after :meth:`_check_work`."""
         compiled = [x.compiled for x in X]
+        self._check_work(compiled, spec, None)  # before the tables describe new labels (a lower bound)
         published = None if tables is None else tables.cover_structures(X)
-        self._check_work(compiled, spec, published)
+        if published is not None and spec.kind in TABLE_WORK:
+            self._check_work(compiled, spec, published)
         if spec.match_key is None:
             return PackedSequences(compiled)
         kinds = published.kinds if isinstance(published, NodeSimilarity) else None
@@ -339,7 +341,8 @@ class Kernel(BaseEstimator):
 
     def _check_work(self, compiled: list, spec: EngineSpec, published) -> None:
         """Refuse, before any work, the first structure whose K(t, t) needs more than
-        ``max_work`` units of work (:func:`~.work.structure_work`, from label counts)."""
+        ``max_work`` units of work (:func:`~.work.structure_work`, from label counts;
+        without the ``published`` table, a lower bound of the count with it)."""
         if self.max_work is None:
             return
         work = structure_work(spec.kind, compiled, spec.match_key, published)

@@ -34,13 +34,18 @@ brings to each of its pairs, from the recurrences of the engine (``_tree_kernels
   1 + tails per pair of hyper-edges of equal productions (aligned), so w = 2 per node
   grouped by label and sqrt(1 + tails) per hyper-edge grouped by production.
 
-``structure_work`` gives work(t, t) = sum_g W_t(g)^2 of each structure. By the
+``structure_work`` gives work(t, t) = sum_g W_t(g)^2 of each structure. Without the
+label table the count is a lower bound of the count with it (smoothed nodes and tuples
+grouped by label, a finer partition than similarity groups and edges, whose squares sum
+to less; no similarities), which the kernels check first, before their tables describe
+the structures' new labels (2 s for a root of 4 million children). By the
 Cauchy-Schwarz inequality, work(a, b) <= sqrt(work(a, a) work(b, b)), so a bound on each
 structure's own K(t, t), which normalization computes anyway, bounds every pair a kernel
 computes with it; the one-against-many engine pairs a query with the distinct subtrees
-of a fixed set, no more than with the fixed structures one by one. A unit is about 3 to
-10 ns of one core (``bench/speed/kernels.py``'s ``StructureWork``): the default bound,
-:data:`DEFAULT_MAX_WORK`, is about a second per pair.
+of a fixed set, no more than with the fixed structures one by one. A unit is 2 to 10 ns
+of one core (about 3 ns for the wide shapes' cells, 6 to 9 ns for chains, whose pairs
+cost more than their one cell): the default bound, :data:`DEFAULT_MAX_WORK`, is about a
+second per pair at the slowest.
 """
 
 from collections.abc import Sequence
@@ -53,11 +58,16 @@ from ._tables import NodeSimilarity, SimilarityKind, TupleTable
 
 DEFAULT_MAX_WORK = 10**8
 """The default ``max_work`` of every kernel: about a second of one core per pair at the
-slowest shapes (a single-label chain of 5,000 nodes, a root of 10,000 children), 4,000
-times the largest TREC tree and GE sentence (``bench/speed/kernels.py``)."""
+slowest shapes (a single-label chain of 5,000 nodes for SST, 0.9 s; a root of 10,000
+children for PTK, 0.35 s), 2,400 times the work of the largest TREC question and GE
+sentence, 21 times that of the largest whole GE document (CSPTK; ``bench/speed/kernels.py``,
+``StructureWork`` and ``RealWork``)."""
 
 MAX_WORK = [COUNT, None]
 """The constraint of ``max_work`` in every kernel's table."""
+
+TABLE_WORK = frozenset({KernelKind.SMOOTHED_PARTIAL_TREE, KernelKind.ZELENKO_TREE, KernelKind.SUBSEQUENCE_PATH})
+"""The kinds whose count reads their label table (smoothed nodes, edges, word vectors)."""
 
 FOREST_PAIR_UNITS = 4
 """Units per pair of forest nodes of equal labels: each keeps a double for the whole pair."""
@@ -108,28 +118,30 @@ def tree_work(kernel_kind: int, trees: Sequence, match_key: str | None, table=No
     child_ptr = np.concatenate([np.asarray(tree.child_ptr, dtype=np.int64) for tree in trees])
     children = np.delete(np.diff(child_ptr), np.cumsum(sizes + 1)[:-1] - 1)  # no node between two trees
     owner = np.repeat(np.arange(n), sizes)
-    labels = np.concatenate([np.asarray(tree.labels, dtype=np.int64) for tree in trees])
     inner = children > 0
     weight = 1.0 + children
-    work = np.zeros(n)
-    if kernel_kind == KernelKind.ZELENKO_TREE:
+
+    def per_node(name: str) -> np.ndarray:
+        return np.concatenate([np.asarray(getattr(tree, name), dtype=np.int64) for tree in trees])
+
+    if kernel_kind == KernelKind.ZELENKO_TREE:  # by edge (by tuple label without the table: a lower bound)
+        labels = per_node("labels")
         edges = np.asarray(table.edges, dtype=np.int64)[labels] if isinstance(table, TupleTable) else labels
-        work += _squares_by_group(n, owner[inner], edges[inner], weight[inner])
+        work = _squares_by_group(n, owner[inner], edges[inner], weight[inner])
         cost = _similarity_cost(table)
-        if cost:
-            work += cost * _squares_by_group(n, owner, edges, np.ones(len(edges)))
-        return work
-    keys = np.concatenate([np.asarray(getattr(tree, f"{match_key}s"), dtype=np.int64) for tree in trees])
-    smooth = np.zeros(len(labels), dtype=bool)
+        return work + cost * _squares_by_group(n, owner, edges, np.ones(len(edges))) if cost else work
+    keys = per_node(f"{match_key}s")
+    work = np.zeros(n)
     if kernel_kind == KernelKind.SMOOTHED_PARTIAL_TREE and isinstance(table, NodeSimilarity):
-        smooth = np.asarray(table.kinds)[labels] != SimilarityKind.EXACT
-    if smooth.any():  # smoothed nodes: one group per kind and similarity group, after the keys
-        bucket = np.asarray(table.kinds, dtype=np.int64)[labels] * (int(np.max(table.groups)) + 1)
-        bucket += np.asarray(table.groups, dtype=np.int64)[labels]
-        keys = np.where(smooth, keys.max() + 1 + bucket, keys)
-        ones = np.ones(int(smooth.sum()))
-        work += np.bincount(owner[smooth], minlength=n).astype(np.float64) ** 2
-        work += _similarity_cost(table) * _squares_by_group(n, owner[smooth], bucket[smooth], ones)
+        labels = per_node("labels")
+        kinds = np.asarray(table.kinds, dtype=np.int64)[labels]
+        smooth = kinds != SimilarityKind.EXACT
+        if smooth.any():  # smoothed nodes: one group per kind and similarity group, after the keys
+            bucket = kinds * (int(np.max(table.groups)) + 1) + np.asarray(table.groups, dtype=np.int64)[labels]
+            keys = np.where(smooth, keys.max() + 1 + bucket, keys)
+            work += np.bincount(owner[smooth], minlength=n).astype(np.float64) ** 2
+            ones = np.ones(int(smooth.sum()))
+            work += _similarity_cost(table) * _squares_by_group(n, owner[smooth], bucket[smooth], ones)
     if KIND_TRAITS[kernel_kind].aligned_by_position:  # equal productions, equal child counts: N^2 (1 + |ch|)
         return work + _squares_by_group(n, owner[inner], keys[inner], np.ones(int(inner.sum())), weight[inner])
     return work + _squares_by_group(n, owner[inner], keys[inner], weight[inner])
