@@ -163,7 +163,12 @@ class Kernel(BaseEstimator):
     ``_engine_spec``. A kernel object can be shared between threads: its label tables grow
     under a lock and are published as new objects that are never changed
     (:class:`~.node_similarity.SimilarityTable`), and each call packs its structures
-    against one table and computes with a table that covers them."""
+    against one table and computes with a table that covers them.
+
+    Every kernel's constructor takes ``max_work``, the most work one structure's K(t, t)
+    may need (:mod:`~.work`; default 10**8, about a second of one core, None: no bound):
+    a structure that needs more raises :class:`StructureSizeError` before any work, and
+    so no pair of accepted structures needs more."""
 
     structure_type: type = object
     _parameter_constraints: dict = {}
