@@ -112,7 +112,7 @@ def test_a_docbin_bomb_is_refused_in_500_megabytes(tmp_path):
         f"spacy-convkernels trees: error: {bomb}, line 1: its DocBin data exceed 67,108,864 bytes "
         "(cli.pipelines.MAX_DOCBIN_BYTES) once byte 66,297 of the file is inflated"
     ), err
-    assert seconds < 5
+    assert seconds < 10  # 0.1 s here, the lazy imports of the command included
 
 
 @pytest.mark.parametrize(

@@ -610,7 +610,7 @@ def test_a_compressed_bomb_in_a_nystroem_model_is_refused_in_500_megabytes(nystr
         f"spacy-convkernels nystroem: error: {crafted} is damaged: the compressed members up to normalization.npy "
         "expand to 3,200,000,128 bytes, more than the 33,554,432 of saved_arrays.MAX_NPZ_EXPANSION"
     ), err
-    assert seconds < 5
+    assert seconds < 10  # 0.1 s here, the lazy imports of the command included
 
 
 def _npz(path, *members) -> None:
