@@ -1,15 +1,22 @@
 """python -m spacy_convkernels trees: parsed docs or raw text to the five tree representations."""
 
 import json
+import re
+import sys
+import zlib
 
 import pytest
 import spacy
+from address_space import run_limited
+from bombs import zlib_zeros
 from data_paths import CORPORA, need_shared
 from kelp_parses import doc_from_grct
 from spacy.tokens import Doc, DocBin
 
 from spacy_convkernels.cli import main
+from spacy_convkernels.cli.pipelines import MAX_DOCBIN_BYTES, read_docbin
 from spacy_convkernels.corpora import read_klp
+from spacy_convkernels.errors import CorpusFormatError
 from spacy_convkernels.structures import span_to_trees
 from spacy_convkernels.structures.dependency import REPRESENTATIONS
 
@@ -103,3 +110,76 @@ def test_standard_output_in_ascii_gets_exact_json_or_escaped_lines_with_a_warnin
             assert err.splitlines()[-1].startswith(
                 "spacy-convkernels trees: warning: standard output's encoding (ascii) cannot represent some of the text"
             )
+
+
+DOCBIN_BOMB_SCRIPT = """
+import contextlib, io, json, sys, time
+from spacy_convkernels.cli import main
+from spacy_convkernels.cli.pipelines import MAX_DOCBIN_BYTES, read_docbin
+
+docbin, out = sys.argv[1:]
+limit_address_space(500)
+start, err = time.perf_counter(), io.StringIO()
+with contextlib.redirect_stderr(err):
+    status = main(["trees", docbin, "-o", out, "--quiet"])
+print(json.dumps([status, err.getvalue(), time.perf_counter() - start]))
+"""
+
+
+@pytest.mark.slow  # a new process
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and an address-space limit")
+def test_a_docbin_bomb_is_refused_in_500_megabytes(tmp_path):
+    """Issue 62: a 3.1 MB zlib'd DocBin of 3 GiB of zeros took 6.4 GB and 22 s (a
+    MemoryError under 2 GB): inflated a chunk at a time and refused at MAX_DOCBIN_BYTES."""
+    bomb, out = tmp_path / "bomb.spacy", tmp_path / "trees.txt"
+    bomb.write_bytes(zlib_zeros(b"", 3 << 30))
+    assert bomb.stat().st_size < 3.2e6
+    done = run_limited(DOCBIN_BOMB_SCRIPT, bomb, out, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    status, err, seconds = json.loads(done.stdout)
+    assert status == 1 and err.count("\n") == 1 and not out.exists(), err
+    assert err.startswith(
+        f"spacy-convkernels trees: error: {bomb}, line 1: its DocBin data exceed 67,108,864 bytes "
+        "(cli.pipelines.MAX_DOCBIN_BYTES) once byte 66,297 of the file is inflated"
+    ), err
+    assert seconds < 10  # 0.1 s here, the lazy imports of the command included
+
+
+@pytest.mark.parametrize(
+    "size, message",
+    [
+        (MAX_DOCBIN_BYTES, "not a spaCy DocBin (ExtraData"),  # inflated whole: zeros are no msgpack
+        (MAX_DOCBIN_BYTES + 1, f"its DocBin data exceed {MAX_DOCBIN_BYTES:,} bytes"),
+        (100 << 20, f"its DocBin data exceed {MAX_DOCBIN_BYTES:,} bytes"),
+    ],
+    ids=["at the limit", "one byte more", "100 MiB"],
+)
+def test_docbin_data_may_expand_to_the_limit_and_no_more(tmp_path, size, message):
+    path = tmp_path / "zeros.spacy"
+    path.write_bytes(zlib_zeros(b"", size))
+    with pytest.raises(CorpusFormatError, match=re.escape(f"{path}, line 1: {message}")):
+        read_docbin(path, spacy.blank("en").vocab)
+
+
+def test_a_docbin_whose_zlib_data_are_followed_by_other_bytes_is_read(tmp_path):
+    """spaCy's zlib.decompress stops at the end of the data; so does the check before it."""
+    docs = parsed_docs(3)
+    (tmp_path / "trailing.spacy").write_bytes(DocBin(docs=docs).to_bytes() + b"\0" * (MAX_DOCBIN_BYTES + 1))
+    assert [doc.text for doc in read_docbin(tmp_path / "trailing.spacy", spacy.blank("en").vocab)] == [
+        doc.text for doc in docs
+    ]
+
+
+@pytest.mark.shared
+@pytest.mark.slow  # converts GE 2013 train (222 documents)
+def test_real_corpora_are_far_below_the_docbin_limit(tmp_path):
+    """The DocBins convert writes of GE 2013 train and TREC's 5,452 training questions
+    expand to 8.4 and 1.2 MB (en_core_web_md's parses of them: 8.1 and 6.7 MB)."""
+    corpora = {
+        "ge.spacy": (need_shared("data/bionlp-st-2013-ge/original-data/train"), ["--format", "standoff"], 222),
+        "trec.spacy": (need_shared("data/trec-qc-kelp/train_5500.coarse.klp.gz"), [], 5452),
+    }
+    for name, (source, options, count) in corpora.items():
+        assert main(["convert", str(source), "-o", str(tmp_path / name), *options]) == 0
+        assert len(zlib.decompress((tmp_path / name).read_bytes())) < MAX_DOCBIN_BYTES / 7
+        assert len(read_docbin(tmp_path / name, spacy.blank("en").vocab)) == count

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import spacy
 from address_space import run_limited
+from bombs import npy_header
 from broken_files import gzip_then_broken
 from data_paths import CORPORA, need_shared
 
@@ -227,6 +228,20 @@ def test_vectors_near_float32s_largest_value_give_no_numpy_warning(tmp_path):
         with pytest.raises(VectorsError, match=r"beyond.npy: the vector of 'b' \(row 1\) holds 1e\+39, beyond float32"):
             WordVectors.load(tmp_path / "beyond.npy")
         _load_fails(tmp_path / "beyond.txt", r"line 2: the vector of 'b' holds 1e\+39, beyond float32's range")
+
+
+@pytest.mark.parametrize(
+    "shape, data, held",
+    [((10**6, 10**6), 800, "holds 800 bytes"), ((2, 2), 8, "holds 8 bytes"), ((2,), 24, "holds 24 bytes")],
+    ids=["8 TB declared", "short", "long"],
+)
+def test_an_npy_header_that_does_not_fit_the_file_is_refused_before_reading(tmp_path, shape, data, held):
+    """Issue 62: a 928-byte ``.npy`` declaring 10**6 x 10**6 floats had numpy ask for 7.3 TiB
+    (MemoryError) under ``gram --vectors``; now its header is checked against the file first."""
+    (tmp_path / "v.keys").write_text("a\nb\n", encoding="utf-8")
+    (tmp_path / "v.npy").write_bytes(npy_header(shape) + bytes(data))
+    error = _load_fails(tmp_path / "v.npy", "not a readable .npy matrix")
+    assert f"v.npy declares {shape} float64 values" in str(error) and held in str(error)
 
 
 DEV_ZERO_SCRIPT = """

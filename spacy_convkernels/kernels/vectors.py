@@ -9,6 +9,7 @@ nothing about the meaning of the words on it.
 
 import hashlib
 import math
+import os
 import re
 from collections.abc import Iterable
 from functools import cached_property
@@ -18,7 +19,7 @@ import numpy as np
 
 from ..errors import ModelFileError, VectorsError
 from ..structures.labels import join_key, split_key
-from ..utils.saved_arrays import index_array, real_array
+from ..utils.saved_arrays import index_array, npy_array, real_array
 from ..utils.text_lines import Unreadable, numbered_lines
 
 
@@ -282,7 +283,8 @@ def _read_npy(path: Path) -> tuple[list, np.ndarray]:
         raise VectorsError(f"{path} needs its keys, one per line, in {keys_path}")
     keys = [line for _, line in _lines(keys_path)]
     try:
-        matrix = np.load(path, allow_pickle=False)
+        with open(path, "rb") as file:
+            matrix = npy_array(file, size=os.fstat(file.fileno()).st_size, name=path.name)
     except (OSError, ValueError, EOFError) as error:
         raise VectorsError(f"{path} is not a readable .npy matrix ({error})") from error
     if not (np.issubdtype(matrix.dtype, np.floating) or np.issubdtype(matrix.dtype, np.integer)):
