@@ -5,6 +5,7 @@ import re
 import sys
 import zlib
 
+import numpy as np
 import pytest
 import spacy
 from address_space import run_limited
@@ -183,3 +184,63 @@ def test_real_corpora_are_far_below_the_docbin_limit(tmp_path):
         assert main(["convert", str(source), "-o", str(tmp_path / name), *options]) == 0
         assert len(zlib.decompress((tmp_path / name).read_bytes())) < MAX_DOCBIN_BYTES / 7
         assert len(read_docbin(tmp_path / name, spacy.blank("en").vocab)) == count
+
+
+def _docbin_file(path, **fields) -> None:
+    """A .spacy file of a DocBin payload with ``fields`` in place of an empty one's."""
+    import srsly
+
+    empty = {"version": 2, "attrs": [65], "tokens": b"", "spaces": b"", "lengths": b"", "strings": []}
+    path.write_bytes(zlib.compress(srsly.msgpack_dumps({**empty, "cats": [], "flags": [], **fields}), 1))
+
+
+def test_a_docbin_of_too_many_items_or_tokens_is_refused_before_spacy_builds_it(tmp_path, capsys):
+    """Issue 62: within the 64 MiB bound, a 58 KB DocBin of 60 million empty flags took
+    4.6 GB, a 94 KB one of 7.4 million tokens in one Doc 1.2 GB: refused from the payload's
+    structure, each list and map at most MAX_DOCBIN_TOKENS items, the tokens too."""
+    import srsly
+
+    from spacy_convkernels.cli.pipelines import MAX_DOCBIN_TOKENS
+
+    flags = tmp_path / "flags.spacy"
+    header = b"\xdd" + (MAX_DOCBIN_TOKENS + 1).to_bytes(4, "big")  # an array of MAX + 1 empty maps
+    empty = {"version": 2, "attrs": [65], "tokens": b"", "spaces": b"", "lengths": b"", "strings": [], "cats": []}
+    payload = srsly.msgpack_dumps(empty)
+    payload = (
+        bytes([payload[0] + 1])
+        + payload[1:]
+        + srsly.msgpack_dumps("flags")
+        + header
+        + b"\x80" * (MAX_DOCBIN_TOKENS + 1)
+    )
+    flags.write_bytes(zlib.compress(payload, 1))
+    tokens = tmp_path / "tokens.spacy"
+    _docbin_file(
+        tokens, tokens=bytes(8 * (MAX_DOCBIN_TOKENS + 1)), lengths=(MAX_DOCBIN_TOKENS + 1).to_bytes(4, "little")
+    )
+    assert flags.stat().st_size < 100_000 and tokens.stat().st_size < 100_000
+    vocab = spacy.blank("en").vocab
+    with pytest.raises(CorpusFormatError, match=f"a list or map of more than {MAX_DOCBIN_TOKENS:,} items"):
+        read_docbin(flags, vocab)
+    with pytest.raises(CorpusFormatError, match=f"holds {MAX_DOCBIN_TOKENS + 1:,} tokens, more than"):
+        read_docbin(tokens, vocab)
+    assert main(["trees", str(flags), "-o", str(tmp_path / "t.txt"), "--quiet"]) == 1
+    assert "flags.spacy, line 1: its DocBin holds a list or map of more than" in capsys.readouterr().err
+    _docbin_file(tmp_path / "fine.spacy")
+    assert read_docbin(tmp_path / "fine.spacy", vocab) == []
+
+
+def test_a_pipeline_whose_vector_table_declares_more_than_its_file_is_refused_before_loading(tmp_path, capsys):
+    """Issue 62: a 928-byte vocab/vectors declaring 10**6 x 10**6 floats made spaCy's loader
+    ask numpy for 7.3 TiB (a raw MemoryError): refused from the header, naming the file."""
+    from bombs import npy_header
+
+    nlp = spacy.blank("en")
+    nlp.vocab.set_vector("cat", np.array([1.0, 0.0], dtype=np.float32))
+    nlp.to_disk(tmp_path / "model")
+    table = tmp_path / "model" / "vocab" / "vectors"
+    table.write_bytes(npy_header((10**6, 10**6), "<f4") + bytes(800))
+    (tmp_path / "texts.txt").write_text("A text.\n", encoding="utf-8")
+    assert main(["trees", str(tmp_path / "texts.txt"), "--model", str(tmp_path / "model"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"{table} declares (1000000, 1000000) float32 values" in err and "holds 800 bytes" in err

@@ -29,6 +29,11 @@ NOT_FOUND = re.compile(r"\[E002\] Can't find factory for '([^']+)'|\[E893\] Coul
 #: 2013 train (222 documents, 71,777 tokens) expand to 8.1 MB, of TREC's 5,452 training
 #: questions to 6.7 MB: this is 8 times more.
 MAX_DOCBIN_BYTES = 64 << 20
+
+#: The most tokens (and items of any list) a DocBin may make the commands build: spaCy
+#: takes about 160 bytes a token (7.4 million tokens in one Doc of a 94 KB file took 1.2
+#: GB); GE 2013 train has 71,777, TREC's training questions 56,843.
+MAX_DOCBIN_TOKENS = 1_000_000
 _CHUNK = 1 << 20
 
 
@@ -44,6 +49,7 @@ def load_pipeline(model: str | Path, **settings):
     from ..utils.saved_arrays import READING_ERRORS
 
     refuse_vector_functions(model)
+    check_vector_table(model)
     try:
         return spacy.load(model, **settings)
     except ModelFileError:
@@ -56,6 +62,25 @@ def load_pipeline(model: str | Path, **settings):
         where = f": {file} is damaged" if file is not None else ""
         reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
         raise ModelFileError(f"cannot load the spaCy pipeline {model}{where} ({reason})", source=str(model)) from error
+
+
+def check_vector_table(model: str | Path) -> None:
+    """Refuse, before spaCy allocates it, a pipeline whose ``vocab/vectors`` table (an
+    ``.npy`` array) declares more values than its file holds (a 928-byte file declaring
+    10**6 x 10**6 floats had numpy ask for 7.3 TiB): :class:`ModelFileError` naming it."""
+    from ..utils.outputs import pipeline_path
+    from ..utils.saved_arrays import check_npy_header
+
+    folder = pipeline_path(str(model))
+    table = None if folder is None else folder / "vocab" / "vectors"
+    if table is None or not table.is_file():
+        return
+    with open(table, "rb") as stream:
+        try:
+            check_npy_header(stream, size=table.stat().st_size, name=str(table))
+        except ValueError as error:  # numpy's own refusals of a header: not an array at all
+            message = f"cannot load the spaCy pipeline {model}: {table} is damaged ({error})"
+            raise ModelFileError(message, source=str(model)) from error
 
 
 def refuse_vector_functions(model: str | Path) -> None:
@@ -113,12 +138,44 @@ def read_docbin(path: Path, vocab) -> list:
     from ..utils.saved_arrays import READING_ERRORS
 
     try:
-        return list(DocBin().from_bytes(_docbin_bytes(path)).get_docs(vocab))
+        data = _docbin_bytes(path)
+        _check_docbin(zlib.decompress(data), path)
+        return list(DocBin().from_bytes(data).get_docs(vocab))
     except CorpusFormatError:
         raise
     except READING_ERRORS as error:  # spaCy's E1014, msgpack's and zlib's errors are ValueErrors
         reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
         raise CorpusFormatError(f"not a spaCy DocBin ({reason})", path, 1) from error
+
+
+def _check_docbin(payload: bytes, path: Path) -> None:
+    """Refuse a DocBin whose (inflated, bounded) payload would make spaCy build more than
+    :data:`MAX_DOCBIN_TOKENS` tokens, or whose lists hold more items than that (a 58 KB
+    file of 60 million empty ``flags`` took 4.6 GB): unpacked with msgpack's limits, before
+    spaCy reads it."""
+    import srsly.msgpack
+
+    try:
+        msg = srsly.msgpack.unpackb(payload, raw=False, max_array_len=MAX_DOCBIN_TOKENS, max_map_len=MAX_DOCBIN_TOKENS)
+    except ValueError as error:  # msgpack's refusal of a list or map past its limit
+        raise CorpusFormatError(
+            f"its DocBin holds a list or map of more than {MAX_DOCBIN_TOKENS:,} items "
+            f"(cli.pipelines.MAX_DOCBIN_TOKENS) ({error})",
+            path,
+            1,
+        ) from error
+    if not isinstance(msg, dict):
+        return  # spaCy says what it is not
+    attrs, tokens = msg.get("attrs"), msg.get("tokens")
+    if isinstance(attrs, list) and attrs and isinstance(tokens, bytes):
+        count = len(tokens) // (8 * len(attrs))
+        if count > MAX_DOCBIN_TOKENS:
+            raise CorpusFormatError(
+                f"its DocBin holds {count:,} tokens, more than {MAX_DOCBIN_TOKENS:,} "
+                "(cli.pipelines.MAX_DOCBIN_TOKENS): split the corpus into files of fewer",
+                path,
+                1,
+            )
 
 
 def _docbin_bytes(path: Path) -> bytes:

@@ -174,6 +174,15 @@ def npy_array(stream, *, size: int, name: str) -> np.ndarray:
     never unpickled, read once the shape and dtype of its header are found to fill those
     bytes (a header of 100,000 x 100,000 floats on a file of 1 KB had numpy ask for 74.5
     GiB); a :class:`ModelFileError` naming it otherwise."""
+    check_npy_header(stream, size=size, name=name)
+    stream.seek(0)
+    return np.lib.format.read_array(stream, allow_pickle=False)
+
+
+def check_npy_header(stream, *, size: int, name: str) -> None:
+    """Raise :class:`ModelFileError` unless the ``.npy`` header at the start of ``stream``
+    (of ``size`` bytes) declares an array of numbers that fills exactly those bytes; the
+    array itself is not read."""
     version = np.lib.format.read_magic(stream)
     if version not in _NPY_HEADERS:
         raise ModelFileError(f"{name} is in .npy format version {version[0]}.{version[1]}, not 1.0 or 2.0")
@@ -183,8 +192,6 @@ def npy_array(stream, *, size: int, name: str) -> np.ndarray:
     declared, held = math.prod(shape) * dtype.itemsize, size - stream.tell()
     if declared != held:
         raise ModelFileError(f"{name} declares {shape} {dtype} values ({declared:,} bytes) and holds {held:,} bytes")
-    stream.seek(0)
-    return np.lib.format.read_array(stream, allow_pickle=False)
 
 
 @contextmanager
