@@ -63,8 +63,8 @@ class InvalidParameterError(ConvKernelsError, ValueError):
 
 
 class StructureSizeError(ConvKernelsError, ValueError):
-    """A structure whose kernel would need more matching node pairs than the kernel's
-    ``max_matching_pairs`` allows (refused before any work)."""
+    """A structure whose K(t, t) would need more work than the kernel's ``max_work``
+    allows (pairs of matching nodes weighted by their children; refused before any work)."""
 
 
 class VectorsError(ConvKernelsError, ValueError):

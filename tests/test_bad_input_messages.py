@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import spacy
 import srsly
+from bombs import npy_header
 from data_paths import CORPORA
 from kelp_parses import doc_from_grct
 from spacy.training import Example
@@ -51,6 +52,7 @@ def test_amr_candidates_name_a_bad_graph(value, message):
 def test_command_line_arguments_get_one_line(tmp_path, capsys):
     np.save(tmp_path / "plain.npy", np.zeros(3))
     np.save(tmp_path / "objects.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    (tmp_path / "huge.npy").write_bytes(npy_header((10**6, 10**6)) + bytes(800))  # 8 TB declared: MemoryError before
     assert main(["nystroem", "fit", str(SAMPLE), str(tmp_path / "m.npz"), "--n-components", "3", "--quiet"]) == 0
     with np.load(tmp_path / "m.npz") as stored:
         arrays = dict(stored)
@@ -59,7 +61,8 @@ def test_command_line_arguments_get_one_line(tmp_path, capsys):
     out = str(tmp_path / "out.npy")
     cases = [
         (["nystroem", "transform", str(tmp_path / "plain.npy"), str(SAMPLE), out], "a .npy array, not its .npz"),
-        (["nystroem", "transform", str(tmp_path / "objects.npy"), str(SAMPLE), out], "not an .npz archive"),
+        (["nystroem", "transform", str(tmp_path / "objects.npy"), str(SAMPLE), out], "a .npy array, not its .npz"),
+        (["nystroem", "transform", str(tmp_path / "huge.npy"), str(SAMPLE), out], "a .npy array, not its .npz"),
         (["nystroem", "transform", str(tmp_path / "nan.npz"), str(SAMPLE), out], "does not match its content hash"),
         (["convert", "--lang", "zz", str(SAMPLE), str(tmp_path / "x.spacy")], "--lang 'zz' is not a language"),
         (["convert", "--format", "klp", str(CORPORA / "bionlp-st-2013-ge-sample"), out], "needs --format standoff"),

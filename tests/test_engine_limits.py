@@ -18,10 +18,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from interrupts import assert_interruptible, default_sigint
 from random_trees import random_pairs, random_tree, wide_tree
+from sklearn.base import clone
+from smoothed_data import CASES as SMOOTHED_CASES
+from smoothed_data import LABELS as SMOOTHED_LABELS
+from smoothed_data import VECTORS, sigma_key
 
 from spacy_convkernels import Tree
 from spacy_convkernels.errors import ConvKernelsError, InvalidParameterError, StructureSizeError
 from spacy_convkernels.kernels import (
+    CompositionalSmoothedPartialTreeKernel,
     PartialTreeKernel,
     SmoothedPartialTreeKernel,
     SubsequencePathKernel,
@@ -34,7 +39,7 @@ from spacy_convkernels.kernels._packing import PackedSequences, PackedTrees
 from spacy_convkernels.kernels._settings import EngineSettings, KernelKind
 from spacy_convkernels.kernels._tables import NodeSimilarity, TupleTable
 from spacy_convkernels.kernels._tree_kernels import set_stored_pairs
-from spacy_convkernels.kernels.base import matching_inner_pairs
+from spacy_convkernels.kernels.work import TABLE_WORK, structure_work
 from spacy_convkernels.structures.paths import PathTuples
 
 TESTS = Path(__file__).resolve().parent
@@ -116,8 +121,8 @@ n = int(sys.argv[1])
 flat = Tree("S", [Tree(f"w{i}") for i in range(n)])
 star = Tree("/root", [Tree(f"e/n{i}") for i in range(n)])
 path = PathTuples([("e", f"n{i}") for i in range(n)])
-cases = [("ptk", PartialTreeKernel(), flat), ("sptk", SmoothedPartialTreeKernel(), flat),
-         ("path", SubsequencePathKernel(), path), ("zelenko", ZelenkoTreeKernel(), star)]
+cases = [("ptk", PartialTreeKernel(max_work=None), flat), ("sptk", SmoothedPartialTreeKernel(max_work=None), flat),
+         ("path", SubsequencePathKernel(max_work=None), path), ("zelenko", ZelenkoTreeKernel(max_work=None), star)]
 for _, kernel, x in cases:  # tables and packing warmed up before the limit
     kernel.pairs([x], [(0, 0)], normalize=False, n_jobs=1)
 limit_address_space(512)
@@ -133,7 +138,8 @@ print(json.dumps(values))
 )
 def test_wide_structures_fit_in_half_a_gigabyte():
     """Roots with 12,000 children (an n x m scratch matrix would need 1.15 GB) computed
-    under an address-space limit of 512 MB above what the process already maps."""
+    under an address-space limit of 512 MB above what the process already maps (by
+    kernels without ``max_work``, which refuses them by default: 1.4 s of PTK)."""
     n = 12_000
     done = run_limited(MEMORY_SCRIPT, n, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -233,8 +239,8 @@ from spacy_convkernels.kernels import PartialTreeKernel, SmoothedPartialTreeKern
 
 n, period = int(sys.argv[1]), int(sys.argv[2]) or None
 tree, star = nested_tree(n, period), nested_tree(n, period, zelenko=True)
-cases = [("ptk", PartialTreeKernel(), tree), ("sptk", SmoothedPartialTreeKernel(), tree),
-         ("st", SubtreeKernel(), tree), ("zelenko", ZelenkoTreeKernel(), star)]
+cases = [("ptk", PartialTreeKernel(max_work=None), tree), ("sptk", SmoothedPartialTreeKernel(max_work=None), tree),
+         ("st", SubtreeKernel(max_work=None), tree), ("zelenko", ZelenkoTreeKernel(max_work=None), star)]
 small, small_star = nested_tree(3, period), nested_tree(3, period, zelenko=True)
 for _, kernel, x in cases:  # tables warmed up before the limit
     kernel.pairs([small_star if x is star else small], [(0, 0)], normalize=False, n_jobs=1)
@@ -253,7 +259,8 @@ print(json.dumps({name: float(kernel.pairs([x], [(0, 0)], normalize=False, n_job
 def test_wide_nodes_whose_children_have_children_fit_in_half_a_gigabyte(period):
     """A root with 12,000 children, each with a child x (distinct labels, or repeating every
     50): 144 million pairs of x leaves match, whose Deltas (1.15 GB) are not kept; K(t, t)
-    under an address-space limit of 500 MB above what the process maps."""
+    under an address-space limit of 500 MB above what the process maps (kernels without
+    ``max_work``)."""
     n = 12_000
     done = run_limited(NESTED_SCRIPT, n, period, TESTS, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -331,7 +338,7 @@ CASES = {
 for name in sys.argv[2:]:
     kind, indexed = name.split(":")
     make_kernel, make, small = CASES[kind]
-    kernel, big = make_kernel(), make()
+    kernel, big = make_kernel(max_work=None), make()
     against = (lambda X: kernel.prepare(X)) if indexed == "indexed" else (lambda X: X)
     expected = kernel.gram(small, against(small), n_jobs=1)
     fixed = against([big])
@@ -352,7 +359,8 @@ PAIR_CASES = [f"{kind}:{path}" for kind in ("ptk", "sptk", "zelenko", "path") fo
 @pytest.mark.skipif(SANITIZED, reason="minutes under the sanitizers")
 def test_ctrl_c_stops_a_single_huge_pair():
     """SIGINT a second into K(t, t) of one structure with 60,000 children (a minute of work
-    for its single pair, plain or against an indexed set): KeyboardInterrupt within 0.5 s,
+    for its single pair, plain or against an indexed set, by kernels without ``max_work``,
+    which refuses it by default): KeyboardInterrupt within 0.5 s,
     for every kernel kind, and the kernel then gives the values it gave before."""
     proc = subprocess.Popen(
         [sys.executable, "-c", PAIR_INTERRUPT_SCRIPT, str(TESTS), *PAIR_CASES],
@@ -625,7 +633,7 @@ for kernel in (PartialTreeKernel(), SmoothedPartialTreeKernel(), CompositionalSm
         try:
             call()
         except StructureSizeError as error:
-            assert "max_matching_pairs = 50,000,000" in str(error), error
+            assert "above max_work = 100,000,000" in str(error), error
         else:
             raise AssertionError(f"{type(kernel).__name__} computed a {n}-node chain")
 print("refused")
@@ -636,7 +644,7 @@ print("refused")
     not sys.platform.startswith("linux") or SANITIZED,
     reason="needs /proc and an address-space limit (meaningless under ASan)",
 )
-@pytest.mark.slow  # a new process each; the next test checks the limit in this process
+@pytest.mark.slow  # a new process each; the next tests check the bound in this process
 @pytest.mark.parametrize("n", [40_000, 200_000])
 def test_a_single_label_chain_is_refused_before_any_work(n):
     """A chain of n nodes of one label has n * n matching inner node pairs (quadratic
@@ -647,44 +655,265 @@ def test_a_single_label_chain_is_refused_before_any_work(n):
     assert done.stdout.strip() == "refused"
 
 
-def test_chains_below_the_limit_match_the_reference_and_the_limit_is_settable():
-    chain = Tree.from_flat(["a"] * 30, range(-1, 29))
-    kernel = PartialTreeKernel()
-    assert kernel(chain, chain, normalize=False) == pytest.approx(ref.partial_tree(chain, chain), rel=1e-12)
-    kernel.max_matching_pairs = 29 * 29 - 1  # 29 inner nodes
-    with pytest.raises(StructureSizeError, match="841 matching pairs of inner nodes"):
-        kernel(chain, chain)
-    kernel.max_matching_pairs = 29 * 29
-    assert kernel(chain, chain, normalize=False) == pytest.approx(ref.partial_tree(chain, chain), rel=1e-12)
+def star(n: int, label: str = "x", root: str = "r") -> Tree:
+    """``(r x x ... x)``: a root with n leaves of one label (issue 62)."""
+    return Tree.from_flat([root] + [label] * n, [-1] + [0] * n)
 
 
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n_trees=st.integers(0, 6))
-def test_matching_inner_pairs_count_each_trees_own_pairs(seed, n_trees):
-    """The one-pass count over many trees is, for each tree, the pairs (u, v) of its inner
-    nodes with equal labels, counted one by one (single-node trees included)."""
+def blocks(m: int, c: int, label: str = "a") -> Tree:
+    """A root with m children ``label``, each with c leaves ``x`` (issue 62: 64 x 1,000, a 128 KB tree)."""
+    labels, parents = ["r"], [-1]
+    for _ in range(m):
+        parents += [0] + [len(labels)] * c
+        labels += [label] + ["x"] * c
+    return Tree.from_flat(labels, parents)
+
+
+def tree_kernels(**params) -> list:
+    return [
+        PartialTreeKernel(**params),
+        SmoothedPartialTreeKernel(**params),
+        CompositionalSmoothedPartialTreeKernel(**params),
+        SubsetTreeKernel(**params),
+        SubtreeKernel(**params),
+        SubtreeKernel(variant="kelp", **params),
+    ]
+
+
+@pytest.mark.parametrize(
+    "shape, sst, st",
+    [
+        (lambda: star(40_000), 0.4 * (40_000**2 + 1), 0.4 * (40_000**2 + 1)),
+        (lambda: blocks(64, 1000), 0.4 * (64_000**2 + 64**2) + 0.4 * 1.4**64, 0.4 * (64_000**2 + 64**2) + 0.4**65),
+    ],
+    ids=["root-of-40000-leaves", "64-nodes-of-1000-children"],
+)
+def test_the_wide_nodes_of_issue_62_are_refused_before_any_work(shape, sst, st):
+    """``(r x ... x)`` with 40,000 children (PTK 10 s for a 1 x 1 Gram) and 64 nodes of
+    1,000 children each (33 s): the PTK kinds, whose child-subsequence programme is
+    quadratic in the children, refuse them with StructureSizeError naming the bound, the
+    work and the parameter; ST and SST, which read the children aligned (linear work),
+    compute them (lam per pair of equal leaves, the pairs of equal productions as the
+    closed forms say)."""
+    tree = shape()
+    for kernel in tree_kernels():
+        if isinstance(kernel, (SubsetTreeKernel, SubtreeKernel)):
+            continue
+        for call in (kernel.gram, kernel.prepare, lambda X, k=kernel: k(X[0], X[0])):
+            with pytest.raises(StructureSizeError, match=r"units of work .* above max_work = 100,000,000; raise"):
+                call([tree])
+    assert SubsetTreeKernel().pairs([tree], [(0, 0)], normalize=False)[0] == pytest.approx(sst, rel=1e-12)
+    assert SubtreeKernel(variant="kelp").pairs([tree], [(0, 0)], normalize=False)[0] == pytest.approx(st, rel=1e-12)
+
+
+KLP_SCRIPT = """
+import sys
+from spacy_convkernels.corpora import read_klp
+from spacy_convkernels.errors import CorpusFormatError, StructureSizeError
+from spacy_convkernels.structures.tree import Tree
+from spacy_convkernels.kernels import PartialTreeKernel, SmoothedPartialTreeKernel
+
+wide = Tree.from_string("(r" + " x" * 400_000 + ")")  # under the node cap: the work bound refuses it
+limit_address_space(500)
+for kernel in (PartialTreeKernel(), SmoothedPartialTreeKernel()):
+    try:
+        kernel.gram([wide])
+    except StructureSizeError as error:
+        assert "max_work" in str(error), error
+    else:
+        raise AssertionError(f"{type(kernel).__name__} computed {wide.n_nodes} nodes")
+try:
+    list(read_klp(sys.argv[1]))
+except CorpusFormatError as error:
+    assert "a tree of more than 1,000,000 nodes (structures.tree.MAX_TREE_NODES)" in str(error), error
+    assert isinstance(error.__cause__, StructureSizeError) and ", line 1:" in str(error)
+else:
+    raise AssertionError("the 4-million-node line was read")
+print("refused")
+"""
+
+
+@pytest.mark.slow
+def test_a_one_line_klp_of_four_million_children_is_refused_before_any_work(tmp_path):
+    """An 8 MB .klp line (under the 10 MiB line cap) of ``(r x x ... x)`` with 4 million
+    children ran 300 s at 985 MB before it was killed (a day of work): refused as it is
+    parsed, past MAX_TREE_NODES (StructureSizeError, named as the line's error), under
+    500 MB; a root of 400,000 children, under the node cap, is refused by the work bound."""
+    path = tmp_path / "wide.klp"
+    path.write_text("A |BT:grct| (r" + " x" * 4_000_000 + ")|ET|\n", encoding="utf-8")
+    assert path.stat().st_size < 10 << 20
+    done = run_limited(KLP_SCRIPT, path, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "refused"
+
+
+def test_structures_below_the_bound_give_the_reference_values_and_one_unit_more_is_refused():
+    """Wide, blocked and chained trees, a star of tuples and a path: at max_work = their
+    work they give the plain-Python references' values; one unit below, StructureSizeError."""
+    chain = Tree.from_flat(["a"] * 25, range(-1, 24))
+    trees = [star(40), blocks(4, 9), chain, random_tree(np.random.default_rng(2), 40)]
+    cases = [
+        (PartialTreeKernel(terminal_factor=2), lambda a, b: ref.partial_tree(a, b, terminal_factor=2.0)),
+        (SmoothedPartialTreeKernel(), ref.partial_tree),
+        (SubsetTreeKernel(), ref.subset_tree),
+        (SubtreeKernel(), ref.subtree_textbook),
+        (SubtreeKernel(variant="kelp"), ref.subtree_kelp),
+    ]
+    k = ref.tuple_kernel()
+    stars = [star(30, "e/x", "/r"), Tree("/r", [Tree("e/x", [Tree("f/y")]) for _ in range(12)])]
+    paths = [PathTuples([("e", "n")] * 30)]
+    cases_of = [(kernel, reference, trees) for kernel, reference in cases]
+    # SPTK with word vectors (a clone: the shared kernel keeps its bound): smoothed nodes, similarities
+    smoothed, sigma = clone(SMOOTHED_CASES[0][0]), SMOOTHED_CASES[0][1]
+    params = dict(lam=smoothed.lam, mu=smoothed.mu, terminal_factor=smoothed.terminal_factor, threshold=0.01)
+    words = [Tree("SYNT##root", [Tree(label, [Tree("POS##NN")]) for label in SMOOTHED_LABELS[:12] * 3])]
+    words.append(random_tree(np.random.default_rng(4), 40, labels=SMOOTHED_LABELS))
+    cases_of.append((smoothed, lambda a, b: ref.smoothed_partial_tree(a, b, sigma, **params, match=sigma_key), words))
+    cases_of.append((ZelenkoTreeKernel(), lambda a, b: ref.zelenko(a, b, k), stars))
+    cases_of.append((SubsequencePathKernel(), lambda a, b: ref.subsequence_path(a.labels, b.labels, k), paths))
+    for kernel, reference, X in cases_of:
+        spec, tables = kernel._configuration()
+        published = None if tables is None else tables.cover_structures(X)
+        works = structure_work(spec.kind, [x.compiled for x in X], spec.match_key, published)
+        for x, work in zip(X, works):
+            kernel.set_params(max_work=int(work))
+            value = kernel.pairs([x], [(0, 0)], normalize=False, n_jobs=1)[0]
+            assert value == pytest.approx(reference(x, x), rel=1e-9), repr(kernel)
+            kernel.set_params(max_work=int(work) - 1)
+            with pytest.raises(StructureSizeError, match=f"needs {int(work):,} units of work"):
+                kernel.pairs([x], [(0, 0)], normalize=False, n_jobs=1)
+
+
+def engine_work(kernel, a: Tree, b: Tree) -> float:
+    """The work of K(a, b) counted pair by pair, as the engine does it: every pair of inner
+    nodes with equal match keys (productions for ST, SST; contents for PTK), each the
+    child-subsequence programme of PTK (1 + |ch(x)|) * (1 + |ch(y)|) or the aligned
+    children of ST and SST, 1 + |ch(x)|."""
+    spec, _ = kernel._configuration()
+    trees = [a.compiled, b.compiled]
+    aligned = spec.match_key == "production"
+    keys = [getattr(t, f"{spec.match_key}s") for t in trees]
+    children = [np.diff(t.child_ptr) for t in trees]
+    total = 0.0
+    for x in np.flatnonzero(children[0]):
+        for y in np.flatnonzero(children[1]):
+            if keys[0][x] == keys[1][y]:
+                total += 1 + children[0][x] if aligned else (1 + children[0][x]) * (1 + children[1][y])
+    return total
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_trees=st.integers(1, 5))
+def test_the_work_of_each_tree_is_counted_in_one_pass_and_bounds_every_pair(seed, n_trees):
+    """structure_work, one pass over many trees, is each tree's own K(t, t) work counted
+    pair by pair; the work of every pair (a, b) is at most sqrt(work(a) work(b))
+    (Cauchy-Schwarz), so bounding each structure bounds every pair."""
     rng = np.random.default_rng(seed)
     trees = [random_tree(rng, int(rng.integers(1, 30)), labels="ab") for _ in range(n_trees)]
-    expected = []
-    for tree in trees:
-        inner = [u for u in range(tree.n_nodes) if u in tree.parents]
-        expected.append(sum(tree.labels[u] == tree.labels[v] for u in inner for v in inner))
-    assert matching_inner_pairs([tree.compiled for tree in trees], "label").tolist() == expected
+    trees += [wide_tree(rng, int(rng.integers(1, 30)), labels="ab")]
+    for kernel in (PartialTreeKernel(), SubsetTreeKernel()):
+        spec, _ = kernel._configuration()
+        works = structure_work(spec.kind, [t.compiled for t in trees], spec.match_key)
+        np.testing.assert_allclose(works, [engine_work(kernel, t, t) for t in trees], rtol=1e-12)
+        for i, a in enumerate(trees):
+            for j, b in enumerate(trees):
+                assert engine_work(kernel, a, b) <= np.sqrt(works[i] * works[j]) * (1 + 1e-12)
+
+
+def test_the_count_before_the_tables_is_a_lower_bound():
+    """The kernels count each structure's work before their tables describe its labels:
+    that count (smoothed nodes and tuples grouped by label, no similarities) is at most
+    the count with the table (grouped by similarity group or edge, similarities added)."""
+    rng = np.random.default_rng(6)
+    trees = [random_tree(rng, int(rng.integers(1, 60)), labels=SMOOTHED_LABELS) for _ in range(30)]
+    trees.append(Tree("SYNT##root", [Tree(label, [Tree("POS##NN")]) for label in SMOOTHED_LABELS * 4]))
+    tuples = [Tree("/r", [Tree(f"{e}/{w}", [Tree("f/x")]) for e in "ef" for w in ("dog", "cat", "run")] * 3)]
+    paths = [PathTuples([(e, w) for e in "ef" for w in ("dog", "cat", "run")] * 5)]
+    cases = [(kernel, trees) for kernel, _ in SMOOTHED_CASES]
+    cases += [(ZelenkoTreeKernel(vectors=VECTORS), tuples), (SubsequencePathKernel(vectors=VECTORS), paths)]
+    for kernel, X in cases:
+        spec, tables = kernel._configuration()
+        assert spec.kind in TABLE_WORK
+        compiled = [x.compiled for x in X]
+        before = structure_work(spec.kind, compiled, spec.match_key)
+        after = structure_work(spec.kind, compiled, spec.match_key, tables.cover_structures(X))
+        assert (before <= after).all() and (before < after).any(), repr(kernel)
 
 
 def test_the_refused_structure_is_the_one_named():
     small, chain = Tree.from_string("(S (a) (b))"), Tree.from_flat(["a"] * 30, range(-1, 29))
-    kernel = PartialTreeKernel()
-    kernel.max_matching_pairs = 100
-    with pytest.raises(StructureSizeError, match=r"structure 2 \(30 nodes\) has 841 matching pairs"):
+    kernel = PartialTreeKernel(max_work=100)
+    with pytest.raises(StructureSizeError, match=r"structure 2 \(30 nodes\) needs 3,364 units of work"):
         kernel.gram([small, small, chain, small])
 
 
+def test_paths_and_forests_are_bounded_too():
+    """A path of 20,000 tuples (its programme: 400 million cells, 2 s) and the forest of 64
+    nodes of 1,000 leaves (a double per pair of equal leaves: 32 GB, MemoryError before)."""
+    from spacy_convkernels.kernels import ForestKernel
+    from spacy_convkernels.structures.forest import Forest
+
+    with pytest.raises(StructureSizeError, match="SubsequencePathKernel: structure 0 .* max_work"):
+        SubsequencePathKernel().gram([PathTuples([("e", "n")] * 20_000)])
+    with pytest.raises(StructureSizeError, match="ForestKernel: structure 0 .* max_work"):
+        ForestKernel().gram([Forest.from_tree(blocks(64, 1000))])
+    assert ForestKernel().gram([Forest.from_tree(blocks(4, 9))]) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("kernel", tree_kernels() + [ZelenkoTreeKernel(), SubsequencePathKernel()], ids=repr)
+def test_max_work_is_a_parameter_that_get_params_and_clone_carry(kernel):
+    from spacy_convkernels.kernels.work import DEFAULT_MAX_WORK
+
+    assert kernel.get_params()["max_work"] == DEFAULT_MAX_WORK == 10**8
+    copy = clone(kernel.set_params(max_work=1234))
+    assert copy.get_params()["max_work"] == 1234 and copy is not kernel
+    assert clone(kernel.set_params(max_work=None)).max_work is None
+    assert type(kernel)(**kernel.get_params()).max_work is None
+
+
+def test_the_bound_is_per_kernel_and_survives_pickling_and_configs():
+    import pickle
+
+    from spacy.util import Config, registry
+
+    tree = star(12_000)
+    with pytest.raises(StructureSizeError):
+        PartialTreeKernel().gram([tree])
+    roomy = PartialTreeKernel(max_work=2 * 10**8)
+    assert pickle.loads(pickle.dumps(roomy)).gram([tree]) == pytest.approx(1.0)
+    config = Config().from_str("""
+    [kernel]
+    @misc = "spacy_convkernels.PartialTreeKernel.v1"
+    max_work = 5
+    """)
+    kernel = registry.resolve(config)["kernel"]
+    assert kernel.max_work == 5
+    with pytest.raises(StructureSizeError, match="above max_work = 5;"):
+        kernel.gram([Tree.from_string("(S (a) (b))")])
+
+
+def test_the_earlier_name_max_matching_pairs_warns_and_sets_max_work():
+    from spacy_convkernels.errors import SettingDeprecationWarning
+
+    kernel = PartialTreeKernel()
+    with pytest.warns(SettingDeprecationWarning, match="max_matching_pairs is now max_work"):
+        kernel.max_matching_pairs = 100
+    assert kernel.max_work == 100 and kernel.get_params()["max_work"] == 100
+    with pytest.warns(SettingDeprecationWarning):
+        assert kernel.max_matching_pairs == 100
+    with pytest.raises(StructureSizeError, match="above max_work = 100;"):
+        kernel.gram([Tree.from_flat(["a"] * 30, range(-1, 29))])
+
+
 @pytest.mark.slow
-def test_a_saved_model_whose_landmark_is_a_long_chain_fails_fast_at_load(tmp_path):
-    """A kernel_vectors landmark swapped for a 200,000-node single-label chain ran for
-    minutes at load and predict; now load stops with the component's error naming the
-    file and the limit."""
+@pytest.mark.parametrize(
+    "landmark", ["(a " * 199_999 + "a" + ")" * 199_999, "(r" + " x" * 40_000 + ")"], ids=["chain", "wide"]
+)
+def test_a_saved_model_whose_landmark_is_too_large_fails_fast_at_load(tmp_path, landmark):
+    """A kernel_vectors landmark swapped for a 200,000-node single-label chain (minutes at
+    load and predict) or for a root of 40,000 children (10 s a pair, under
+    max_matching_pairs before): load stops with the component's error naming the file and
+    the bound."""
     import spacy
     import srsly
     from data_paths import CORPORA
@@ -704,9 +933,8 @@ def test_a_saved_model_whose_landmark_is_a_long_chain_fails_fast_at_load(tmp_pat
     nlp.to_disk(tmp_path / "model")
     path = tmp_path / "model" / "kernel_vectors" / "model.msgpack"
     state = srsly.read_msgpack(path)
-    n = 200_000
-    state["landmarks"][0] = "(a " * (n - 1) + "a" + ")" * (n - 1)
+    state["landmarks"][0] = landmark
     del state["hashes"]
     srsly.write_msgpack(path, sealed(state))  # resealed: the content hashes hold
-    with pytest.raises(ModelFileError, match="model.msgpack.*max_matching_pairs"):
+    with pytest.raises(ModelFileError, match="model.msgpack.*max_work"):
         spacy.load(tmp_path / "model")

@@ -204,6 +204,69 @@ def test_command_bad_inputs_are_one_line_and_status_1(tmp_path, capsys):
         assert err.startswith("spacy-convkernels explain: error:") and message in err and "\n" not in err, err
 
 
+# a label of a terminal's escape sequences: a colour (CSI), a window title (OSC ... BEL),
+# an 8-bit CSI (C1), a C0 control, and a right-to-left override
+CONTROLS = "\x1b[31mcat\x1b]0;pwned\x07\x9b2J\x01\u202e"
+SHOWN = "\\x1b[31mcat\\x1b]0;pwned\\x07\\x9b2J\\x01\\u202e"
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]")
+
+
+def test_labels_with_control_characters_are_drawn_as_escapes_in_valid_xml():
+    import xml.etree.ElementTree as ElementTree
+
+    a = Tree.from_string(f"(S (NP {CONTROLS} x) (VP a&b))")
+    explanation = PartialTreeKernel().explain(a, a, top=3)
+    svg = to_svg(explanation, a, a)
+    texts = [element.text for element in ElementTree.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
+    assert SHOWN in texts and "a&b" in texts and not RAW.search(svg)
+    page = explain_module.to_html(explanation, a, a, title=f"K {CONTROLS}")
+    assert SHOWN in page and not RAW.search(page)
+    ElementTree.fromstring(page[page.index("<svg") : page.index("</svg>") + 6])
+
+
+def test_command_shows_control_characters_as_escapes_never_raw(tmp_path, capsys):
+    import xml.etree.ElementTree as ElementTree
+
+    tree = f"(S (NP {CONTROLS} x))"
+    assert main(["explain", tree, tree, "--top", "2", "-o", str(tmp_path / "out.svg")]) == 0
+    captured = capsys.readouterr()
+    assert SHOWN in captured.out and not RAW.search(captured.out + captured.err)
+    ElementTree.parse(tmp_path / "out.svg")
+    assert main(["explain", "(S x)", "(S x)", "-o", str(tmp_path / "x\x1b[2J.png")]) == 1  # an error naming the file
+    err = capsys.readouterr().err
+    assert "x\\x1b[2J.png" in err and not RAW.search(err)
+
+
+ASCII_SCRIPT = """
+import sys
+from spacy_convkernels.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "ascii:strict"])
+def test_an_encoding_that_cannot_represent_the_text_gives_escapes_and_a_warning(tmp_path, encoding):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    out = tmp_path / "out.html"
+    command = [sys.executable, "-c", ASCII_SCRIPT, "explain", "(S (NP café))", "(S (NP café))", "-o", str(out)]
+    done = subprocess.run(command, env=env, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert b"(NP(caf\\xe9))" in done.stdout and b"Traceback" not in done.stderr
+    assert done.stderr.decode("ascii").splitlines()[-1] == (
+        "spacy-convkernels explain: warning: standard output's encoding (ascii) cannot represent some of the text: "
+        "those characters were written as backslash escapes such as \\xe9; -o FILE writes UTF-8, as does standard "
+        "output with PYTHONIOENCODING=utf-8"
+    )
+    assert "café" in out.read_text(encoding="utf-8")  # a file is UTF-8
+    bad = subprocess.run([*command[:3], "explain", "(S café", "(S x)", "-o", str(out)], env=env, capture_output=True)
+    assert bad.returncode == 1 and bad.stderr.decode("ascii").count("\n") == 1, bad.stderr  # the error, escaped
+    assert b"caf\\xe9" in bad.stderr and b"Traceback" not in bad.stderr
+
+
 class _BareKernel(Kernel):
     """A kernel that states only its engine spec: PTK's recursion, no TreeKernel base."""
 

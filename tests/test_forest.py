@@ -491,7 +491,8 @@ def test_the_forest_kernel_is_registered_for_configs():
 
     config = Config().from_str('[kernel]\n@misc = "spacy_convkernels.ForestKernel.v1"\nlam = 0.3\n')
     kernel = registry.resolve(config)["kernel"]
-    assert isinstance(kernel, ForestKernel) and kernel.get_params() == {"lam": 0.3, "terminal_factor": 1.0}
+    assert isinstance(kernel, ForestKernel)
+    assert kernel.get_params() == {"lam": 0.3, "terminal_factor": 1.0, "max_work": 10**8}
 
 
 @pytest.fixture(scope="module")

@@ -227,7 +227,8 @@ def test_structures_are_prepared_once_per_call(monkeypatch, qc_trees, call):
 
 def test_scikit_learn_estimator_protocol():
     kernel = PartialTreeKernel(lam=0.3, mu=0.5, terminal_factor=2)
-    assert kernel.get_params() == {"lam": 0.3, "mu": 0.5, "terminal_factor": 2, "label_weights": None}
+    expected = {"lam": 0.3, "mu": 0.5, "terminal_factor": 2, "label_weights": None, "max_work": 10**8}
+    assert kernel.get_params() == expected
     copy = clone(kernel).set_params(lam=0.9)
     assert copy.lam == 0.9 and kernel.lam == 0.3
     assert repr(kernel) == "PartialTreeKernel(lam=0.3, mu=0.5, terminal_factor=2)"

@@ -46,7 +46,7 @@ def test_a_config_sets_any_parameter_including_label_weights():
     label_weights = {"SYNT##det": 0.0}
     """)
     kernel = registry.resolve(config)["kernel"]
-    assert kernel.get_params() == {"lam": 0.3, "label_weights": {"SYNT##det": 0.0}}
+    assert kernel.get_params() == {"lam": 0.3, "label_weights": {"SYNT##det": 0.0}, "max_work": 10**8}
 
 
 @pytest.mark.parametrize("kernel_class", KERNEL_CLASSES, ids=lambda c: c.__name__)

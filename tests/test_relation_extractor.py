@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import spacy
+from bombs import zlib_zeros
 from data_paths import CORPORA
 from relation_samples import KERNEL, PATH_SVM, model_config, pair_examples, parsed, parsed_in, trained_pair_pipeline
 from spacy.language import Language
@@ -668,9 +669,11 @@ def test_evaluate_relations_refuses_a_corpus_it_cannot_read(tmp_path, capsys):
     spacy.blank("en").to_disk(tmp_path / "blank")
     (tmp_path / "corpus.txt").write_text("RAS activates RAF.", encoding="utf-8")
     spacy.blank("en")("RAS activates RAF.").to_disk(tmp_path / "one.spacy")  # a Doc, not a DocBin
+    (tmp_path / "bomb.spacy").write_bytes(zlib_zeros(b"", 100 << 20))  # 102 KB
     for corpus, message in [
         (tmp_path / "absent.jsonl", "absent.jsonl: no such file or directory"),
         (tmp_path / "one.spacy", "one.spacy, line 1: not a spaCy DocBin (ValueError: [E1014]"),
+        (tmp_path / "bomb.spacy", "bomb.spacy, line 1: its DocBin data exceed 67,108,864 bytes"),
         (tmp_path / "corpus.txt", "corpus.txt: not a relations .jsonl, a standoff directory or a .spacy file"),
         (RELATIONS_SAMPLE, "the pipeline has 0 kernel_relations components"),
     ]:

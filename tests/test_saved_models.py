@@ -3,33 +3,40 @@
 load; a missing or damaged file, or a crafted one, is a ModelFileError naming the
 component and the file, and a saved file never names another file to open."""
 
+import bz2
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import zipfile
+import zlib
 
 import numpy as np
 import pytest
 import spacy
 import srsly
+from address_space import run_limited
+from bombs import deflated_zero_array, deflated_zeros, npy_header, stored, zip64
 from data_paths import CORPORA, ROOT, require_extra
 from kelp_parses import doc_from_grct, questions
 from relation_samples import KERNEL, PATH_SVM, model_config, pair_examples, parsed_in
-from spacy.tokens import Doc
+from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_model_from_config
 
+from spacy_convkernels.approx.nystroem import Nystroem
 from spacy_convkernels.cli import main
 from spacy_convkernels.cli.nystroem import load as load_nystroem
+from spacy_convkernels.cli.nystroem import save as save_nystroem
 from spacy_convkernels.cli.pipelines import EXTRA_NAMES, load_pipeline
 from spacy_convkernels.components.sealed_pipe import MODEL_HASH
 from spacy_convkernels.corpora import read_klp
 from spacy_convkernels.errors import ModelFileError, NotInitializedError, VectorsError
-from spacy_convkernels.kernels import SmoothedPartialTreeKernel
+from spacy_convkernels.kernels import PartialTreeKernel, SmoothedPartialTreeKernel
 from spacy_convkernels.kernels.vectors import WordVectors
-from spacy_convkernels.utils.saved_arrays import sealed, unsealed
+from spacy_convkernels.utils.saved_arrays import MAX_NPZ_EXPANSION, npz_arrays, sealed, unsealed
 
 QC = CORPORA / "trec-qc-kelp-sample"
 SAMPLE = QC / "TREC_10.coarse.first60.klp.gz"
@@ -371,6 +378,40 @@ def test_a_kernel_whose_vectors_name_a_file_is_not_loaded(tmp_path):
     assert str(WORDS) not in str(raised.value)
 
 
+def test_a_kernel_whose_vectors_are_a_reader_is_refused_and_the_commands_read_nothing(tmp_path, monkeypatch, capsys):
+    from spacy.util import load_config
+
+    from spacy_convkernels.corpora import lexicon
+    from spacy_convkernels.errors import InvalidParameterError
+
+    nlp, docs = sentence_component("kernel_vectors", {"n_components": 3})
+    nlp.to_disk(tmp_path / "pipeline")
+    config = load_config(tmp_path / "pipeline" / "config.cfg", interpolate=False)
+    kernel = config["components"]["kernel_vectors"]["kernel"]
+    kernel["@misc"] = "spacy_convkernels.SmoothedPartialTreeKernel.v1"
+    kernel["vectors"] = {"@readers": "spacy_convkernels.LexiconPatterns.v1", "path": str(tmp_path / "lexicon")}
+    kernel["vectors"]["group"] = "proteins"
+    config.to_disk(tmp_path / "pipeline" / "config.cfg")
+    read = []
+    monkeypatch.setattr(lexicon, "read_lexicon", lambda path: read.append(path) or {"proteins": [], "triggers": []})
+    DocBin(docs=docs).to_disk(tmp_path / "parsed.spacy")
+    # the commands: refused before spaCy reads the config, the reader never called
+    assert main(["trees", str(tmp_path / "parsed.spacy"), "--model", str(tmp_path / "pipeline")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "gives a kernel's vectors as a registered function" in err, err
+    assert "[components.kernel_vectors.kernel.vectors] @readers = 'spacy_convkernels.LexiconPatterns.v1'" in err
+    assert str(tmp_path / "lexicon") not in err and read == []
+    with pytest.raises(ModelFileError, match="nothing was read"):
+        load_pipeline(tmp_path / "pipeline")
+    assert read == []
+    # spacy.load: spaCy runs the reader before the kernel is made (the innermost blocks of a
+    # config first; no hook comes before), then the kernel refuses its value, not "damaged"
+    refused = 'SmoothedPartialTreeKernel.v1: vectors must be "vocab", a path or null'
+    with pytest.raises(InvalidParameterError, match=refused):
+        spacy.load(tmp_path / "pipeline")
+    assert read == [str(tmp_path / "lexicon")]
+
+
 def test_an_uninitialized_relation_component_says_so():
     nlp = spacy.blank("en")
     extractor = nlp.add_pipe("kernel_relations", config={"model": model_config("EntityPairCandidates")})
@@ -550,6 +591,128 @@ def test_an_object_array_in_a_nystroem_model_is_refused_without_unpickling(nystr
     with pytest.raises(ModelFileError, match=f"{crafted} is damaged") as raised:
         load_nystroem(crafted)
     assert "allow_pickle" not in str(raised.value)
+
+
+def bomb_of(path, normalization) -> bytes:
+    """The model at ``path`` (a zip64 archive now) with ``normalization`` as its last member."""
+    with zipfile.ZipFile(path) as archive:
+        kept = [stored(name, archive.read(name)) for name in archive.namelist() if name != "normalization.npy"]
+    return zip64([*kept, normalization])
+
+
+BOMB_SCRIPT = """
+import contextlib, io, json, sys, time
+import numpy as np
+from spacy_convkernels.cli import main
+
+model, sample, out = sys.argv[1:]
+limit_address_space(500)
+start, err = time.perf_counter(), io.StringIO()
+with contextlib.redirect_stderr(err):
+    status = main(["nystroem", "transform", model, sample, "-o", out, "--quiet"])
+print(json.dumps([status, err.getvalue(), time.perf_counter() - start]))
+"""
+
+
+@pytest.mark.slow  # a new process; the bomb's CRC-32 runs over its 3.2 GB of zeros
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and an address-space limit")
+@pytest.mark.parametrize("nystroem_model", ["ptk"], indirect=True)
+@pytest.mark.parametrize("bomb", ["20,000 x 20,000 zeros", "a header that lies"])
+def test_a_compressed_bomb_in_a_nystroem_model_is_refused_in_500_megabytes(nystroem_model, tmp_path, bomb):
+    """Issue 62: a 3.1 MB model whose normalization is 20,000 x 20,000 deflated zeros took
+    3.26 GB and 16 s before its content hash refused it (a MemoryError under 2 GB). A
+    member whose zip header declares its true bytes, followed in its deflate stream by 3
+    GB of zeros, is read up to what it declares: the model, unchanged."""
+    path, vectors = nystroem_model
+    crafted, out = tmp_path / "bomb.npz", tmp_path / "v.npy"
+    if bomb == "a header that lies":
+        with zipfile.ZipFile(path) as archive:
+            true = archive.read("normalization.npy")
+        member = ("normalization.npy", zipfile.ZIP_DEFLATED, deflated_zeros(true, 3 << 30), zlib.crc32(true), len(true))
+    else:
+        member = deflated_zero_array("normalization.npy", (20_000, 20_000))
+    crafted.write_bytes(bomb_of(path, member))
+    assert crafted.stat().st_size < 4e6
+    done = run_limited(BOMB_SCRIPT, crafted, SAMPLE, out, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    status, err, seconds = json.loads(done.stdout)
+    if bomb == "a header that lies":
+        assert status == 0 and np.array_equal(np.load(out), vectors), err
+        return
+    assert status == 1 and err.count("\n") == 1 and not out.exists(), err
+    assert err.startswith(
+        f"spacy-convkernels nystroem: error: {crafted} is damaged: the compressed members up to normalization.npy "
+        "expand to 3,200,000,128 bytes, more than the 33,554,432 of saved_arrays.MAX_NPZ_EXPANSION"
+    ), err
+    assert seconds < 10  # 0.1 s here, the lazy imports of the command included
+
+
+def _npz(path, *members) -> None:
+    path.write_bytes(zip64(list(members)))
+
+
+@pytest.mark.parametrize(
+    "members, refusal",
+    [
+        ([(MAX_NPZ_EXPANSION - 128, "a")], None),
+        ([(MAX_NPZ_EXPANSION - 127, "a")], "the compressed members up to a.npy expand to 33,554,433 bytes"),
+        ([(MAX_NPZ_EXPANSION // 2, "a"), (MAX_NPZ_EXPANSION // 2, "b")], "members up to b.npy expand to 33,554,688"),
+    ],
+    ids=["at the limit", "one byte more", "two members"],
+)
+def test_compressed_members_may_expand_to_the_limit_and_no_more(tmp_path, members, refusal):
+    path = tmp_path / "m.npz"
+    _npz(path, *(deflated_zero_array(f"{name}.npy", (size,), "|u1") for size, name in members))
+    with zipfile.ZipFile(path) as archive:
+        if refusal is None:
+            assert npz_arrays(archive)["a"].shape == (MAX_NPZ_EXPANSION - 128,)
+            return
+        with pytest.raises(ModelFileError, match=refusal.replace(".", r"\.")):
+            npz_arrays(archive)
+
+
+ZIP_DAMAGE = {
+    "bzip2": (lambda a: ("a.npy", zipfile.ZIP_BZIP2, bz2.compress(a), zlib.crc32(a), len(a)), "zip method 12, not"),
+    "lzma": (lambda a: ("a.npy", zipfile.ZIP_LZMA, b"\0" * 9, zlib.crc32(a), len(a)), "zip method 14, not"),
+    "stored short": (lambda a: ("a.npy", zipfile.ZIP_STORED, a, zlib.crc32(a), len(a) + 10**12), "and stores 192"),
+    "npy header": (lambda a: stored("a.npy", npy_header((10**6, 10**6)) + a[128:]), "holds 64 bytes"),
+}
+
+
+@pytest.mark.parametrize("damage", list(ZIP_DAMAGE))
+def test_a_member_is_refused_from_its_headers_before_it_is_read(tmp_path, capsys, damage):
+    """A member that bzip2 or LZMA compresses (zipfile decompresses a read's worth of
+    either at once: 4 KB of bzip2 can expand to gigabytes), a stored member declaring
+    more than it stores, an ``.npy`` header declaring 10**6 x 10**6 floats on 64 bytes
+    (numpy asked for 7.3 TiB)."""
+    make, message = ZIP_DAMAGE[damage]
+    path = tmp_path / "m.npz"
+    _npz(path, make(npy_header((8,)) + np.arange(8.0).tobytes()))
+    with pytest.raises(ModelFileError, match=f"{path} is damaged: a.npy .*{message}"):
+        load_nystroem(path)
+    assert main(["nystroem", "transform", str(path), str(SAMPLE), str(tmp_path / "v.npy"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+
+
+def test_a_model_larger_than_the_expansion_limit_loads_when_stored(tmp_path):
+    """nystroem fit stores its arrays uncompressed: a model's size is its file's, which no
+    limit bounds (4,000 landmarks of TREC and md300 vectors: 147 MB, loaded in 437 MB)."""
+    trees = [example.trees["grct"] for example in read_klp(SAMPLE)] * 35
+    normalization = np.eye(len(trees))  # 2,100 x 2,100 floats: 35 MB, over MAX_NPZ_EXPANSION
+    model = Nystroem(PartialTreeKernel(), n_components=len(trees)).set_landmarks(trees, normalization)
+    save_nystroem(model, tmp_path / "m.npz", kernel="ptk", parameters={}, representation="grct")
+    assert (tmp_path / "m.npz").stat().st_size > MAX_NPZ_EXPANSION
+    loaded, representation = load_nystroem(tmp_path / "m.npz")
+    assert representation == "grct" and np.array_equal(loaded.normalization_, normalization)
+
+
+def test_a_compressed_model_loads(nystroem_model, tmp_path):
+    path, _ = nystroem_model
+    settings, arrays = arrays_of(path)
+    np.savez_compressed(tmp_path / "z.npz", settings=np.array(json.dumps(settings)), **arrays)
+    model, _ = load_nystroem(tmp_path / "z.npz")
+    np.testing.assert_array_equal(model.normalization_, arrays["normalization"])
 
 
 # --- spaCy's own files of a pipeline the command line loads ---

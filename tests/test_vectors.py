@@ -1,4 +1,5 @@
 import json
+import warnings
 import zlib
 from pathlib import Path
 
@@ -6,6 +7,7 @@ import numpy as np
 import pytest
 import spacy
 from address_space import run_limited
+from bombs import npy_header
 from broken_files import gzip_then_broken
 from data_paths import CORPORA, need_shared
 
@@ -193,6 +195,53 @@ def test_unreadable_npy(tmp_path):
     (tmp_path / "ok.keys").write_bytes("\ufeffa\u2028b\nc\n".encode("utf-8"))  # only \n ends a key
     np.save(tmp_path / "ok.npy", np.eye(2))
     assert set(WordVectors.load(tmp_path / "ok.npy").rows) == {"a\u2028b", "c"}
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf], ids=["nan", "inf", "-inf"])
+def test_the_constructor_refuses_a_row_that_is_not_finite_naming_the_row_and_key(bad):
+    matrix = np.array([[1.0, 0.0], [bad, 1.0]])
+    with pytest.raises(VectorsError, match=r"row 1 of the matrix \(key 'cat'\) holds NaN or infinite"):
+        WordVectors({"dog": 0, "cat": 1}, matrix)
+    raw = np.array([[2.0, 0.0], [0.0, bad]], dtype=np.float32)
+    with pytest.raises(VectorsError, match="row 1 of the source vectors .key 'cat'. holds NaN"):
+        WordVectors({"dog": 0, "cat": 1}, np.eye(2), raw)
+    with pytest.raises(VectorsError, match="the vector of 'cat' .row 1. holds NaN or infinite"):
+        WordVectors.from_arrays(["dog", "cat"], matrix)
+
+
+def test_vectors_near_float32s_largest_value_give_no_numpy_warning(tmp_path):
+    big = float(np.finfo(np.float32).max)
+    near = np.array([[big, big, big], [1.0, 2.0, 3.0]], dtype=np.float32)
+    (tmp_path / "near.txt").write_text(f"a {big!r} {big!r} {big!r}\nb 1 2 3\n", encoding="utf-8")
+    np.save(tmp_path / "beyond.npy", np.array([[1.0, 2.0], [1e39, 1.0]]))
+    (tmp_path / "beyond.keys").write_text("a\nb\n", encoding="utf-8")
+    (tmp_path / "beyond.txt").write_text("a 1 2\nb 1e39 1\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's "overflow encountered in reduce" or "in cast" fails the test
+        for vectors in (WordVectors.from_arrays(["a", "b"], near), WordVectors.load(tmp_path / "near.txt")):
+            np.testing.assert_allclose(vectors.matrix[vectors.row("a")], np.full(3, 3**-0.5))
+            arrays = vectors.to_arrays()
+            WordVectors.from_saved_arrays(arrays["vector_keys"], arrays["vector_rows"], arrays["vectors"])
+            kernel = SmoothedPartialTreeKernel(vectors=vectors)
+            trees = [Tree.from_string("(S (NN a))"), Tree.from_string("(S (NN b))")]
+            assert np.isfinite(kernel.gram(trees)).all()
+        with pytest.raises(VectorsError, match=r"beyond.npy: the vector of 'b' \(row 1\) holds 1e\+39, beyond float32"):
+            WordVectors.load(tmp_path / "beyond.npy")
+        _load_fails(tmp_path / "beyond.txt", r"line 2: the vector of 'b' holds 1e\+39, beyond float32's range")
+
+
+@pytest.mark.parametrize(
+    "shape, data, held",
+    [((10**6, 10**6), 800, "holds 800 bytes"), ((2, 2), 8, "holds 8 bytes"), ((2,), 24, "holds 24 bytes")],
+    ids=["8 TB declared", "short", "long"],
+)
+def test_an_npy_header_that_does_not_fit_the_file_is_refused_before_reading(tmp_path, shape, data, held):
+    """Issue 62: a 928-byte ``.npy`` declaring 10**6 x 10**6 floats had numpy ask for 7.3 TiB
+    (MemoryError) under ``gram --vectors``; now its header is checked against the file first."""
+    (tmp_path / "v.keys").write_text("a\nb\n", encoding="utf-8")
+    (tmp_path / "v.npy").write_bytes(npy_header(shape) + bytes(data))
+    error = _load_fails(tmp_path / "v.npy", "not a readable .npy matrix")
+    assert f"v.npy declares {shape} float64 values" in str(error) and held in str(error)
 
 
 DEV_ZERO_SCRIPT = """

@@ -30,6 +30,7 @@ value different from a fresh kernel's on plain lists).
 
 import argparse
 import collections
+import functools
 import gzip
 import json
 import math
@@ -49,11 +50,26 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KLP_SAMPLE = ROOT / "spacy_convkernels" / "data" / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
-TARGETS = ("tree", "klp", "conllu", "penman", "kernels", "cli", "outputs", "disk", "sigterm", "models")
+TARGETS = (
+    "tree",
+    "klp",
+    "conllu",
+    "penman",
+    "kernels",
+    "cli",
+    "outputs",
+    "disk",
+    "sigterm",
+    "models",
+    "links",
+    "sidecars",
+    "bombs",
+)
 COUNTERS = ("accepted", "refused", "other", "wrong")  # kept by the child in the shared page, after the index
 NOTE_AT, PAGE = 64, 4096  # where in the page the child writes the input it is on (its description)
 TREE_IN_KLP = re.compile(r"\|BT(?::[^|]*)?\|(.*?)\|ET\|")
-DEFAULT_EXAMPLES = {"sigterm": 2000, "models": 5000}  # the slow targets (else 20,000 inputs)
+# the slow targets (else 20,000 inputs); links, sidecars and bombs: 20,000 together
+DEFAULT_EXAMPLES = {"sigterm": 2000, "models": 5000, "links": 8000, "sidecars": 8000, "bombs": 4000}
 EVENTS_PER_FINDING = 3  # inputs a child reports in full per finding (kind, exception type and place)
 
 # --- input generation ----------------------------------------------------------------------
@@ -805,7 +821,8 @@ class _Drain(threading.Thread):
             os.close(self.fd)
 
 
-Ran = collections.namedtuple("Ran", "code stdout stderr seconds")  # code: exit status, or -signal
+# code: exit status, or -signal; peak: the child's peak resident memory in MiB (None in process)
+Ran = collections.namedtuple("Ran", "code stdout stderr seconds peak", defaults=(None,))
 
 
 def _forked(argv, *, fsize=None, term_after=None, close=(), deadline=120.0) -> Ran:
@@ -852,7 +869,7 @@ def _forked(argv, *, fsize=None, term_after=None, close=(), deadline=120.0) -> R
         time.sleep(term_after)
         os.kill(pid, signal.SIGTERM)
     while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
+        done, status, usage = os.wait4(pid, os.WNOHANG)
         if done:
             break
         if time.monotonic() - started > deadline:
@@ -864,7 +881,8 @@ def _forked(argv, *, fsize=None, term_after=None, close=(), deadline=120.0) -> R
     for drain in drains:
         drain.join(timeout=10)
     code = os.waitstatus_to_exitcode(status)
-    return Ran(code, bytes(drains[0].data), bytes(drains[1].data).decode("utf-8", "replace"), seconds)
+    stderr = bytes(drains[1].data).decode("utf-8", "replace")
+    return Ran(code, bytes(drains[0].data), stderr, seconds, usage.ru_maxrss / 1024)
 
 
 def _cli_status(argv) -> int:
@@ -1465,6 +1483,432 @@ def models_target():
     return run
 
 
+# --- links, sidecar files and compressed bombs (issue 62) ------------------------------------
+
+
+def _snapshot(top):
+    """Every regular file under ``top`` (not through links) and its bytes."""
+    return {path: path.read_bytes() for path in top.rglob("*") if path.is_file() and not path.is_symlink()}
+
+
+def _changed(before):
+    return sorted(str(path) for path, data in before.items() if not path.exists() or path.read_bytes() != data)
+
+
+def _linked_folder(rng, ws, base):
+    """An input folder made of symbolic links into ``base/outside`` (which holds the real
+    files): the standoff sample, each document file a link (or a copy), or the tiny parser
+    pipeline, each top-level entry a link (folders too); sometimes a link cycle. Returns
+    (kind, folder, outside, the files and folders its links reach)."""
+    outside, folder = base / "outside", base / "in"
+    outside.mkdir(parents=True)
+    folder.mkdir()
+    kind = rng.choice(["standoff", "pipeline"])
+    source = ws.inputs / "standoff" if kind == "standoff" else ws.parser
+    reached = []
+    for entry in sorted(source.iterdir()):
+        real = outside / entry.name
+        shutil.copytree(entry, real) if entry.is_dir() else shutil.copy(entry, real)
+        if rng.random() < 0.8:
+            (folder / entry.name).symlink_to(Path("..") / "outside" / entry.name, target_is_directory=entry.is_dir())
+            reached.append(real)
+        else:
+            shutil.copytree(entry, folder / entry.name) if entry.is_dir() else shutil.copy(entry, folder / entry.name)
+    if rng.random() < 0.2:
+        (folder / "loop").symlink_to(folder, target_is_directory=True)
+    return kind, folder, outside, reached
+
+
+def links_target():
+    """Command-line runs (forked) over input folders made of symbolic links, with outputs
+    that links lead to or that are links. Each input builds a folder whose standoff
+    documents or pipeline components are links into an "outside" folder (sometimes with a
+    link cycle), and a run that reads it (convert, lexicon, evaluate relations, trees
+    --model) with its output one of: a file the links reach or a new file in a folder they
+    reach; a dangling link (to a missing folder), the output itself or a folder on its
+    way; another user's link in a sticky folder (as root), to a victim file; the user's own
+    link to an earlier output; a plain new file. "wrong": a file under "outside", the
+    victim or an input changed, a folder made at a dangling link's target, an accepted run
+    whose output is not to be written, a failure without one error line, a traceback, a
+    failed run that changed an earlier output, a temporary file left."""
+    ws = _cli_workspace(pipeline=True)
+    _preload()
+    root = os.geteuid() == 0
+
+    def run(rng, index, current):
+        _fresh_outputs(ws)
+        base = ws.outputs / "links"
+        kind, folder, outside, reached = _linked_folder(rng, ws, base)
+        if kind == "standoff":
+            command, suffix = rng.choice(
+                [
+                    (["convert", "--format", "standoff", str(folder)], ".spacy"),
+                    (["lexicon", str(folder), "-o"], ""),
+                    (["evaluate", "relations", str(ws.parser), str(folder), "--quiet", "--output"], ".json"),
+                ]
+            )
+        else:
+            command, suffix = rng.choice(
+                [
+                    (["trees", str(ws.inputs / "trees.txt"), "--model", str(folder), "--quiet", "-o"], ".txt"),
+                    (
+                        [
+                            "evaluate",
+                            "relations",
+                            str(folder),
+                            str(ws.inputs / "relations.jsonl"),
+                            "--quiet",
+                            "--output",
+                        ],
+                        ".json",
+                    ),
+                ]
+            )
+        choices = ["reached", "dangling", "dangling-parent", "own", "plain"] + (["foreign"] if root else [])
+        linked_folders = [p for p in reached if p.is_dir()]
+        if linked_folders:
+            choices.append("reached-new")
+        chosen = rng.choice(choices)
+        victim = base / "victim.bin"
+        victim.write_bytes(EARLIER)
+        if chosen == "reached":
+            files = [p for p in reached if p.is_file()] + [
+                p for d in linked_folders for p in d.rglob("*") if p.is_file()
+            ]
+            output = rng.choice(files) if files else base / f"plain{suffix}"
+            chosen = chosen if files else "plain"
+        elif chosen == "reached-new":
+            output = rng.choice(linked_folders) / f"new{suffix}"
+        elif chosen in ("dangling", "dangling-parent"):
+            link = base / f"dangle{suffix}"
+            link.symlink_to(base / "nowhere" / "deep" / f"out{suffix}")
+            output = link if chosen == "dangling" else link / f"out{suffix}"
+        elif chosen == "foreign":
+            sticky = base / "sticky"
+            sticky.mkdir()
+            sticky.chmod(0o1777)
+            output = sticky / f"out{suffix}"
+            output.symlink_to(victim)
+            os.lchown(output, 65534, 65534)
+        elif chosen == "own":
+            output = base / f"mine{suffix}"
+            output.symlink_to(ws.outputs / f"earlier{suffix}")
+        else:
+            output = base / f"plain{suffix}"
+        argv = [*command, str(output)]
+        current["input"] = f"{chosen}: {' '.join(argv)}"
+        guarded = {**_snapshot(outside), victim: EARLIER, **{p: d for p, d in ws.originals.items()}}
+        before = _regular_files(ws.outputs)
+        ran = _forked(argv)
+        problems = []
+        try:
+            _judge_exit(ran)
+        except Wrong as wrong:
+            problems.append(str(wrong))
+        changed = _changed(guarded)
+        if changed:
+            problems.append(f"changed {changed}")
+        if (base / "nowhere").exists():
+            problems.append("made the folders of a dangling link's target")
+        refused = {"reached", "reached-new", "dangling", "dangling-parent", "foreign"}
+        if ran.code == 0 and chosen in refused:
+            problems.append(f"accepted an output that is {chosen}")
+        leftovers = [p for p in base.rglob(".*") if p.is_file()]
+        if leftovers:
+            problems.append(f"temporary files left {[str(p) for p in leftovers]}")
+        if ran.code != 0:
+            after = {p: d for p, d in _regular_files(ws.outputs).items() if base not in p.parents}
+            if after != {p: d for p, d in before.items() if base not in p.parents}:
+                problems.append("a failed run changed earlier outputs")
+        for path, data in ws.originals.items():  # for the next input
+            if not path.exists() or path.read_bytes() != data:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+        if problems:
+            raise _wrong(f"{chosen}: {problems[0][:60]}", "; ".join(problems))
+        return "accepted" if ran.code == 0 else "refused"
+
+    return run
+
+
+def _vector_files(folder):
+    """A ``.npy`` matrix and its ``.keys`` of the sample word space, in ``folder``."""
+    import numpy as np
+
+    from spacy_convkernels.kernels.vectors import WordVectors
+
+    table = WordVectors.load(
+        ROOT / "spacy_convkernels" / "data" / "trec-qc-kelp-sample" / "wordspace_md300.first60.txt.gz"
+    )
+    keys = sorted(table.rows, key=table.rows.__getitem__)
+    np.save(folder / "v.npy", table.matrix[[table.rows[key] for key in keys]])
+    (folder / "v.keys").write_text("\n".join(keys) + "\n", encoding="utf-8")
+
+
+def sidecars_target():
+    """Command-line runs (forked) whose inputs bring files the commands read beside them:
+    a standoff document named by its ``.txt``, ``.a1`` or ``.a2`` (convert, lexicon,
+    evaluate relations), whose output is one of its siblings, another document's file or
+    a new file; ``--vectors v.npy`` (gram, nystroem fit, plot heatmap), whose output is its
+    ``.keys``, the matrix or a new file. "wrong": a sibling, a matrix or its keys changed,
+    an accepted run whose output is one of them, a traceback, a failure without one error
+    line, a temporary file left."""
+    ws = _cli_workspace(pipeline=True)
+    _preload()
+    vectors = ws.folder / "vectors"
+    if not vectors.exists():
+        vectors.mkdir()
+        _vector_files(vectors)
+    klp = ws.inputs / "small.klp.gz"
+
+    def run(rng, index, current):
+        _fresh_outputs(ws)
+        base = ws.outputs / "sidecars"
+        base.mkdir()
+        if rng.random() < 0.5:
+            shutil.copytree(ws.inputs / "standoff", base / "c3")
+            stems = sorted({p.name.split(".")[0] for p in (base / "c3").iterdir()})
+            stem = base / "c3" / rng.choice(stems)
+            named = Path(f"{stem}{rng.choice(['.txt', '.a1', '.a2'])}")
+            sibling = Path(f"{stem}{rng.choice(['.txt', '.a1', '.a2'])}")
+            other = base / "c3" / f"{rng.choice(stems)}.a2"
+            output = rng.choice([sibling, sibling, other, base / "out.spacy"])
+            argv = rng.choice(
+                [
+                    ["convert", "--format", "standoff", str(named), str(output)],
+                    ["lexicon", str(named), "-o", str(output)],
+                    ["evaluate", "relations", str(ws.parser), str(named), "--quiet", "--output", str(output)],
+                ]
+            )
+            guarded = _snapshot(base / "c3")
+            must_refuse = output.parent == named.parent and output.name.split(".")[0] == stem.name
+        else:
+            shutil.copy(vectors / "v.npy", base / "v.npy")
+            shutil.copy(vectors / "v.keys", base / "v.keys")
+            output = rng.choice([base / "v.keys", base / "v.keys", base / "v.npy", base / "out.npy"])
+            options = ["--kernel", rng.choice(["sptk", "csptk"]), "--vectors", str(base / "v.npy"), "--quiet"]
+            argv = rng.choice(
+                [
+                    ["gram", str(klp), "-o", str(output), *options],
+                    ["nystroem", "fit", str(klp), str(output), "--n-components", "4", *options],
+                    ["plot", "heatmap", str(klp), "-o", str(output), "--sample", "8", *options],
+                ]
+            )
+            guarded = _snapshot(base)
+            guarded = {p: d for p, d in guarded.items() if p.name in ("v.npy", "v.keys")}
+            must_refuse = output.name in ("v.npy", "v.keys")
+        current["input"] = " ".join(argv)
+        ran = _forked(argv)
+        problems = []
+        try:
+            _judge_exit(ran)
+        except Wrong as wrong:
+            problems.append(str(wrong))
+        if _changed(guarded):
+            problems.append(f"changed {_changed(guarded)}")
+        if ran.code == 0 and must_refuse:
+            problems.append(f"accepted the output {output}, a file it reads")
+        leftovers = [p for p in base.rglob(".*") if p.is_file()]
+        if leftovers:
+            problems.append(f"temporary files left {[str(p) for p in leftovers]}")
+        if problems:
+            raise _wrong(problems[0][:60], "; ".join(problems))
+        return "accepted" if ran.code == 0 else "refused"
+
+    return run
+
+
+BOMB_SIZES = (1 << 20, 64 << 20, 512 << 20, 2 << 30)  # what a bomb inflates to
+MEMORY_BOUND_MIB = 500  # issue 62: no crafted input under 10 MB makes a command exceed it
+
+
+@functools.cache
+def _zeros(size, level=1):
+    """The deflate stream (raw) of ``size`` zero bytes, made by chunks (once per size)."""
+    import zlib
+
+    deflate = zlib.compressobj(level, zlib.DEFLATED, -15)
+    chunk, parts, left = bytes(1 << 24), [], size
+    while left:
+        parts.append(deflate.compress(chunk[: min(left, len(chunk))]))
+        left -= min(left, len(chunk))
+    return b"".join(parts) + deflate.flush()
+
+
+def _npz_bomb(rng, model, path):
+    """``model`` (an .npz) with one member replaced by a crafted one: a ``.npy`` header of
+    some shape, then zeros that inflate to one of BOMB_SIZES, its zip header honest or
+    lying (a small size, or a huge one)."""
+    import struct
+    import zipfile
+    import zlib
+
+    with zipfile.ZipFile(model) as original:
+        members = {info.filename: original.read(info) for info in original.infolist()}
+    name = rng.choice(sorted(members))
+    size = rng.choice(BOMB_SIZES)
+    side = rng.choice([int((size / 8) ** 0.5), 40000, 20000, 3])
+    header = f"{{'descr': '<f8', 'fortran_order': False, 'shape': ({side}, {side}), }}".encode("latin1")
+    header += b" " * (63 - (10 + len(header)) % 64) + b"\n"
+    npy = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header
+    deflate = zlib.compressobj(1, zlib.DEFLATED, -15)
+    data = deflate.compress(npy) + deflate.flush(zlib.Z_SYNC_FLUSH) + _zeros(size)
+    declared = rng.choice([len(npy) + size, 1024, 1 << 40])
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bomb:
+        for other, content in members.items():
+            if other != name:
+                bomb.writestr(other, content)
+    _append_raw_member(path, name, data, declared, zlib.crc32(npy))
+    return f"{name}: {side}x{side} header, inflates to {size}, declares {declared}"
+
+
+def _append_raw_member(path, name, deflated, declared, crc):
+    """Append to the zip ``path`` a member ``name`` whose deflated bytes and declared size
+    are given as they are (its directory rewritten after it)."""
+    import struct
+
+    blob = Path(path).read_bytes()
+    end = blob.rindex(b"PK\x05\x06")
+    directory_size, directory_start = struct.unpack("<II", blob[end + 12 : end + 20])
+    entries = blob[directory_start : directory_start + directory_size]
+    count = struct.unpack("<H", blob[end + 10 : end + 12])[0]
+    encoded = name.encode()
+    small = min(declared, 0xFFFFFFFF)
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0, crc, len(deflated), small, len(encoded), 0)
+    offset = directory_start
+    central = struct.pack(
+        "<IHHHHHHIIIHHHHHII",
+        0x02014B50,
+        20,
+        20,
+        0,
+        8,
+        0,
+        0,
+        crc,
+        len(deflated),
+        small,
+        len(encoded),
+        0,
+        0,
+        0,
+        0,
+        0,
+        offset,
+    )
+    body = blob[:directory_start] + local + encoded + deflated
+    new_directory = entries + central + encoded
+    tail = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, count + 1, count + 1, len(new_directory), len(body), 0)
+    Path(path).write_bytes(body + new_directory + tail)
+
+
+def _docbin_bomb(rng, path):
+    """A ``.spacy`` file: zlib of a msgpack map whose strings or token arrays inflate to one of BOMB_SIZES."""
+    import zlib
+
+    import srsly
+
+    size = rng.choice(BOMB_SIZES)
+    shape = rng.choice(["strings", "tokens", "garbage"])
+    if shape == "garbage":  # zeros: not msgpack at all
+        raw = None
+    else:
+        raw = srsly.msgpack_dumps(
+            {
+                "version": 2,
+                "attrs": [65],
+                "tokens": b"",
+                "spaces": b"",
+                "lengths": b"",
+                "strings": [],
+                "cats": [],
+                "flags": [],
+                "span_groups": [],
+            }
+        )
+    deflate = zlib.compressobj(1)
+    data = deflate.compress(raw or b"") + deflate.flush(zlib.Z_SYNC_FLUSH)
+    stream = _zeros(size)  # raw deflate of zeros: appended as more of the zlib stream's body
+    Path(path).write_bytes(data + stream + b"\x03\x00")  # a final empty block; no checksum: the cap must come first
+    return f"DocBin {shape}, inflates to {size}"
+
+
+def _gzip_bomb(rng, path):
+    """A ``.gz`` corpus of one line of zeros (or spaces) inflating to one of BOMB_SIZES."""
+    import gzip
+    import zlib
+
+    size = rng.choice(BOMB_SIZES)
+    header = gzip.compress(b"")[:10]
+    Path(path).write_bytes(
+        header + _zeros(size) + zlib.crc32(b"").to_bytes(4, "little") + (size & 0xFFFFFFFF).to_bytes(4, "little")
+    )
+    return f"gzip inflating to {size}"
+
+
+def bombs_target():
+    """Command-line runs (forked) on compressed inputs under 10 MB that inflate far more:
+    a Nystroem ``.npz`` model with a crafted member (``nystroem transform``), a ``.spacy``
+    DocBin (``trees``, ``evaluate relations``), a gzip corpus (``gram``, ``convert``). Their
+    declared sizes honest, small or huge, their contents up to 2 GiB of zeros. "wrong": the
+    child's peak memory above this process's by more than MEMORY_BOUND_MIB, an accepted
+    run (a bomb is no valid input), a traceback, a failure without one error line."""
+    import resource
+
+    ws = _cli_workspace(pipeline=True)
+    _preload()
+    floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    def run(rng, index, current):
+        _fresh_outputs(ws)
+        base = ws.outputs / "bombs"
+        base.mkdir()
+        kind = rng.choice(["npz", "docbin", "docbin", "gzip"])
+        if kind == "npz":
+            bomb = base / "model.npz"
+            about = _npz_bomb(rng, ws.inputs / "model.npz", bomb)
+            argv = [
+                "nystroem",
+                "transform",
+                str(bomb),
+                str(ws.inputs / "trees.txt"),
+                "-o",
+                str(base / "Z.npy"),
+                "--quiet",
+            ]
+        elif kind == "docbin":
+            bomb = base / "docs.spacy"
+            about = _docbin_bomb(rng, bomb)
+            argv = rng.choice(
+                [
+                    ["trees", str(bomb), "-o", str(base / "t.txt"), "--quiet"],
+                    ["evaluate", "relations", str(ws.parser), str(bomb), "--quiet"],
+                ]
+            )
+        else:
+            bomb = base / rng.choice(["q.klp.gz", "r.jsonl.gz"])
+            about = _gzip_bomb(rng, bomb)
+            argv = (
+                ["gram", str(bomb), "-o", str(base / "G.npy"), "--quiet"]
+                if bomb.name.startswith("q")
+                else ["convert", str(bomb), "-o", str(base / "r.spacy")]
+            )
+        current["input"] = f"{about} ({bomb.stat().st_size} bytes): {' '.join(argv)}"
+        ran = _forked(argv)
+        problems = []
+        try:
+            _judge_exit(ran, allowed=(1,))
+        except Wrong as wrong:
+            problems.append(str(wrong))
+        if ran.peak is not None and ran.peak - floor > MEMORY_BOUND_MIB:
+            problems.append(f"peak {ran.peak - floor:.0f} MiB above the parent's")
+        if problems:
+            raise _wrong(problems[0][:60], "; ".join(problems))
+        return "refused"
+
+    return run
+
+
 def _cli_in_process(main, argv) -> Ran:
     """``main(argv)`` here, its output captured; an exception out of it propagates."""
     import contextlib
@@ -1486,6 +1930,9 @@ SETUPS = {
     "disk": disk_target,
     "sigterm": sigterm_target,
     "models": models_target,
+    "links": links_target,
+    "sidecars": sidecars_target,
+    "bombs": bombs_target,
     "tree": tree_target,
     "klp": klp_target,
     "conllu": conllu_target,

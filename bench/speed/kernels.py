@@ -291,8 +291,9 @@ class WideTrees:
     formerly bench/wide_trees.py): ``leaves`` of distinct labels; ``repeated``:
     ``(r (c0 x) ... (c49 x) (c0 x) ...)``, labels repeating over 50 (n * n pairs of ``x``
     leaves match); ``distinct``: ``(r (c0 x) (c1 x) ...)``; ``chain``: ``(a (a (a ...)))``
-    of n nodes (n * n matching inner pairs: refused beyond ``max_matching_pairs``, issue 36).
-    Peak MB over the built structure's."""
+    of n nodes (n * n matching inner pairs). The engine's own figures: the kernels take
+    ``max_work=None``, as by default they refuse the shapes whose work exceeds it
+    (:class:`StructureWork`). Peak MB over the built structure's."""
 
     params = [["leaves", "repeated", "distinct", "chain"], ["ptk", "sptk", "sst"], [20_000, 100_000]]
     param_names = ["shape", "kernel", "n"]
@@ -303,16 +304,143 @@ class WideTrees:
 
         kernels = {"ptk": k.PartialTreeKernel, "sptk": k.SmoothedPartialTreeKernel, "sst": k.SubsetTreeKernel}
         labels = [f"n{i % 50 if shape == 'repeated' else i}" for i in range(n)]
+        self.kernel = kernels[name]()
+        if "max_work" in self.kernel.get_params():  # the engine unbounded (--against: earlier commits lack it)
+            self.kernel.set_params(max_work=None)
         if shape == "chain":
-            self.structure, self.kernel = Tree.from_flat(["a"] * n, range(-1, n - 1)), kernels[name]()
+            self.structure = Tree.from_flat(["a"] * n, range(-1, n - 1))
         elif shape == "leaves":
-            self.structure, self.kernel = Tree("S", [Tree(label) for label in labels]), kernels[name]()
+            self.structure = Tree("S", [Tree(label) for label in labels])
         else:
-            self.structure, self.kernel = Tree("r", [Tree(label, [Tree("x")]) for label in labels]), kernels[name]()
+            self.structure = Tree("r", [Tree(label, [Tree("x")]) for label in labels])
         _ = self.structure.compiled
 
     def peakmem_self_kernel(self, *params):
         return f"K(t, t) = {float(self.kernel.pairs([self.structure], [(0, 0)], normalize=False, n_jobs=1)[0]):.6g}"
+
+
+class StructureWork:
+    """The bound ``max_work`` on the wide shapes of issue 62: ``star``, ``(r x x ... x)`` with
+    40,000 children (PTK: 10 s for a 1 x 1 Gram before); ``blocks``, 64 nodes of 1,000
+    leaves each (a 128 KB tree, 33 s); ``klp``, a one-line 8 MB ``.klp`` of ``(r x x ...)``
+    with 4 million children (300 s at 985 MB before it was killed, a day extrapolated).
+    Set-up reads (``read_klp``, for ``klp``) and compiles the tree; then the 1 x 1 Gram,
+    which the kernels whose work is quadratic in the children refuse with
+    StructureSizeError before any work (seconds and peak MB of the refusal), and SST
+    computes (its aligned children are linear work)."""
+
+    params = [["star", "blocks", "klp"], ["ptk", "sptk", "sst"]]
+    param_names = ["shape", "kernel"]
+
+    def setup(self, shape, name):
+        import tempfile
+        from pathlib import Path
+
+        from spacy_convkernels import Tree
+        from spacy_convkernels import kernels as k
+        from spacy_convkernels.corpora import read_klp
+
+        kernels = {"ptk": k.PartialTreeKernel, "sptk": k.SmoothedPartialTreeKernel, "sst": k.SubsetTreeKernel}
+        self.kernel = kernels[name]()
+        if shape == "star":
+            self.structure = Tree.from_flat(["r"] + ["x"] * 40_000, [-1] + [0] * 40_000)
+        elif shape == "blocks":
+            labels, parents = ["r"], [-1]
+            for _ in range(64):
+                parents += [0] + [len(labels)] * 1000
+                labels += ["a"] + ["x"] * 1000
+            self.structure = Tree.from_flat(labels, parents)
+        else:
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / "wide.klp"
+                path.write_text("A |BT:grct| (r" + " x" * 4_000_000 + ")|ET|\n", encoding="utf-8")
+                (example,) = read_klp(path)
+            self.structure = example.trees["grct"]
+        _ = self.structure.compiled
+
+    def _gram(self):
+        from spacy_convkernels.errors import StructureSizeError
+
+        try:
+            value = self.kernel.gram([self.structure], normalize=False, n_jobs=1)[0, 0]
+        except StructureSizeError as error:
+            return "refused: " + str(error).split(": ", 1)[1].split(" (pairs")[0]
+        return f"K(t, t) = {value:.6g}"
+
+    def time_gram(self, *params):
+        return self._gram()
+
+    def peakmem_gram(self, *params):
+        return self._gram()
+
+
+class RealWork:
+    """The work (``kernels.work``) of the structures of real corpora against the default
+    ``max_work``: the largest of KeLP's TREC questions (the 5,452 training and 500 test
+    ones, each kernel on its representation, SPTK and CSPTK with the md300 word space),
+    of the sentences of the stored ``en_core_web_md`` parses (60 TREC questions and 21 GE
+    documents, every representation), of those documents whole (their sentences joined
+    under a virtual root, as the document kernels compare them; CSPTK too, on CLCT) and of
+    the Bio-AMR candidate paths and subgraphs."""
+
+    params = [["trec", "md-parses", "md-documents", "amr"]]
+    param_names = ["corpus"]
+
+    def setup(self, corpus):
+        from spacy_convkernels import kernels as k
+
+        self.sets = []  # (name, kernel, structures)
+        if corpus == "trec":
+            for name in ("ST", "SST", "PTK", "SPTK", "CSPTK"):
+                representation, make = kelp_kernels(name)
+                self.sets.append((name, make(), [e.trees[representation] for e in trec("train") + trec("test")]))
+        elif corpus in ("md-parses", "md-documents"):
+            from spacy.tokens import DocBin
+
+            from spacy_convkernels.data.samples import PARSES
+            from spacy_convkernels.structures.dependency import REPRESENTATIONS, join_sentences, span_to_tree
+
+            docs = list(DocBin().from_disk(PARSES).get_docs(_blank_vocab()))
+            wordspace = setting("data") / "trec-qc-kelp" / "wordspace_md300.txt.gz"
+            for representation in REPRESENTATIONS:
+                sentences = [[span_to_tree(sentence, representation) for sentence in doc.sents] for doc in docs]
+                if corpus == "md-documents":
+                    trees = [join_sentences(trees) for trees in sentences]
+                else:
+                    trees = [tree for trees in sentences for tree in trees]
+                trees = [tree for tree in trees if tree is not None]
+                kernels = [k.PartialTreeKernel(), k.SubsetTreeKernel(), k.SmoothedPartialTreeKernel(vectors=wordspace)]
+                if representation == "clct":
+                    kernels.append(k.CompositionalSmoothedPartialTreeKernel(vectors=wordspace))
+                self.sets += [(f"{type(kernel).__name__} {representation}", kernel, trees) for kernel in kernels]
+        else:
+            from spacy_convkernels.corpora import read_penman
+            from spacy_convkernels.structures.interactions import amr_candidates
+
+            folder = setting("data") / "bio-amr"
+            if not folder.exists():
+                raise NotImplementedError(f"{folder} is absent")
+            names = ("amr-release-dev-bio.txt", "amr-release-test-bio.txt")
+            found = [c for name in names for d in read_penman(folder / name) for c in amr_candidates(d._.kernel_amr)]
+            self.sets.append(("path", k.SubsequencePathKernel(), [c.path for c in found]))
+            self.sets.append(("zelenko", k.ZelenkoTreeKernel(), [c.subgraph for c in found]))
+
+    def track_largest(self, corpus):
+        from spacy_convkernels.kernels.work import DEFAULT_MAX_WORK, structure_work
+
+        notes = []
+        for name, kernel, structures in self.sets:
+            spec, tables = kernel._configuration()
+            published = None if tables is None else tables.cover_structures(structures)
+            work = structure_work(spec.kind, [s.compiled for s in structures], spec.match_key, published)
+            notes.append(f"{name}: {work.max():,.0f} (1/{DEFAULT_MAX_WORK / work.max():,.0f} of the bound)")
+        return f"{len(self.sets[0][2]):,} structures; " + "; ".join(notes)
+
+
+def _blank_vocab():
+    import spacy
+
+    return spacy.blank("en").vocab
 
 
 class InternerMemory:

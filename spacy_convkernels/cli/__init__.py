@@ -27,6 +27,7 @@ from contextlib import contextmanager, nullcontext, redirect_stdout
 
 from .. import __version__
 from ..errors import ConvKernelsError, InvalidParameterError
+from ..utils.display import tolerant_streams, visible
 from ..utils.outputs import check_outputs, standard_output
 from ..utils.validation import POSITIVE, SEED
 from . import config, convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, project, trees
@@ -48,6 +49,24 @@ COMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command; returns the exit status. Standard output and standard error write
+    what their encoding cannot represent as backslash escapes, and a warning at the end
+    says when standard output did (:func:`~spacy_convkernels.utils.display.tolerant_streams`)."""
+    prefix = ["spacy-convkernels"]  # the command's name is added once it is parsed
+    with tolerant_streams() as escaped:
+        status = _main(argv, prefix)
+        if escaped:
+            print(
+                f"{prefix[0]}: warning: standard output's encoding ({escaped[0]}) cannot represent some of the "
+                "text: those characters were written as backslash escapes such as \\xe9; -o FILE writes UTF-8, "
+                "as does standard output with PYTHONIOENCODING=utf-8",
+                file=sys.stderr,
+            )
+    return status
+
+
+def _main(argv: list[str] | None, names: list[str]) -> int:
+    """:func:`main`, ``names[0]`` set to the prefix of its messages once the command is known."""
     parser = argparse.ArgumentParser(
         prog="spacy-convkernels",
         description=__doc__.splitlines()[0],
@@ -58,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, module in COMMANDS.items():
         doc = str(module.__doc__)
         module.add_parser(commands.add_parser(name, help=doc.splitlines()[0], description=doc))
-    prefix = "spacy-convkernels"  # the command's name is added once it is parsed
+    prefix = names[0]
     formatwarning = warnings.formatwarning
     warnings.formatwarning = lambda message, *_, **__: f"{prefix}: warning: {_line(message)}\n"
     try:
@@ -67,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         extra = take_positional_output(arguments, extra)
         if extra:  # as parse_args does
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
-        prefix = f"spacy-convkernels {arguments.command}"
+        prefix = names[0] = f"spacy-convkernels {arguments.command}"
         with _terminating_signals():
             _check_common(arguments)
             module = COMMANDS[arguments.command]
@@ -190,5 +209,6 @@ def _check_common(arguments: argparse.Namespace) -> None:
 
 
 def _line(message) -> str:
-    """A message on one line, whatever it holds."""
-    return " ".join(str(message).split())
+    """A message on one line, whatever it holds: control characters (an escape sequence
+    from a file's label or name) are shown as ``\\x1b``, never sent to the terminal."""
+    return visible(" ".join(str(message).split()))

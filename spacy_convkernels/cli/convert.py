@@ -37,7 +37,7 @@ from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFileError, CorpusFormatError, InvalidParameterError
 from ..utils.outputs import check_outputs, replacing_all
-from .options import add_dev_articles_arguments, add_output_argument
+from .options import add_dev_articles_arguments, add_output_argument, standoff_inputs
 
 CLASSES = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
 TEXT = "quest"
@@ -61,7 +61,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
-    return {"input": arguments.input}, {"output": arguments.output, "--dev": arguments.dev}
+    """A standoff document's input is its three files, whichever was named."""
+    format = arguments.format if arguments.format is not None else input_format(arguments.input)
+    source = standoff_inputs(arguments.input) if format == "standoff" else arguments.input
+    return {"input": source}, {"output": arguments.output, "--dev": arguments.dev}
 
 
 def run(arguments: argparse.Namespace) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFileError, InvalidParameterError
 from ..utils.outputs import pipeline_path, replacing
+from .options import standoff_inputs, vector_inputs
 from .structures import REPRESENTATIONS, add_kernel_arguments, kernel_parameters, make_kernel
 
 SETTINGS = ("gold", "predicted")  # of evaluate relations' --entities and --triggers (evaluate_relations's)
@@ -111,10 +112,10 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
     if arguments.task == "qc":
-        return {"train": arguments.train, "test": arguments.test, "--vectors": arguments.vectors}, {}
+        return {"train": arguments.train, "test": arguments.test, "--vectors": vector_inputs(arguments.vectors)}, {}
     if arguments.task == "bionlp":
         return {"train": arguments.train, "devel": arguments.devel, "--model": pipeline_path(arguments.model)}, {}
-    inputs = {"model": pipeline_path(arguments.model), "corpus": arguments.corpus}
+    inputs = {"model": pipeline_path(arguments.model), "corpus": standoff_inputs(arguments.corpus)}
     return inputs, {"--output": arguments.output}
 
 

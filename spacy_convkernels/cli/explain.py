@@ -21,7 +21,9 @@ import sys
 from pathlib import Path
 
 from ..errors import ConvKernelsError, InvalidParameterError
+from ..utils.display import visible
 from ..utils.outputs import default_output, replacing
+from .options import vector_inputs
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
 DEFAULT = "explain.html"  # the output without -o, written only where no file of that name is
@@ -41,7 +43,8 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
-    return {"--corpus": arguments.corpus, "--vectors": arguments.vectors}, {"--output": _output(arguments)}
+    inputs = {"--corpus": arguments.corpus, "--vectors": vector_inputs(arguments.vectors)}
+    return inputs, {"--output": _output(arguments)}
 
 
 def _output(arguments: argparse.Namespace) -> Path:
@@ -63,9 +66,9 @@ def run(arguments: argparse.Namespace) -> None:
     with replacing(output, name="--output") as temporary:
         temporary.write_text(page, encoding="utf-8")
     print(f"K(a, b) = {explanation.value:.6g} ({explanation.n_pairs} contributing node pairs)")
-    for rank, match in enumerate(explanation.matches, start=1):
-        print(f"{rank:3d}. {match.value:.6g} ({100 * match.share:.1f} %) {match.fragment}")
-    print(f"drawn to {output}", file=sys.stderr)
+    for rank, match in enumerate(explanation.matches, start=1):  # a label's control characters shown as \x1b
+        print(f"{rank:3d}. {match.value:.6g} ({100 * match.share:.1f} %) {visible(str(match.fragment))}")
+    print(f"drawn to {visible(str(output))}", file=sys.stderr)
 
 
 def _pair(arguments: argparse.Namespace) -> tuple:

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import InvalidParameterError
 from ..utils.outputs import preallocate, replacing
 from .cluster import add_cluster_arguments, cluster_client
-from .options import add_output_argument
+from .options import add_output_argument, vector_inputs
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
 
@@ -41,7 +41,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
-    inputs = {"input": arguments.input, "--against": arguments.against, "--vectors": arguments.vectors}
+    inputs = {"input": arguments.input, "--against": arguments.against, "--vectors": vector_inputs(arguments.vectors)}
     return inputs, {"output": arguments.output}
 
 

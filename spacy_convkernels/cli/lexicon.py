@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..errors import CorpusFileError
 from ..utils.outputs import pipeline_path
-from .options import add_dev_articles_arguments, add_output_argument
+from .options import add_dev_articles_arguments, add_output_argument, standoff_inputs
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +53,7 @@ def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
     """The outputs are the files written in OUTPUT_DIR."""
     from ..corpora.lexicon import FILES
 
-    inputs = {"train": arguments.train, "--model": pipeline_path(arguments.model)}
+    inputs = {"train": standoff_inputs(arguments.train), "--model": pipeline_path(arguments.model)}
     return inputs, {f"output {name}": arguments.output / name for name in FILES.values()}
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import ModelFileError
 from ..utils.outputs import replacing, save_array
 from .cluster import add_cluster_arguments, cluster_client
-from .options import add_output_argument, add_seed_argument
+from .options import add_output_argument, add_seed_argument, vector_inputs
 from .structures import (
     KERNELS,
     REPRESENTATIONS,
@@ -82,7 +82,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
     if arguments.step == "fit":
-        return {"input": arguments.input, "--vectors": arguments.vectors}, {"model": arguments.output}
+        return {"input": arguments.input, "--vectors": vector_inputs(arguments.vectors)}, {"model": arguments.output}
     return {"model": arguments.model, "input": arguments.input}, {"output": arguments.output}
 
 
@@ -152,31 +152,26 @@ def save(model, path, *, kernel: str, parameters: dict, representation: str) -> 
 def load(path, *, n_jobs=None, verbose: bool = False) -> tuple:
     """The model saved by :func:`save` (a :class:`~spacy_convkernels.approx.Nystroem`) and
     the tree representation it was fitted on. Whatever is wrong with the file (not an
-    ``.npz`` of arrays, a value that does not match its content hash, a parameter that is
-    not a number, such as a path) raises a :class:`ModelFileError` naming it, without its content."""
-    import numpy as np
+    ``.npz`` of arrays, headers declaring more than the file holds or compressed arrays
+    expanding beyond :data:`~spacy_convkernels.utils.saved_arrays.MAX_NPZ_EXPANSION`, checked
+    before they are read, a value that does not match its content hash, a parameter that
+    is not a number, such as a path) raises a :class:`ModelFileError` naming it, without its content."""
 
     from ..approx.nystroem import Nystroem, saved_normalization
     from ..kernels.vectors import WordVectors
     from ..structures.tree import Tree
-    from ..utils.saved_arrays import reading, texts, unsealed
+    from ..utils.saved_arrays import npz_arrays, reading, texts, unsealed
 
     if not Path(path).exists():
         raise ModelFileError(f"{path}: no such file", source=str(path))
     with reading(str(path)):
         try:
-            stored = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:  # numpy's text would advise allow_pickle
-            raise ModelFileError("not a model written by nystroem fit (not an .npz archive of arrays)") from error
-        if not isinstance(stored, np.lib.npyio.NpzFile):
-            raise ModelFileError("not a model written by nystroem fit (a .npy array, not its .npz archive)")
-        with stored:
-            try:
-                arrays = {name: stored[name] for name in stored.files}
-            except ValueError as error:
-                if "allow_pickle" not in str(error):
-                    raise
-                raise ModelFileError("an array of Python objects, which is never unpickled") from error
+            archive = zipfile.ZipFile(path)
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+            what = "a .npy array, not its .npz archive" if _is_npy(path) else "not an .npz archive of arrays"
+            raise ModelFileError(f"not a model written by nystroem fit ({what})") from error
+        with archive:
+            arrays = npz_arrays(archive)
         settings = _settings(arrays.pop("settings", None))
         arrays = unsealed({**arrays, **settings})  # the settings' hashes cover them and the arrays
         landmarks = texts(arrays["landmarks"].tolist(), name="landmarks")
@@ -193,6 +188,17 @@ def load(path, *, n_jobs=None, verbose: bool = False) -> tuple:
         )
         model.set_landmarks(trees, normalization)
     return model, settings["representation"]
+
+
+def _is_npy(path) -> bool:
+    """Whether ``path`` starts as a ``.npy`` file does."""
+    import numpy as np
+
+    try:
+        with open(path, "rb") as file:
+            return file.read(len(np.lib.format.MAGIC_PREFIX)) == np.lib.format.MAGIC_PREFIX
+    except OSError:
+        return False
 
 
 def _settings(stored) -> dict:

@@ -1,5 +1,6 @@
 """The options the commands spell alike: ``-o/--output`` for the file (or folder) a command
-writes, ``--seed`` for the seed of its random choices.
+writes, ``--seed`` for the seed of its random choices; and the files an input stands for
+(:func:`vector_inputs`, :func:`standoff_inputs`), every one a command declares.
 
 Earlier spellings still read, hidden from the help, for the commands written with them
 (bench/, docs/results/): the output as a last positional argument after the inputs
@@ -54,3 +55,22 @@ def resolve_output(arguments: argparse.Namespace) -> None:
     required = getattr(arguments, "output_required", None)
     if required is not None and arguments.output is None:
         raise InvalidParameterError(f"-o/--output is required: {required}")
+
+
+def vector_inputs(path: Path | str | None) -> list[Path] | None:
+    """The files ``--vectors PATH`` reads: a ``.npy`` and the ``.keys`` beside it, else PATH."""
+    from ..kernels.vectors import vector_files
+
+    return None if path is None else vector_files(path)
+
+
+def standoff_inputs(path: Path | str | None) -> list[Path] | None:
+    """The files a standoff corpus reads: a folder, or a document's ``.txt``, ``.a1`` and
+    ``.a2``, whichever was named (an input that is not standoff: itself)."""
+    from ..corpora.standoff import document_files
+
+    if path is None:
+        return None
+    if Path(path).is_dir() or Path(path).suffix not in (".txt", ".a1", ".a2"):
+        return [Path(path)]
+    return document_files(path)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import InvalidParameterError, SettingDeprecationWarning
 from ..utils.outputs import pipeline_path, replacing
-from .options import add_output_argument, add_seed_argument
+from .options import add_output_argument, add_seed_argument, standoff_inputs, vector_inputs
 from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
 
 HEATMAP = """A kernel-similarity heatmap of a corpus sample.
@@ -88,8 +88,9 @@ def earlier_spelling(argv: list[str]) -> list[str]:
 
 def files(arguments: argparse.Namespace) -> tuple[dict, dict]:
     if arguments.figure == "relations":
-        return {"model": pipeline_path(arguments.model), "corpus": arguments.corpus}, {"output": arguments.output}
-    inputs = {"input": arguments.input, "--labels": arguments.labels, "--vectors": arguments.vectors}
+        inputs = {"model": pipeline_path(arguments.model), "corpus": standoff_inputs(arguments.corpus)}
+        return inputs, {"output": arguments.output}
+    inputs = {"input": arguments.input, "--labels": arguments.labels, "--vectors": vector_inputs(arguments.vectors)}
     return inputs, {"output": arguments.output}
 
 

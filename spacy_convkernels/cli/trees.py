@@ -20,6 +20,7 @@ The trees are those of the ``kernel_trees`` component with its default options
 """
 
 import argparse
+import codecs
 import json
 import sys
 from collections.abc import Iterable, Iterator
@@ -99,6 +100,7 @@ def write_trees(docs: Iterable["Doc"], out: TextIO, *, representations: Iterable
     from ..structures.dependency import span_to_trees
 
     representations = list(representations)
+    ascii_json = not _writes_unicode(out)  # JSON's \u00e9 escapes: exact in any encoding
     count = 0
     for number, doc in enumerate(docs):
         if len(doc) and not doc.has_annotation("DEP"):
@@ -108,8 +110,20 @@ def write_trees(docs: Iterable["Doc"], out: TextIO, *, representations: Iterable
             strings = {name: None if trees[name] is None else str(trees[name]) for name in representations}
             if format == "jsonl":
                 record = {"doc": number, "sentence": index, "text": sentence.text, **strings}
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                out.write(json.dumps(record, ensure_ascii=ascii_json) + "\n")
             else:
                 out.write("\t".join([str(number), str(index), *(s or "" for s in strings.values())]) + "\n")
             count += 1
     return count
+
+
+def _writes_unicode(out: TextIO) -> bool:
+    """Whether ``out``'s encoding represents every character (a UTF, GB 18030): a file of
+    ``-o`` is UTF-8; standard output may be ASCII (``PYTHONIOENCODING=ascii``) or Latin-1,
+    where a line of trees writes what it cannot represent as backslash escapes, with a
+    warning (:func:`~spacy_convkernels.utils.display.tolerant_streams`)."""
+    try:
+        name = codecs.lookup(getattr(out, "encoding", None) or "utf-8").name
+    except LookupError:
+        return False
+    return name.startswith("utf") or name == "gb18030"

@@ -245,6 +245,16 @@ def split_articles(source, *, share: float = 0.2, seed: int = 0) -> tuple[list[P
     return [f for f, a in zip(files, articles) if a not in held], [f for f, a in zip(files, articles) if a in held]
 
 
+def document_files(source) -> list[Path]:
+    """Every file :func:`read_standoff` reads of ``source``: a directory (its files are
+    inside it), or each document's ``.txt``, ``.a1`` and ``.a2`` that exist, whichever of
+    them was named (the inputs a command declares, so that no output replaces a sibling)."""
+    sources = [source] if isinstance(source, (str, Path)) else list(source)
+    folders = [Path(item) for item in sources if Path(item).is_dir()]
+    stems = _documents([item for item in sources if not Path(item).is_dir()]) if len(folders) < len(sources) else []
+    return folders + [_file(stem, suffix) for stem in stems for suffix in (".txt", ".a1", ".a2")]
+
+
 def _documents(source) -> list[Path]:
     """The document stems (paths without suffix) of ``source``."""
     sources = [source] if isinstance(source, (str, Path)) else list(source)

@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from tqdm.auto import tqdm
 
-from ..errors import InvalidParameterError, KernelUnderflowWarning, StructureSizeError
+from ..errors import InvalidParameterError, KernelUnderflowWarning, SettingDeprecationWarning, StructureSizeError
 from ..utils.inputs import check_structures
 from ..utils.validation import Interval, Satisfies, validate_parameters, validate_params
 from . import _driver
@@ -35,6 +35,7 @@ from ._openmp import set_max_threads as set_max_threads  # for worker threads (c
 from ._packing import PackedSequences, PackedStructures, PackedTrees
 from ._settings import EngineSettings, KernelKind
 from ._tables import NodeSimilarity
+from .work import DEFAULT_MAX_WORK, TABLE_WORK, structure_work
 
 
 def inverse_roots(self_kernels) -> np.ndarray:
@@ -162,14 +163,32 @@ class Kernel(BaseEstimator):
     ``_engine_spec``. A kernel object can be shared between threads: its label tables grow
     under a lock and are published as new objects that are never changed
     (:class:`~.node_similarity.SimilarityTable`), and each call packs its structures
-    against one table and computes with a table that covers them."""
+    against one table and computes with a table that covers them.
+
+    Every kernel's constructor takes ``max_work``, the most work one structure's K(t, t)
+    may need (:mod:`~.work`; default 10**8, about a second of one core, None: no bound):
+    a structure that needs more raises :class:`StructureSizeError` before any work, and
+    so no pair of accepted structures needs more."""
 
     structure_type: type = object
     _parameter_constraints: dict = {}
-    #: Trees whose K(t, t) has more matching pairs of inner nodes than this are refused
-    #: with :class:`StructureSizeError` before any work (a 7,000-node single-label chain,
-    #: about 1 s for PTK); by Cauchy-Schwarz no pair of accepted trees exceeds it either.
-    max_matching_pairs: int = 5 * 10**7
+    #: Every kernel's constructor takes ``max_work`` (this default, for instances pickled
+    #: before it existed): structures whose K(t, t) needs more work than this
+    #: (:mod:`~.work`: pairs of matching nodes weighted by their children, about a second
+    #: at the default) are refused with :class:`StructureSizeError` before any work; by
+    #: Cauchy-Schwarz no pair of accepted structures needs more either. None: no bound.
+    max_work: int | None = DEFAULT_MAX_WORK
+
+    @property
+    def max_matching_pairs(self) -> int | None:
+        """The bound's earlier name (it counted pairs of inner nodes): ``max_work`` (warns)."""
+        _warn_renamed()
+        return self.max_work
+
+    @max_matching_pairs.setter
+    def max_matching_pairs(self, value: int | None) -> None:
+        _warn_renamed()
+        self.max_work = value
 
     def _engine_spec(self) -> EngineSpec:
         """What the engine needs for the current parameters (already validated)."""
@@ -313,21 +332,36 @@ class Kernel(BaseEstimator):
         return X, self._pack(X, spec, tables)
 
     def _pack(self, X: list, spec: EngineSpec, tables) -> PackedStructures:
-        """The structures packed for the engine, their labels covered by ``tables``."""
+        """The structures packed for the engine, their labels covered by ``tables``,
+        after :meth:`_check_work`."""
         compiled = [x.compiled for x in X]
+        self._check_work(compiled, spec, None)  # before the tables describe new labels (a lower bound)
         published = None if tables is None else tables.cover_structures(X)
+        if published is not None and spec.kind in TABLE_WORK:
+            self._check_work(compiled, spec, published)
         if spec.match_key is None:
             return PackedSequences(compiled)
-        pairs = matching_inner_pairs(compiled, spec.match_key)
-        too_many = np.flatnonzero(pairs > self.max_matching_pairs)
-        if len(too_many):
-            i = int(too_many[0])
-            raise StructureSizeError(
-                f"{type(self).__name__}: structure {i} ({compiled[i].n_nodes:,} nodes) has {pairs[i]:,} matching "
-                f"pairs of inner nodes, above max_matching_pairs = {self.max_matching_pairs:,} (quadratic work)"
-            )
         kinds = published.kinds if isinstance(published, NodeSimilarity) else None
         return PackedTrees(compiled, key=spec.match_key, smooth_kinds=kinds)
+
+    def _check_work(self, compiled: list, spec: EngineSpec, published) -> None:
+        """Refuse, before any work, the first structure whose K(t, t) needs more than
+        ``max_work`` units of work (:func:`~.work.structure_work`, from label counts;
+        without the ``published`` table, a lower bound of the count with it)."""
+        if self.max_work is None:
+            return
+        work = structure_work(spec.kind, compiled, spec.match_key, published)
+        too_much = np.flatnonzero(work > self.max_work)
+        if len(too_much):
+            i = int(too_much[0])
+            size = getattr(compiled[i], "n_nodes", None)
+            size = len(compiled[i].labels) if size is None else size
+            raise StructureSizeError(
+                f"{type(self).__name__}: structure {i} ({size:,} nodes) needs {work[i]:,.0f} units of work for "
+                f"K(t, t) (pairs of matching nodes weighted by their children), above max_work = {self.max_work:,}; "
+                f"raise the kernel's max_work to compute it (None: no bound; the default, {DEFAULT_MAX_WORK:,}, is "
+                "about a second of one core per pair)"
+            )
 
     @staticmethod
     def _raw_pairs(A, index: np.ndarray, spec: EngineSpec, tables, threads: int, inv=None, progress=None) -> np.ndarray:
@@ -379,22 +413,13 @@ KERNEL = Satisfies(lambda value: isinstance(value, Kernel), "a kernel of spacy_c
 _tables_lock = threading.Lock()
 
 
-def matching_inner_pairs(trees: list, match_key: str) -> np.ndarray:
-    """Pairs of inner nodes with equal match keys in each compiled tree (those of K(t, t)):
-    the sum over its keys of (inner nodes with the key)^2, for all the trees in one pass."""
-    sizes = np.array([tree.n_nodes for tree in trees], dtype=np.int64)
-    child_ptr = np.concatenate(
-        [np.asarray(tree.child_ptr, dtype=np.int64) for tree in trees] or [np.zeros(0, dtype=np.int64)]
+def _warn_renamed() -> None:
+    warnings.warn(
+        "max_matching_pairs is now max_work, a parameter of every kernel, which counts the work of K(t, t) "
+        "(pairs of matching nodes weighted by their children): the value is max_work's",
+        SettingDeprecationWarning,
+        stacklevel=3,
     )
-    inner = np.delete(np.diff(child_ptr) > 0, np.cumsum(sizes + 1)[:-1] - 1)  # no node between two trees
-    if not inner.any():
-        return np.zeros(len(trees), dtype=np.int64)
-    keys = np.concatenate([np.asarray(getattr(tree, match_key + "s"), dtype=np.int64) for tree in trees])[inner]
-    keys -= keys.min()
-    span = int(keys.max()) + 1
-    tree_and_key, counts = np.unique(np.repeat(np.arange(len(trees)), sizes)[inner] * span + keys, return_counts=True)
-    squares = np.bincount(tree_and_key // span, weights=counts.astype(np.float64) ** 2, minlength=len(trees))
-    return squares.astype(np.int64)
 
 
 def _engine_settings(spec: EngineSpec, tables) -> EngineSettings:

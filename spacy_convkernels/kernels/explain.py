@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError, StructureTypeError
 from ..structures.tree import Tree
+from ..utils.display import visible
 from ..utils.validation import COUNT, validate_params
 from ._driver import deltas
 from ._settings import KIND_TRAITS
@@ -234,16 +235,16 @@ def to_html(explanation: Explanation, a: Tree, b: Tree, *, title: str = "Kernel 
     """A page with :func:`to_svg` and a table of the matches (rank, value, share, fragment)."""
     rows = "\n".join(
         f'<tr><td style="color:{COLORS[k] if k < len(COLORS) else "#000"}">&#9632; {k + 1}</td>'
-        f"<td>{m.value:.6g}</td><td>{100 * m.share:.1f} %</td><td><code>{escape(str(m.fragment))}</code>"
-        + ("" if m.fragment == m.fragment_b else f"<br><code>{escape(str(m.fragment_b))}</code>")
+        f"<td>{m.value:.6g}</td><td>{100 * m.share:.1f} %</td><td><code>{_text(str(m.fragment))}</code>"
+        + ("" if m.fragment == m.fragment_b else f"<br><code>{_text(str(m.fragment_b))}</code>")
         + "</td></tr>"
         for k, m in enumerate(explanation.matches)
     )
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>{_text(title)}</title>
 <style>body {{font-family: Arial, sans-serif; margin: 2em}} td, th {{padding: 2px 10px; text-align: left}}
 code {{font-size: 11px}}</style></head>
-<body><h2>{escape(title)}</h2>
+<body><h2>{_text(title)}</h2>
 <p>K(a, b) = {explanation.value:.6g}: {explanation.n_pairs} node pairs contribute; the {len(explanation.matches)}
 largest below ({explanation.rest:.6g} from the others).</p>
 <figure style="overflow-x: auto">{to_svg(explanation, a, b)}</figure>
@@ -251,6 +252,11 @@ largest below ({explanation.rest:.6g} from the others).</p>
 {rows}
 </table></body></html>
 """
+
+
+def _text(text: str) -> str:
+    """``text`` for HTML or SVG: escaped, its control characters shown as ``\\x1b``."""
+    return escape(visible(text))
 
 
 def _draw(tree: Tree, colours: dict, edges: dict, ranks: dict, *, top: float) -> tuple[list[str], tuple[float, float]]:
@@ -264,9 +270,10 @@ def _draw(tree: Tree, colours: dict, edges: dict, ranks: dict, *, top: float) ->
         depth[node] = depth[nodes.parents[node]] + 1
     x = [0.0] * n
     cursor = MARGIN
+    shown = [visible(label) for label in nodes.labels]  # control characters as \x1b: XML cannot hold them
     for node in range(n):  # leaves in preorder are the leaves left to right
         if not nodes.children[node]:
-            half = len(nodes.labels[node]) * CHAR / 2
+            half = len(shown[node]) * CHAR / 2
             x[node] = cursor + half
             cursor += 2 * half + SLOT
     for node in reversed(range(n)):
@@ -283,12 +290,12 @@ def _draw(tree: Tree, colours: dict, edges: dict, ranks: dict, *, top: float) ->
             f'<line x1="{x[parent]:.1f}" y1="{y[parent] + 6:.1f}" x2="{x[node]:.1f}" y2="{y[node] - 12:.1f}" {stroke}/>'
         )
     for node in range(n):
-        label = escape(nodes.labels[node])
+        label = escape(shown[node])
         colour = colours.get(node)
         fill = f'fill="{colour}" font-weight="bold"' if colour else 'fill="#555"'
         elements.append(f'<text x="{x[node]:.1f}" y="{y[node]:.1f}" text-anchor="middle" {fill}>{label}</text>')
         if node in ranks:
             marks = " ".join(f'<tspan fill="{COLORS[rank - 1]}">{rank}</tspan>' for rank in ranks[node])
-            left = x[node] + len(label) * CHAR / 2 + 4
+            left = x[node] + len(shown[node]) * CHAR / 2 + 4
             elements.append(f'<text x="{left:.1f}" y="{y[node] - 8:.1f}" font-size="10">{marks}</text>')
     return elements, (cursor, max(depth) * LEVEL + 12)

@@ -14,6 +14,7 @@ from ..utils.validation import Interval
 from ._packing import PackedForests
 from ._settings import KernelKind
 from .base import EngineSpec, Kernel
+from .work import DEFAULT_MAX_WORK, MAX_WORK
 
 
 class ForestKernel(Kernel):
@@ -25,21 +26,30 @@ class ForestKernel(Kernel):
         The decay factor lam of eq. (8), once per hyper-edge of a fragment (as the SST's lam).
     terminal_factor : float >= 0, default=1.0
         The weight of pairs of equal terminals (leaves): 1 as the package's SST, 0 as the paper.
+    max_work : int >= 1 or None, default=100_000_000
+        The most work K(F, F) of one forest may need (:mod:`~.work`: pairs of nodes
+        of equal labels, kept for the whole pair, and of hyper-edges of equal
+        productions; the default is about a second of one core): a forest that needs
+        more raises ``StructureSizeError`` before any work, and so no pair of accepted
+        forests needs more. None: no bound.
     """
 
     structure_type = Forest
     _parameter_constraints = {
         "lam": [Interval(0, None, closed="neither")],
         "terminal_factor": [Interval(0, None, closed="left")],
+        "max_work": MAX_WORK,
     }
 
-    def __init__(self, lam: float = 0.4, *, terminal_factor: float = 1.0):
+    def __init__(self, lam: float = 0.4, *, terminal_factor: float = 1.0, max_work: int | None = DEFAULT_MAX_WORK):
         self.lam = lam
         self.terminal_factor = terminal_factor
+        self.max_work = max_work
 
     def _engine_spec(self) -> EngineSpec:
         return EngineSpec(KernelKind.FOREST, self.lam, terminal_factor=self.terminal_factor, match_key=None)
 
-    @staticmethod
-    def _pack(X: list, spec: EngineSpec, tables) -> PackedForests:
-        return PackedForests([x.compiled for x in X])
+    def _pack(self, X: list, spec: EngineSpec, tables) -> PackedForests:
+        compiled = [x.compiled for x in X]
+        self._check_work(compiled, spec, None)
+        return PackedForests(compiled)

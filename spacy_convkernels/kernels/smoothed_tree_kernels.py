@@ -20,6 +20,7 @@ from .base import EngineSpec
 from .node_similarity import SHARED_ROW_RULES, SimilaritySpec
 from .tree_kernels import TreeKernel
 from .vectors import VectorsParameter
+from .work import DEFAULT_MAX_WORK, MAX_WORK
 
 VECTOR_SOURCE = Anything("a spaCy Vocab or Vectors, a WordVectors, a path to a word-vector file, or None")
 
@@ -46,6 +47,12 @@ class SmoothedPartialTreeKernel(TreeKernel):
         The exponent a of the trust k^(-a) of a word on a row of k lemmas, under "diluted".
     label_weights : dict of str to float >= 0, or None
         As for every tree kernel: the label weights w(n1) w(n2) multiply the similarity sigma(n1, n2).
+    max_work : int >= 1 or None, default=100_000_000
+        The most work K(t, t) of one structure may need (:mod:`~.work`: pairs of
+        matching nodes weighted by their children, and similarities of word vectors;
+        the default is about a second of one core): a structure that needs more raises
+        ``StructureSizeError`` before any work, and so no pair of accepted structures
+        needs more. None: no bound.
     """
 
     _parameter_constraints = {
@@ -57,6 +64,7 @@ class SmoothedPartialTreeKernel(TreeKernel):
         "shared_rows": [Options(*SHARED_ROW_RULES)],
         "dilution": [NON_NEGATIVE],
         "label_weights": [Weights(), None],
+        "max_work": MAX_WORK,
     }
     vectors = VectorsParameter()
 
@@ -71,6 +79,7 @@ class SmoothedPartialTreeKernel(TreeKernel):
         shared_rows: str = "kelp",
         dilution: float = 0.25,
         label_weights: dict[str, float] | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ):
         self.lam = lam
         self.mu = mu
@@ -80,6 +89,7 @@ class SmoothedPartialTreeKernel(TreeKernel):
         self.shared_rows = shared_rows
         self.dilution = dilution
         self.label_weights = label_weights
+        self.max_work = max_work
 
     def _engine_spec(self) -> EngineSpec:
         return EngineSpec(
@@ -111,7 +121,7 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
 
     Parameters
     ----------
-    lam, mu, terminal_factor, threshold, vectors, shared_rows, dilution, label_weights
+    lam, mu, terminal_factor, threshold, vectors, shared_rows, dilution, label_weights, max_work
         As for :class:`SmoothedPartialTreeKernel`; ``shared_rows`` and ``dilution`` give
         head and modifier coordinates of their own.
     alpha, beta : float >= 0
@@ -146,6 +156,7 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
         shared_rows: str = "kelp",
         dilution: float = 0.25,
         label_weights: dict[str, float] | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ):
         super().__init__(
             lam,
@@ -156,6 +167,7 @@ class CompositionalSmoothedPartialTreeKernel(SmoothedPartialTreeKernel):
             shared_rows=shared_rows,
             dilution=dilution,
             label_weights=label_weights,
+            max_work=max_work,
         )
         self.alpha = alpha
         self.beta = beta

@@ -18,6 +18,7 @@ from ._settings import KernelKind
 from .base import EngineSpec, Kernel
 from .explain import explain
 from .node_similarity import SimilaritySpec
+from .work import DEFAULT_MAX_WORK, MAX_WORK
 
 
 class TreeKernel(Kernel):
@@ -64,18 +65,32 @@ class SubtreeKernel(TreeKernel):
         The definition of f above.
     label_weights : dict of str to float >= 0, or None
         The nonstationary weight w of each full label (:class:`TreeKernel`); None: all 1.
+    max_work : int >= 1 or None, default=100_000_000
+        The most work K(t, t) of one structure may need (:mod:`~.work`: pairs of
+        matching nodes weighted by their children; the default is about a second of
+        one core): a structure that needs more raises ``StructureSizeError`` before any
+        work, and so no pair of accepted structures needs more. None: no bound.
     """
 
     _parameter_constraints = {
         "lam": [POSITIVE],
         "variant": [Options("textbook", "kelp")],
         "label_weights": [Weights(), None],
+        "max_work": MAX_WORK,
     }
 
-    def __init__(self, lam: float = 0.4, *, variant: str = "textbook", label_weights: dict[str, float] | None = None):
+    def __init__(
+        self,
+        lam: float = 0.4,
+        *,
+        variant: str = "textbook",
+        label_weights: dict[str, float] | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
+    ):
         self.lam = lam
         self.variant = variant
         self.label_weights = label_weights
+        self.max_work = max_work
 
     def _engine_spec(self) -> EngineSpec:
         kind = KernelKind.SUBTREE_TEXTBOOK if self.variant == "textbook" else KernelKind.SUBTREE_KELP
@@ -95,13 +110,25 @@ class SubsetTreeKernel(TreeKernel):
         The decay factor lam of Delta.
     label_weights : dict of str to float >= 0, or None
         The nonstationary weight w of each full label (:class:`TreeKernel`); None: all 1.
+    max_work : int >= 1 or None, default=100_000_000
+        The most work K(t, t) of one structure may need (:mod:`~.work`: pairs of
+        matching nodes weighted by their children; the default is about a second of
+        one core): a structure that needs more raises ``StructureSizeError`` before any
+        work, and so no pair of accepted structures needs more. None: no bound.
     """
 
-    _parameter_constraints = {"lam": [POSITIVE], "label_weights": [Weights(), None]}
+    _parameter_constraints = {"lam": [POSITIVE], "label_weights": [Weights(), None], "max_work": MAX_WORK}
 
-    def __init__(self, lam: float = 0.4, *, label_weights: dict[str, float] | None = None):
+    def __init__(
+        self,
+        lam: float = 0.4,
+        *,
+        label_weights: dict[str, float] | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
+    ):
         self.lam = lam
         self.label_weights = label_weights
+        self.max_work = max_work
 
     def _engine_spec(self) -> EngineSpec:
         return EngineSpec(KernelKind.SUBSET_TREE, self.lam, match_key="production", tables=self._weights_table())
@@ -126,6 +153,11 @@ class PartialTreeKernel(TreeKernel):
         The factor of a pair of nodes of which one is a leaf (KeLP's ``terminalFactor``).
     label_weights : dict of str to float >= 0, or None
         The nonstationary weight w of each full label (:class:`TreeKernel`); None: all 1.
+    max_work : int >= 1 or None, default=100_000_000
+        The most work K(t, t) of one structure may need (:mod:`~.work`: pairs of
+        matching nodes weighted by their children; the default is about a second of
+        one core): a structure that needs more raises ``StructureSizeError`` before any
+        work, and so no pair of accepted structures needs more. None: no bound.
     """
 
     _parameter_constraints = {
@@ -133,6 +165,7 @@ class PartialTreeKernel(TreeKernel):
         "mu": [POSITIVE],
         "terminal_factor": [NON_NEGATIVE],
         "label_weights": [Weights(), None],
+        "max_work": MAX_WORK,
     }
 
     def __init__(
@@ -142,11 +175,13 @@ class PartialTreeKernel(TreeKernel):
         mu: float = 0.4,
         terminal_factor: float = 1.0,
         label_weights: dict[str, float] | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ):
         self.lam = lam
         self.mu = mu
         self.terminal_factor = terminal_factor
         self.label_weights = label_weights
+        self.max_work = max_work
 
     def _engine_spec(self) -> EngineSpec:
         return EngineSpec(

@@ -33,6 +33,7 @@ from .growing import Coverage, GrowingArray
 from .node_similarity import ExponentialSimilarity, SharedFeatures, SimilarityTable
 from .smoothed_tree_kernels import VECTOR_SOURCE
 from .vectors import VectorsParameter, WordVectors
+from .work import DEFAULT_MAX_WORK, MAX_WORK
 
 
 class TupleKernel(Kernel):
@@ -48,6 +49,12 @@ class TupleKernel(Kernel):
         The cosine below which two nodes do not match (k_n above).
     edge_weights : dict of str to float >= 0, or None
         The nonstationary weight w(e) per edge label (default 1; 0 ignores the edge).
+    max_work : int >= 1 or None, default=100_000_000
+        The most work K(t, t) of one structure may need (:mod:`~.work`: pairs of
+        matching positions or nodes weighted by their children, and similarities of
+        word vectors; the default is about a second of one core): a structure that
+        needs more raises ``StructureSizeError`` before any work, and so no pair of
+        accepted structures needs more. None: no bound.
     """
 
     _kind: KernelKind  # set by each subclass
@@ -57,16 +64,24 @@ class TupleKernel(Kernel):
         "vectors": [VECTOR_SOURCE, None],
         "gamma": [Interval(-1, 1, closed="neither")],
         "edge_weights": [Weights(), None],
+        "max_work": MAX_WORK,
     }
     vectors = VectorsParameter()
 
     def __init__(
-        self, lam: float = 0.5, *, vectors=None, gamma: float = 0.6, edge_weights: dict[str, float] | None = None
+        self,
+        lam: float = 0.5,
+        *,
+        vectors=None,
+        gamma: float = 0.6,
+        edge_weights: dict[str, float] | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ):
         self.lam = lam
         self.vectors = vectors
         self.gamma = gamma
         self.edge_weights = edge_weights
+        self.max_work = max_work
 
     def _engine_spec(self) -> EngineSpec:
         tables = TupleSpec(self.vectors, float(self.gamma), tuple(sorted((self.edge_weights or {}).items())))
@@ -86,7 +101,7 @@ class SubsequencePathKernel(TupleKernel):
 
     Parameters
     ----------
-    lam, vectors, gamma, edge_weights
+    lam, vectors, gamma, edge_weights, max_work
         As for :class:`TupleKernel`.
     """
 
@@ -112,7 +127,7 @@ class ZelenkoTreeKernel(TupleKernel):
 
     Parameters
     ----------
-    lam, vectors, gamma, edge_weights
+    lam, vectors, gamma, edge_weights, max_work
         As for :class:`TupleKernel`.
     """
 

@@ -9,6 +9,7 @@ nothing about the meaning of the words on it.
 
 import hashlib
 import math
+import os
 import re
 from collections.abc import Iterable
 from functools import cached_property
@@ -18,7 +19,7 @@ import numpy as np
 
 from ..errors import ModelFileError, VectorsError
 from ..structures.labels import join_key, split_key
-from ..utils.saved_arrays import index_array, real_array
+from ..utils.saved_arrays import index_array, npy_array, real_array
 from ..utils.text_lines import Unreadable, numbered_lines
 
 
@@ -56,6 +57,10 @@ class WordVectors:
             raise VectorsError("the row of every key must be an integer")
         if keys and not 0 <= min(keys.values()) <= max(keys.values()) < len(matrix):
             raise VectorsError(f"the rows of the keys must be in [0, {len(matrix)}), the rows of the matrix")
+        for name, array in (("matrix", matrix), ("source vectors", raw)):
+            bad = _first_nonfinite_row(array) if array is not None else None
+            if bad is not None:
+                raise VectorsError(f"row {bad} of the {name}{_key_of(keys, bad)} holds NaN or infinite values")
         self.rows = keys
         self.matrix = matrix
         self.raw = raw
@@ -90,12 +95,18 @@ class WordVectors:
             raise VectorsError(f"word vectors must be a matrix of numbers ({error})") from error
         if vectors.dtype.kind not in "fiu":
             raise VectorsError(f"word vectors must be real numbers, got {vectors.dtype} values")
-        vectors = vectors.astype(np.float32)
         if vectors.ndim != 2 or len(vectors) != len(keys):
             raise VectorsError(f"{len(keys)} keys need a matrix of {len(keys)} rows, got shape {vectors.shape}")
-        if not np.isfinite(vectors).all():
-            raise VectorsError("word vectors hold NaN or infinite values")
-        nonzero = np.flatnonzero(np.abs(vectors).sum(axis=1) > 0)
+        bad = _first_nonfinite_row(vectors)
+        if bad is not None:
+            raise VectorsError(f"the vector of {keys[bad]!r} (row {bad}) holds NaN or infinite values")
+        beyond = np.flatnonzero((np.abs(vectors) > FLOAT32_MAX).any(axis=1))  # no cast to inf (and its warning)
+        if len(beyond):
+            row = int(beyond[0])
+            value = vectors[row][np.abs(vectors[row]) > FLOAT32_MAX][0]
+            raise VectorsError(f"the vector of {keys[row]!r} (row {row}) holds {value:g}, {_BEYOND}")
+        vectors = vectors.astype(np.float32)
+        nonzero = np.flatnonzero((vectors != 0).any(axis=1))  # a sum of large values would overflow
         distinct, row_of = np.unique(vectors[nonzero], axis=0, return_inverse=True)
         rows: dict[str, int] = {}
         for k, row in zip(nonzero.tolist(), row_of.reshape(-1).tolist()):
@@ -120,7 +131,12 @@ class WordVectors:
             if not path.exists():
                 raise VectorsError(f"no word-vector file at {path}")
             if path.suffix == ".npy":
-                return cls.from_arrays(*_read_npy(path))
+                try:
+                    return cls.from_arrays(*_read_npy(path))
+                except VectorsError as error:
+                    if str(path) in str(error):
+                        raise
+                    raise VectorsError(f"{path}: {error}") from error
             return cls.from_arrays(*_read_text(path))
         raise VectorsError(f"cannot take word vectors from {type(source).__name__}")
 
@@ -138,7 +154,7 @@ class WordVectors:
         """The table of :meth:`to_arrays`, each array checked as saved arrays are
         (:mod:`~spacy_convkernels.utils.saved_arrays`; a ModelFileError when one is not)."""
         vectors = real_array(vectors, name="vectors", shape=(None, None))
-        if not np.abs(vectors).sum(axis=1).all():
+        if not (vectors != 0).any(axis=1).all():
             raise ModelFileError("vectors holds a zero vector")
         text = index_array(keys, name="vector_keys", shape=(None,), size=256).astype(np.uint8).tobytes().decode()
         names = text.split("\n") if text else []
@@ -153,6 +169,25 @@ class WordVectors:
         """The row of a lemma with its POS initial: ``lemma::p`` (KeLP's keys), else ``lemma``."""
         row = self.rows.get(join_key(lemma, pos), -1)
         return row if row >= 0 else self.rows.get(lemma, -1)
+
+
+#: The largest magnitude of a word vector's value: the source vectors are float32.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+_BEYOND = f"beyond float32's range (magnitudes up to {FLOAT32_MAX:.7g}), in which word vectors are kept"
+
+
+def _first_nonfinite_row(array: np.ndarray) -> int | None:
+    """The first row of a 2-d array that holds NaN or an infinity, None when every value is finite."""
+    if array.dtype.kind != "f":
+        return None
+    rows = np.flatnonzero(~np.isfinite(array).all(axis=1))
+    return int(rows[0]) if len(rows) else None
+
+
+def _key_of(keys: dict[str, int], row: int) -> str:
+    """`` (key 'dog')``: a key of ``row``, or nothing when no key maps to it."""
+    key = next((key for key, at in keys.items() if at == row), None)
+    return "" if key is None else f" (key {key!r})"
 
 
 def _kind(value) -> str:
@@ -230,14 +265,26 @@ def _lines(path: Path):
         yield number, line
 
 
+def vector_files(source: str | Path) -> list[Path]:
+    """Every file :meth:`WordVectors.load` reads of a path: a ``.npy`` matrix and the
+    ``.keys`` file beside it, else the file itself (the inputs a command declares)."""
+    path = Path(source)
+    return [path, _keys_file(path)] if path.suffix == ".npy" else [path]
+
+
+def _keys_file(path: Path) -> Path:
+    return path.with_suffix(".keys")
+
+
 def _read_npy(path: Path) -> tuple[list, np.ndarray]:
     """Keys and vectors of a ``.npy`` matrix and the ``.keys`` file beside it."""
-    keys_path = path.with_suffix(".keys")
+    keys_path = _keys_file(path)
     if not keys_path.exists():
         raise VectorsError(f"{path} needs its keys, one per line, in {keys_path}")
     keys = [line for _, line in _lines(keys_path)]
     try:
-        matrix = np.load(path, allow_pickle=False)
+        with open(path, "rb") as file:
+            matrix = npy_array(file, size=os.fstat(file.fileno()).st_size, name=path.name)
     except (OSError, ValueError, EOFError) as error:
         raise VectorsError(f"{path} is not a readable .npy matrix ({error})") from error
     if not (np.issubdtype(matrix.dtype, np.floating) or np.issubdtype(matrix.dtype, np.integer)):
@@ -273,6 +320,9 @@ def _read_text(path: Path) -> tuple[list, np.ndarray]:
             raise VectorsError(f"{where}: the vector of {key!r} holds a non-number") from None
         if not all(map(math.isfinite, vector)):
             raise VectorsError(f"{where}: the vector of {key!r} holds NaN or infinite values")
+        beyond = next((v for v in vector if abs(v) > FLOAT32_MAX), None)
+        if beyond is not None:
+            raise VectorsError(f"{where}: the vector of {key!r} holds {beyond:g}, {_BEYOND}")
         if size is None:
             size, origin = len(vector), f" (the vector on line {number})"
         if len(vector) != size or not vector:

@@ -6,11 +6,17 @@ from typing import NoReturn
 
 import numpy as np
 
-from ..errors import InvalidTreeError, TreeParseError
+from ..errors import InvalidTreeError, StructureSizeError, TreeParseError
 from .interning import CONTENTS, LABELS, PRODUCTIONS
 from .labels import label_content
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+|\s+")  # covers every character, so offsets can be recovered
+
+#: The most nodes a bracket string may give a tree: a one-line corpus of 8 MB (under the
+#: readers' 10 MiB line cap) held 4 million, whose parsing and compiling took 10 s and
+#: 820 MB before the kernels' work bound could refuse it. Parse trees have hundreds; the
+#: tests compare chains of 200,000.
+MAX_TREE_NODES = 1_000_000
 _FORBIDDEN = re.compile(r"[\s()]")
 
 
@@ -102,20 +108,26 @@ class Tree:
     def from_string(cls, text: str) -> "Tree":
         """Parse ``(LABEL child ...)``; a bare word after a label is a leaf, as in ``(DT the)``.
 
-        Raises :class:`TreeParseError` with the offending position.
+        Raises :class:`TreeParseError` with the offending position, and
+        :class:`StructureSizeError` past :data:`MAX_TREE_NODES` nodes, before building.
         """
         if not isinstance(text, str):
             raise InvalidTreeError(f"Tree.from_string expects a str, got {type(text).__name__}")
-        tokens = _TOKEN.findall(text)
 
-        def fail(message: str, k: int) -> NoReturn:
-            raise TreeParseError(message, text, sum(map(len, tokens[:k])))
+        def fail(message: str, position: int) -> NoReturn:
+            raise TreeParseError(message, text, position)
 
         labels: list[str] = []
         parents: list[int] = []
-        open_nodes: list[tuple[int, int]] = []  # (node, token index of its '(')
-        pending: int | None = None  # token index of a '(' still waiting for its label
-        for k, token in enumerate(tokens):
+        open_nodes: list[tuple[int, int]] = []  # (node, position of its '(')
+        pending: int | None = None  # position of a '(' still waiting for its label
+        for match in _TOKEN.finditer(text):  # one token at a time: a huge string is never split whole
+            token, at = match.group(), match.start()
+            if len(labels) > MAX_TREE_NODES:
+                raise StructureSizeError(
+                    f"a tree of more than {MAX_TREE_NODES:,} nodes (structures.tree.MAX_TREE_NODES), at position "
+                    f"{at} of a {len(text):,}-character string: refused before it is built"
+                )
             if pending is not None:
                 if token.isspace():
                     continue
@@ -127,11 +139,11 @@ class Tree:
                 pending = None
             elif token == "(":
                 if labels and not open_nodes:
-                    fail("text after the end of the tree", k)
-                pending = k
+                    fail("text after the end of the tree", at)
+                pending = at
             elif token == ")":
                 if not open_nodes:
-                    fail("unbalanced ')'", k)
+                    fail("unbalanced ')'", at)
                 open_nodes.pop()
             elif token.isspace():
                 continue
@@ -139,7 +151,7 @@ class Tree:
                 parents.append(open_nodes[-1][0])  # a bare word: a leaf
                 labels.append(token)
             else:
-                fail("text after the end of the tree" if labels else "expected '('", k)
+                fail("text after the end of the tree" if labels else "expected '('", at)
         if pending is not None:
             fail("unclosed '('", pending)
         if open_nodes:

@@ -7,10 +7,16 @@
     with replacing(a) as temporary:  # one output
         write(temporary)
 
-:func:`check_outputs` refuses, before any work, an output that is one of the inputs, lies
-inside an input folder (at any depth, through symbolic links or bind mounts, or as a hard
-link to a file of the folder) or is another output of the same run, however it is
-spelled, in one line naming both; :func:`default_output` refuses to write over an existing
+:func:`check_outputs` refuses, before any work, an output that is one of the inputs (an
+input may stand for several files: a standoff document's ``.txt``, ``.a1`` and ``.a2``, a
+``.npy`` matrix and its ``.keys``), lies inside an input folder (at any depth, through
+symbolic links or bind mounts, in what the folder's own links lead to, or as a hard link
+to a file of the folder) or is another output of the same run, however it is spelled, in
+one line naming both; it also refuses an output that is a symbolic link leading nowhere
+(its target's folders and file would be made), another user's link in a sticky or
+world-writable folder (the kernel's ``fs.protected_symlinks`` rule, for root too; a link
+the user owns is written through, as a shell's ``>`` does), and a read-only file (for a
+user who may not write it; root may, as with ``>``); :func:`default_output` refuses to write over an existing
 file by default, when the user named no output. :func:`pipeline_path` is the folder of a spaCy pipeline
 given by path or by installed package name: an input to declare like any other.
 
@@ -25,11 +31,14 @@ to disk; the outputs that are not regular files (a character device such as
 opened for appending: never replaced, never truncated; then every regular output gets
 its permission bits (an existing output's own, else the umask's) and is renamed over.
 A regular output's temporary file lies beside it (beside the target of a symbolic link,
-which stays a link), so the renames stay on one file system, where renaming a written
+which stays a link; its name shortened where the output's is as long as the file system
+takes), so the renames stay on one file system, where renaming a written
 file practically never fails; if one does, the error names the outputs already replaced
 (so would a signal arriving in the microseconds between two renames, without a message).
-A special output's temporary file lies in the temporary directory (``TMPDIR``); a reader
-of a FIFO may have received part of the bytes when writing them fails midway. A hard link
+A special output's temporary file lies in the temporary directory (``TMPDIR``), which an
+error of a full disk names; a reader of a FIFO may have received part of the bytes when
+writing them fails midway. A temporary file that cannot be removed is a warning, never
+an error that would hide the one that ended the run. A hard link
 to a regular output keeps the earlier bytes: the output's name gets a new file, owned by
 the user who runs the command (the mode is kept, not the owner).
 
@@ -49,6 +58,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -69,21 +79,44 @@ def same_file(a: Path, b: Path) -> bool:
 
 
 def inside(path: Path, folder: Path) -> bool:
-    """Whether ``path`` lies in ``folder`` at any depth (through symbolic links and bind
-    mounts), or is a hard link to a file in it."""
-    home = os.stat(folder)
-    for parent in Path(os.path.realpath(path)).parents:
-        if parent.exists() and os.path.samestat(os.stat(parent), home):
-            return True
+    """Whether ``path`` lies in ``folder`` at any depth, or in what the folder's symbolic
+    links lead to (a model folder of links into a cache, a corpus file linked from
+    elsewhere), through bind mounts too, or is a hard link to a file in it."""
+    real = Path(os.path.realpath(path))
     status = _stat(path)
-    if status is None or not stat.S_ISREG(status.st_mode) or status.st_nlink < 2:
-        return False
-    for root, _, names in os.walk(folder):
-        for name in names:
-            found = _stat(Path(root) / name)
-            if found is not None and os.path.samestat(found, status):
-                return True
-    return False
+    places, files = _reached(folder)
+    for parent in real.parents:
+        found = _stat(parent)
+        if found is not None and any(os.path.samestat(found, place) for place in places):
+            return True
+    return status is not None and stat.S_ISREG(status.st_mode) and (status.st_dev, status.st_ino) in files
+
+
+def _reached(folder: Path) -> tuple[list[os.stat_result], set[tuple[int, int]]]:
+    """(the folders, the (device, inode) of the regular files) that ``folder`` holds or its
+    symbolic links lead to, each folder walked once."""
+    places: list[os.stat_result] = []
+    files: set[tuple[int, int]] = set()
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        found = _stat(current)
+        if found is None or not stat.S_ISDIR(found.st_mode) or any(os.path.samestat(found, p) for p in places):
+            continue
+        places.append(found)
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            target = _stat(Path(entry.path))  # through a link
+            if target is None:
+                continue
+            if stat.S_ISDIR(target.st_mode):
+                pending.append(Path(entry.path))
+            elif stat.S_ISREG(target.st_mode):
+                files.add((target.st_dev, target.st_ino))
+    return places, files
 
 
 def pipeline_path(name: str | None) -> Path | None:
@@ -115,17 +148,25 @@ def default_output(path: Path | str, *, option: str = "-o") -> Path:
     return path
 
 
-def check_outputs(*, inputs: Mapping[str, Path | str | None], outputs: Mapping[str, Path | str | None]) -> None:
-    """Refuse an output that is an input, inside an input folder, a directory, or another
-    output (see the module); names are the options or arguments as the user wrote them,
-    None values are left out."""
-    given_inputs = {name: Path(path) for name, path in inputs.items() if path is not None}
+def check_outputs(*, inputs: Mapping[str, Path | str | list | None], outputs: Mapping[str, Path | str | None]) -> None:
+    """Refuse an output that is an input, inside an input folder, a directory, a symbolic
+    link it must not follow (:func:`_check_link`), a read-only file, or another output (see
+    the module); names are the options or arguments as the user wrote them, None values are
+    left out. An input may stand for several files (a document and its siblings, a matrix
+    and its keys): a list of them."""
+    given_inputs = [
+        (name, Path(path))
+        for name, value in inputs.items()
+        if value is not None
+        for path in (value if isinstance(value, list) else [value])
+    ]
     given_outputs = {name: Path(path) for name, path in outputs.items() if path is not None}
     seen: dict[str, Path] = {}
     for name, path in given_outputs.items():
         if path.is_dir():
             raise InvalidParameterError(f"{name} {path} is a directory; give a file name")
-        for other, input_path in given_inputs.items():
+        _check_link(name, path)
+        for other, input_path in given_inputs:
             if same_file(path, input_path):
                 raise InvalidParameterError(f"{name} {path} is the input {other} {input_path}; it would be overwritten")
             if input_path.is_dir() and inside(path, input_path):
@@ -135,7 +176,35 @@ def check_outputs(*, inputs: Mapping[str, Path | str | None], outputs: Mapping[s
         for other, output_path in seen.items():
             if same_file(path, output_path):
                 raise InvalidParameterError(f"{name} {path} and {other} {output_path} are the same file")
+        status = _stat(path)
+        if status is not None and stat.S_ISREG(status.st_mode) and not os.access(path, os.W_OK):
+            raise InvalidParameterError(
+                f"{name} {path} is read-only (mode {stat.S_IMODE(status.st_mode):04o}): not replaced; make it "
+                "writable or remove it first"
+            )
         seen[name] = path
+
+
+def _check_link(name: str, path: Path) -> None:
+    """Refuse an output reached through a symbolic link (the output itself, or a folder on
+    its way) that leads nowhere (its target's folders and file would be made), or that lies
+    in a sticky or world-writable folder and is not the user's (another user's link would
+    redirect the write: the rule of the kernel's ``fs.protected_symlinks``, for every user,
+    root too). A link the user owns elsewhere is written through, as a shell's ``>`` does."""
+    for link in (path, *path.parents):
+        if not link.is_symlink():
+            continue
+        if not link.exists():
+            raise InvalidParameterError(
+                f"{name} {path}: {link} is a symbolic link to {os.readlink(link)}, which does not exist: not "
+                "followed; remove the link or give the target"
+            )
+        owner, folder = os.lstat(link).st_uid, os.stat(link.parent)
+        if folder.st_mode & (stat.S_ISVTX | stat.S_IWOTH) and owner != os.geteuid():
+            raise InvalidParameterError(
+                f"{name} {path}: {link} is a symbolic link of another user (uid {owner}) in the shared folder "
+                f"{link.parent} (mode {stat.S_IMODE(folder.st_mode):o}): not followed; remove it or write elsewhere"
+            )
 
 
 @dataclass
@@ -174,7 +243,7 @@ def replacing_all(paths: Mapping[str, Path | str | None]) -> Iterator[dict[str, 
         _commit(outputs)
     finally:
         for output in outputs:
-            output.temporary.unlink(missing_ok=True)
+            _remove(output.temporary)
 
 
 @contextmanager
@@ -210,6 +279,7 @@ def save_array(path: Path | str, array) -> None:
 def _output(name: str, path: Path) -> _Output:
     """An output and the name of its temporary file, not made yet (:func:`_make_temporary`):
     beside the file it replaces, or in the temporary directory for one written in place."""
+    _check_link(name, path)
     try:
         status = _stat(path)
         if status is not None and (not stat.S_ISREG(status.st_mode) or _standard_stream(status)):
@@ -226,8 +296,31 @@ def _output(name: str, path: Path) -> _Output:
 
 
 def _temporary_name(directory: Path, target: Path, path: Path) -> Path:
-    """A random hidden name beside ``target``'s: ``.NAME.XXXXXXXX.SUFFIX``."""
-    return directory / f".{target.name}.{secrets.token_hex(4)}{path.suffix or '.tmp'}"
+    """A random hidden name beside ``target``'s: ``.NAME.XXXXXXXX.SUFFIX``, NAME cut short
+    when the whole would exceed the file system's longest name (an output's name may
+    be as long as that)."""
+    tail = f".{secrets.token_hex(4)}{path.suffix or '.tmp'}"
+    name = target.name
+    while name and len(f".{name}{tail}".encode()) > _longest_name(directory):
+        name = name[:-1]
+    return directory / f".{name}{tail}"
+
+
+def _longest_name(directory: Path) -> int:
+    """The longest file name the file system of ``directory`` takes, in bytes (255 when it does not say)."""
+    try:
+        return os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
+def _remove(temporary: Path) -> None:
+    """Remove a temporary file; a failure to is a warning, so that it never hides the error
+    that ended the run."""
+    try:
+        temporary.unlink(missing_ok=True)
+    except OSError as error:
+        warnings.warn(f"could not remove the temporary file {temporary}: {error.strerror or error}", stacklevel=3)
 
 
 def _make_temporary(output: _Output) -> None:
@@ -242,7 +335,9 @@ def _make_temporary(output: _Output) -> None:
             except FileExistsError:
                 output.temporary = _temporary_name(output.temporary.parent, output.target, output.path)
     except OSError as error:
-        raise OutputFileError(f"cannot write {output}: {_reason(error)}") from error
+        raise OutputFileError(
+            f"cannot write {_staged(output) if output.in_place else output}: {_reason(error)}"
+        ) from error
 
 
 def _commit(outputs: list[_Output]) -> None:
@@ -274,11 +369,17 @@ def _commit(outputs: list[_Output]) -> None:
 
 
 def _culprit(outputs: list[_Output], error: OSError) -> str:
-    """The output whose temporary file the error names, else all of them."""
+    """The output whose temporary file the error names, else all of them; for an output
+    written in place (a device, a FIFO, standard output), the temporary folder where it
+    is staged, which is what is full."""
     for output in outputs:
         if error.filename is not None and Path(error.filename) == output.temporary:
-            return str(output)
-    return " or ".join(str(output) for output in outputs)
+            return _staged(output) if output.in_place else str(output)
+    return " or ".join(_staged(output) if output.in_place else str(output) for output in outputs)
+
+
+def _staged(output: _Output) -> str:
+    return f"{output}, staged in the temporary folder {output.temporary.parent} (set TMPDIR to one with room)"
 
 
 def _reason(error: OSError) -> str:

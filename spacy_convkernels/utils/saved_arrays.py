@@ -9,10 +9,13 @@ range (:func:`real_array`, :func:`index_array`, :func:`texts`): real floating-po
 hold finite values of magnitude below :data:`LIMIT`. :func:`reading` turns whatever goes
 wrong while a file is read into one :class:`~spacy_convkernels.errors.ModelFileError`
 naming it. A saved state holds values, never the name of another file to open.
+:func:`npz_arrays` and :func:`npy_array` read ``.npz`` and ``.npy`` files only once the
+sizes their headers declare are checked (:data:`MAX_NPZ_EXPANSION`).
 """
 
 import hashlib
 import json
+import math
 import re
 import tokenize
 import zipfile
@@ -29,6 +32,16 @@ from ..errors import ConvKernelsError, ModelFileError
 #: value a fit gives, and would overflow to inf, then NaN, in the products of prediction.
 LIMIT = 1e150
 HASHES = "hashes"
+#: The most bytes the compressed members of an ``.npz`` may expand to, all together.
+#: ``nystroem fit`` stores its arrays uncompressed (``np.savez``), so its models load
+#: whatever their size; a member of deflated zeros (3.2 MB expanding to 3.2 GB) is refused
+#: from its zip header, before it is read.
+MAX_NPZ_EXPANSION = 32 << 20
+#: The zip methods an ``.npz`` member may use: numpy's. ``zipfile`` inflates a deflated
+#: member a bounded chunk at a time and stops at its declared size; a bzip2 or LZMA
+#: member it decompresses a read's worth at once (4 KB of bzip2 can give gigabytes).
+_NPZ_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
+_NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 
 #: What reading a damaged file may raise: msgpack's and json's errors are ValueErrors
 #: (``ExtraData``, ``UnicodeDecodeError`` too), a truncated ``.npz`` an EOFError, a
@@ -125,6 +138,60 @@ def texts(value, *, name: str, count: int | None = None) -> list[str]:
     if count is not None and len(value) != count:
         raise ModelFileError(f"{name} holds {len(value)} strings, {count} expected")
     return value
+
+
+def npz_arrays(archive: zipfile.ZipFile) -> dict[str, np.ndarray]:
+    """The arrays of an open ``.npz`` archive by name, never unpickled. Before any is
+    read, every member's zip header is checked (stored or deflated, a stored one holding
+    the bytes it declares, the deflated ones expanding to :data:`MAX_NPZ_EXPANSION` bytes
+    at most), then its ``.npy`` header (:func:`npy_array`)."""
+    expanded = 0
+    for member in archive.infolist():
+        name = member.filename
+        if member.compress_type not in _NPZ_METHODS:
+            methods = " or ".join(_NPZ_METHODS.values())
+            raise ModelFileError(f"{name} is compressed with zip method {member.compress_type}, not {methods}")
+        if member.compress_type == zipfile.ZIP_STORED and member.file_size != member.compress_size:
+            raise ModelFileError(f"{name} declares {member.file_size:,} bytes and stores {member.compress_size:,}")
+        if member.compress_type == zipfile.ZIP_DEFLATED:
+            expanded += member.file_size
+        if expanded > MAX_NPZ_EXPANSION:
+            raise ModelFileError(
+                f"the compressed members up to {name} expand to {expanded:,} bytes, more than the "
+                f"{MAX_NPZ_EXPANSION:,} of saved_arrays.MAX_NPZ_EXPANSION (nystroem fit stores arrays uncompressed)"
+            )
+    arrays = {}
+    for member in archive.infolist():
+        with archive.open(member) as stream:
+            arrays[member.filename.removesuffix(".npy")] = npy_array(
+                stream, size=member.file_size, name=member.filename
+            )
+    return arrays
+
+
+def npy_array(stream, *, size: int, name: str) -> np.ndarray:
+    """The array of an ``.npy`` ``stream`` of ``size`` bytes (a file, an ``.npz`` member),
+    never unpickled, read once the shape and dtype of its header are found to fill those
+    bytes (a header of 100,000 x 100,000 floats on a file of 1 KB had numpy ask for 74.5
+    GiB); a :class:`ModelFileError` naming it otherwise."""
+    check_npy_header(stream, size=size, name=name)
+    stream.seek(0)
+    return np.lib.format.read_array(stream, allow_pickle=False)
+
+
+def check_npy_header(stream, *, size: int, name: str) -> None:
+    """Raise :class:`ModelFileError` unless the ``.npy`` header at the start of ``stream``
+    (of ``size`` bytes) declares an array of numbers that fills exactly those bytes; the
+    array itself is not read."""
+    version = np.lib.format.read_magic(stream)
+    if version not in _NPY_HEADERS:
+        raise ModelFileError(f"{name} is in .npy format version {version[0]}.{version[1]}, not 1.0 or 2.0")
+    shape, _, dtype = _NPY_HEADERS[version](stream)
+    if dtype.hasobject:
+        raise ModelFileError(f"{name} is an array of Python objects, which is never unpickled")
+    declared, held = math.prod(shape) * dtype.itemsize, size - stream.tell()
+    if declared != held:
+        raise ModelFileError(f"{name} declares {shape} {dtype} values ({declared:,} bytes) and holds {held:,} bytes")
 
 
 @contextmanager
