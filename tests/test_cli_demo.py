@@ -104,13 +104,12 @@ def relations_step_trained_the_component(out: str, nlp: Language, batches: list[
     gold = sum(len(GoldRelations(reference).units()) for reference in references)
     printed = re.search(r"precision (\S+), recall (\S+), F1 (\S+) \((\d+) gold interactions\)", out)
     assert printed.groups() == (*(f"{expected[f'rel_micro_{x}']:.2f}" for x in "prf"), str(gold))
-    counts = re.search(
-        r"(\d+) predicted \(.* threshold, (\S+) to (\S+), .*\), (\d+) right; (\d+) of the (\d+) gold", out
-    )
-    predicted, right, missed = int(counts[1]), int(counts[4]), int(counts[5])
+    counts = re.search(r"(\d+) predicted \((.*), chosen at .*\), (\d+) right; (\d+) of the (\d+) gold", out)
+    predicted, right, missed = int(counts[1]), int(counts[3]), int(counts[4])
     thresholds = pipe.thresholds
-    assert (counts[2], counts[3]) == (f"{min(thresholds.values()):.2f}", f"{max(thresholds.values()):.2f}")
-    assert int(counts[6]) == gold and predicted > 0
+    low, high = f"{min(thresholds.values()):.2f}", f"{max(thresholds.values()):.2f}"
+    assert counts[2] == (f"score >= {low}" if low == high else f"each label at or above its threshold, {low} to {high}")
+    assert int(counts[5]) == gold and predicted > 0
     assert f"{right / predicted:.2f}" == printed[1] and f"{(gold - missed) / gold:.2f}" == printed[2]
     shown = re.findall(r"^   (\d\.\d\d) (right|wrong)  (\w+), (.*): '\.\.\. .*\[(.+)\].* \.\.\.'$", out, re.M)
     assert len(shown) == min(demo_steps.PREDICTIONS_SHOWN, predicted)

@@ -24,11 +24,22 @@ def trained():
     return nlp, extractor, examples
 
 
-def test_each_labels_threshold_is_chosen_at_initialize_and_used(trained):
+def test_one_threshold_and_each_labels_are_chosen_at_initialize_and_the_choice_says_which_is_used(trained):
     _, extractor, _ = trained
-    chosen = extractor.cfg["chosen_thresholds"]
-    assert set(chosen) == LABELS and all(0.0 <= t <= 1.0 for t in chosen.values())
-    assert extractor.threshold is None and extractor.thresholds == chosen
+    one, chosen = extractor.cfg["chosen_threshold"], extractor.cfg["chosen_thresholds"]
+    assert set(chosen) == LABELS and all(0.0 <= t <= 1.0 for t in [one, *chosen.values()])
+    assert extractor.threshold is None and extractor.cfg["threshold_choice"] == "one"
+    assert extractor.thresholds == dict.fromkeys(LABELS, one)
+    saved = extractor.to_bytes()
+    try:
+        extractor.cfg["threshold_choice"] = "per_label"
+        assert extractor.thresholds == chosen
+        extractor.threshold = {"ACTIVATES": 0.3}  # a label's setting wins over its chosen one
+        assert extractor.thresholds == {**chosen, "ACTIVATES": 0.3}
+    finally:
+        extractor.from_bytes(saved)
+    with pytest.raises(InvalidParameterError, match='threshold_choice must be "one" or "per_label"'):
+        spacy.blank("en").add_pipe("kernel_relations", config={"threshold_choice": "each"})
 
 
 def test_relations_of_a_doc_are_the_labels_at_or_above_their_thresholds(trained):
@@ -57,7 +68,7 @@ def test_the_setter_changes_the_predictions_and_is_saved_with_the_component(trai
         assert extractor.relations(extractor(parsed_in(nlp))) == []
         extractor.threshold = {"ACTIVATES": 0.0}
         assert extractor.thresholds["ACTIVATES"] == 0.0
-        assert extractor.thresholds["PHOSPHORYLATES"] == extractor.cfg["chosen_thresholds"]["PHOSPHORYLATES"]
+        assert extractor.thresholds["PHOSPHORYLATES"] == extractor.cfg["chosen_threshold"]
         doc = extractor(parsed_in(nlp))
         assert {(r.head.start, r.child.start) for r in extractor.relations(doc) if r.label == "ACTIVATES"} == set(
             doc._.kernel_rel

@@ -188,9 +188,10 @@ def _relations(nlp: Language, parse, n_jobs) -> Language:
         f"recall {scores['rel_micro_r']:.2f}, F1 {scores['rel_micro_f']:.2f} ({gold} gold interactions)"
     )
     low, high = min(pipe.thresholds.values()), max(pipe.thresholds.values())
+    cut = f"score >= {low:.2f}" if low == high else f"each label at or above its threshold, {low:.2f} to {high:.2f}"
     _say(
-        f"   {len(shown)} predicted (each label at or above its threshold, {low:.2f} to {high:.2f}, chosen at "
-        f"initialize on the training documents), {right} right; {missed} of the {gold} gold interactions missed"
+        f"   {len(shown)} predicted ({cut}, chosen at initialize on the training documents), {right} right; "
+        f"{missed} of the {gold} gold interactions missed"
     )
     sample = [shown[i * len(shown) // PREDICTIONS_SHOWN] for i in range(min(PREDICTIONS_SHOWN, len(shown)))]
     _say(f"   {len(sample)} of the {len(shown)}, evenly spaced in text order ([trigger] in context):")

@@ -69,7 +69,7 @@ def check_vector_table(model: str | Path) -> None:
     ``.npy`` array) declares more values than its file holds (a 928-byte file declaring
     10**6 x 10**6 floats had numpy ask for 7.3 TiB): :class:`ModelFileError` naming it."""
     from ..utils.outputs import pipeline_path
-    from ..utils.saved_arrays import check_npy_header
+    from ..utils.saved_arrays import READING_ERRORS, check_npy_header
 
     folder = pipeline_path(str(model))
     table = None if folder is None else folder / "vocab" / "vectors"
@@ -78,7 +78,7 @@ def check_vector_table(model: str | Path) -> None:
     with open(table, "rb") as stream:
         try:
             check_npy_header(stream, size=table.stat().st_size, name=str(table))
-        except ValueError as error:  # numpy's own refusals of a header: not an array at all
+        except READING_ERRORS as error:  # numpy's refusals of a header (a ValueError, tokenize's TokenError)
             message = f"cannot load the spaCy pipeline {model}: {table} is damaged ({error})"
             raise ModelFileError(message, source=str(model)) from error
 

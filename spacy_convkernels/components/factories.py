@@ -324,12 +324,24 @@ def make_kernel_amr_candidates(
     "kernel_relations",
     requires=["doc.ents"],
     assigns=["doc._.kernel_rel", "doc._.kernel_interactions"],
-    default_config={"model": DEFAULT_RELATIONS_MODEL, "threshold": None, "single_label": False},
+    default_config={
+        "model": DEFAULT_RELATIONS_MODEL,
+        "threshold": None,
+        "threshold_choice": "one",
+        "single_label": False,
+    },
     default_score_weights={"rel_micro_f": 1.0, "rel_micro_p": 0.0, "rel_micro_r": 0.0},
 )
 def make_kernel_relations(
-    nlp: Language, name: str, model: Model, threshold: float | dict[str, float] | None, single_label: bool
+    nlp: Language,
+    name: str,
+    model: Model,
+    threshold: float | dict[str, float] | None,
+    threshold_choice: str,
+    single_label: bool,
 ) -> "RelationExtractor":
     from .relation_extractor import RelationExtractor
 
-    return RelationExtractor(nlp.vocab, model, name, threshold=threshold, single_label=single_label)
+    return RelationExtractor(
+        nlp.vocab, model, name, threshold=threshold, threshold_choice=threshold_choice, single_label=single_label
+    )
