@@ -157,8 +157,10 @@ def _check_docbin(payload: bytes, path: Path) -> None:
 
     try:
         msg = srsly.msgpack.unpackb(payload, raw=False, max_array_len=MAX_DOCBIN_TOKENS, max_map_len=MAX_DOCBIN_TOKENS)
-    except ValueError as error:  # msgpack's refusal of a list or map past its limit
-        raise CorpusFormatError(
+    except ValueError as error:
+        if type(error) is not ValueError:  # msgpack's ExtraData, FormatError...: not a DocBin
+            raise
+        raise CorpusFormatError(  # msgpack's refusal of a list or map past its limit
             f"its DocBin holds a list or map of more than {MAX_DOCBIN_TOKENS:,} items "
             f"(cli.pipelines.MAX_DOCBIN_TOKENS) ({error})",
             path,
