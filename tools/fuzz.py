@@ -2155,7 +2155,10 @@ class Chunk:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--examples", type=int, default=None, help="inputs per target (default 20000; sigterm and models fewer)"
+        "--examples",
+        type=int,
+        default=None,
+        help="inputs per target (default 20000; DEFAULT_EXAMPLES for sigterm, models, links, sidecars, bombs)",
     )
     parser.add_argument("--targets", default=",".join(TARGETS), help=f"comma-separated, of {', '.join(TARGETS)}")
     parser.add_argument("--seed", type=int, default=0)

@@ -30,7 +30,7 @@ from ..errors import ConvKernelsError, InvalidParameterError
 from ..utils.display import tolerant_streams, visible
 from ..utils.outputs import check_outputs, standard_output
 from ..utils.validation import POSITIVE, SEED
-from . import config, convert, demo, evaluate, explain, gram, lexicon, nystroem, plot, project, trees
+from . import config, convert, demo, evaluate, explain, explain_relation, gram, lexicon, nystroem, plot, project, trees
 from .options import resolve_output, take_positional_output
 
 COMMANDS = {
@@ -42,6 +42,7 @@ COMMANDS = {
     "gram": gram,
     "nystroem": nystroem,
     "explain": explain,
+    "explain-relation": explain_relation,
     "evaluate": evaluate,
     "lexicon": lexicon,
     "plot": plot,

@@ -56,13 +56,14 @@ from thinc.types import Floats2d
 from ..errors import InvalidParameterError, MissingAnnotationWarning, ModelFileError, NotInitializedError
 from ..extensions import INTERACTIONS_KEY, install_extensions, user_data
 from ..learn.thresholds import choose_thresholds, eligible
-from ..ml.relation_model import candidates_of
+from ..ml.relation_model import candidates_of, label_scores
 from ..structures.relations import GoldRelations
 from ..utils.log import logger
 from ..utils.saved_arrays import texts
 from ..utils.validation import SHARE
 from .overlapped_pipe import overlapped_pipe
 from .registered_kernels import bind_model_vectors
+from .relation_explain import RelationExplanation, explain_candidate
 from .relation_scores import (
     DEFAULT_THRESHOLD,
     Decisions,
@@ -179,6 +180,14 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         key = self.model.attrs["candidates"].options.get("entities_key")
         entities = doc.spans[key] if key is not None and key in doc.spans else doc.ents
         return relations_of(doc, thresholds=self.thresholds, single_label=self.cfg["single_label"], entities=entities)
+
+    def explain(self, doc: Doc, key, *, labels=None, top: int = 5) -> RelationExplanation:
+        """Why the candidate ``key`` of ``doc`` scored as it did: its SVM decisions (the
+        gate's, and ``labels``' or its best label's), each split over the training
+        candidates that are its support vectors, the ``top`` of largest weight with their
+        sentence, gold labels, share of the decision and the fragments shared
+        (:func:`~.relation_explain.explain_candidate`; :func:`~.relation_explain.to_html` draws it)."""
+        return explain_candidate(self, doc, key, labels=labels, top=top)
 
     def add_label(self, label: str) -> int:
         if label in self.labels:
@@ -411,12 +420,6 @@ def _interaction_record(doc: Doc, candidate, scores: dict[str, float]) -> dict:
         record["trigger"] = doc[slice(*roles["trigger"])].text
         record["participants"] = {r: doc[s:e].text for r, (s, e) in roles.items() if r != "trigger"}
     return record
-
-
-def label_scores(probabilities: np.ndarray) -> np.ndarray:
-    """The label scores P(relation) x P(label | relation) of the model's output (the
-    labels' conditional probabilities, then P(relation))."""
-    return probabilities[:, :-1] * probabilities[:, -1:]
 
 
 def check_threshold(value, *, where: str, error=InvalidParameterError) -> None:

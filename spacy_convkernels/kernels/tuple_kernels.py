@@ -31,6 +31,7 @@ from ._tables import TupleTable
 from .base import EngineSpec, Kernel
 from .growing import Coverage, GrowingArray
 from .node_similarity import ExponentialSimilarity, SharedFeatures, SimilarityTable
+from .path_explain import explain_paths
 from .smoothed_tree_kernels import VECTOR_SOURCE
 from .vectors import VectorsParameter, WordVectors
 from .work import DEFAULT_MAX_WORK, MAX_WORK
@@ -113,6 +114,12 @@ class SubsequencePathKernel(TupleKernel):
         """A ``networkx.DiGraph`` path becomes its :class:`PathTuples`
         (:func:`~..structures.networkx_graphs.path_from_networkx`); anything else is as given."""
         return path_from_networkx(x) if is_networkx_graph(x) else x
+
+    def explain(self, a, b, *, top: int | None = 10, normalize: bool = True):
+        """The ``top`` position pairs contributing most to K(a, b), each with its value
+        (each term shared equally among the pairs it matches: the values of all pairs sum
+        to K(a, b)) and share: a :class:`~spacy_convkernels.kernels.path_explain.PathExplanation`."""
+        return explain_paths(self, self.as_structure(a), self.as_structure(b), top=top, normalize=normalize)
 
 
 class ZelenkoTreeKernel(TupleKernel):

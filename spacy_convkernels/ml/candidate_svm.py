@@ -39,7 +39,8 @@ help gets the structure kernel alone (its Gram taken back from the sum with the 
 weight: the same up to rounding, the SVMs' decisions to libsvm's tolerance).
 """
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from spacy.tokens import Doc
@@ -175,6 +176,25 @@ def candidate_text(doc: Doc, candidate) -> str:
     return " ".join([f"labels={labels}", *(f"w={_one_word(word)}" for word in between)])
 
 
+def candidate_origin(doc: Doc, candidate, labels: Iterable[int]) -> str:
+    """What a training candidate is, as JSON, for :mod:`~..components.relation_explain`:
+    ``text``, its sentences (the Doc's text without sentence boundaries); ``spans``,
+    [role, start, end] characters in that text; ``labels``, its gold labels' columns."""
+    text, spans = "", []
+    if candidate.spans:
+        first, last = min(s[1] for s in candidate.spans), max(s[2] for s in candidate.spans)
+        if doc.has_annotation("SENT_START"):
+            context = doc[doc[first].sent.start : doc[last - 1].sent.end]
+        else:
+            context = doc[:]
+        text, offset = context.text, context.start_char
+        spans = [
+            [role, doc[start].idx - offset, doc[end - 1].idx + len(doc[end - 1]) - offset]
+            for role, start, end in candidate.spans
+        ]
+    return json.dumps({"text": text, "spans": spans, "labels": [int(label) for label in labels]})
+
+
 def _one_word(text: str) -> str:
     """``text`` as one n-gram word: its whitespace runs become underscores."""
     return "_".join(text.split())
@@ -231,6 +251,14 @@ def svm_init(model: Model, X=None, Y=None) -> None:
         groups=groups,
         within=gated_rows(Y[:, :-1]),
         score=relation_f1,
+        origins=[
+            candidate_origin(doc, candidate, np.flatnonzero(labels))
+            for doc, candidate, labels in zip(
+                (doc for doc, doc_candidates in zip(docs, candidates) for _ in doc_candidates),
+                flat_candidates(candidates),
+                Y[:, :-1],
+            )
+        ],
         progress=progress,
     )
     scores = ", ".join(

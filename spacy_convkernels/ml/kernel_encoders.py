@@ -317,6 +317,7 @@ class StackedSVM:
         self.choice: dict = {}  # after fit: {"C": C, "text_weight": weight, "scores": {(weight, C): score}}
         self.text_kernel: NgramCosine | None = None
         self.support_texts: list[str] = []
+        self.support_origins: list[str] = []  # what each support vector was, in the caller's words
         self._support_vectors_of_texts = None  # their TF-IDF rows, made at the first decisions (not saved)
         self.out_of_fold: dict[Hashable, np.ndarray] = {}
         self.decisions = DecisionCache(memo_size)  # structure -> its decisions (not saved)
@@ -338,6 +339,7 @@ class StackedSVM:
         if not isinstance(state.get("decisions"), DecisionCache):  # pickled before the cache was bounded
             state["decisions"] = DecisionCache()
         state.setdefault("_support_vectors_of_texts", None)  # pickled before the support texts' rows were kept
+        state.setdefault("support_origins", [])  # pickled before the support vectors' origins were kept
         if "text_weights" not in state:  # pickled before the text weight was chosen
             weight = state.pop("text_weight")
             state["text_weights"] = [weight]
@@ -360,14 +362,16 @@ class StackedSVM:
         *,
         within=None,
         score=None,
+        origins: Sequence[str] | None = None,
         progress: Callable[[str], None] | None = None,
     ) -> None:
         """Fit on the items with a structure; ``y`` holds their labels (one per item, or a
         label-indicator matrix), ``texts`` their texts (needed with a text weight) and
         ``groups`` their groups (items of a group share an out-of-fold fold), ``within``
-        the items each output's SVM trains on (items x outputs), all indexed like
-        ``structures``; ``score(decisions, y)`` chooses among several C.
-        ``progress(message)`` hears of the Gram's rows and of each fold."""
+        the items each output's SVM trains on (items x outputs), ``origins`` what each
+        item is, in the caller's words (kept and saved for the support vectors:
+        :attr:`support_origins`), all indexed like ``structures``; ``score(decisions, y)``
+        chooses among several C. ``progress(message)`` hears of the Gram's rows and of each fold."""
         where, found = present(structures)
         if self.max_train is not None and len(where) > self.max_train:
             warnings.warn(
@@ -428,6 +432,7 @@ class StackedSVM:
             self._support_vectors_of_texts = None
         else:
             self.text_kernel, self.support_texts = None, []
+        self.support_origins = [origins[where[i]] for i in self.estimator.support_] if origins is not None else []
         self.out_of_fold = {keys[i]: row for i, row in zip(where, decisions.reshape(len(where), -1))}
         self.decisions.clear()
 
@@ -456,17 +461,32 @@ class StackedSVM:
             rows[[where[k] for k in new]] = [kept[item] for item in inputs]
         return rows
 
+    def kernel_rows(self, structure, text: str | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """K(structure, s_i) for every support vector s_i, and with a text weight the
+        n-gram cosine of ``text`` with theirs (else None): the decisions are
+        ``dual_coef_ @ (K + text_weight * text cosine) + intercept_``."""
+        (row,) = self.estimator.support_rows([structure])
+        if not self.text_weight:
+            return row, None
+        assert text is not None, "a text weight needs the item's text"
+        (text_row,) = self._text_rows([text])
+        return row, text_row
+
     def _decisions(self, inputs: list) -> np.ndarray:
         """The SVMs' decision rows of distinct structures, or (structure, text) pairs with a text weight."""
         if not self.text_weight:
             return self.estimator.decision_function(inputs).reshape(len(inputs), -1)
         structures, texts = zip(*inputs)
-        assert self.text_kernel is not None  # fitted with the text weight
         K = self.estimator.support_rows(list(structures))
+        K += self.text_weight * self._text_rows(list(texts))
+        return self.estimator.decision_function_from_rows(K).reshape(len(inputs), -1)
+
+    def _text_rows(self, texts: list[str]) -> np.ndarray:
+        """The n-gram cosine of each text with the support vectors' texts (their rows made once)."""
+        assert self.text_kernel is not None  # fitted with the text weight
         if self._support_vectors_of_texts is None:
             self._support_vectors_of_texts = self.text_kernel.vectors(self.support_texts)
-        K += self.text_weight * self.text_kernel.against(list(texts), self._support_vectors_of_texts)
-        return self.estimator.decision_function_from_rows(K).reshape(len(inputs), -1)
+        return self.text_kernel.against(texts, self._support_vectors_of_texts)
 
     def to_bytes(self) -> bytes:
         if not self.fitted:
@@ -482,6 +502,8 @@ class StackedSVM:
         if self.text_weight:
             assert self.text_kernel is not None  # fitted with the text weight
             state["text"] = {"support_texts": self.support_texts, **self.text_kernel.state()}
+        if self.support_origins:
+            state["origins"] = self.support_origins
         if self.choice:
             scores = [[weight, C, value] for (weight, C), value in self.choice["scores"].items()]
             state["choice"] = {"C": self.choice["C"], "text_weight": self.choice["text_weight"], "scores": scores}
@@ -512,6 +534,8 @@ class StackedSVM:
         if choice is not None:
             self.choice = choice
             self.estimator.set_params(C=choice["C"])
+        origins = state.get("origins")
+        self.support_origins = [] if origins is None else texts(origins, name="origins", count=len(support_vectors))
         if text is not None:
             self.support_texts = texts(text.pop("support_texts"), name="support_texts", count=len(support_vectors))
             self._support_vectors_of_texts = None

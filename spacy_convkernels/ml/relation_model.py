@@ -133,6 +133,12 @@ def relation_model(
     )
 
 
+def label_scores(probabilities: np.ndarray) -> np.ndarray:
+    """The label scores P(relation) x P(label | relation) of the model's output (the
+    labels' conditional probabilities, then P(relation))."""
+    return probabilities[:, :-1] * probabilities[:, -1:]
+
+
 def candidates_of(model: Model, docs: list[Doc]) -> list[list]:
     """The candidates of each Doc, by the model's generator."""
     return [model.attrs["candidates"](doc) for doc in docs]
