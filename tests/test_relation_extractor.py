@@ -430,7 +430,7 @@ def test_the_svm_block_with_a_text_weight_gives_the_decisions_of_svms_on_the_com
 def test_a_grid_of_text_weights_breaks_a_tie_to_the_path_kernel_and_initializes_again():
     block, nlp, generate, training, _ = initialized_svm_block({**PATH_SVM, "text_weight": [0.5, 0.0]})
     encoder = block.attrs["encoder"]
-    assert set(encoder.choice["scores"]) == {(0.0, 100.0), (0.5, 100.0)}
+    assert set(encoder.choice["scores"]) == {(0.0, 0.0, 100.0), (0.0, 0.5, 100.0)}
     assert len(set(encoder.choice["scores"].values())) == 1  # the toy corpus: a tie, to the smaller weight
     assert encoder.choice["text_weight"] == encoder.text_weight == 0.0
     doc = parsed_in(nlp)

@@ -50,8 +50,9 @@ def fit(questions, **settings) -> tuple[StackedSVM, list[str]]:
 def test_the_chosen_c_is_the_same_under_the_seed_and_is_saved(questions):
     first, messages = fit(questions, C=[0.1, 1.0, 10.0], random_state=3)
     again, _ = fit(questions, C=[0.1, 1.0, 10.0], random_state=3)
-    assert first.choice == again.choice and set(first.choice["scores"]) == {(0.0, 0.1), (0.0, 1.0), (0.0, 10.0)}
-    assert (0.0, first.choice["C"]) == max(first.choice["scores"], key=first.choice["scores"].get)
+    assert first.choice == again.choice
+    assert set(first.choice["scores"]) == {(0.0, 0.0, 0.1), (0.0, 0.0, 1.0), (0.0, 0.0, 10.0)}
+    assert (0.0, 0.0, first.choice["C"]) == max(first.choice["scores"], key=first.choice["scores"].get)
     assert any("fold 3/3" in message for message in messages)  # progress while it runs
     loaded = StackedSVM(PartialTreeKernel(), C=[0.1, 1.0, 10.0]).from_bytes(first.to_bytes())
     assert loaded.choice == first.choice and loaded.estimator.C == first.choice["C"]
@@ -65,8 +66,8 @@ def test_a_grid_of_text_weights_chooses_one_saves_it_and_decides_as_a_fit_with_i
     trees, _ = questions
     grid, messages = fit(questions, C=[0.1, 10.0], text_weight=[1.0, 0.0], random_state=3)
     weight, C = grid.choice["text_weight"], grid.choice["C"]
-    assert set(grid.choice["scores"]) == {(w, c) for w in (0.0, 1.0) for c in (0.1, 10.0)}
-    assert max(grid.choice["scores"], key=grid.choice["scores"].get) == (weight, C) == (grid.text_weight, C)
+    assert set(grid.choice["scores"]) == {(0.0, w, c) for w in (0.0, 1.0) for c in (0.1, 10.0)}
+    assert max(grid.choice["scores"], key=grid.choice["scores"].get) == (0.0, weight, C) == (0.0, grid.text_weight, C)
     assert sum("fold 3/3" in message for message in messages) == 2  # one cross-validation per weight
     alone, _ = fit(questions, C=C, text_weight=weight, random_state=3)
     for i in range(len(trees)):
@@ -91,7 +92,8 @@ def test_a_choice_saved_before_text_weights_were_chosen_loads_with_the_configure
     trees, _ = questions
     svm, _ = fit(questions, C=[0.1, 10.0], text_weight=0.5, random_state=3)
     state = unsealed(srsly.msgpack_loads(svm.to_bytes()))
-    state["choice"] = {"C": svm.choice["C"], "scores": [[C, score] for (_, C), score in svm.choice["scores"].items()]}
+    scores = [[C, score] for (_, _, C), score in svm.choice["scores"].items()]
+    state["choice"] = {"C": svm.choice["C"], "scores": scores}
     loaded = StackedSVM(PartialTreeKernel(), C=[0.1, 10.0], text_weight=0.5).from_bytes(
         srsly.msgpack_dumps(sealed(state))
     )
@@ -110,7 +112,7 @@ def test_an_encoder_pickled_before_the_weight_was_chosen_still_saves(questions):
     svm, _ = fit(questions, C=[0.1, 10.0], text_weight=0.5, random_state=3)
     state = dict(svm.__dict__, text_weight=0.5)  # the attributes of then: one weight, no list
     del state["text_weights"]
-    state["choice"] = {"C": svm.choice["C"], "scores": {C: score for (_, C), score in svm.choice["scores"].items()}}
+    state["choice"] = {"C": svm.choice["C"], "scores": {C: score for (_, _, C), score in svm.choice["scores"].items()}}
     old = StackedSVM.__new__(StackedSVM)
     old.__setstate__(state)
     assert old.text_weights == [0.5] and old.choice == svm.choice and old.to_bytes() == svm.to_bytes()
@@ -118,7 +120,7 @@ def test_an_encoder_pickled_before_the_weight_was_chosen_still_saves(questions):
 
 def test_several_text_weights_need_a_score_and_a_saved_weight(questions):
     trees, Y = questions
-    with pytest.raises(InvalidParameterError, match="several text weights needs a score"):
+    with pytest.raises(InvalidParameterError, match="several weights needs a score"):
         StackedSVM(PartialTreeKernel(), C=1.0, text_weight=[0.0, 0.5], n_folds=3).fit(
             list(range(len(trees))), trees, Y, texts=[words(tree) for tree in trees]
         )

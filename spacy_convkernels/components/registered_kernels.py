@@ -133,4 +133,4 @@ def refuse_vector_files(kernels, component: str) -> None:
 
 def model_kernels(model) -> list:
     """The kernels of the feature blocks of a thinc model."""
-    return [node.attrs["encoder"].kernel for node in model.walk() if "encoder" in node.attrs]
+    return [kernel for node in model.walk() if "encoder" in node.attrs for kernel in node.attrs["encoder"].kernels]

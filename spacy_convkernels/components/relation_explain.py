@@ -7,9 +7,10 @@ whether x holds any relation) decides
 
     f_k(x) = sum_i alpha_ik (K(x, s_i) + w T(x, s_i)) + b_k,
 
-over the support vectors s_i, training candidates, with K the structure kernel, T the
-n-gram cosine of their texts and w the chosen text weight (0: none). Each support
-vector's contribution alpha_ik (K + w T) is its part of the decision; its share is that
+over the support vectors s_i, training candidates, with K the structure kernel (plus
+the tree kernel of their path-enclosed trees times its weight, when the SVMs chose
+one), T the n-gram cosine of their texts and w the chosen text weight (0: none). Each
+support vector's contribution alpha_ik (K + w T) is its part of the decision; its share is that
 over f_k(x), so the shares and b_k / f_k(x) sum to 1. The training candidates of largest
 absolute contribution are listed with their sentence and gold labels (saved with the
 model since this module; a model saved before has none), and the fragments the
@@ -56,14 +57,18 @@ class SupportContribution:
         alpha_ik, its dual coefficient in this output's SVM (the sign of its class).
     kernel_value : float
         K(x, s_i), the structure kernel (normalized, as the SVM sees it).
+    tree_value : float
+        The tree kernel's weighted part (0 without a tree weight).
     text_value : float
         w T(x, s_i), the text kernel's weighted part (0 without a text weight).
     contribution : float
-        ``coefficient * (kernel_value + text_value)``.
+        ``coefficient * (kernel_value + tree_value + text_value)``.
     share : float
         ``contribution`` / the decision value.
     fragments : PathExplanation, Explanation or None
         What the candidate's structure shares with its: position pairs or tree fragments.
+    tree_fragments : Explanation or None
+        The tree fragments they share, with a tree weight.
     """
 
     index: int
@@ -72,10 +77,12 @@ class SupportContribution:
     labels: tuple[str, ...]
     coefficient: float
     kernel_value: float
+    tree_value: float
     text_value: float
     contribution: float
     share: float
     fragments: object
+    tree_fragments: object = None
 
 
 @dataclass(frozen=True)
@@ -134,15 +141,17 @@ def explain_candidate(pipe, doc: Doc, key, *, labels=None, top: int = 5) -> Rela
     if unknown:
         raise InvalidParameterError(f"{pipe.name}: no label {', '.join(unknown)}; its labels: {', '.join(pipe.labels)}")
     text = candidate_text(doc, candidate) if encoder.text_weight else None
-    kernel_row, text_row = encoder.kernel_rows(structure, text)
-    text_part = encoder.text_weight * text_row if text_row is not None else np.zeros_like(kernel_row)
+    (tree,) = candidate_structures([candidate], "tree") if encoder.tree_weight else (None,)
+    parts = encoder.kernel_rows(structure, tree, text)
+    kernel_row = parts["kernel"]
+    tree_part, text_part = (parts.get(name, np.zeros_like(kernel_row)) for name in ("tree", "text"))
     svm = encoder.estimator
     origins = [_origin(origin, pipe.labels) for origin in encoder.support_origins] or None
     decisions = []
     for output in [ANY_RELATION, *asked]:
         k = outputs.index(output)
         coefficients = svm.dual_coef_[k]
-        contributions = coefficients * (kernel_row + text_part)
+        contributions = coefficients * (kernel_row + tree_part + text_part)
         value = float(contributions.sum() + svm.intercept_[k])
         order = [int(i) for i in np.argsort(-np.abs(contributions), kind="stable") if contributions[i] != 0]
         support = tuple(
@@ -153,10 +162,12 @@ def explain_candidate(pipe, doc: Doc, key, *, labels=None, top: int = 5) -> Rela
                 labels=origins[i]["labels"] if origins else (),
                 coefficient=float(coefficients[i]),
                 kernel_value=float(kernel_row[i]),
+                tree_value=float(tree_part[i]),
                 text_value=float(text_part[i]),
                 contribution=float(contributions[i]),
                 share=float(contributions[i] / value) if value else 0.0,
                 fragments=_fragments(encoder.kernel, structure, svm.support_vectors_[i]),
+                tree_fragments=_fragments(encoder.tree_kernel, tree, encoder.support_trees[i]) if tree else None,
             )
             for i in order[:top]
         )
@@ -230,15 +241,15 @@ def to_html(explanation: RelationExplanation, *, title: str = "Relation explanat
         )
         parts.append(
             "<table><tr><th>#</th><th>training candidate</th><th>gold</th><th>alpha</th><th>K</th>"
-            "<th>text</th><th>contribution</th><th>share</th><th>shared</th></tr>"
+            "<th>tree</th><th>text</th><th>contribution</th><th>share</th><th>shared</th></tr>"
         )
         for rank, s in enumerate(decision.support, start=1):
             sentence = _marked(s.text, s.spans) if s.text is not None else "<i>not saved with this model</i>"
             parts.append(
                 f"<tr><td>{rank}</td><td>{sentence}</td><td>{_text(', '.join(s.labels) or 'none')}</td>"
-                f"<td>{s.coefficient:.3g}</td><td>{s.kernel_value:.3g}</td><td>{s.text_value:.3g}</td>"
+                f"<td>{s.coefficient:.3g}</td><td>{s.kernel_value:.3g}</td><td>{s.tree_value:.3g}</td><td>{s.text_value:.3g}</td>"
                 f"<td>{s.contribution:.3g}</td><td>{100 * s.share:.1f} %</td>"
-                f"<td>{_shared(explanation.structure, s.fragments)}</td></tr>"
+                f"<td>{_shared(explanation.structure, s.fragments)}{_shared(None, s.tree_fragments)}</td></tr>"
             )
         parts.append("</table>")
     parts.append("</body></html>")

@@ -83,6 +83,8 @@ TEXT_WEIGHTS = one_or_a_list(NON_NEGATIVE, "a non-negative number")
         "max_train": [Interval("n_folds", None, integer=True), None],
         "text_weight": [TEXT_WEIGHTS],
         "ngram_size": [COUNT],
+        "tree_kernel": [KERNEL, None],
+        "tree_weight": [TEXT_WEIGHTS],
     },
     owner="CandidateKernelSVM",
 )
@@ -96,6 +98,8 @@ def candidate_kernel_svm(
     text_weight: float | Sequence[float] = 0.0,
     ngram_size: int = 2,
     random_state: int = 0,
+    tree_kernel: Kernel | None = None,
+    tree_weight: float | Sequence[float] = 0.0,
 ) -> Model:
     """The decision values of exact-kernel SVMs over each candidate's ``structure``
     (``"path"`` or ``"tree"``), one per label (trained on the candidates with a relation)
@@ -107,7 +111,17 @@ def candidate_kernel_svm(
     ``text_weight`` > 0, the kernel plus that weight times the n-gram cosine (n up to
     ``ngram_size``) of the candidates' texts (:func:`candidate_text`; see the module);
     several weights: chosen with C by the same cross-validation (two Grams in memory
-    while it runs)."""
+    while it runs). With ``tree_kernel`` (``structure = "path"`` only), also that kernel
+    on the candidates' path-enclosed trees (the candidates' ``tree``) times
+    ``tree_weight``, chosen the same way among several (one more Gram in memory)."""
+    weights = [tree_weight] if isinstance(tree_weight, (int, float)) else list(tree_weight)
+    if max(weights) > 0 and tree_kernel is None:
+        raise InvalidParameterError("CandidateKernelSVM: a tree_weight above 0 needs a tree_kernel")
+    if tree_kernel is not None and structure != "path":
+        raise InvalidParameterError(
+            f'CandidateKernelSVM: tree_kernel is the second kernel beside the path kernel: structure = "path", '
+            f"got {structure!r}"
+        )
     svm = StackedSVM(
         kernel,
         C=C,
@@ -117,6 +131,8 @@ def candidate_kernel_svm(
         text_weight=text_weight,
         ngram_size=ngram_size,
         random_state=random_state,
+        tree_kernel=tree_kernel,
+        tree_weight=tree_weight,
     )
     return Model(
         "candidate_kernel_svm",
@@ -209,11 +225,30 @@ def candidate_texts(model: Model, docs: list[Doc], candidates: list[list], *, fi
     return [candidate_text(doc, c) for doc, doc_candidates in zip(docs, candidates) for c in doc_candidates]
 
 
+def candidate_trees(model: Model, candidates: list[list], *, fitting: bool) -> list | None:
+    """The path-enclosed tree of every candidate, in order, when the model's SVMs read
+    them (else None): to fit, when a tree weight to choose from is not 0; after, when
+    the chosen one is not. Refused when the candidates have none (their ``tree`` unset)."""
+    encoder = model.attrs["encoder"]
+    if not (encoder.tree_weights[-1] if fitting else encoder.tree_weight):
+        return None
+    flat = flat_candidates(candidates)
+    trees = candidate_structures(flat, "tree")
+    if any(c.path is not None and tree is None for c, tree in zip(flat, trees)):
+        raise InvalidParameterError(
+            "CandidateKernelSVM: its tree_kernel reads the candidates' path-enclosed trees, and the candidates "
+            'have none: set the candidate maker\'s tree (tree = "lct", for instance)'
+        )
+    return trees
+
+
 def svm_forward(model: Model, inputs, is_train: bool):
     docs, candidates = inputs
     structures = candidate_structures(flat_candidates(candidates), model.attrs["structure"])
     texts = candidate_texts(model, docs, candidates, fitting=False)
-    rows = model.attrs["encoder"].transform(candidate_keys(docs, candidates), structures, is_train, texts)
+    trees = candidate_trees(model, candidates, fitting=False)
+    keys = candidate_keys(docs, candidates)
+    rows = model.attrs["encoder"].transform(keys, structures, is_train, texts, trees)
 
     def backprop(d_rows: Floats2d) -> list:
         return []
@@ -235,9 +270,10 @@ def svm_init(model: Model, X=None, Y=None) -> None:
     groups = [d for d, doc_candidates in enumerate(candidates) for _ in doc_candidates]  # a Doc's share a fold
     Y = with_any_label(model.ops.to_numpy(Y))
     n = sum(s is not None for s in structures)
+    tree_weights = f", tree weight in {encoder.tree_weights}" if encoder.tree_kernel is not None else ""
     logger.info(
         f"CandidateKernelSVM: fitting on {n:,} candidates of {len(docs):,} documents, C in {encoder.Cs}, "
-        f"text weight in {encoder.text_weights}"
+        f"text weight in {encoder.text_weights}{tree_weights}"
     )
 
     def progress(message: str) -> None:
@@ -249,6 +285,7 @@ def svm_init(model: Model, X=None, Y=None) -> None:
         Y,
         texts=candidate_texts(model, docs, candidates, fitting=True),
         groups=groups,
+        trees=candidate_trees(model, candidates, fitting=True),
         within=gated_rows(Y[:, :-1]),
         score=relation_f1,
         origins=[
@@ -261,11 +298,15 @@ def svm_init(model: Model, X=None, Y=None) -> None:
         ],
         progress=progress,
     )
+    with_tree = encoder.tree_kernel is not None
     scores = ", ".join(
-        f"text weight {weight:g} and C {C:g}: {value:.3f}" for (weight, C), value in encoder.choice["scores"].items()
+        (f"tree weight {tree:g}, " if with_tree else "") + f"text weight {text:g} and C {C:g}: {value:.3f}"
+        for (tree, text, C), value in encoder.choice["scores"].items()
     )
+    choice = encoder.choice
+    tree = f", tree weight {choice['tree_weight']:g}" if with_tree else ""
     logger.info(
-        f"CandidateKernelSVM: C = {encoder.choice['C']:g} and text weight {encoder.choice['text_weight']:g} chosen "
+        f"CandidateKernelSVM: C = {choice['C']:g} and text weight {choice['text_weight']:g}{tree} chosen "
         f"by {encoder.n_folds}-fold cross-validation over the documents (out-of-fold micro F1 {scores}); "
         f"{len(encoder.estimator.support_vectors_):,} support vectors"
     )

@@ -23,6 +23,7 @@ import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 import numpy as np
 import srsly
@@ -36,7 +37,7 @@ from ..kernels.base import Kernel
 from ..learn.svm import KernelSVC, cross_validate_svm
 from ..structures.paths import PathTuples
 from ..structures.tree import Tree
-from ..utils.row_blocks import row_blocks
+from ..utils.row_blocks import gram_rows, row_blocks
 from ..utils.saved_arrays import real_array, sealed, texts, unsealed
 from ..utils.validation import COUNT, NATURAL, NON_NEGATIVE, POSITIVE, validate_params
 
@@ -180,6 +181,10 @@ class KernelEncoder:
         return self.estimator.kernel
 
     @property
+    def kernels(self) -> list[Kernel]:
+        return [self.kernel]
+
+    @property
     def fitted(self) -> bool:
         return hasattr(self.estimator, "normalization_" if self.method == "nystroem" else "references_")
 
@@ -282,13 +287,20 @@ class StackedSVM:
     """Exact-kernel SVM decisions of structures (see the module): ``KernelSVC(kernel, C=C,
     class_weight=class_weight, max_support=max_support)`` fitted on at most ``max_train``
     training structures (drawn at random), with ``n_folds`` out-of-fold decisions for
-    them; with ``text_weight`` > 0, over the kernel plus ``text_weight`` times
-    :class:`NgramCosine` (n-grams up to ``ngram_size``) of the items' texts. ``C`` and
-    ``text_weight`` may be several values: :meth:`fit` then chooses a pair by the
-    out-of-fold decisions (:func:`~spacy_convkernels.learn.svm.cross_validate_svm`; ties
-    go to the smaller weight, then the smaller C), kept in :attr:`choice`; until then
-    :attr:`text_weight` is the largest weight (the texts are read).
-    Only the support vectors (and their texts) and the choice are saved. The decisions
+    them; over the weighted sum of normalized Grams
+
+        K(x, y) + tree_weight * K_tree(x_tree, y_tree) + text_weight * NgramCosine(x_text, y_text),
+
+    ``tree_kernel`` on a second structure of each item (a candidate's path-enclosed tree
+    beside its path) and :class:`NgramCosine` (n-grams up to ``ngram_size``) on its text,
+    each part present when its weight is not 0 (KeLP's linear combination of kernels;
+    Zhang et al. 2006's composite kernel). ``C`` and the weights may be several values:
+    :meth:`fit` computes each part's Gram once and chooses C and the weights on their
+    grid by the out-of-fold decisions
+    (:func:`~spacy_convkernels.learn.svm.cross_validate_svm`; ties go to the smaller tree
+    weight, then the smaller text weight, then the smaller C), kept in :attr:`choice`;
+    until then the weights are the largest ones (every part is read).
+    Only the support vectors (their trees and texts too) and the choice are saved. The decisions
     of the last ``memo_size`` structures scored are kept (:data:`MEMO_SIZE`,
     :class:`DecisionCache`; not with a text weight, whose rows depend on the texts too)."""
 
@@ -305,18 +317,27 @@ class StackedSVM:
         ngram_size: int = 2,
         random_state: int = 0,
         memo_size: int = MEMO_SIZE,
+        tree_kernel: Kernel | None = None,
+        tree_weight: float | Sequence[float] = 0.0,
     ):
         self.n_folds = n_folds
         self.max_train = max_train
         weights = [text_weight] if isinstance(text_weight, (int, float)) else text_weight
         self.text_weights = sorted({float(weight) for weight in weights})
+        weights = [tree_weight] if isinstance(tree_weight, (int, float)) else tree_weight
+        self.tree_weights = sorted({float(weight) for weight in weights})
+        if self.tree_weights[-1] and tree_kernel is None:
+            raise InvalidParameterError("StackedSVM: a tree weight above 0 needs a tree_kernel")
+        self.tree_kernel = tree_kernel
+        self._support_trees_prepared: Any = None  # the engine-ready support trees, made at the first decisions
         self.ngram_size = ngram_size
         self.random_state = random_state
         self.Cs = [float(C)] if isinstance(C, (int, float)) else [float(c) for c in C]
         self.estimator = KernelSVC(kernel, C=self.Cs[0], class_weight=class_weight, max_support=max_support)
-        self.choice: dict = {}  # after fit: {"C": C, "text_weight": weight, "scores": {(weight, C): score}}
+        self.choice: dict = {}  # after fit: C, tree_weight, text_weight, scores {(tree w, text w, C): score}
         self.text_kernel: NgramCosine | None = None
         self.support_texts: list[str] = []
+        self.support_trees: list = []  # the support vectors' trees, with a tree weight
         self.support_origins: list[str] = []  # what each support vector was, in the caller's words
         self._support_vectors_of_texts = None  # their TF-IDF rows, made at the first decisions (not saved)
         self.out_of_fold: dict[Hashable, np.ndarray] = {}
@@ -331,21 +352,38 @@ class StackedSVM:
         return hasattr(self.estimator, "dual_coef_")
 
     @property
+    def kernels(self) -> list[Kernel]:
+        """The structure kernels: the kernel, and the tree kernel when there is one."""
+        return [self.kernel] + ([self.tree_kernel] if self.tree_kernel is not None else [])
+
+    @property
     def text_weight(self) -> float:
         """The weight in use: the chosen one (:attr:`choice`), the largest until fit chooses."""
         return self.choice.get("text_weight", self.text_weights[-1])
+
+    @property
+    def tree_weight(self) -> float:
+        """The tree kernel's weight in use: the chosen one, the largest until fit chooses."""
+        return self.choice.get("tree_weight", self.tree_weights[-1])
 
     def __setstate__(self, state: dict) -> None:
         if not isinstance(state.get("decisions"), DecisionCache):  # pickled before the cache was bounded
             state["decisions"] = DecisionCache()
         state.setdefault("_support_vectors_of_texts", None)  # pickled before the support texts' rows were kept
         state.setdefault("support_origins", [])  # pickled before the support vectors' origins were kept
+        for name, value in (("tree_kernel", None), ("tree_weights", [0.0]), ("support_trees", [])):
+            state.setdefault(name, value)  # pickled before the tree kernel
+        state.setdefault("_support_trees_prepared", None)
+        choice = state.get("choice")
         if "text_weights" not in state:  # pickled before the text weight was chosen
             weight = state.pop("text_weight")
             state["text_weights"] = [weight]
-            if state.get("choice"):
-                scores = {(weight, C): score for C, score in state["choice"]["scores"].items()}
-                state["choice"] = {**state["choice"], "text_weight": weight, "scores": scores}
+            if choice:
+                scores = {(0.0, weight, C): score for C, score in choice["scores"].items()}
+                state["choice"] = {**choice, "tree_weight": 0.0, "text_weight": weight, "scores": scores}
+        elif choice and "tree_weight" not in choice:  # pickled before the tree weight was chosen
+            scores = {(0.0, *key): score for key, score in choice["scores"].items()}
+            state["choice"] = {**choice, "tree_weight": 0.0, "scores": scores}
         self.__dict__.update(state)
 
     @property
@@ -360,24 +398,29 @@ class StackedSVM:
         texts: Sequence[str] | None = None,
         groups: Sequence[Hashable] | None = None,
         *,
+        trees: Sequence | None = None,
         within=None,
         score=None,
         origins: Sequence[str] | None = None,
         progress: Callable[[str], None] | None = None,
     ) -> None:
         """Fit on the items with a structure; ``y`` holds their labels (one per item, or a
-        label-indicator matrix), ``texts`` their texts (needed with a text weight) and
-        ``groups`` their groups (items of a group share an out-of-fold fold), ``within``
-        the items each output's SVM trains on (items x outputs), ``origins`` what each
-        item is, in the caller's words (kept and saved for the support vectors:
-        :attr:`support_origins`), all indexed like ``structures``; ``score(decisions, y)``
-        chooses among several C. ``progress(message)`` hears of the Gram's rows and of each fold."""
+        label-indicator matrix), ``texts`` their texts (needed with a text weight),
+        ``trees`` their trees (needed with a tree weight) and ``groups`` their groups
+        (items of a group share an out-of-fold fold), ``within`` the items each output's
+        SVM trains on (items x outputs), ``origins`` what each item is, in the caller's
+        words (kept and saved for the support vectors: :attr:`support_origins`), all
+        indexed like ``structures``; ``score(decisions, y)`` chooses among several C and
+        weights. ``progress(message)`` hears of the Grams' rows and of each fold."""
         where, found = present(structures)
+        grid = [(tree, text) for tree in self.tree_weights for text in self.text_weights]
+        if len(grid) > 1 and score is None:
+            raise InvalidParameterError("StackedSVM: choosing among several weights needs a score")
         if self.max_train is not None and len(where) > self.max_train:
             warnings.warn(
                 f"{len(where):,} training structures are more than max_train = {self.max_train:,}: the SVMs fit on "
-                f"{self.max_train:,} of them drawn at random (their Gram takes {8 * self.max_train**2 / 1e9:.1f} GB"
-                f"{', twice that while the text weight is chosen' if len(self.text_weights) > 1 else ''}); "
+                f"{self.max_train:,} of them drawn at random (each Gram takes {8 * self.max_train**2 / 1e9:.1f} GB, "
+                "one per kernel of the sum while the weights are chosen); "
                 "raise max_train, or use Nystroem or KLSH features for more",
                 ConvKernelsWarning,
                 stacklevel=2,
@@ -386,25 +429,26 @@ class StackedSVM:
             chosen = np.sort(rng.choice(len(where), self.max_train, replace=False))
             where, found = [where[i] for i in chosen], [found[i] for i in chosen]
         gram = self.kernel.gram(found, progress=progress_of_rows(progress, len(found)) if progress else False)
-        text_gram = None
+        parts: dict[str, np.ndarray] = {}  # the other kernels' Grams, summed into gram by their weights
+        chosen_trees: list = []
+        if self.tree_weights[-1]:
+            assert trees is not None and self.tree_kernel is not None, "a tree weight needs the items' trees"
+            chosen_trees = [trees[i] for i in where]
+            told = (lambda message: progress(f"tree kernel {message}")) if progress else None
+            rows = progress_of_rows(told, len(found)) if told else False
+            parts["tree"] = self.tree_kernel.gram(chosen_trees, progress=rows)
+        chosen_texts: list[str] = []
         if self.text_weights[-1]:
             assert texts is not None, "a text weight needs the items' texts"
             chosen_texts = [texts[i] for i in where]
             self.text_kernel = NgramCosine(self.ngram_size).fit(chosen_texts)
-            text_gram = self.text_kernel.gram(chosen_texts)
-        if len(self.text_weights) > 1 and score is None:
-            raise InvalidParameterError("StackedSVM: choosing among several text weights needs a score")
+            parts["text"] = self.text_kernel.gram(chosen_texts)
         y, groups = np.asarray(y)[where], None if groups is None else [groups[i] for i in where]
         within = None if within is None else np.asarray(within)[where]
-        found_cv, in_gram = {}, 0.0  # the weight of the text Gram summed into gram
-        for weight in self.text_weights:
-            if weight != in_gram:
-                assert text_gram is not None  # made above: a weight is not 0
-                gram = _add_scaled(gram, text_gram, weight - in_gram)
-                in_gram = weight
-                if len(self.text_weights) == 1:
-                    text_gram = None  # one weight: one Gram in memory from here on
-            found_cv[weight] = cross_validate_svm(
+        found_cv, in_gram = {}, (0.0, 0.0)  # the weights of the parts summed into gram
+        for point in grid:
+            gram, in_gram = _moved(gram, parts, in_gram, point), point
+            found_cv[point] = cross_validate_svm(
                 self.estimator,
                 found,
                 y,
@@ -418,27 +462,36 @@ class StackedSVM:
                 progress=progress,
                 refit=False,
             )
-        best = max(found_cv, key=lambda weight: (found_cv[weight].scores[found_cv[weight].C], -weight))
-        if best != in_gram:  # back to the chosen sum, up to rounding (decisions to libsvm's tolerance)
-            assert text_gram is not None  # kept: several weights
-            gram = _add_scaled(gram, text_gram, best - in_gram)
+        best = max(found_cv, key=lambda point: (found_cv[point].scores[found_cv[point].C], -point[0], -point[1]))
+        gram = _moved(gram, parts, in_gram, best)  # the chosen sum, up to rounding (decisions to libsvm's tolerance)
+        del parts
         self.estimator.set_params(C=found_cv[best].C)
         self.estimator.fit_gram(gram, found, y, within=within)
-        scores = {(weight, C): score for weight, cv in found_cv.items() for C, score in cv.scores.items()}
-        self.choice = {"C": found_cv[best].C, "text_weight": best, "scores": scores}
-        decisions = found_cv[best].decisions
+        scores = {(*point, C): value for point, cv in found_cv.items() for C, value in cv.scores.items()}
+        self.choice = {"C": found_cv[best].C, "tree_weight": best[0], "text_weight": best[1], "scores": scores}
+        support = self.estimator.support_
+        self.support_trees = [chosen_trees[i] for i in support] if self.tree_weight else []
+        self._support_trees_prepared = None
         if self.text_weight:
-            self.support_texts = [chosen_texts[i] for i in self.estimator.support_]
+            self.support_texts = [chosen_texts[i] for i in support]
             self._support_vectors_of_texts = None
         else:
             self.text_kernel, self.support_texts = None, []
-        self.support_origins = [origins[where[i]] for i in self.estimator.support_] if origins is not None else []
-        self.out_of_fold = {keys[i]: row for i, row in zip(where, decisions.reshape(len(where), -1))}
+        self.support_origins = [origins[where[i]] for i in support] if origins is not None else []
+        self.out_of_fold = {keys[i]: row for i, row in zip(where, found_cv[best].decisions.reshape(len(where), -1))}
         self.decisions.clear()
 
     def transform(
-        self, keys: Sequence[Hashable], structures: Sequence, is_train: bool, texts: Sequence[str] | None = None
+        self,
+        keys: Sequence[Hashable],
+        structures: Sequence,
+        is_train: bool,
+        texts: Sequence[str] | None = None,
+        trees: Sequence | None = None,
     ) -> np.ndarray:
+        """The decision rows of the items (zeros for an item without a structure; an item
+        fitted on, while training, its out-of-fold row), with their texts and trees when
+        the chosen weights read them."""
         rows = np.zeros((len(structures), self.n_outputs), dtype=np.float32)
         where, found = present(structures)
         remembered = [is_train and keys[i] in self.out_of_fold for i in where]
@@ -447,9 +500,17 @@ class StackedSVM:
                 rows[i] = self.out_of_fold[keys[i]]
         new = [k for k, known in enumerate(remembered) if not known]
         if new:  # one kernel row per distinct input not met before (a sentence's candidates often share one)
-            if self.text_weight:
-                assert texts is not None, "a text weight needs the items' texts"
-                inputs: list = [(found[k], texts[where[k]]) for k in new]
+            assert texts is not None or not self.text_weight, "a text weight needs the items' texts"
+            assert trees is not None or not self.tree_weight, "a tree weight needs the items' trees"
+            if self.tree_weight or self.text_weight:
+                inputs: list = [
+                    (
+                        found[k],
+                        trees[where[k]] if self.tree_weight else None,  # type: ignore[index]
+                        texts[where[k]] if self.text_weight else None,  # type: ignore[index]
+                    )
+                    for k in new
+                ]
             else:
                 inputs = [found[k] for k in new]
             kept = {item: self.decisions.get(item) for item in dict.fromkeys(inputs)}
@@ -461,25 +522,40 @@ class StackedSVM:
             rows[[where[k] for k in new]] = [kept[item] for item in inputs]
         return rows
 
-    def kernel_rows(self, structure, text: str | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-        """K(structure, s_i) for every support vector s_i, and with a text weight the
-        n-gram cosine of ``text`` with theirs (else None): the decisions are
-        ``dual_coef_ @ (K + text_weight * text cosine) + intercept_``."""
+    def kernel_rows(self, structure, tree=None, text: str | None = None) -> dict[str, np.ndarray]:
+        """Each part of the sum against every support vector, weighted: ``"kernel"``,
+        K(structure, s_i); with a tree weight ``"tree"``, tree_weight K_tree(tree, t_i);
+        with a text weight ``"text"``, text_weight times the n-gram cosine of ``text``
+        with theirs. The decisions are ``dual_coef_ @ (their sum) + intercept_``."""
         (row,) = self.estimator.support_rows([structure])
-        if not self.text_weight:
-            return row, None
-        assert text is not None, "a text weight needs the item's text"
-        (text_row,) = self._text_rows([text])
-        return row, text_row
+        parts = {"kernel": row}
+        if self.tree_weight:
+            assert tree is not None, "a tree weight needs the item's tree"
+            parts["tree"] = self.tree_weight * self._tree_rows([tree])[0]
+        if self.text_weight:
+            assert text is not None, "a text weight needs the item's text"
+            parts["text"] = self.text_weight * self._text_rows([text])[0]
+        return parts
 
     def _decisions(self, inputs: list) -> np.ndarray:
-        """The SVMs' decision rows of distinct structures, or (structure, text) pairs with a text weight."""
-        if not self.text_weight:
+        """The SVMs' decision rows of distinct structures, or with a tree or text weight of
+        (structure, tree, text) items (the tree or the text None when its weight is 0)."""
+        if not (self.tree_weight or self.text_weight):
             return self.estimator.decision_function(inputs).reshape(len(inputs), -1)
-        structures, texts = zip(*inputs)
-        K = self.estimator.support_rows(list(structures))
-        K += self.text_weight * self._text_rows(list(texts))
+        structures, trees, texts = (list(part) for part in zip(*inputs))
+        K = self.estimator.support_rows(structures)
+        if self.tree_weight:
+            K += self.tree_weight * self._tree_rows(trees)
+        if self.text_weight:
+            K += self.text_weight * self._text_rows(texts)
         return self.estimator.decision_function_from_rows(K).reshape(len(inputs), -1)
+
+    def _tree_rows(self, trees: list) -> np.ndarray:
+        """The tree kernel of each tree with the support vectors' trees (made engine-ready once)."""
+        assert self.tree_kernel is not None  # fitted with the tree weight
+        if self._support_trees_prepared is None:
+            self._support_trees_prepared = self.tree_kernel.prepare(self.support_trees)
+        return gram_rows(self.tree_kernel, trees, self._support_trees_prepared, desc="SVM tree rows")
 
     def _text_rows(self, texts: list[str]) -> np.ndarray:
         """The n-gram cosine of each text with the support vectors' texts (their rows made once)."""
@@ -502,11 +578,17 @@ class StackedSVM:
         if self.text_weight:
             assert self.text_kernel is not None  # fitted with the text weight
             state["text"] = {"support_texts": self.support_texts, **self.text_kernel.state()}
+        if self.tree_weight:
+            state["support_trees"] = [structure_state(t) for t in self.support_trees]
         if self.support_origins:
             state["origins"] = self.support_origins
         if self.choice:
-            scores = [[weight, C, value] for (weight, C), value in self.choice["scores"].items()]
-            state["choice"] = {"C": self.choice["C"], "text_weight": self.choice["text_weight"], "scores": scores}
+            state["choice"] = {
+                "C": self.choice["C"],
+                "tree_weight": self.choice["tree_weight"],
+                "text_weight": self.choice["text_weight"],
+                "scores": [[*key, value] for key, value in self.choice["scores"].items()],
+            }
         return srsly.msgpack_dumps(sealed(state))
 
     def from_bytes(self, data: bytes) -> "StackedSVM":
@@ -525,12 +607,25 @@ class StackedSVM:
         dual_coef = real_array(state["dual_coef"], name="dual_coef", shape=(n_outputs, len(support_vectors)))
         intercept = real_array(state["intercept"], name="intercept", shape=(n_outputs,))
         choice, text = state.get("choice"), state.get("text")
-        choice = None if choice is None else _saved_choice(choice, self.text_weights)
+        choice = None if choice is None else _saved_choice(choice, self.text_weights, self.tree_weights)
         weight = self.text_weight if choice is None else choice["text_weight"]
         if (text is not None) != bool(weight):
             raise ModelFileError(
                 f"the support vectors' texts must be saved exactly when the text weight ({weight:g}) is not 0"
             )
+        tree_weight = self.tree_weight if choice is None else choice["tree_weight"]
+        saved_trees = state.get("support_trees")
+        if (saved_trees is not None) != bool(tree_weight):
+            raise ModelFileError(
+                f"the support vectors' trees must be saved exactly when the tree weight ({tree_weight:g}) is not 0"
+            )
+        if tree_weight and self.tree_kernel is None:
+            raise ModelFileError(f"the model weighs a tree kernel by {tree_weight:g}, and the config gives none")
+        if saved_trees is not None:
+            self.support_trees = structures_from_state(saved_trees, "support_trees")
+            if len(self.support_trees) != len(support_vectors):
+                raise ModelFileError(f"support_trees holds {len(self.support_trees)}, {len(support_vectors)} expected")
+            self._support_trees_prepared = None
         if choice is not None:
             self.choice = choice
             self.estimator.set_params(C=choice["C"])
@@ -546,36 +641,46 @@ class StackedSVM:
         return self
 
 
-def _add_scaled(target: np.ndarray, source: np.ndarray, factor: float) -> np.ndarray:
-    """``target += factor * source`` in place, by blocks of rows (no temporary of the whole)."""
-    for start, stop in row_blocks(len(target), verbose=False, desc="text Gram"):
-        target[start:stop] += factor * source[start:stop]
-    return target
+def _moved(gram: np.ndarray, parts: dict[str, np.ndarray], weights: tuple, to: tuple) -> np.ndarray:
+    """``gram`` holding the parts ("tree", "text") at ``weights`` moved to the weights
+    ``to``, in place, by blocks of rows (no temporary of the whole)."""
+    for name, now, then in zip(("tree", "text"), weights, to):
+        if then != now:
+            source = parts[name]
+            for start, stop in row_blocks(len(gram), verbose=False, desc=f"{name} Gram"):
+                gram[start:stop] += (then - now) * source[start:stop]
+    return gram
 
 
-def _saved_choice(choice, text_weights: list[float]) -> dict:
-    """The saved choice, checked: ``{"C": c, "text_weight": w, "scores": [[weight, C,
-    score], ...]}``, Cs positive, weights non-negative, scores numbers; saved before the
-    weight was chosen, ``{"C": c, "scores": [[C, score], ...]}`` with the one configured weight."""
+def _saved_choice(choice, text_weights: list[float], tree_weights: list[float]) -> dict:
+    """The saved choice, checked: ``{"C": c, "tree_weight": t, "text_weight": w, "scores":
+    [[tree weight, text weight, C, score], ...]}``, Cs positive, weights non-negative,
+    scores numbers. Saved before the tree weight, without it and its column (0); before
+    the text weight, ``{"C": c, "scores": [[C, score], ...]}`` with the one configured weight."""
     rows = choice.get("scores") if isinstance(choice, dict) else None
-    if not isinstance(rows, list) or not all(isinstance(row, list) and len(row) in (2, 3) for row in rows):
-        raise ModelFileError("choice must hold a C and its [text weight, C, score] rows")
+    if not isinstance(rows, list) or not all(isinstance(row, list) and len(row) in (2, 3, 4) for row in rows):
+        raise ModelFileError("choice must hold a C and its [tree weight, text weight, C, score] rows")
     if "text_weight" not in choice:
         if len(text_weights) > 1:
             raise ModelFileError("the choice was saved without its text weight, and the config gives several")
         choice = {**choice, "text_weight": text_weights[0], "scores": [[text_weights[0], *row] for row in rows]}
+    if "tree_weight" not in choice:
+        choice = {**choice, "tree_weight": 0.0, "scores": [[0.0, *row] for row in choice["scores"]]}
     rows = choice["scores"]
-    Cs = [choice.get("C"), *(row[1] for row in rows if len(row) == 3)]
-    weights = [choice.get("text_weight"), *(row[0] for row in rows if len(row) == 3)]
+    if any(len(row) != 4 for row in rows):
+        raise ModelFileError("choice must hold [tree weight, text weight, C, score] rows")
+    Cs = [choice.get("C"), *(row[2] for row in rows)]
+    weights = [choice.get("tree_weight"), choice.get("text_weight"), *(w for row in rows for w in row[:2])]
     numbers = all(isinstance(row[-1], (int, float)) and not isinstance(row[-1], bool) for row in rows)
-    if any(len(row) != 3 for row in rows) or not all(map(POSITIVE.accepts, Cs)) or not numbers:
+    if not all(map(POSITIVE.accepts, Cs)) or not numbers:
         raise ModelFileError("choice must hold positive finite Cs and their scores (NaN when none was computed)")
     if not all(map(NON_NEGATIVE.accepts, weights)):
-        raise ModelFileError("choice must hold non-negative finite text weights")
+        raise ModelFileError("choice must hold non-negative finite tree and text weights")
     return {
         "C": float(choice["C"]),
+        "tree_weight": float(choice["tree_weight"]),
         "text_weight": float(choice["text_weight"]),
-        "scores": {(float(weight), float(C)): score for weight, C, score in rows},
+        "scores": {(float(tree), float(text), float(C)): score for tree, text, C, score in rows},
     }
 
 
