@@ -1650,9 +1650,10 @@ def sidecars_target():
     a standoff document named by its ``.txt``, ``.a1`` or ``.a2`` (convert, lexicon,
     evaluate relations), whose output is one of its siblings, another document's file or
     a new file; ``--vectors v.npy`` (gram, nystroem fit, plot heatmap), whose output is its
-    ``.keys``, the matrix or a new file. "wrong": a sibling, a matrix or its keys changed,
-    an accepted run whose output is one of them, a traceback, a failure without one error
-    line, a temporary file left."""
+    ``.keys``, the matrix or a new file. "wrong": a file of the corpus folder or a matrix
+    or its keys changed, other than an output that no input reads; an accepted run whose
+    output is a file it reads; a traceback, a failure without one error line, a
+    temporary file left."""
     ws = _cli_workspace(pipeline=True)
     _preload()
     vectors = ws.folder / "vectors"
@@ -1680,8 +1681,9 @@ def sidecars_target():
                     ["evaluate", "relations", str(ws.parser), str(named), "--quiet", "--output", str(output)],
                 ]
             )
-            guarded = _snapshot(base / "c3")
             must_refuse = output.parent == named.parent and output.name.split(".")[0] == stem.name
+            # the document's own files are guarded; another document's file, read by nobody, is the output asked for
+            guarded = {p: d for p, d in _snapshot(base / "c3").items() if must_refuse or p != output}
         else:
             shutil.copy(vectors / "v.npy", base / "v.npy")
             shutil.copy(vectors / "v.keys", base / "v.keys")
