@@ -37,6 +37,14 @@ a path end's word, lemma and tags, and no word off the path. Several weights (``
 0.5]``): chosen with C by the same cross-validation, so a corpus where the text does not
 help gets the structure kernel alone (its Gram taken back from the sum with the larger
 weight: the same up to rounding, the SVMs' decisions to libsvm's tolerance).
+
+With ``tree_kernel`` (a PTK, SPTK or CSPTK; with ``vectors = "vocab"``, the pipeline's
+vectors) the sum has a third part, that kernel on each candidate's path-enclosed tree
+(the candidate maker's ``tree``, such as ``"lct"``) times ``tree_weight``: the kernel is
+then chosen from the user's data, the weights of the tree and of the text with C on
+their grid by the same cross-validation, each Gram computed once (in blocks of rows, on
+every core) and the sum moved in place from one grid point to the next. Ties go to the
+smaller tree weight, as the tree kernel costs time at every decision.
 """
 
 import json
