@@ -1,10 +1,11 @@
 """Seconds and memory to initialize the relation component's SVM block against the number
-of training candidates: ``CandidateKernelSVM.v1`` with the settings of configs/relations.cfg's
-block, read from it (the subsequence path kernel's lam on the paths of its ``structure``,
-plus a text weight times the n-gram cosine of the candidates' texts, n up to its
-``ngram_size``; the text weight and C from its lists by 5-fold cross-validation grouped
-by document); ``max_train`` 15,000 unless told; ``--text-weight 0``: the path kernel
-alone, as the figures before 2026-11-30.
+of training candidates: ``CandidateKernelSVM.v1`` as configs/relations.cfg's block sets it
+(the subsequence path kernel on the paths of its ``structure``, plus a tree weight times
+its tree kernel, the SPTK with md's vectors, on the candidates' path-enclosed trees, plus
+a text weight times the n-gram cosine of the candidates' texts; the weights and C from
+its lists by 5-fold cross-validation grouped by document); ``max_train`` 15,000 unless
+told; ``--tree-weight 0``: no tree kernel, as the figures before 2026-12-06;
+``--tree-weight 0 --text-weight 0``: the path kernel alone, as those before 2026-11-30.
 
     python bench/relations_initialize.py --lexicon LEXICON [--sizes 1000 3000 10000 20000 40000 all]
         [--max-train 15000] [--results docs/results/relations_initialize.json]
@@ -39,6 +40,7 @@ from locations import DATA, MD_MODEL
 from spacy.util import registry
 from thinc.api import Config
 
+from spacy_convkernels.components.registered_kernels import bind_pipeline_vectors, model_kernels
 from spacy_convkernels.configs import config_path
 from spacy_convkernels.corpora import read_relations_jsonl
 from spacy_convkernels.ml.kernel_encoders import MAX_TRAIN
@@ -48,8 +50,8 @@ SHIPPED = Config().from_disk(config_path("relations"), interpolate=False)
 BLOCK = SHIPPED["components"]["kernel_relations"]["model"]["kernel_features"]
 
 
-def corpus(args) -> list[tuple]:
-    """(doc, candidates, their gold labels) of every document of the two corpora."""
+def corpus(args) -> tuple[list[tuple], object]:
+    """(doc, candidates, their gold labels) of every document of the two corpora, and the md vocab."""
     pairs = registry.misc.get("spacy_convkernels.EntityPairCandidates.v1")(path="separate")
     interactions = registry.misc.get("spacy_convkernels.InteractionCandidates.v1")(
         triggers_key=LEXICON_TRIGGERS, path="separate"
@@ -67,7 +69,7 @@ def corpus(args) -> list[tuple]:
         candidates = generate(doc)
         documents.append((doc, candidates, [gold.labels(c, doc) for c in candidates]))
     random.Random(0).shuffle(documents)
-    return documents
+    return documents, md.vocab
 
 
 def gram_rates(documents: list[tuple], n: int) -> None:
@@ -96,15 +98,15 @@ def gram_rates(documents: list[tuple], n: int) -> None:
         print(f"{name}: {rates[0]:,.0f} evaluations/s on one thread, {rates[1]:,.0f} on {os.cpu_count()} cores")
 
 
-def initialize(documents: list[tuple], labels: list[str], max_train: int | None, text_weight) -> float:
-    block = registry.architectures.get("spacy_convkernels.CandidateKernelSVM.v1")(
-        kernel=registry.misc.get("spacy_convkernels.SubsequencePathKernel.v1")(lam=BLOCK["kernel"]["lam"]),
-        structure=BLOCK["structure"],
-        C=BLOCK["C"],
-        max_train=max_train,
-        text_weight=text_weight,
-        ngram_size=BLOCK["ngram_size"],
-    )
+def initialize(documents: list[tuple], labels: list[str], vocab, **settings) -> float:
+    """Seconds to initialize the shipped block with ``settings`` in place of its own
+    (``max_train``, ``text_weight``, ``tree_weight``), its kernels given the md vectors."""
+    section = {**BLOCK, **settings}
+    if not max(np.atleast_1d(section["tree_weight"])):
+        section["tree_kernel"] = None
+    block = registry.resolve({"block": section})["block"]
+    for kernel in model_kernels(block):
+        bind_pipeline_vectors(kernel, vocab)
     docs = [doc for doc, _, _ in documents]
     candidates = [c for _, c, _ in documents]
     Y = np.array([[label in gold for label in labels] for _, _, golds in documents for gold in golds], dtype="f")
@@ -122,9 +124,10 @@ def main():
     parser.add_argument("--rate-candidates", type=int, default=3000)
     parser.add_argument("--max-train", type=int, default=MAX_TRAIN, help="0 for none")
     parser.add_argument("--text-weight", type=float, nargs="+", default=BLOCK["text_weight"])
+    parser.add_argument("--tree-weight", type=float, nargs="+", default=BLOCK["tree_weight"])
     parser.add_argument("--results", type=Path)
     args = parser.parse_args()
-    documents = corpus(args)
+    documents, vocab = corpus(args)
     total = sum(len(c) for _, c, _ in documents)
     labels = sorted({label for _, _, golds in documents for gold in golds for label in gold})
     print(f"{total:,} candidates of {len(documents):,} documents, {len(labels)} labels", flush=True)
@@ -138,7 +141,14 @@ def main():
                 break
             taken.append(document)
             n += len(document[1])
-        seconds = initialize(taken, labels, args.max_train or None, args.text_weight)
+        seconds = initialize(
+            taken,
+            labels,
+            vocab,
+            max_train=args.max_train or None,
+            text_weight=args.text_weight,
+            tree_weight=args.tree_weight,
+        )
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         rows.append(
             {
@@ -146,6 +156,7 @@ def main():
                 "documents": len(taken),
                 "max_train": args.max_train,
                 "text_weight": args.text_weight,
+                "tree_weight": args.tree_weight,
                 "seconds": round(seconds, 1),
                 "peak_rss_mb": round(peak),
             }
