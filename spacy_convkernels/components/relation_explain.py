@@ -22,7 +22,6 @@ on one self-contained page, every text escaped.
 
 import json
 from dataclasses import dataclass
-from html import escape
 
 import numpy as np
 from spacy.tokens import Doc
@@ -33,7 +32,7 @@ from ..ml.candidate_svm import candidate_text
 from ..ml.kernel_encoders import StackedSVM
 from ..ml.relation_model import candidate_structures, candidates_of, label_scores
 from ..structures.paths import PathTuples
-from ..utils.display import visible
+from ..utils.display import markup
 
 #: The name of the gate's output: whether a candidate holds any relation.
 ANY_RELATION = "any relation"
@@ -225,17 +224,17 @@ def to_html(explanation: RelationExplanation, *, title: str = "Relation explanat
     a table of the support vectors (their sentence with spans marked, gold labels,
     alpha, K, contribution, share) and the fragments shared with each."""
     parts = [
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_text(title)}</title>",
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{markup(title)}</title>",
         f"<style>{STYLE}</style></head><body>",
-        f"<h1>{_text(title)}</h1>",
+        f"<h1>{markup(title)}</h1>",
         f"<p class=sentence>{_marked(explanation.text, explanation.spans)}</p>",
         "<p>Scores: "
-        + (", ".join(f"{_text(label)} {score:.3f}" for label, score in explanation.scores.items()) or "none")
+        + (", ".join(f"{markup(label)} {score:.3f}" for label, score in explanation.scores.items()) or "none")
         + "</p>",
     ]
     for decision in explanation.decisions:
         parts.append(
-            f"<h2>{_text(decision.output)}: decision {decision.value:.4g}</h2><p>intercept {decision.intercept:.4g}; "
+            f"<h2>{markup(decision.output)}: decision {decision.value:.4g}</h2><p>intercept {decision.intercept:.4g}; "
             f"{decision.n_support:,} support vectors contribute, the {len(decision.support)} largest below, "
             f"the rest sum to {decision.rest:.4g}</p>"
         )
@@ -246,7 +245,7 @@ def to_html(explanation: RelationExplanation, *, title: str = "Relation explanat
         for rank, s in enumerate(decision.support, start=1):
             sentence = _marked(s.text, s.spans) if s.text is not None else "<i>not saved with this model</i>"
             parts.append(
-                f"<tr><td>{rank}</td><td>{sentence}</td><td>{_text(', '.join(s.labels) or 'none')}</td>"
+                f"<tr><td>{rank}</td><td>{sentence}</td><td>{markup(', '.join(s.labels) or 'none')}</td>"
                 f"<td>{s.coefficient:.3g}</td><td>{s.kernel_value:.3g}</td><td>{s.tree_value:.3g}</td><td>{s.text_value:.3g}</td>"
                 f"<td>{s.contribution:.3g}</td><td>{100 * s.share:.1f} %</td>"
                 f"<td>{_shared(explanation.structure, s.fragments)}{_shared(None, s.tree_fragments)}</td></tr>"
@@ -264,11 +263,11 @@ def _shared(structure, fragments) -> str:
         for match in fragments.matches:
             shares[match.position_a] = shares.get(match.position_a, 0.0) + match.share
         pairs = "; ".join(
-            f"{_text(m.label_a)} ~ {_text(m.label_b)} {100 * m.share:.0f} %" for m in fragments.matches[:3]
+            f"{markup(m.label_a)} ~ {markup(m.label_b)} {100 * m.share:.0f} %" for m in fragments.matches[:3]
         )
         return f"{path_html(structure, shares)}<br><small>{pairs}</small>"
     if fragments is not None and hasattr(fragments, "matches"):
-        return "<br>".join(f"{_text(str(m.fragment))} {100 * m.share:.0f} %" for m in fragments.matches[:3])
+        return "<br>".join(f"{markup(str(m.fragment))} {100 * m.share:.0f} %" for m in fragments.matches[:3])
     return ""
 
 
@@ -278,15 +277,11 @@ def _marked(text: str, spans) -> str:
     for role, start, end in sorted(spans, key=lambda span: span[1]):
         if start < at:
             continue  # an overlapping span: its first is marked
-        out.append(_text(text[at:start]))
-        out.append(f"<mark title='{_text(role)}'>{_text(text[start:end])}<sub>{_text(role)}</sub></mark>")
+        out.append(markup(text[at:start]))
+        out.append(f"<mark title='{markup(role)}'>{markup(text[start:end])}<sub>{markup(role)}</sub></mark>")
         at = end
-    out.append(_text(text[at:]))
+    out.append(markup(text[at:]))
     return "".join(out)
-
-
-def _text(text: str) -> str:
-    return escape(visible(text))
 
 
 STYLE = (

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError, StructureTypeError
 from ..structures.tree import Tree
-from ..utils.display import visible
+from ..utils.display import markup, visible
 from ..utils.validation import COUNT, validate_params
 from ._driver import deltas
 from ._settings import KIND_TRAITS
@@ -235,16 +235,16 @@ def to_html(explanation: Explanation, a: Tree, b: Tree, *, title: str = "Kernel 
     """A page with :func:`to_svg` and a table of the matches (rank, value, share, fragment)."""
     rows = "\n".join(
         f'<tr><td style="color:{COLORS[k] if k < len(COLORS) else "#000"}">&#9632; {k + 1}</td>'
-        f"<td>{m.value:.6g}</td><td>{100 * m.share:.1f} %</td><td><code>{_text(str(m.fragment))}</code>"
-        + ("" if m.fragment == m.fragment_b else f"<br><code>{_text(str(m.fragment_b))}</code>")
+        f"<td>{m.value:.6g}</td><td>{100 * m.share:.1f} %</td><td><code>{markup(str(m.fragment))}</code>"
+        + ("" if m.fragment == m.fragment_b else f"<br><code>{markup(str(m.fragment_b))}</code>")
         + "</td></tr>"
         for k, m in enumerate(explanation.matches)
     )
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{_text(title)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>{markup(title)}</title>
 <style>body {{font-family: Arial, sans-serif; margin: 2em}} td, th {{padding: 2px 10px; text-align: left}}
 code {{font-size: 11px}}</style></head>
-<body><h2>{_text(title)}</h2>
+<body><h2>{markup(title)}</h2>
 <p>K(a, b) = {explanation.value:.6g}: {explanation.n_pairs} node pairs contribute; the {len(explanation.matches)}
 largest below ({explanation.rest:.6g} from the others).</p>
 <figure style="overflow-x: auto">{to_svg(explanation, a, b)}</figure>
@@ -252,11 +252,6 @@ largest below ({explanation.rest:.6g} from the others).</p>
 {rows}
 </table></body></html>
 """
-
-
-def _text(text: str) -> str:
-    """``text`` for HTML or SVG: escaped, its control characters shown as ``\\x1b``."""
-    return escape(visible(text))
 
 
 def _draw(tree: Tree, colours: dict, edges: dict, ranks: dict, *, top: float) -> tuple[list[str], tuple[float, float]]:

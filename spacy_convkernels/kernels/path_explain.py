@@ -18,12 +18,11 @@ divided by sqrt(K(a, a) K(b, b)), as the kernel value is.
 """
 
 from dataclasses import dataclass
-from html import escape
 
 import numpy as np
 
 from ..structures.paths import PathTuples
-from ..utils.display import visible
+from ..utils.display import markup
 
 
 @dataclass(frozen=True)
@@ -130,7 +129,7 @@ def path_html(path: PathTuples, shares: dict[int, float], *, colour: str = "#e45
         share = shares.get(position, 0.0)
         style = f' style="background: {colour}{_alpha(share)}"' if share > 0 else ""
         title = f' title="{100 * share:.1f} %"' if share > 0 else ""
-        cells.append(f"<span class=pos{style}{title}>{escape(visible(label))}</span>")
+        cells.append(f"<span class=pos{style}{title}>{markup(label)}</span>")
     return '<span class="path">' + " ".join(cells) + "</span>"
 
 

@@ -15,6 +15,7 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from html import escape
 
 #: What :func:`visible` escapes: C0 and C1 controls and DEL (a terminal acts on them; XML
 #: 1.0 forbids C0 but tab, line feed and carriage return), lone surrogates (no encoding
@@ -29,6 +30,11 @@ def visible(text: str) -> str:
     (``\\x1b``, ``\\u202e``): safe to print to a terminal and to put in XML. Other text,
     backslashes included, is kept as it is."""
     return HIDDEN.sub(_escape, text)
+
+
+def markup(text: str) -> str:
+    """``text`` for HTML or SVG: :func:`visible`, then escaped."""
+    return escape(visible(text))
 
 
 def _escape(found: re.Match) -> str:
