@@ -33,6 +33,7 @@ SUBCOMMANDS = [
 ]
 WRITING = [["convert"], ["trees"], ["gram"], ["nystroem", "fit"], ["nystroem", "transform"], ["explain"]]
 WRITING += [["evaluate", "relations"], ["lexicon"], ["plot", "heatmap"], ["plot", "relations"], ["config"], ["project"]]
+WRITING += [["explain-relation"]]
 NOT_WRITING = [["demo"], ["evaluate", "qc"], ["evaluate", "bionlp"]]
 SAMPLE_VARIABLE = re.compile(r"^(\w+)=\$\(python -m spacy_convkernels demo --sample ([\w-]+)\)$")
 
@@ -137,7 +138,7 @@ def test_demo_lists_the_installed_samples(capsys):
 def test_every_help_example_runs_on_the_installed_samples(tmp_path, monkeypatch, capsys):
     """Every command but the demo, config and project (which read no corpus) has an example on a
     sample; those that need no spaCy model (``--model``, the trained pipeline of
-    ``evaluate relations``) run, in help order, in an empty directory."""
+    ``evaluate relations`` and ``explain-relation``) run, in help order, in an empty directory."""
     monkeypatch.chdir(tmp_path)
     ran = set()
     for command in [[name] for name in COMMANDS if name != "demo"] + SUBCOMMANDS:
@@ -145,9 +146,10 @@ def test_every_help_example_runs_on_the_installed_samples(tmp_path, monkeypatch,
         on_a_sample = any(SAMPLE_VARIABLE.match(line.strip()) for line in text.splitlines())
         assert on_a_sample or command in (["config"], ["project"]), command
         for arguments in examples(text):
-            needs_model = "--model" in arguments or arguments[1:2] == ["relations"]
+            trained = arguments[1:2] == ["relations"] or arguments[0] == "explain-relation"  # a trained pipeline
+            needs_model = "--model" in arguments or trained
             if needs_model or (arguments[0] == "plot" and importlib.util.find_spec("matplotlib") is None):
                 continue
             assert main(arguments) == 0, (arguments, capsys.readouterr().err)
             ran.add(arguments[0])
-    assert ran >= set(COMMANDS) - {"demo", "plot"}
+    assert ran >= set(COMMANDS) - {"demo", "plot", "explain-relation"}  # explain-relation: a trained pipeline

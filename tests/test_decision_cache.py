@@ -113,7 +113,7 @@ def test_with_a_text_weight_decisions_are_kept_by_structure_and_text(questions, 
     first = svm.transform([None] * 10, new, False, new_texts)
     K = svm.estimator.support_rows(new) + 0.5 * svm.text_kernel.gram(new_texts, svm.support_texts)
     assert first == pytest.approx(svm.estimator.decision_function_from_rows(K).reshape(10, -1), abs=1e-5)
-    assert set(svm.decisions) == set(zip(new, new_texts))
+    assert set(svm.decisions) == {(tree, None, text) for tree, text in zip(new, new_texts)}  # no tree weight
     monkeypatch.setattr(svm.estimator, "support_rows", lambda X: pytest.fail("computed again"))
     assert svm.transform([None] * 10, new, False, new_texts) == pytest.approx(first)
     monkeypatch.undo()

@@ -31,6 +31,7 @@ def pipeline(request):
 
 
 def test_the_shares_sum_to_the_decision_and_the_decision_is_the_svms(pipeline):
+    """The documented call (docs/relations.md): the toy pipeline's explanation, its shares and page."""
     nlp, extractor = pipeline
     doc = parsed_in(nlp)
     (block,) = blocks_of(extractor.model.get_ref("kernel_features"))
@@ -129,6 +130,7 @@ def copy_the_sample_parse(doc):
 
 
 def test_the_command_explains_a_pair_of_a_corpus_document(tmp_path, capsys):
+    """The documented command (docs/relations.md, docs/guide/cli.md): the command on a saved toy pipeline."""
     nlp = spacy.blank("en")
     nlp.add_pipe("test_relation_explain_parse")
     config = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features=PATH_SVM)
