@@ -2,6 +2,7 @@
 calls ``limit_address_space(megabytes)`` once its tables are warm, allowing that much
 above what the process maps then."""
 
+import json
 import os
 import subprocess
 import sys
@@ -28,3 +29,15 @@ def run_limited(script: str, *arguments, timeout: float) -> subprocess.Completed
         timeout=timeout,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
+
+
+def refused_in_one_line(script: str, *arguments, output, message: str) -> None:
+    """``script`` run limited (it prints [status, stderr, seconds] as JSON) refused its
+    input: status 1, one error line starting with ``message``, no ``output``, in < 10 s
+    (0.1 s here, the command's lazy imports included)."""
+    done = run_limited(script, *arguments, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    status, err, seconds = json.loads(done.stdout)
+    assert status == 1 and err.count("\n") == 1 and not output.exists(), err
+    assert err.startswith(message), err
+    assert seconds < 10

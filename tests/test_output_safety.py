@@ -65,47 +65,13 @@ def test_a_vector_matrixs_keys_are_an_input(workspace, capsys):
     small = workspace / "small.klp.gz"
     shutil.copy(SAMPLE, small)
     before[Path("small.klp.gz")] = small.read_bytes()
-    for command in (
-        [
-            "gram",
-            str(small),
-            "--kernel",
-            "sptk",
-            "--vectors",
-            str(workspace / "v.npy"),
-            "-o",
-            str(workspace / "v.keys"),
-        ],
-        [
-            "nystroem",
-            "fit",
-            str(small),
-            str(workspace / "v.keys"),
-            "--kernel",
-            "sptk",
-            "--vectors",
-            str(workspace / "v.npy"),
-        ],
-    ):
-        assert main([*command, "--quiet"]) == 1
-        assert f"{workspace / 'v.keys'} is the input --vectors {workspace / 'v.keys'}" in capsys.readouterr().err
+    sptk = ["--kernel", "sptk", "--vectors", str(workspace / "v.npy"), "--quiet"]
+    keys = str(workspace / "v.keys")
+    for command in (["gram", str(small), "-o", keys], ["nystroem", "fit", str(small), keys]):
+        assert main([*command, *sptk]) == 1
+        assert f"{keys} is the input --vectors {keys}" in capsys.readouterr().err
         assert snapshot(workspace) == before
-    assert (
-        main(
-            [
-                "gram",
-                str(small),
-                "--kernel",
-                "sptk",
-                "--vectors",
-                str(workspace / "v.npy"),
-                "-o",
-                str(workspace / "G.npy"),
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert main(["gram", str(small), "-o", str(workspace / "G.npy"), *sptk]) == 0
 
 
 def test_a_file_an_input_folder_links_to_is_an_input(workspace, capsys):

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import spacy
 import srsly
-from address_space import run_limited
+from address_space import refused_in_one_line, run_limited
 from bombs import deflated_zero_array, deflated_zeros, npy_header, stored, zip64
 from data_paths import CORPORA, ROOT, require_extra
 from kelp_parses import doc_from_grct, questions
@@ -633,18 +633,20 @@ def test_a_compressed_bomb_in_a_nystroem_model_is_refused_in_500_megabytes(nystr
         member = deflated_zero_array("normalization.npy", (20_000, 20_000))
     crafted.write_bytes(bomb_of(path, member))
     assert crafted.stat().st_size < 4e6
-    done = run_limited(BOMB_SCRIPT, crafted, SAMPLE, out, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    status, err, seconds = json.loads(done.stdout)
     if bomb == "a header that lies":
+        done = run_limited(BOMB_SCRIPT, crafted, SAMPLE, out, timeout=120)
+        status, err, _ = json.loads(done.stdout)
         assert status == 0 and np.array_equal(np.load(out), vectors), err
         return
-    assert status == 1 and err.count("\n") == 1 and not out.exists(), err
-    assert err.startswith(
-        f"spacy-convkernels nystroem: error: {crafted} is damaged: the compressed members up to normalization.npy "
-        "expand to 3,200,000,128 bytes, more than the 33,554,432 of saved_arrays.MAX_NPZ_EXPANSION"
-    ), err
-    assert seconds < 10  # 0.1 s here, the lazy imports of the command included
+    refused_in_one_line(
+        BOMB_SCRIPT,
+        crafted,
+        SAMPLE,
+        out,
+        output=out,
+        message=f"spacy-convkernels nystroem: error: {crafted} is damaged: the compressed members up to "
+        "normalization.npy expand to 3,200,000,128 bytes, more than the 33,554,432 of saved_arrays.MAX_NPZ_EXPANSION",
+    )
 
 
 def _npz(path, *members) -> None:

@@ -894,6 +894,21 @@ def _cli_status(argv) -> int:
         return leaving.code if isinstance(leaving.code, int) else int(leaving.code is not None)
 
 
+def _guarded_run(argv: list[str], guarded: dict, **exits) -> tuple:
+    """Run ``argv`` forked: (the run, the problems found: its exit judged by
+    :func:`_judge_exit` with ``exits``, the ``guarded`` files' changes)."""
+    ran = _forked(argv)
+    problems = []
+    try:
+        _judge_exit(ran, **exits)
+    except Wrong as wrong:
+        problems.append(str(wrong))
+    changed = _changed(guarded)
+    if changed:
+        problems.append(f"changed {changed}")
+    return ran, problems
+
+
 def _judge_exit(ran, *, allowed=(0, 1, 2)):
     """A traceback is "other"; death by a signal or an unexpected status is "wrong"; a
     failure must end with one error line."""
@@ -1599,15 +1614,7 @@ def links_target():
         current["input"] = f"{chosen}: {' '.join(argv)}"
         guarded = {**_snapshot(outside), victim: EARLIER, **{p: d for p, d in ws.originals.items()}}
         before = _regular_files(ws.outputs)
-        ran = _forked(argv)
-        problems = []
-        try:
-            _judge_exit(ran)
-        except Wrong as wrong:
-            problems.append(str(wrong))
-        changed = _changed(guarded)
-        if changed:
-            problems.append(f"changed {changed}")
+        ran, problems = _guarded_run(argv, guarded)
         if (base / "nowhere").exists():
             problems.append("made the folders of a dangling link's target")
         refused = {"reached", "reached-new", "dangling", "dangling-parent", "foreign"}
@@ -1700,14 +1707,7 @@ def sidecars_target():
             guarded = {p: d for p, d in guarded.items() if p.name in ("v.npy", "v.keys")}
             must_refuse = output.name in ("v.npy", "v.keys")
         current["input"] = " ".join(argv)
-        ran = _forked(argv)
-        problems = []
-        try:
-            _judge_exit(ran)
-        except Wrong as wrong:
-            problems.append(str(wrong))
-        if _changed(guarded):
-            problems.append(f"changed {_changed(guarded)}")
+        ran, problems = _guarded_run(argv, guarded)
         if ran.code == 0 and must_refuse:
             problems.append(f"accepted the output {output}, a file it reads")
         leftovers = [p for p in base.rglob(".*") if p.is_file()]
@@ -1896,12 +1896,7 @@ def bombs_target():
                 else ["convert", str(bomb), "-o", str(base / "r.spacy")]
             )
         current["input"] = f"{about} ({bomb.stat().st_size} bytes): {' '.join(argv)}"
-        ran = _forked(argv)
-        problems = []
-        try:
-            _judge_exit(ran, allowed=(1,))
-        except Wrong as wrong:
-            problems.append(str(wrong))
+        ran, problems = _guarded_run(argv, {}, allowed=(1,))
         if ran.peak is not None and ran.peak - floor > MEMORY_BOUND_MIB:
             problems.append(f"peak {ran.peak - floor:.0f} MiB above the parent's")
         if problems:
