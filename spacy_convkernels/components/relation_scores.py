@@ -157,19 +157,26 @@ class Decisions:
             values = self.scores[having_it, column[label]]
             self.found_at[label].append(float(values.max()) if len(values) else -np.inf)
 
+    def counts_at(self, thresholds: Thresholds) -> dict[str, np.ndarray]:
+        """Per label, at ``thresholds``: [right predictions, predictions, gold relations
+        found, gold relations] (the counts of precision and recall; summed: micro)."""
+        cuts = np.array([threshold_of(thresholds, label) for label in self.labels])
+        predicted = self.scores >= cuts
+        hits = predicted & self.right
+        per_label = {}
+        for number, label in enumerate(self.labels):
+            found_at = np.asarray(self.found_at[label])
+            per_label[label] = np.array(
+                [hits[:, number].sum(), predicted[:, number].sum(), (found_at >= cuts[number]).sum(), len(found_at)]
+            )
+        return per_label
+
     def scores_at(self, thresholds: Thresholds) -> dict:
         """The scores (:func:`score_relations`) with labels predicted at ``thresholds``."""
         cuts = np.array([threshold_of(thresholds, label) for label in self.labels])
         predicted = self.scores >= cuts
-        hits = predicted & self.right
-        per_label, totals = {}, np.zeros(4, dtype=int)
-        for number, label in enumerate(self.labels):
-            found_at = np.asarray(self.found_at[label])
-            counts = np.array(
-                [hits[:, number].sum(), predicted[:, number].sum(), (found_at >= cuts[number]).sum(), len(found_at)]
-            )
-            per_label[label] = counts
-            totals += counts
+        per_label = self.counts_at(thresholds)
+        totals = sum(per_label.values(), np.zeros(4, dtype=int))
         any_label = np.asarray(predicted.any(axis=1))
         found = sum(bool(any_label[c]) for c in self.untyped_gold if c >= 0)
         untyped = [int((any_label & self.related).sum()), int(any_label.sum()), found, len(self.untyped_gold)]
