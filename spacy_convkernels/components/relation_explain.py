@@ -30,7 +30,7 @@ from ..errors import InvalidParameterError, ModelFileError
 from ..kernels.path_explain import PathExplanation, path_html
 from ..ml.candidate_svm import candidate_text
 from ..ml.kernel_encoders import StackedSVM
-from ..ml.relation_model import candidate_structures, candidates_of, label_scores
+from ..ml.relation_model import candidate_structures, label_scores
 from ..structures.paths import PathTuples
 from ..utils.display import markup
 
@@ -121,14 +121,14 @@ def explain_candidate(pipe, doc: Doc, key, *, labels=None, top: int = 5) -> Rela
     :class:`~.relation_scores.Relation` is taken for its spans."""
     svm_node = _svm_node(pipe)
     encoder: StackedSVM = svm_node.attrs["encoder"]
-    (candidates,) = candidates_of(pipe.model, [doc])
+    probabilities = pipe.model.ops.to_numpy(pipe.predict([doc]))
+    (candidates,) = pipe._candidates_of([doc])  # those predict made
     key = _key_of(key)
     found = [c for c in candidates if c.key == key]
     if not found:
         keys = ", ".join(str(c.key) for c in candidates[:20]) or "none"
         raise InvalidParameterError(f"{pipe.name}: no candidate of this Doc has the key {key}; its candidates: {keys}")
     (candidate,) = found
-    probabilities = pipe.model.ops.to_numpy(pipe.predict([doc]))
     row = label_scores(probabilities)[candidates.index(candidate)]
     scores = {label: float(score) for label, score in zip(pipe.labels, row)}
     (structure,) = candidate_structures([candidate], svm_node.attrs["structure"])
@@ -141,11 +141,38 @@ def explain_candidate(pipe, doc: Doc, key, *, labels=None, top: int = 5) -> Rela
         raise InvalidParameterError(f"{pipe.name}: no label {', '.join(unknown)}; its labels: {', '.join(pipe.labels)}")
     text = candidate_text(doc, candidate) if encoder.text_weight else None
     (tree,) = candidate_structures([candidate], "tree") if encoder.tree_weight else (None,)
-    parts = encoder.kernel_rows(structure, tree, text)
+    parts = {name: row for name, (row,) in encoder.kernel_rows([structure], [tree], [text]).items()}
     kernel_row = parts["kernel"]
     tree_part, text_part = (parts.get(name, np.zeros_like(kernel_row)) for name in ("tree", "text"))
     svm = encoder.estimator
-    origins = [_origin(origin, pipe.labels) for origin in encoder.support_origins] or None
+    unsaved = {"text": None, "spans": (), "labels": ()}  # a model saved before origins were kept
+    shown: dict[int, tuple] = {}  # a support vector's origin and fragments, made once for every decision
+
+    def about(i: int) -> tuple:
+        if i not in shown:
+            origin = _origin(encoder.support_origins[i], pipe.labels) if encoder.support_origins else unsaved
+            fragments = _fragments(encoder.kernel, structure, svm.support_vectors_[i])
+            tree_fragments = _fragments(encoder.tree_kernel, tree, encoder.support_trees[i]) if tree else None
+            shown[i] = (origin, fragments, tree_fragments)
+        return shown[i]
+
+    def contribution(i: int, coefficients: np.ndarray, contributions: np.ndarray, value: float):
+        origin, fragments, tree_fragments = about(i)
+        return SupportContribution(
+            index=i,
+            text=origin["text"],
+            spans=origin["spans"],
+            labels=origin["labels"],
+            coefficient=float(coefficients[i]),
+            kernel_value=float(kernel_row[i]),
+            tree_value=float(tree_part[i]),
+            text_value=float(text_part[i]),
+            contribution=float(contributions[i]),
+            share=float(contributions[i] / value) if value else 0.0,
+            fragments=fragments,
+            tree_fragments=tree_fragments,
+        )
+
     decisions = []
     for output in [ANY_RELATION, *asked]:
         k = outputs.index(output)
@@ -153,23 +180,7 @@ def explain_candidate(pipe, doc: Doc, key, *, labels=None, top: int = 5) -> Rela
         contributions = coefficients * (kernel_row + tree_part + text_part)
         value = float(contributions.sum() + svm.intercept_[k])
         order = [int(i) for i in np.argsort(-np.abs(contributions), kind="stable") if contributions[i] != 0]
-        support = tuple(
-            SupportContribution(
-                index=i,
-                text=origins[i]["text"] if origins else None,
-                spans=origins[i]["spans"] if origins else (),
-                labels=origins[i]["labels"] if origins else (),
-                coefficient=float(coefficients[i]),
-                kernel_value=float(kernel_row[i]),
-                tree_value=float(tree_part[i]),
-                text_value=float(text_part[i]),
-                contribution=float(contributions[i]),
-                share=float(contributions[i] / value) if value else 0.0,
-                fragments=_fragments(encoder.kernel, structure, svm.support_vectors_[i]),
-                tree_fragments=_fragments(encoder.tree_kernel, tree, encoder.support_trees[i]) if tree else None,
-            )
-            for i in order[:top]
-        )
+        support = tuple(contribution(i, coefficients, contributions, value) for i in order[:top])
         rest = float(contributions.sum() - sum(s.contribution for s in support))
         decisions.append(DecisionExplanation(output, value, float(svm.intercept_[k]), support, len(order), rest))
     spans = tuple((role, doc[start].idx, doc[end - 1].idx + len(doc[end - 1])) for role, start, end in candidate.spans)

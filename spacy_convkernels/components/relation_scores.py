@@ -160,8 +160,14 @@ class Decisions:
     def counts_at(self, thresholds: Thresholds) -> dict[str, np.ndarray]:
         """Per label, at ``thresholds``: [right predictions, predictions, gold relations
         found, gold relations] (the counts of precision and recall; summed: micro)."""
+        return self._counts(*self._predicted(thresholds))
+
+    def _predicted(self, thresholds: Thresholds) -> tuple[np.ndarray, np.ndarray]:
+        """Each label's cut, and which candidates' scores reach it."""
         cuts = np.array([threshold_of(thresholds, label) for label in self.labels])
-        predicted = self.scores >= cuts
+        return cuts, self.scores >= cuts
+
+    def _counts(self, cuts: np.ndarray, predicted: np.ndarray) -> dict[str, np.ndarray]:
         hits = predicted & self.right
         per_label = {}
         for number, label in enumerate(self.labels):
@@ -173,9 +179,8 @@ class Decisions:
 
     def scores_at(self, thresholds: Thresholds) -> dict:
         """The scores (:func:`score_relations`) with labels predicted at ``thresholds``."""
-        cuts = np.array([threshold_of(thresholds, label) for label in self.labels])
-        predicted = self.scores >= cuts
-        per_label = self.counts_at(thresholds)
+        cuts, predicted = self._predicted(thresholds)
+        per_label = self._counts(cuts, predicted)
         totals = sum(per_label.values(), np.zeros(4, dtype=int))
         any_label = np.asarray(predicted.any(axis=1))
         found = sum(bool(any_label[c]) for c in self.untyped_gold if c >= 0)

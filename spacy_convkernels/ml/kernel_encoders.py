@@ -522,19 +522,19 @@ class StackedSVM:
             rows[[where[k] for k in new]] = [kept[item] for item in inputs]
         return rows
 
-    def kernel_rows(self, structure, tree=None, text: str | None = None) -> dict[str, np.ndarray]:
-        """Each part of the sum against every support vector, weighted: ``"kernel"``,
-        K(structure, s_i); with a tree weight ``"tree"``, tree_weight K_tree(tree, t_i);
-        with a text weight ``"text"``, text_weight times the n-gram cosine of ``text``
-        with theirs. The decisions are ``dual_coef_ @ (their sum) + intercept_``."""
-        (row,) = self.estimator.support_rows([structure])
-        parts = {"kernel": row}
+    def kernel_rows(self, structures: list, trees: list | None = None, texts: list | None = None) -> dict:
+        """Each part of the sum against every support vector, weighted, one row per item:
+        ``"kernel"``, K(structure, s_i); with a tree weight ``"tree"``, tree_weight
+        K_tree(tree, t_i); with a text weight ``"text"``, text_weight times the n-gram
+        cosine of the text with theirs. The decisions are ``(their sum) @ dual_coef_.T +
+        intercept_``."""
+        parts = {"kernel": self.estimator.support_rows(structures)}
         if self.tree_weight:
-            assert tree is not None, "a tree weight needs the item's tree"
-            parts["tree"] = self.tree_weight * self._tree_rows([tree])[0]
+            assert trees is not None, "a tree weight needs the items' trees"
+            parts["tree"] = self.tree_weight * self._tree_rows(trees)
         if self.text_weight:
-            assert text is not None, "a text weight needs the item's text"
-            parts["text"] = self.text_weight * self._text_rows([text])[0]
+            assert texts is not None, "a text weight needs the items' texts"
+            parts["text"] = self.text_weight * self._text_rows(texts)
         return parts
 
     def _decisions(self, inputs: list) -> np.ndarray:
@@ -543,11 +543,7 @@ class StackedSVM:
         if not (self.tree_weight or self.text_weight):
             return self.estimator.decision_function(inputs).reshape(len(inputs), -1)
         structures, trees, texts = (list(part) for part in zip(*inputs))
-        K = self.estimator.support_rows(structures)
-        if self.tree_weight:
-            K += self.tree_weight * self._tree_rows(trees)
-        if self.text_weight:
-            K += self.text_weight * self._text_rows(texts)
+        K = sum(self.kernel_rows(structures, trees, texts).values())
         return self.estimator.decision_function_from_rows(K).reshape(len(inputs), -1)
 
     def _tree_rows(self, trees: list) -> np.ndarray:
