@@ -96,6 +96,7 @@ class HandBuilt:
             doc.ents = [doc.char_span(e.start_char, e.end_char, e.label_) for e in reference.ents]
         self.candidates = [entity_pairs(doc, path="separate", tree="lct") for doc in self.docs]
         self.owner = np.array([d for d, found in enumerate(self.candidates) for _ in found])
+        self.first_row = np.cumsum([0] + [len(found) for found in self.candidates])  # a document's rows start there
         flat = [c for found in self.candidates for c in found]
         golds = [GoldRelations(reference) for reference in self.references]
         self.labels = sorted({label for gold in golds for pair in gold.pairs.values() for label in pair})
@@ -135,10 +136,9 @@ class HandBuilt:
             out = []
             for d in docs:
                 doc = self.docs[d].copy()
-                rows_of_doc = np.flatnonzero(self.owner == d)
                 doc._.kernel_rel = {
                     c.key: ({self.labels[by_row[i]]: 1.0} if by_row[i] >= 0 else {})
-                    for c, i in zip(self.candidates[d], rows_of_doc)
+                    for i, c in enumerate(self.candidates[d], start=self.first_row[d])
                 }
                 out.append(Example(doc, self.references[d]))
             return out

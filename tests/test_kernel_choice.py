@@ -134,6 +134,10 @@ def test_a_tree_kernel_needs_the_candidates_trees_and_the_path_structure():
     nlp.add_pipe("kernel_relations", config={"model": config})
     with pytest.raises(InvalidParameterError, match="the candidates have none: set the candidate maker's tree"):
         nlp.initialize(lambda: pair_examples(nlp))
+    for settings in ({"tree_weight": 0.0}, {"tree_kernel": None}):  # either alone would be ignored
+        alone = dict(model_config("EntityPairCandidates", tok2vec=False), kernel_features={**TREE_SVM, **settings})
+        with pytest.raises(InvalidParameterError, match="a tree_kernel and a tree_weight above 0 go together"):
+            spacy.blank("en").add_pipe("kernel_relations", config={"model": alone})
     tree_structure = dict(
         model_config("EntityPairCandidates", tok2vec=False), kernel_features={**TREE_SVM, "structure": "tree"}
     )

@@ -123,8 +123,11 @@ def candidate_kernel_svm(
     on the candidates' path-enclosed trees (the candidates' ``tree``) times
     ``tree_weight``, chosen the same way among several (one more Gram in memory)."""
     weights = [tree_weight] if isinstance(tree_weight, (int, float)) else list(tree_weight)
-    if max(weights) > 0 and tree_kernel is None:
-        raise InvalidParameterError("CandidateKernelSVM: a tree_weight above 0 needs a tree_kernel")
+    if (max(weights) > 0) != (tree_kernel is not None):  # either alone would be ignored
+        raise InvalidParameterError(
+            "CandidateKernelSVM: a tree_kernel and a tree_weight above 0 go together (a list such as [0.0, 0.5, 1.0] "
+            "lets initialize choose); give both or neither"
+        )
     if tree_kernel is not None and structure != "path":
         raise InvalidParameterError(
             f'CandidateKernelSVM: tree_kernel is the second kernel beside the path kernel: structure = "path", '
@@ -219,6 +222,16 @@ def candidate_origin(doc: Doc, candidate, labels: Iterable[int]) -> str:
     return json.dumps({"text": text, "spans": spans, "labels": [int(label) for label in labels]})
 
 
+def candidate_origins(docs: list[Doc], candidates: list[list], Y: np.ndarray) -> list[str]:
+    """:func:`candidate_origin` of every candidate, in order, with its row of the label indicator ``Y``."""
+    rows = iter(Y)
+    return [
+        candidate_origin(doc, candidate, np.flatnonzero(next(rows)))
+        for doc, doc_candidates in zip(docs, candidates)
+        for candidate in doc_candidates
+    ]
+
+
 def _one_word(text: str) -> str:
     """``text`` as one n-gram word: its whitespace runs become underscores."""
     return "_".join(text.split())
@@ -296,14 +309,7 @@ def svm_init(model: Model, X=None, Y=None) -> None:
         trees=candidate_trees(model, candidates, fitting=True),
         within=gated_rows(Y[:, :-1]),
         score=relation_f1,
-        origins=[
-            candidate_origin(doc, candidate, np.flatnonzero(labels))
-            for doc, candidate, labels in zip(
-                (doc for doc, doc_candidates in zip(docs, candidates) for _ in doc_candidates),
-                flat_candidates(candidates),
-                Y[:, :-1],
-            )
-        ],
+        origins=candidate_origins(docs, candidates, Y[:, :-1]),
         progress=progress,
     )
     with_tree = encoder.tree_kernel is not None
