@@ -24,7 +24,7 @@ import argparse
 import json
 from pathlib import Path
 
-from common import write_json
+from common import add_gazetteer, write_json, write_jsonl
 from locations import DATA, MD_MODEL
 from spacy_train import evaluate_relations, train
 
@@ -38,6 +38,23 @@ def evaluate(model: Path, devel: Path, entities: str, scores: Path) -> dict:
     """``evaluate relations`` of ``model`` on ``devel`` with ``entities``; its figures."""
     values = evaluate_relations(model, devel, scores, "--entities", entities)
     return {key: values[key] for key in FIGURES}
+
+
+def with_gazetteer(config: Path, lexicon: Path, work: Path) -> Path:
+    """``config`` with an ``entity_ruler`` of the lexicon's protein names before its ``ner``,
+    written to ``work``."""
+    from thinc.api import Config
+
+    from spacy_convkernels.corpora.lexicon import read_lexicon
+
+    names = [pattern for pattern in read_lexicon(lexicon)["proteins"] if isinstance(pattern["pattern"], str)]
+    gazetteer = work / "gazetteer.jsonl"
+    write_jsonl(gazetteer, names)
+    edited = Config().from_disk(config, interpolate=False)
+    add_gazetteer(edited, gazetteer)
+    path = work / "bionlp_relations_gazetteer.cfg"
+    edited.to_disk(path)
+    return path
 
 
 def run(seed: int, args) -> dict:
@@ -82,9 +99,16 @@ def main():
         help="the pipeline scored: model-last after a refit on all train (-- --corpora.train.split all "
         "--training.max_epochs N, N chosen by the runs with the held-out fifth)",
     )
+    parser.add_argument(
+        "--gazetteer",
+        action="store_true",
+        help="an entity_ruler before ner with the lexicon's protein names (its phrase patterns, no shapes)",
+    )
     parser.add_argument("overrides", nargs="*", help="more spacy train overrides, after --")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.gazetteer:
+        args.config = with_gazetteer(args.config, args.lexicon, args.work)
     rows = []
     for seed in args.seeds:
         row = run(seed, args)

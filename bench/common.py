@@ -169,6 +169,26 @@ def write_json(path: Path, value) -> None:
         temporary.write_text(json.dumps(value, indent=1) + "\n", encoding="utf-8")
 
 
+def write_jsonl(path: Path, values) -> None:
+    """``values`` one JSON a line in ``path``, through a temporary file renamed on success."""
+    from spacy_convkernels.utils.outputs import replacing
+
+    with replacing(path) as temporary:
+        temporary.write_text("".join(json.dumps(value) + "\n" for value in values), encoding="utf-8")
+
+
+def add_gazetteer(config, patterns: Path, *, before: str = "ner") -> None:
+    """Put an ``entity_ruler`` with the patterns of the JSONL file ``patterns`` (matched on
+    ``LOWER``) before the component ``before`` of a training config (a thinc ``Config``):
+    the entities it matches are kept, the ``ner`` after it predicts the rest."""
+    pipeline = config["nlp"]["pipeline"]
+    pipeline.insert(pipeline.index(before), "entity_ruler")
+    config["components"]["entity_ruler"] = {"factory": "entity_ruler", "phrase_matcher_attr": "LOWER"}
+    config["initialize"]["components"]["entity_ruler"] = {
+        "patterns": {"@readers": "spacy_convkernels.RulerPatterns.v1", "path": str(patterns)}
+    }
+
+
 class ResultsFile(dict):
     """A benchmark's rows by key as they come, kept in the JSON file ``path`` (``--results``)
     that several runs of one script may share, and the page ``draw`` makes of them (none

@@ -19,6 +19,12 @@ The models:
 - ``raw_text``: the ``relations_raw_text`` config (the ``relations`` one with md's ``ner``
   trained on the corpus's entities in the same run; model-best chosen on dev from raw
   text), scored on test from raw text (``--entities predicted``);
+- ``raw_text_gazetteer``: ``raw_text`` with an ``entity_ruler`` before the ``ner`` whose
+  patterns are the training entities' names (:func:`~spacy_convkernels.corpora.lexicon.entity_gazetteer`,
+  precision at least 0.5 in the training texts): a name it knows is kept as it labels it;
+- ``raw_text_transformer_ner``: ``raw_text`` with a new ``ner`` over a ``transformer``
+  (``--transformer``) in place of md's, both trained in the same run (the optimizer of
+  ``relations_transformer``: 5e-5 after a warm-up, decaying over the 600 steps);
 - ``transformer``: ``configs/relations_transformer.cfg`` with the transformer alone
   (``kernel_features null``), fine-tuned for ``--transformer-steps`` (600, the budget of
   configs/relations.cfg; its learning rate warms up and decays over them); ``--transformer``:
@@ -33,7 +39,7 @@ import json
 import random
 from pathlib import Path
 
-from common import write_json
+from common import add_gazetteer, write_json, write_jsonl
 from locations import DATA, MD_MODEL
 from spacy_train import evaluate_relations, train
 
@@ -55,9 +61,60 @@ MODELS = {
     "kernel": ("relations.cfg", ["--components.kernel_relations.model.tok2vec_features", "null"]),
     "shipped": ("relations.cfg", []),
     "raw_text": ("relations_raw_text.cfg", []),
+    "raw_text_gazetteer": ("relations_raw_text.cfg", []),
+    "raw_text_transformer_ner": ("relations_raw_text.cfg", []),
     "transformer": ("relations_transformer.cfg", ["--components.kernel_relations.model.kernel_features", "null"]),
 }
 UNTRAINED = {"svm", "path_svm"}  # no training step: one run per size, model-last
+RAW_TEXT = {"raw_text", "raw_text_gazetteer", "raw_text_transformer_ner"}  # scored from raw text
+TRANSFORMER_NER = {
+    "factory": "ner",
+    "model": {
+        "@architectures": "spacy.TransitionBasedParser.v2",
+        "state_type": "ner",
+        "extra_state_tokens": False,
+        "hidden_width": 64,
+        "maxout_pieces": 2,
+        "use_upper": False,
+        "nO": None,
+        "tok2vec": {
+            "@architectures": "spacy-transformers.TransformerListener.v1",
+            "grad_factor": 1.0,
+            "upstream": "transformer",
+            "pooling": {"@layers": "reduce_mean.v1"},
+        },
+    },
+}
+
+
+def variant(model: str, train_path: Path, args) -> Path:
+    """The config of a ``raw_text_*`` model, written to the work folder."""
+    from thinc.api import Config
+
+    config = Config().from_disk(config_path("relations_raw_text"), interpolate=False)
+    pipeline = config["nlp"]["pipeline"]
+    if model == "raw_text_gazetteer":
+        import spacy
+
+        from spacy_convkernels.corpora import read_relations_jsonl
+        from spacy_convkernels.corpora.lexicon import entity_gazetteer
+
+        nlp = spacy.load(args.md_model)
+        gazetteer = args.work / f"gazetteer-{train_path.stem}.jsonl"
+        patterns = entity_gazetteer(read_relations_jsonl(train_path, nlp), tokenizer=nlp.tokenizer)
+        write_jsonl(gazetteer, patterns)
+        add_gazetteer(config, gazetteer)
+    else:
+        transformer = Config().from_disk(config_path("relations_transformer"), interpolate=False)
+        pipeline.insert(pipeline.index("ner"), "transformer")
+        config["components"]["transformer"] = transformer["components"]["transformer"]
+        config["components"]["ner"] = TRANSFORMER_NER
+        config["paths"]["transformer"] = str(args.transformer)
+        config["training"]["optimizer"] = transformer["training"]["optimizer"]
+        config["training"]["optimizer"]["learn_rate"]["total_steps"] = config["training"]["max_steps"]
+    path = args.work / f"{model}-{train_path.stem}.cfg"
+    config.to_disk(path)
+    return path
 
 
 def subset(lines_of: Path, size: str, folder: Path) -> Path:
@@ -93,15 +150,16 @@ def run(model: str, size: str, seed: int, args) -> dict:
         paths += ["--training.optimizer.learn_rate.total_steps", steps]
         paths += ["--training.eval_frequency", str(max(args.transformer_steps // 12, 1))]
     output = args.work / name
+    edited = model in RAW_TEXT - {"raw_text"}
     times = train(
-        config_path(config.removesuffix(".cfg")),
+        variant(model, Path(paths[1]), args) if edited else config_path(config.removesuffix(".cfg")),
         output,
         ["--system.seed", str(seed), *paths, *overrides],
         log=args.work / f"{name}.log",
     )
     scores_file = args.work / f"{name}-test.json"
     best = output / ("model-last" if model in UNTRAINED else "model-best")
-    entities = ["--entities", "predicted"] if model == "raw_text" else []
+    entities = ["--entities", "predicted"] if model in RAW_TEXT else []
     scores = evaluate_relations(best, args.corpus / "test.jsonl", scores_file, *entities)
     row = {
         "model": model,
@@ -128,7 +186,7 @@ def main():
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--results", type=Path, help="the JSON of every row")
     args = parser.parse_args()
-    if "transformer" in args.models and args.transformer is None:
+    if {"transformer", "raw_text_transformer_ner"} & set(args.models) and args.transformer is None:
         try:
             from qc_transformer import default_transformer
 

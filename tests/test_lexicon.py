@@ -12,14 +12,16 @@ from spacy.util import load_config_from_str, load_model_from_config
 
 from spacy_convkernels.cli import main
 from spacy_convkernels.corpora import lexicon as lexicon_module
-from spacy_convkernels.corpora import read_standoff
+from spacy_convkernels.corpora import read_relations_jsonl, read_standoff
 from spacy_convkernels.corpora.lexicon import (
     KEYS,
     RULERS,
     add_lexicon,
     build_lexicon,
     create_lexicon_patterns,
+    entity_gazetteer,
     read_lexicon,
+    read_patterns,
     shape_patterns,
     write_lexicon,
 )
@@ -323,3 +325,85 @@ def test_adding_the_rulers_twice_is_refused(sample_docs):
         add_lexicon(nlp, build_lexicon(sample_docs))
     with pytest.raises(InvalidParameterError, match="keys proteins, triggers, got proteins"):
         add_lexicon(spacy.blank("en"), {"proteins": []})
+
+
+def relations_docs(tmp_path, records):
+    path = tmp_path / "train.jsonl"
+    lines = []
+    for text, names in records:
+        spans = [
+            {"start": text.index(name), "end": text.index(name) + len(name), "label": label} for name, label in names
+        ]
+        lines.append(json.dumps({"text": text, "spans": spans, "relations": []}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return list(read_relations_jsonl(path))
+
+
+def test_the_entity_gazetteer_keeps_names_annotated_in_most_of_their_occurrences(tmp_path):
+    docs = relations_docs(
+        tmp_path,
+        [
+            ("John Smith lives in Italy .", [("John Smith", "Peop"), ("Italy", "Loc")]),
+            ("Italy beat Spain in May .", [("Italy", "Org"), ("Spain", "Org")]),
+            ("ITALY won .", [("ITALY", "Loc")]),
+            ("May said so in May .", [("May", "Peop")]),  # 1 of 3 occurrences of "may"
+        ],
+    )
+    tokenizer = spacy.blank("en").tokenizer
+    patterns = entity_gazetteer(docs, tokenizer=tokenizer)
+    # "italy": Loc twice and Org once, in 3 occurrences: Loc, 2/3; "may": 1 of 3 occurrences
+    assert patterns == [
+        {"label": "Loc", "pattern": "italy"},
+        {"label": "Peop", "pattern": "john smith"},
+        {"label": "Org", "pattern": "spain"},
+    ]
+    lenient = entity_gazetteer(docs, min_precision=0.3)
+    assert {"label": "Peop", "pattern": [{"LOWER": "may"}]} in lenient
+    assert {"label": "Org", "pattern": [{"LOWER": "italy"}]} not in lenient
+    assert [p["pattern"] for p in entity_gazetteer(docs, min_count=2, tokenizer=tokenizer)] == ["italy"]
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler", config={"phrase_matcher_attr": "LOWER"}).add_patterns(patterns)
+    assert [(e.text, e.label_) for e in nlp("Did john smith visit ITALY?").ents] == [
+        ("john smith", "Peop"),
+        ("ITALY", "Loc"),
+    ]
+
+
+def test_ruler_patterns_initialize_an_entity_ruler_from_a_config_and_name_a_bad_line(tmp_path):
+    path = tmp_path / "gazetteer.jsonl"
+    path.write_text('{"label": "Loc", "pattern": "italy"}\n\n{"label": "Peop", "pattern": [{"LOWER": "may"}]}\n')
+    config = textwrap.dedent(
+        f"""
+        [nlp]
+        lang = "en"
+        pipeline = ["entity_ruler"]
+
+        [components]
+
+        [components.entity_ruler]
+        factory = "entity_ruler"
+        phrase_matcher_attr = "LOWER"
+
+        [initialize]
+
+        [initialize.components]
+
+        [initialize.components.entity_ruler]
+
+        [initialize.components.entity_ruler.patterns]
+        @readers = "spacy_convkernels.RulerPatterns.v1"
+        path = "{path}"
+        """
+    )
+    nlp = load_model_from_config(load_config_from_str(config), auto_fill=True)
+    nlp.initialize()
+    assert [(e.text, e.label_) for e in nlp("May went to Italy").ents] == [("May", "Peop"), ("Italy", "Loc")]
+    assert read_patterns(path) == [
+        {"label": "Loc", "pattern": "italy"},
+        {"label": "Peop", "pattern": [{"LOWER": "may"}]},
+    ]
+    path.write_text('{"label": "Loc", "pattern": "italy"}\n{"label": "Loc"}\n')
+    with pytest.raises(CorpusFormatError, match=r"gazetteer\.jsonl, line 2: not a pattern"):
+        read_patterns(path)
+    with pytest.raises(CorpusFileError, match=r"absent\.jsonl: no such patterns file"):
+        read_patterns(tmp_path / "absent.jsonl")

@@ -142,6 +142,37 @@ def build_lexicon(
     return lexicon
 
 
+@validate_params({"min_count": [COUNT], "min_precision": [SHARE]})
+def entity_gazetteer(
+    docs: Iterable[Doc],
+    *,
+    key: str | None = None,
+    min_count: int = 1,
+    min_precision: float = 0.5,
+    tokenizer: Callable[[str], Doc] | None = None,
+) -> list[dict]:
+    """``entity_ruler`` patterns of the entity names of annotated Docs (``doc.ents``, as
+    :func:`~spacy_convkernels.corpora.read_relations_jsonl` gives them, or the span group
+    ``doc.spans[key]``): each name's
+    lowercased words with the label it has most often, kept when that label was annotated at
+    least ``min_count`` times and in at least ``min_precision`` of the name's occurrences in
+    the texts (the precision of :func:`build_lexicon`): ``Italy`` (always a ``Loc``) stays,
+    a name annotated in fewer than half of its occurrences does not."""
+    docs = list(docs)
+    annotated: Counter[tuple[tuple[str, ...], str]] = Counter(
+        (_words(span), span.label_) for doc in docs for span in (doc.ents if key is None else doc.spans.get(key, []))
+    )
+    occurrences = _occurrences(docs, {words for words, _ in annotated})
+    best: dict[tuple[str, ...], tuple[int, str]] = {}
+    for (words, label), count in sorted(annotated.items()):
+        best[words] = max(best.get(words, (0, "")), (count, label), key=lambda found: found[0])
+    return [
+        {"label": label, "pattern": _pattern_of(words, tokenizer)}
+        for words, (count, label) in sorted(best.items())
+        if count >= min_count and count / occurrences[words] >= min_precision
+    ]
+
+
 def shape_patterns(docs: Iterable[Doc] = (), *, min_count: int = 1, min_precision: float = 0.5) -> list[dict]:
     """Protein patterns of gene-like names: one :data:`GENE_LIKE` token (``MEK1``, ``p53``); a
     name part (letters and digits, an uppercase letter after the first or a digit), a hyphen
@@ -217,6 +248,25 @@ def create_lexicon_patterns(path: Path, group: str) -> list[dict]:
     return read_lexicon(path)[group]
 
 
+@registry.readers("spacy_convkernels.RulerPatterns.v1")
+def read_patterns(path: Path) -> list[dict]:
+    """The patterns of a JSONL file of ``span_ruler`` or ``entity_ruler`` patterns (one a line,
+    as :func:`entity_gazetteer` makes), as a list, for a config's
+    ``[initialize.components.<ruler>.patterns]`` (spaCy's ``srsly.read_jsonl.v1`` gives a
+    generator, which a ruler's initialize refuses); a line that is not a pattern raises
+    :class:`~spacy_convkernels.CorpusFormatError` naming file and line."""
+    path = Path(path)
+    if not path.is_file():
+        raise CorpusFileError("no such patterns file", path)
+    patterns = []
+    for number, line in corpus_lines(path):
+        if isinstance(line, Unreadable):
+            raise corpus_error(line.message, path, number, line.cause)
+        if line.strip():
+            patterns.append(_pattern(line, path, number))
+    return patterns
+
+
 def write_lexicon(lexicon: dict[str, list[dict]], directory) -> dict[str, int]:
     """Write ``proteins.jsonl`` and ``triggers.jsonl`` (one pattern a line) in ``directory``,
     made if needed, both or neither; returns the number of patterns written to each."""
@@ -239,12 +289,7 @@ def read_lexicon(directory) -> dict[str, list[dict]]:
         path = Path(directory) / FILES[key]
         if not path.is_file():
             raise CorpusFileError("no such lexicon file", path)
-        lexicon[key] = []
-        for number, line in corpus_lines(path):
-            if isinstance(line, Unreadable):
-                raise corpus_error(line.message, path, number, line.cause)
-            if line.strip():
-                lexicon[key].append(_pattern(line, path, number))
+        lexicon[key] = read_patterns(path)
     return lexicon
 
 
