@@ -24,7 +24,7 @@ import argparse
 import json
 from pathlib import Path
 
-from common import add_gazetteer, write_json, write_jsonl
+from common import add_gazetteer, use_transformer_ner, write_json, write_jsonl
 from locations import DATA, MD_MODEL
 from spacy_train import evaluate_relations, train
 
@@ -40,19 +40,22 @@ def evaluate(model: Path, devel: Path, entities: str, scores: Path) -> dict:
     return {key: values[key] for key in FIGURES}
 
 
-def with_gazetteer(config: Path, lexicon: Path, work: Path) -> Path:
-    """``config`` with an ``entity_ruler`` of the lexicon's protein names before its ``ner``,
-    written to ``work``."""
+def edited_config(args) -> Path:
+    """The config with ``--gazetteer`` (an ``entity_ruler`` of the lexicon's protein names
+    before its ``ner``) and ``--transformer-ner``, written to the work folder."""
     from thinc.api import Config
 
     from spacy_convkernels.corpora.lexicon import read_lexicon
 
-    names = [pattern for pattern in read_lexicon(lexicon)["proteins"] if isinstance(pattern["pattern"], str)]
-    gazetteer = work / "gazetteer.jsonl"
-    write_jsonl(gazetteer, names)
-    edited = Config().from_disk(config, interpolate=False)
-    add_gazetteer(edited, gazetteer)
-    path = work / "bionlp_relations_gazetteer.cfg"
+    edited = Config().from_disk(args.config, interpolate=False)
+    if args.transformer_ner:
+        use_transformer_ner(edited, args.transformer_ner)
+    if args.gazetteer:
+        proteins = read_lexicon(args.lexicon)["proteins"]
+        gazetteer = args.work / "gazetteer.jsonl"
+        write_jsonl(gazetteer, [pattern for pattern in proteins if isinstance(pattern["pattern"], str)])
+        add_gazetteer(edited, gazetteer, before="transformer" if args.transformer_ner else "ner")
+    path = args.work / "bionlp_relations_edited.cfg"
     edited.to_disk(path)
     return path
 
@@ -104,11 +107,14 @@ def main():
         action="store_true",
         help="an entity_ruler before ner with the lexicon's protein names (its phrase patterns, no shapes)",
     )
+    parser.add_argument(
+        "--transformer-ner", type=Path, metavar="MODEL", help="a ner over this local transformer, not the config's"
+    )
     parser.add_argument("overrides", nargs="*", help="more spacy train overrides, after --")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    if args.gazetteer:
-        args.config = with_gazetteer(args.config, args.lexicon, args.work)
+    if args.gazetteer or args.transformer_ner:
+        args.config = edited_config(args)
     rows = []
     for seed in args.seeds:
         row = run(seed, args)

@@ -189,6 +189,47 @@ def add_gazetteer(config, patterns: Path, *, before: str = "ner") -> None:
     }
 
 
+TRANSFORMER_NER = {
+    "factory": "ner",
+    "model": {
+        "@architectures": "spacy.TransitionBasedParser.v2",
+        "state_type": "ner",
+        "extra_state_tokens": False,
+        "hidden_width": 64,
+        "maxout_pieces": 2,
+        "use_upper": False,
+        "nO": None,
+        "tok2vec": {
+            "@architectures": "spacy-transformers.TransformerListener.v1",
+            "grad_factor": 1.0,
+            "upstream": "transformer",
+            "pooling": {"@layers": "reduce_mean.v1"},
+        },
+    },
+}
+
+
+def use_transformer_ner(config, transformer: Path) -> None:
+    """Make the ``ner`` of a training config (a thinc ``Config``) a new one over a
+    ``transformer`` component (the local Hugging Face model folder ``transformer``, the
+    ``relations_transformer`` config's block), put before it and trained in the same run,
+    with that config's optimizer (5e-5 after a warm-up, decaying to 0 at the config's last
+    step: ``max_steps``, else the steps of ``max_epochs`` are unknown and it stays 2,000)."""
+    from thinc.api import Config
+
+    from spacy_convkernels.configs import config_path
+
+    source = Config().from_disk(config_path("relations_transformer"), interpolate=False)
+    pipeline = config["nlp"]["pipeline"]
+    pipeline.insert(pipeline.index("ner"), "transformer")
+    config["components"]["transformer"] = source["components"]["transformer"]
+    config["components"]["ner"] = TRANSFORMER_NER
+    config["paths"]["transformer"] = str(transformer)
+    config["training"]["optimizer"] = source["training"]["optimizer"]
+    if config["training"]["max_steps"]:
+        config["training"]["optimizer"]["learn_rate"]["total_steps"] = config["training"]["max_steps"]
+
+
 class ResultsFile(dict):
     """A benchmark's rows by key as they come, kept in the JSON file ``path`` (``--results``)
     that several runs of one script may share, and the page ``draw`` makes of them (none

@@ -39,7 +39,7 @@ import json
 import random
 from pathlib import Path
 
-from common import add_gazetteer, write_json, write_jsonl
+from common import add_gazetteer, use_transformer_ner, write_json, write_jsonl
 from locations import DATA, MD_MODEL
 from spacy_train import evaluate_relations, train
 
@@ -67,24 +67,6 @@ MODELS = {
 }
 UNTRAINED = {"svm", "path_svm"}  # no training step: one run per size, model-last
 RAW_TEXT = {"raw_text", "raw_text_gazetteer", "raw_text_transformer_ner"}  # scored from raw text
-TRANSFORMER_NER = {
-    "factory": "ner",
-    "model": {
-        "@architectures": "spacy.TransitionBasedParser.v2",
-        "state_type": "ner",
-        "extra_state_tokens": False,
-        "hidden_width": 64,
-        "maxout_pieces": 2,
-        "use_upper": False,
-        "nO": None,
-        "tok2vec": {
-            "@architectures": "spacy-transformers.TransformerListener.v1",
-            "grad_factor": 1.0,
-            "upstream": "transformer",
-            "pooling": {"@layers": "reduce_mean.v1"},
-        },
-    },
-}
 
 
 def variant(model: str, train_path: Path, args) -> Path:
@@ -92,7 +74,6 @@ def variant(model: str, train_path: Path, args) -> Path:
     from thinc.api import Config
 
     config = Config().from_disk(config_path("relations_raw_text"), interpolate=False)
-    pipeline = config["nlp"]["pipeline"]
     if model == "raw_text_gazetteer":
         import spacy
 
@@ -105,13 +86,7 @@ def variant(model: str, train_path: Path, args) -> Path:
         write_jsonl(gazetteer, patterns)
         add_gazetteer(config, gazetteer)
     else:
-        transformer = Config().from_disk(config_path("relations_transformer"), interpolate=False)
-        pipeline.insert(pipeline.index("ner"), "transformer")
-        config["components"]["transformer"] = transformer["components"]["transformer"]
-        config["components"]["ner"] = TRANSFORMER_NER
-        config["paths"]["transformer"] = str(args.transformer)
-        config["training"]["optimizer"] = transformer["training"]["optimizer"]
-        config["training"]["optimizer"]["learn_rate"]["total_steps"] = config["training"]["max_steps"]
+        use_transformer_ner(config, args.transformer)
     path = args.work / f"{model}-{train_path.stem}.cfg"
     config.to_disk(path)
     return path

@@ -84,3 +84,27 @@ def test_bionlp_config_trains_on_the_sample_and_scores_raw_text(tmp_path):
     gold_proteins = evaluate_relations(last, sample)
     with_gold_triggers = evaluate_relations(last, tmp_path / "sample.spacy", "--triggers", "gold")
     assert 0.0 <= gold_proteins["rel_micro_f"] <= 1.0 and 0.0 <= with_gold_triggers["rel_micro_f"] <= 1.0
+
+
+def test_the_raw_text_headers_gazetteer_block_builds_an_entity_ruler(tmp_path):
+    """The relations_raw_text config's header tells how to put a gazetteer before its ner:
+    its blocks, as written there, build and initialize an entity_ruler (spaCy's
+    srsly.read_jsonl.v1, which it named before, gives a generator a ruler refuses)."""
+    from spacy.util import load_config_from_str, load_model_from_config
+
+    header = config_path("relations_raw_text").read_text(encoding="utf-8")
+    lines = header[header.index("#   [components.entity_ruler]") : header.index('path = "gazetteer.jsonl"')]
+    blocks = "\n".join(line.removeprefix("#   ") for line in lines.splitlines()) + 'path = "gazetteer.jsonl"\n'
+    (tmp_path / "gazetteer.jsonl").write_text('{"label": "Loc", "pattern": "new york"}\n', encoding="utf-8")
+    blocks = blocks.replace('"gazetteer.jsonl"', json.dumps(str(tmp_path / "gazetteer.jsonl")))
+    components, initialize = blocks.split("[initialize.components.entity_ruler.patterns]")
+    config = (
+        '[nlp]\nlang = "en"\npipeline = ["entity_ruler"]\n\n[components]\n\n'
+        + components
+        + "\n[initialize]\n\n[initialize.components]\n\n[initialize.components.entity_ruler]\n\n"
+        + "[initialize.components.entity_ruler.patterns]"
+        + initialize
+    )
+    nlp = load_model_from_config(load_config_from_str(config), auto_fill=True)
+    nlp.initialize()
+    assert [(e.text, e.label_) for e in nlp("She moved to New York .").ents] == [("New York", "Loc")]
