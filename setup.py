@@ -1,4 +1,4 @@
-"""Build of the compiled kernel engine and tree compiler (Cython + OpenMP); metadata lives in pyproject.toml.
+"""Build of the compiled kernel engine and tree builder (Cython + OpenMP); metadata lives in pyproject.toml.
 
 ``SPACY_CONVKERNELS_SANITIZE=1`` builds the engine with AddressSanitizer and
 UndefinedBehaviorSanitizer (GCC or Clang, Linux and macOS): -O1 -g (after -g0, so it
@@ -40,7 +40,7 @@ extensions = [
         **openmp,
     )
     for package, names in (
-        ("structures", ("interning", "_trees")),
+        ("structures", ("interning", "_trees", "_dependency")),
         (
             "kernels",
             (

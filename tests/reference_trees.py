@@ -1,6 +1,6 @@
-"""The tree code as it was written in Python before it was compiled (issue 64): the
-yardstick the compiled reader, writer and compiler are tested against. Slow on purpose;
-kept as it was, so that a difference is the compiled side's.
+"""The tree builder as it was written in Python before it was compiled (issue 64): the
+yardstick the compiled reader, writer, compiler and dependency builder are tested
+against. Slow on purpose; kept as it was, so that a difference is the compiled side's.
 """
 
 import re
@@ -9,7 +9,17 @@ import numpy as np
 
 from spacy_convkernels.errors import StructureSizeError, TreeParseError
 from spacy_convkernels.structures.interning import CONTENTS, LABELS, PRODUCTIONS
-from spacy_convkernels.structures.labels import label_content
+from spacy_convkernels.structures.labels import (
+    LEX,
+    POS,
+    ROOT_KEY,
+    SYNT,
+    clean_label,
+    compositional_label,
+    label_content,
+    lexical_key,
+    node_label,
+)
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+|\s+")
 
@@ -109,3 +119,148 @@ def compiled_arrays(labels, parents):
         rank[order] = np.arange(len(order), dtype=np.int32)
         arrays["by_" + key], arrays["rank_by_" + key] = order, rank
     return arrays, (label_lease, content_lease, production_lease)
+
+
+def normalized(words, lemmas, tags, relations, heads, *, lowercase=True, collapse_prepositions=True):
+    """(words, lemmas, tags, relations, heads, positions) of KeLP's normalization."""
+    n = len(words)
+    heads = [-1 if h == i or h is None or h < 0 else h for i, h in enumerate(heads)]
+    relations = [r.lower() for r in relations]
+    lemmas = [lemma.lower() for lemma in lemmas] if lowercase else list(lemmas)
+    keep = [True] * n
+    children = [[] for _ in range(n)]
+    for i, h in enumerate(heads):
+        if h >= 0:
+            children[h].append(i)
+
+    def remove(i):
+        keep[i] = False
+        for c in children[i]:
+            heads[c] = heads[i]
+            if heads[i] >= 0:
+                children[heads[i]].append(c)
+        if heads[i] >= 0:
+            children[heads[i]].remove(i)
+        children[i] = []
+
+    if collapse_prepositions:
+        for p in range(n):
+            if relations[p] != "prep" or not keep[p]:
+                continue
+            objects = [c for c in children[p] if relations[c] == "pobj" and not tags[c].startswith("RB")]
+            if not objects:
+                continue
+            obj = objects[0]
+            parts = [p] + sorted(c for c in children[p] if relations[c] == "mwe")
+            name = "_".join(words[k].lower() for k in parts)
+            relations[obj] = "prep_" + name
+            for k in parts[1:]:
+                remove(k)
+            children[p].remove(obj)
+            children[p].insert(0, obj)
+            remove(p)
+    for i in range(n):
+        if keep[i] and relations[i] == "punct":
+            remove(i)
+    roots = [i for i in range(n) if keep[i] and heads[i] < 0]
+    for extra in roots[1:]:
+        heads[extra] = roots[0]
+    if roots:
+        relations[roots[0]] = "root"
+    index = {old: new for new, old in enumerate(i for i in range(n) if keep[i])}
+    kept = [i for i in range(n) if keep[i]]
+    return (
+        tuple(words[i] for i in kept),
+        tuple(lemmas[i] for i in kept),
+        tuple(tags[i] for i in kept),
+        tuple(relations[i] for i in kept),
+        tuple(index[heads[i]] if heads[i] >= 0 else -1 for i in kept),
+        tuple(kept),
+    )
+
+
+def span_parse(span, **options):
+    start = span.start if hasattr(span, "start") else 0
+    end = start + len(span)
+    tokens = list(span)
+    return normalized(
+        [t.text for t in tokens],
+        [t.lemma_ or t.text for t in tokens],
+        [t.tag_ for t in tokens],
+        [t.dep_ for t in tokens],
+        [t.head.i - start if start <= t.head.i < end else -1 for t in tokens],
+        **options,
+    )
+
+
+ENTER, MIDDLE, EXIT = 0, 1, 2
+
+
+def tour(heads):
+    dependents = [[] for _ in heads]
+    root = 0
+    for i, h in enumerate(heads):
+        if h < 0:
+            root = i
+        else:
+            dependents[h].append(i)
+    events = []
+    stack = [(ENTER, root)]
+    while stack:
+        event, t = stack.pop()
+        events.append((event, t))
+        if event == ENTER:
+            deps = dependents[t]
+            stack.append((EXIT, t))
+            stack.extend((ENTER, d) for d in reversed(deps) if d > t)
+            stack.append((MIDDLE, t))
+            stack.extend((ENTER, d) for d in reversed(deps) if d < t)
+    return events
+
+
+def parse_trees(parse, representations):
+    """{name: (labels, parents, bracket string) or None} of a normalized parse."""
+    _, lemmas, tags, relations, heads, _ = parse
+    if not heads:
+        return {name: None for name in representations}
+    tags = [clean_label(t) for t in tags]
+    keys = [lexical_key(clean_label(lemma), tag) for lemma, tag in zip(lemmas, tags)]
+    relations = [clean_label(r) for r in relations]
+    lex = [node_label(LEX, k) for k in keys]
+    pos = [node_label(POS, t) for t in tags]
+    synt = [node_label(SYNT, r) for r in relations]
+    comp = [compositional_label(r, keys[h] if h >= 0 else ROOT_KEY, k) for k, r, h in zip(keys, relations, heads)]
+    layouts = {
+        "grct": (synt, True, ()),
+        "lct": (lex, False, (pos, synt)),
+        "loct": (lex, False, ()),
+        "cgrct": (comp, True, ()),
+        "clct": (comp, False, (pos, synt, lex)),
+    }
+    walk = tour(heads)
+    return {name: _emit(walk, *layouts[name], pos, lex) for name in representations}
+
+
+def _emit(walk, own, pos_lex_inside, tail, pos, lex):
+    labels, parents, text, open_nodes = [], [], [], [-1]
+    for event, t in walk:
+        if event == ENTER:
+            parents.append(open_nodes[-1])
+            open_nodes.append(len(labels))
+            labels.append(own[t])
+            text.append("(" + own[t])
+        elif event == MIDDLE:
+            if pos_lex_inside:
+                parents.append(open_nodes[-1])
+                parents.append(len(labels))
+                labels.append(pos[t])
+                labels.append(lex[t])
+                text.append(f"({pos[t]}({lex[t]}))")
+        else:
+            for leaves in tail:
+                parents.append(open_nodes[-1])
+                labels.append(leaves[t])
+                text.append(f"({leaves[t]})")
+            open_nodes.pop()
+            text.append(")")
+    return tuple(labels), tuple(parents), "".join(text)

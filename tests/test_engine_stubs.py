@@ -51,6 +51,7 @@ def test_every_compiled_module_with_a_python_api_has_a_stub():
         "_settings",
         "_tables",
         "_trees",
+        "_dependency",
     }
 
 
