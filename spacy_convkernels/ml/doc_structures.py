@@ -50,7 +50,7 @@ def sentence_trees(doc: Doc, representation: str, structure_type: type = Tree) -
     sentences = list(doc.sents)
     made = [sentence._.kernel_trees or {} for sentence in sentences]
     missing = [sentence for sentence, strings in zip(sentences, made) if representation not in strings]
-    built = iter(spans_to_trees(missing, [representation]))  # from the parse, the Doc's arrays read once
+    built = iter(spans_to_trees(missing, [representation]) if missing else ())  # from the parse, at once
     return [
         (Tree.from_string(strings[representation]) if strings[representation] else None)
         if representation in strings

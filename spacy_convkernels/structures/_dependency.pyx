@@ -3,10 +3,11 @@
 its tree, the trees of every representation emitted from that walk, and a sentence's
 trees from its rows of a Doc's arrays.
 
-From a Doc, a token's labels come from memos keyed by the hash ids of its tag, relation
-and lemma: a StringStore's id is a function of the string alone, so the memos hold for
-every Doc and every Vocab, and they grow with the words met, not with the texts (each is
-emptied past :data:`MEMO_SIZE` entries).
+From a Doc, a token's labels come from a memo keyed by the hash ids of its lemma, tag and
+relation: a StringStore's id is a function of the string alone, so the memo holds for
+every Doc and every Vocab. It and the memo of compositional labels (by relation and the
+two lexical keys) grow with the words met, not with the texts, and each is emptied past
+:data:`MEMO_SIZE` entries.
 """
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int64_t, uint64_t
@@ -48,9 +49,11 @@ cdef dict LAYOUTS = {
     "clct": (COMP_LABEL, False, (POS_LABEL, SYNT_LABEL, LEX_LABEL)),
 }
 
+cdef frozenset COMPOSITIONAL = frozenset(name for name, layout in LAYOUTS.items() if layout[0] == COMP_LABEL)
+
 #: The entries past which a memo of labels is emptied.
 MEMO_SIZE = 100_000
-# (lemma id, tag id, relation id, lowercase): a token's labels, by these fields
+# (lemma id, tag id, relation id, lowercase): a token's labels and role, by these fields
 cdef dict _WORDS = {}
 cdef enum WordField:
     RELATION  # the clean relation
@@ -61,10 +64,12 @@ cdef enum WordField:
     ROLE      # the token's role
 # a collapsed preposition's relation text: (clean relation, SYNT label)
 cdef dict _COLLAPSED = {}
+# (clean relation, the head's lexical key, the lexical key): the COMP label
+cdef dict _COMPOSED = {}
 cdef tuple _ROOT = ("root", node_label(SYNT, "root"))
 
 
-def role(str relation, str tag):
+cpdef int role(str relation, str tag):
     """A token's part in the normalization from its lower-cased relation and its tag."""
     found = ROLES.get(relation, OTHER)
     return OTHER if found == OBJECT and tag.startswith("RB") else found
@@ -125,20 +130,35 @@ def array_trees(rows, strings, representations, bint lowercase, bint collapse_pr
     if m == 0:  # punctuation only
         return dict.fromkeys(representations)
     cdef list relations = [], keys = [], labels = [[], [], [], []]
+    cdef tuple relation  # (clean relation, SYNT label, ...)
     for k in range(m):
         i = parse.kept[k]
         word = words[i]
-        relation = _ROOT if k == parse.root else collapsed.get(i, word)  # (clean relation, SYNT label, ...)
+        relation = _ROOT if k == parse.root else collapsed[i] if collapsed and i in collapsed else word
         relations.append(relation[RELATION])
         keys.append(word[KEY])
         labels[SYNT_LABEL].append(relation[SYNT_OF])
         labels[POS_LABEL].append(word[POS_OF])
         labels[LEX_LABEL].append(word[LEX_OF])
-    if any(LAYOUTS[name][0] == COMP_LABEL for name in representations):
+    if not COMPOSITIONAL.isdisjoint(representations):
         for k in range(m):
             h = parse.head[k]
-            labels[COMP_LABEL].append(compositional_label(relations[k], keys[h] if h >= 0 else ROOT_KEY, keys[k]))
+            labels[COMP_LABEL].append(_composed(relations[k], keys[h] if h >= 0 else ROOT_KEY, keys[k]))
     return parse.trees(m, representations, labels)
+
+
+def annotated(rows):
+    """Per column of a Doc's ``to_array`` rows, whether a token has a value other than 0
+    (what ``Doc.has_annotation`` tells)."""
+    cdef const uint64_t[:, ::1] ids = rows
+    cdef Py_ssize_t i, j
+    cdef list found = [False] * ids.shape[1]
+    for j in range(ids.shape[1]):
+        for i in range(ids.shape[0]):
+            if ids[i, j]:
+                found[j] = True
+                break
+    return found
 
 
 cdef tuple _word(strings, uint64_t lemma_id, uint64_t tag_id, uint64_t relation_id, bint lowercase):
@@ -149,14 +169,13 @@ cdef tuple _word(strings, uint64_t lemma_id, uint64_t tag_id, uint64_t relation_
         tag, relation, lemma = strings[tag_id], strings[relation_id].lower(), strings[lemma_id]
         clean_tag, clean_relation = clean_label(tag), clean_label(relation)
         key = join_key(clean_label(lemma.lower() if lowercase else lemma), clean_tag[:1].lower())
-        role = ROLES.get(relation, OTHER)
         found = _remember(_WORDS, memo_key, (
             clean_relation,
             node_label(SYNT, clean_relation),
             node_label(POS, clean_tag),
             key,
             node_label(LEX, key),
-            OTHER if role == OBJECT and tag.startswith("RB") else role,
+            role(relation, tag),
         ))
     return found
 
@@ -167,6 +186,15 @@ cdef tuple _collapsed(str relation):
     if found is None:
         clean = clean_label(relation)
         found = _remember(_COLLAPSED, relation, (clean, node_label(SYNT, clean)))
+    return found
+
+
+cdef str _composed(str relation, str head_key, str key):
+    """A compositional label (see ``_COMPOSED``)."""
+    memo_key = (relation, head_key, key)
+    found = _COMPOSED.get(memo_key)
+    if found is None:
+        found = _remember(_COMPOSED, memo_key, compositional_label(relation, head_key, key))
     return found
 
 
@@ -181,7 +209,7 @@ cdef _Parse _parsed(heads):
     return parse
 
 
-cdef tuple _remember(dict memo, key, tuple value):
+cdef object _remember(dict memo, key, value):
     if len(memo) >= MEMO_SIZE:
         memo.clear()
     memo[key] = value
@@ -196,19 +224,26 @@ cdef class _Parse:
     cdef int* role
     cdef int* kept
     cdef int* index
+    cdef int* first  # the dependents of each token, in a list linked through next and previous
+    cdef int* last
+    cdef int* next
+    cdef int* previous
     cdef int* events
     cdef int* work
     cdef readonly Py_ssize_t n, n_kept
     cdef readonly int root
 
     def __cinit__(self, Py_ssize_t n):
+        cdef Py_ssize_t i
         self.n = self.n_kept = n
         self.root = -1
-        self.head = <int*>PyMem_Malloc((12 * n + 1) * sizeof(int))
+        self.head = <int*>PyMem_Malloc((16 * n + 1) * sizeof(int))
         if self.head == NULL:
             raise MemoryError()
         self.role, self.kept, self.index = self.head + n, self.head + 2 * n, self.head + 3 * n
-        self.events, self.work = self.head + 4 * n, self.head + 7 * n  # 3n events; 5n + 1 for the walk
+        self.first, self.last = self.head + 4 * n, self.head + 5 * n
+        self.next, self.previous = self.head + 6 * n, self.head + 7 * n
+        self.events, self.work = self.head + 8 * n, self.head + 11 * n  # 3n events; 5n + 1 for the walk
         for i in range(n):
             self.role[i] = OTHER
 
@@ -217,50 +252,84 @@ cdef class _Parse:
 
     cdef list normalize(self, bint collapse_prepositions):
         """KeLP's normalization (see :func:`normalize`): the kept tokens renumbered."""
-        cdef Py_ssize_t n = self.n, i, p, obj, k
-        cdef list children = [[] for _ in range(n)], collapsed = [], parts
+        cdef Py_ssize_t n = self.n, i, p
+        cdef int c, obj
+        cdef list collapsed = [], parts
+        for i in range(n):
+            self.first[i] = self.last[i] = -1
         for i in range(n):
             if self.head[i] >= 0:
-                children[self.head[i]].append(i)
+                self._append(self.head[i], <int>i)
         if collapse_prepositions:
             for p in range(n):
                 if self.role[p] != PREPOSITION:
                     continue
-                obj = -1
-                for c in children[p]:
-                    if self.role[c] == OBJECT:
-                        obj = c
-                        break
+                obj = self.first[p]
+                while obj >= 0 and self.role[obj] != OBJECT:
+                    obj = self.next[obj]
                 if obj < 0:
                     continue
-                parts = [p]
-                for c in sorted(children[p]):
+                parts, c = [], self.first[p]
+                while c >= 0:
                     if self.role[c] == MULTIWORD:
                         parts.append(c)
+                    c = self.next[c]
+                parts = [p] + sorted(parts)
                 collapsed.append((obj, parts))
                 self.role[obj] = OTHER  # its relation is prep_<parts> now
-                for k in parts[1:]:
-                    self._remove(k, children)
-                children[p].remove(obj)
-                children[p].insert(0, obj)  # the object takes the preposition's place
-                self._remove(p, children)
+                for c in parts[1:]:
+                    self._remove(c)
+                self._unlink(p, obj)
+                self._prepend(<int>p, obj)  # the object takes the preposition's place
+                self._remove(<int>p)
         for i in range(n):
             if self.role[i] == PUNCTUATION:
-                self._remove(i, children)
+                self._remove(<int>i)
         self._renumber()
         return collapsed
 
-    cdef void _remove(self, Py_ssize_t i, list children) except *:
-        """Drop token i; its dependents move up to its head."""
-        cdef int h = self.head[i]
+    cdef void _remove(self, int i) noexcept:
+        """Drop token i; its dependents move up to its head, after its other dependents."""
+        cdef int h = self.head[i], c = self.first[i], after
         self.role[i] = DROPPED
-        for c in children[i]:
+        while c >= 0:
+            after = self.next[c]
             self.head[c] = h
             if h >= 0:
-                children[h].append(c)
+                self._append(h, c)
+            c = after
+        self.first[i] = self.last[i] = -1
         if h >= 0:
-            children[h].remove(i)
-        children[i] = []
+            self._unlink(h, i)
+
+    cdef void _append(self, int parent, int c) noexcept:
+        """c last among the dependents of ``parent`` (a list linked through ``next`` and ``previous``)."""
+        self.previous[c], self.next[c] = self.last[parent], -1
+        if self.last[parent] >= 0:
+            self.next[self.last[parent]] = c
+        else:
+            self.first[parent] = c
+        self.last[parent] = c
+
+    cdef void _prepend(self, int parent, int c) noexcept:
+        """c first among the dependents of ``parent``."""
+        self.previous[c], self.next[c] = -1, self.first[parent]
+        if self.first[parent] >= 0:
+            self.previous[self.first[parent]] = c
+        else:
+            self.last[parent] = c
+        self.first[parent] = c
+
+    cdef void _unlink(self, int parent, int c) noexcept:
+        """c out of the dependents of ``parent``."""
+        if self.previous[c] >= 0:
+            self.next[self.previous[c]] = self.next[c]
+        else:
+            self.first[parent] = self.next[c]
+        if self.next[c] >= 0:
+            self.previous[self.next[c]] = self.previous[c]
+        else:
+            self.last[parent] = self.previous[c]
 
     cdef void _renumber(self) noexcept:
         """Number the kept tokens (``kept`` their old indices, ``index`` the new ones) and

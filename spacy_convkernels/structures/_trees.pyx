@@ -4,7 +4,16 @@ tree's compiled arrays (interned ids, children in CSR form, nodes sorted by id).
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.unicode cimport Py_UNICODE_ISSPACE, PyUnicode_DATA, PyUnicode_Find, PyUnicode_KIND, PyUnicode_READ
+from cpython.unicode cimport (
+    Py_UNICODE_ISSPACE,
+    PyUnicode_CopyCharacters,
+    PyUnicode_DATA,
+    PyUnicode_Find,
+    PyUnicode_KIND,
+    PyUnicode_New,
+    PyUnicode_READ,
+    PyUnicode_WRITE,
+)
 from libc.stdint cimport int64_t
 from libc.stdlib cimport qsort
 
@@ -17,6 +26,10 @@ from .interning cimport Interner, Lease
 from .interning import CONTENTS, LABELS, PRODUCTIONS
 
 cnp.import_array()
+
+
+cdef extern from "Python.h":
+    Py_UCS4 PyUnicode_MAX_CHAR_VALUE(str text)
 
 cdef Interner _LABELS = LABELS, _CONTENTS = CONTENTS, _PRODUCTIONS = PRODUCTIONS
 
@@ -83,9 +96,17 @@ cdef inline bint _delimits(Py_UCS4 c) noexcept:
 
 
 def bracket_string(tuple labels, tuple parents):
-    """KeLP's compact form ``(LABEL(child)(child))`` of a tree in preorder (``str(tree)``)."""
-    cdef Py_ssize_t n = len(labels), i, depth = 0
-    cdef list parts = []
+    """KeLP's compact form ``(LABEL(child)(child))`` of a tree in preorder (``str(tree)``),
+    written into a string of its final size."""
+    cdef Py_ssize_t n = len(labels), i, depth = 0, size = 2 * n, at = 0
+    cdef Py_UCS4 widest = 127
+    cdef str label
+    for label in labels:
+        size += len(label)
+        widest = max(widest, PyUnicode_MAX_CHAR_VALUE(label))
+    cdef str text = PyUnicode_New(size, widest)
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
     cdef int* path = <int*>PyMem_Malloc(max(n, 1) * sizeof(int))  # the open nodes, root first
     if path == NULL:
         raise MemoryError()
@@ -94,15 +115,19 @@ def bracket_string(tuple labels, tuple parents):
             parent = parents[i]
             while depth and path[depth - 1] != parent:
                 depth -= 1
-                parts.append(")")
-            parts.append("(")
-            parts.append(labels[i])
-            path[depth] = i
+                PyUnicode_WRITE(kind, data, at, u")")
+                at += 1
+            PyUnicode_WRITE(kind, data, at, u"(")
+            label = labels[i]
+            PyUnicode_CopyCharacters(text, at + 1, label, 0, len(label))
+            at += 1 + len(label)
+            path[depth] = <int>i
             depth += 1
     finally:
         PyMem_Free(path)
-    parts.append(")" * depth)
-    return "".join(parts)
+    for i in range(depth):
+        PyUnicode_WRITE(kind, data, at + i, u")")
+    return text
 
 
 def compile_tree(tuple labels, tuple parents):
@@ -234,7 +259,7 @@ cdef void _sorted_order(Py_ssize_t n, const int* key, int* order, int* rank, int
     cdef int64_t pair
     for i in range(n):
         work[i] = (<int64_t>key[i] << 32) | i  # ids are >= 0
-    if n > 32:
+    if n > 64:
         qsort(work, n, sizeof(int64_t), _ascending)
     else:
         for i in range(1, n):

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from ..errors import MissingAnnotationError, UnknownRepresentationError
-from ._dependency import Event, array_trees, emit_trees, normalize, role
+from ._dependency import Event, annotated, array_trees, emit_trees, normalize, role
 from .labels import LEX, POS, ROOT_KEY, SYNT, clean_label, compositional_label, lexical_key, node_label
 from .tree import Tree
 
@@ -125,20 +125,18 @@ def spans_to_trees(
 ) -> list[dict[str, Tree | None]]:
     """The trees of each of some Spans of one Doc (its sentences, say), as
     :func:`span_to_trees` gives them, built from the Doc's arrays read once (compiled:
-    ``_dependency.array_trees``)."""
+    ``_dependency.array_trees``). A Span costs the length of its Doc, as the check of the
+    Doc's annotations does."""
     spans = list(spans)
     if not spans:
         _checked(representations)
         return []
     doc = spans[0].doc if hasattr(spans[0], "doc") else spans[0]
-    _check_annotations(doc)
+    names, attributes = _array_attributes()
+    whole = doc.to_array(attributes)
+    _check_annotations(doc, dict(zip(names, annotated(whole))).__getitem__)
     representations = _checked(representations)
-    attributes = _array_attributes()
-    if len(doc) > 16 * sum(map(len, spans)):  # a few sentences of a long Doc: their own rows, 16 times dearer a token
-        rows = [span.to_array(attributes) for span in spans]
-    else:
-        whole = doc.to_array(attributes)
-        rows = [whole[span.start : span.end] if hasattr(span, "start") else whole for span in spans]
+    rows = [whole[span.start : span.end] if hasattr(span, "start") else whole for span in spans]
     options = (lowercase, collapse_prepositions)
     return [array_trees(r, doc.vocab.strings, representations, *options) for r in rows]
 
@@ -171,12 +169,12 @@ def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPR
 
 
 @cache
-def _array_attributes() -> list[int]:
+def _array_attributes() -> tuple[list[str], list[int]]:
     """What trees are built from, per token: its lemma, word, tag, relation and relative
-    head (spaCy's attribute ids, imported when first needed)."""
+    head (names, and spaCy's attribute ids, imported when first needed)."""
     from spacy.attrs import DEP, HEAD, LEMMA, ORTH, TAG
 
-    return [LEMMA, ORTH, TAG, DEP, HEAD]
+    return ["LEMMA", "ORTH", "TAG", "DEP", "HEAD"], [LEMMA, ORTH, TAG, DEP, HEAD]
 
 
 def _checked(representations: Iterable[str]) -> list[str]:
@@ -190,14 +188,16 @@ def _checked(representations: Iterable[str]) -> list[str]:
     return representations
 
 
-def _check_annotations(doc) -> None:
-    """Refuse a Doc without a dependency parse, tags or lemmas."""
+def _check_annotations(doc, has_annotation=None) -> None:
+    """Refuse a Doc without a dependency parse, tags or lemmas (``has_annotation``: which
+    it has, by attribute name; default ``doc.has_annotation``)."""
+    has_annotation = has_annotation or doc.has_annotation
     for annotation, what in (
         ("DEP", "a dependency parse (token.dep_, token.head)"),
         ("TAG", "part-of-speech tags (token.tag_)"),
         ("LEMMA", "lemmas (token.lemma_)"),
     ):
-        if len(doc) and not doc.has_annotation(annotation):
+        if len(doc) and not has_annotation(annotation):
             raise MissingAnnotationError(
                 f"the Doc has no {what}: run a pipeline with a parser, tagger and lemmatizer first"
             )
