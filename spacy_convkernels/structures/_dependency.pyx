@@ -279,8 +279,6 @@ cdef class _Parse:
                 self.role[obj] = OTHER  # its relation is prep_<parts> now
                 for c in parts[1:]:
                     self._remove(c)
-                self._unlink(p, obj)
-                self._prepend(<int>p, obj)  # the object takes the preposition's place
                 self._remove(<int>p)
         for i in range(n):
             if self.role[i] == PUNCTUATION:
@@ -310,15 +308,6 @@ cdef class _Parse:
         else:
             self.first[parent] = c
         self.last[parent] = c
-
-    cdef void _prepend(self, int parent, int c) noexcept:
-        """c first among the dependents of ``parent``."""
-        self.previous[c], self.next[c] = -1, self.first[parent]
-        if self.first[parent] >= 0:
-            self.previous[self.first[parent]] = c
-        else:
-            self.last[parent] = c
-        self.first[parent] = c
 
     cdef void _unlink(self, int parent, int c) noexcept:
         """c out of the dependents of ``parent``."""
