@@ -24,6 +24,9 @@ the first as root and hangs the others under it. Parentheses in labels are writt
 ``-LRB-`` and ``-RRB-``, and every whitespace character (``str.isspace``: no-break
 space, ``\\r``, U+3000, ...), control character (category Cc) and lone surrogate ``_``,
 so the bracket string of every tree reads back as the same tree.
+
+The normalization, the walk and the trees are compiled (``_dependency.pyx``); from a
+Doc they are built straight from its arrays (:func:`spans_to_trees`).
 """
 
 from collections.abc import Iterable
