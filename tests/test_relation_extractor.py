@@ -263,7 +263,7 @@ def test_bad_settings_fail_with_their_reason():
 
 def test_kernel_features_take_the_width_of_few_landmarks():
     from spacy_convkernels.kernels import SubsequencePathKernel
-    from spacy_convkernels.ml.relation_model import candidate_kernel_features
+    from spacy_convkernels.ml.candidate_features import candidate_kernel_features
     from spacy_convkernels.structures.relations import entity_pairs
 
     block = candidate_kernel_features(SubsequencePathKernel(), n_components=10, landmark_init="uniform")
@@ -277,7 +277,7 @@ def test_kernel_features_take_the_width_of_few_landmarks():
 @pytest.mark.parametrize("landmark_init", ["pivoted_cholesky", "ridge_leverage"])
 def test_kernel_features_take_every_landmark_method(landmark_init):
     from spacy_convkernels.kernels import SubsequencePathKernel
-    from spacy_convkernels.ml.relation_model import candidate_kernel_features
+    from spacy_convkernels.ml.candidate_features import candidate_kernel_features
     from spacy_convkernels.structures.relations import entity_pairs
 
     block = candidate_kernel_features(SubsequencePathKernel(), n_components=4, landmark_init=landmark_init)

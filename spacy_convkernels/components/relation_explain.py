@@ -28,9 +28,9 @@ from spacy.tokens import Doc
 
 from ..errors import InvalidParameterError, ModelFileError
 from ..kernels.path_explain import PathExplanation, path_html
+from ..ml.candidate_features import candidate_structures
 from ..ml.candidate_svm import candidate_text
 from ..ml.kernel_encoders import StackedSVM
-from ..ml.relation_model import candidate_structures
 from ..structures.paths import PathTuples
 from ..utils.display import markup
 
