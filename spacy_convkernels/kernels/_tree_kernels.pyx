@@ -45,7 +45,6 @@ from libc.stdlib cimport qsort
 from ._children cimport PartnerLists, StoredPairs, child_sum, production_delta
 from ._deltas cimport partial_value, production_factor
 from ._packing cimport is_leaf, n_children
-from ._settings cimport SMOOTHED_PARTIAL_TREE
 from ._tables cimport EXACT, Similarity, node_similarity, weighted_similarity
 from ._workspace cimport Frame, push_frame, reserve, reserve_nodes, scratch_ints, subsequence_row, tick
 
@@ -704,7 +703,7 @@ cdef bint delta_table(Workspace* ws, const Settings* prm, const TreeView* a, con
     times the pair's factor as K sums it: by the stored evaluation (the module), whatever
     ``stored_pairs`` says, as the table is quadratic anyway. Summed, the table is K(a, b).
     False (``failed``) if out of memory or stopped."""
-    cdef bint smoothed = prm.kind == SMOOTHED_PARTIAL_TREE
+    cdef bint smoothed = prm.smoothed
     cdef long long n_pairs, k
     cdef int x, t, y
     if not reserve_nodes(ws, a.n):
