@@ -28,8 +28,9 @@ with 20,000 children holds 400 million matching pairs of grandchildren). The eng
    not match (or that hold a root): a pair reads the Deltas of its child pairs (PTK, SPTK:
    every matching child pair, in the child-subsequence sum; ST/SST: the aligned ones),
    evaluating each one when it reads it, on an explicit stack of frames (no C recursion,
-   any depth; PTK, SPTK: ``_top_down.pxd``). Every pair of inner nodes has one pair of parents, so each Delta is
-   evaluated once, either there or as a pair of its own, and added to K.
+   any depth; PTK, SPTK: ``_top_down.pxd``). Every pair of inner nodes has one pair of
+   parents, so each Delta is evaluated once, either there or as a pair of its own, and
+   added to K.
 
    Memory is one frame per level of the pair being evaluated, each with the rolling rows
    of its child-subsequence sum (``_workspace.pxd``): O(depth * children), however many
