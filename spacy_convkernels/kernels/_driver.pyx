@@ -58,8 +58,9 @@ ctypedef bint (*Task)(Workspace* ws, const Job* job, Py_ssize_t item) noexcept n
 
 cdef inline double evaluate(Workspace* ws, const Settings* prm, const Packed* A, Py_ssize_t r,
                             const Packed* B, Py_ssize_t c) noexcept nogil:
-    """The unnormalized kernel of structure r of A and structure c of B (out of memory:
-    ``ws.failed`` set)."""
+    """The unnormalized kernel of structure r of A and structure c of B, by the family and
+    traits of the kind (a tree kind that sums no Deltas is K of the roots: Zelenko's; out
+    of memory: ``ws.failed`` set)."""
     cdef long long oa, ob
     cdef TreeView va, vb
     cdef ForestView fa, fb
