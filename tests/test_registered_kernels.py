@@ -11,7 +11,7 @@ from confection import Config
 from spacy.util import registry
 
 from spacy_convkernels import Tree, kernels
-from spacy_convkernels.cli import structures as cli_structures
+from spacy_convkernels.cli import kernel_inputs
 from spacy_convkernels.errors import InvalidParameterError
 from spacy_convkernels.kernels import (
     KERNELS,
@@ -48,7 +48,7 @@ def test_the_command_line_offers_every_kernel_over_plain_trees():
     """The command line reads trees of plain labels: every kernel over them (tuple labels
     are not plain), each once. It lists them by hand, as its help imports no kernel."""
     over_trees = {k.__name__ for k in KERNELS if k.structure_type is Tree and not issubclass(k, TupleKernel)}
-    assert sorted(cli_structures.KERNELS.values()) == sorted(over_trees)
+    assert sorted(kernel_inputs.KERNELS.values()) == sorted(over_trees)
 
 
 @pytest.mark.parametrize("kernel_class", KERNELS, ids=lambda c: c.__name__)
