@@ -21,7 +21,8 @@ from .options import add_checked_argument, threads
 # structures.dependency.REPRESENTATIONS, not imported here: --help imports no numpy (a test keeps them equal)
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
 
-# name on the command line: class of spacy_convkernels.kernels (imported by kernel_class)
+# name on the command line: class of spacy_convkernels.kernels (imported by kernel_class): every kernel of
+# kernels.KERNELS over trees of plain labels, written here as --help imports no kernel (a test keeps them equal)
 KERNELS = {
     "st": "SubtreeKernel",
     "sst": "SubsetTreeKernel",
