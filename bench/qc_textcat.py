@@ -47,7 +47,7 @@ from spacy_convkernels.components.registered_kernels import bind_pipeline_vector
 from spacy_convkernels.configs import config_path
 from spacy_convkernels.kernels.base import Kernel, Prepared
 from spacy_convkernels.learn import fair_one_vs_all
-from spacy_convkernels.ml.doc_kernel_features import doc_tree, doc_words
+from spacy_convkernels.ml.fitted_doc_features import doc_tree, doc_words
 from spacy_convkernels.ml.kernel_encoders import NgramCosine
 
 CONFIG = config_path("qc_textcat")

@@ -25,7 +25,7 @@ from locations import DATA, MD_MODEL, ROOT, add_outputs
 from qc_transformer import kept_name, settings_of
 
 from spacy_convkernels.kernels.explain import explain, to_svg
-from spacy_convkernels.ml.doc_kernel_features import doc_tree
+from spacy_convkernels.ml.fitted_doc_features import doc_tree
 from spacy_convkernels.ml.kernel_blocks import blocks_of
 from spacy_convkernels.utils.outputs import replacing
 

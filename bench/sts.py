@@ -241,6 +241,32 @@ class Bench:
         wanted = [cell for cell in wanted if "|".join(map(str, (name, *cell))) not in done]
         if not wanted:
             return
+        pool, targets, G, G_targets = self.pool_grams(name, kernel, representation)
+        source = GramColumns(G)
+        for method, size, seed in wanted:
+            start = time.perf_counter()
+            landmarks = select_landmarks(source, size, method, seed)
+            seconds = time.perf_counter() - start
+            Z = G_targets[:, landmarks] @ nystroem_normalization(G[np.ix_(landmarks, landmarks)])
+            found = {"pearson": {}, "spearman": {}}
+            for n, values in self.vector_similarities(Z, targets, self.testing(), "cosine").items():
+                gold = self.sets[n][0]
+                found["pearson"][n] = float(pearsonr(values, gold)[0]) if np.ptp(values) > 0 else 0.0
+                found["spearman"][n] = float(spearmanr(values, gold)[0]) if np.ptp(values) > 0 else 0.0
+            found["mass"] = float(np.mean(np.linalg.norm(Z, axis=1) ** 2))
+            found["seconds"] = seconds
+            done = json.loads(store.read_text()) if store.exists() else {}
+            done[f"{name}|{method}|{size}|{seed}"] = found
+            with replacing(store) as temporary:
+                temporary.write_text(json.dumps(done, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            pearson = np.mean(list(found["pearson"].values()))
+            print(f"{name} {method} M={size} seed={seed}: 2015 mean Pearson {pearson:.3f}, mass {found['mass']:.3f}")
+
+    def pool_grams(self, name: str, kernel, representation: str) -> tuple:
+        """(pool, targets, G, G_targets): the indices of the texts with a tree of the 2012-2014
+        sets (where landmarks are drawn) and of the 2015 sets, the normalized Gram of the pool
+        and the kernel rows of the targets against it, computed once per kernel ``name`` (kept
+        under the cache's grams/)."""
         trees = self.tree_list(representation)
         pool = sorted({self.index[t] for n in self.tuning() for t in self.sets[n][1] + self.sets[n][2]})
         pool = [i for i in pool if trees[i] is not None]
@@ -249,41 +275,32 @@ class Bench:
         grams = self.cache / "grams" / (name.replace("/", "_") + ".npz")
         if grams.exists():
             loaded = np.load(grams)
-            G, G_targets = loaded["pool"], loaded["targets"]
-        else:
-            start = time.perf_counter()
-            G = kernel.gram([trees[i] for i in pool])
-            G_targets = kernel.gram([trees[i] for i in targets], [trees[i] for i in pool])
-            print(f"{name}: Gram of {len(pool)} texts, rows of {len(targets)} in {time.perf_counter() - start:.0f} s")
-            grams.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(grams, pool=G, targets=G_targets)
-        source = GramColumns(G)
-        row = np.full(len(self.texts), len(targets))  # text -> its row of Z (the last: a zero row)
-        row[targets] = np.arange(len(targets))
-        for method, size, seed in wanted:
-            start = time.perf_counter()
-            landmarks = select_landmarks(source, size, method, seed)
-            seconds = time.perf_counter() - start
-            Z = np.zeros((len(targets) + 1, size))  # the rows of the 2015 texts with a tree, then a zero row
-            Z[:-1] = G_targets[:, landmarks] @ nystroem_normalization(G[np.ix_(landmarks, landmarks)])
-            norms = np.linalg.norm(Z, axis=1)
-            found = {"pearson": {}, "spearman": {}}
-            for n in self.testing():
-                gold, first, second = self.sets[n]
-                a = row[[self.index[t] for t in first]]
-                b = row[[self.index[t] for t in second]]
-                dots = np.einsum("ij,ij->i", Z[a], Z[b])
-                values = np.divide(dots, norms[a] * norms[b], out=np.zeros_like(dots), where=norms[a] * norms[b] > 0)
-                found["pearson"][n] = float(pearsonr(values, gold)[0]) if np.ptp(values) > 0 else 0.0
-                found["spearman"][n] = float(spearmanr(values, gold)[0]) if np.ptp(values) > 0 else 0.0
-            found["mass"] = float(np.mean(norms[:-1] ** 2))
-            found["seconds"] = seconds
-            done = json.loads(store.read_text()) if store.exists() else {}
-            done[f"{name}|{method}|{size}|{seed}"] = found
-            with replacing(store) as temporary:
-                temporary.write_text(json.dumps(done, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-            pearson = np.mean(list(found["pearson"].values()))
-            print(f"{name} {method} M={size} seed={seed}: 2015 mean Pearson {pearson:.3f}, mass {found['mass']:.3f}")
+            return pool, targets, loaded["pool"], loaded["targets"]
+        start = time.perf_counter()
+        G = kernel.gram([trees[i] for i in pool])
+        G_targets = kernel.gram([trees[i] for i in targets], [trees[i] for i in pool])
+        print(f"{name}: Gram of {len(pool)} texts, rows of {len(targets)} in {time.perf_counter() - start:.0f} s")
+        grams.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(grams, pool=G, targets=G_targets)
+        return pool, targets, G, G_targets
+
+    def vector_similarities(self, Z: np.ndarray, texts: list, names: list, similarity: str) -> dict:
+        """set name -> the similarity ("dot" or "cosine"; 0 for a zero vector) of each pair's
+        vectors, Z holding the vector of each text of ``texts`` (indices of ``self.texts``; a
+        text not there has the zero vector)."""
+        row = np.full(len(self.texts), len(texts))  # text -> its row of Z (the last: a zero row)
+        row[texts] = np.arange(len(texts))
+        Z = np.vstack([Z, np.zeros((1, Z.shape[1]))])
+        norms = np.linalg.norm(Z, axis=1)
+        found = {}
+        for n in names:
+            _, first, second = self.sets[n]
+            a, b = row[[self.index[t] for t in first]], row[[self.index[t] for t in second]]
+            dots = np.einsum("ij,ij->i", Z[a], Z[b])
+            if similarity == "cosine":
+                dots = np.divide(dots, norms[a] * norms[b], out=np.zeros_like(dots), where=norms[a] * norms[b] > 0)
+            found[n] = dots
+        return found
 
     def bag_of_words(self, pairs):
         """Cosine of the texts' bags of lower-cased words (punctuation and spaces left out)."""

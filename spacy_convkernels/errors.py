@@ -139,7 +139,8 @@ class ConvKernelsWarning(UserWarning):
 
 
 class SettingDeprecationWarning(ConvKernelsWarning, FutureWarning):
-    """A setting given by a name that is kept for earlier configs: the message names the new one."""
+    """A setting, an import path or a registered name given by a name that is kept for earlier
+    configs and code: the message names the new one."""
 
 
 class KernelUnderflowWarning(ConvKernelsWarning):

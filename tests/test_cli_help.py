@@ -17,7 +17,7 @@ import pytest
 from data_paths import ROOT
 
 from spacy_convkernels.approx.nystroem import LANDMARK_INITS
-from spacy_convkernels.cli import COMMANDS, main, nystroem, structures
+from spacy_convkernels.cli import COMMANDS, kernel_inputs, main, nystroem
 from spacy_convkernels.data import SAMPLES, sample_path
 from spacy_convkernels.structures.dependency import REPRESENTATIONS
 
@@ -121,7 +121,7 @@ def test_every_command_spells_its_output_and_its_seed_one_way():
 
 
 def test_choices_spelled_out_for_the_help_equal_the_librarys():
-    assert structures.REPRESENTATIONS == REPRESENTATIONS
+    assert kernel_inputs.REPRESENTATIONS == REPRESENTATIONS
     assert nystroem.LANDMARK_INITS == LANDMARK_INITS
 
 

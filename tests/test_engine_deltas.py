@@ -8,6 +8,7 @@ import pytest
 import reference_kernels as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import ORACLES
 from random_trees import ALPHABET, trees
 from smoothed_data import CASES as SMOOTHED_CASES
 from smoothed_data import LABELS as SMOOTH_LABELS
@@ -25,6 +26,7 @@ from spacy_convkernels.kernels import (
 )
 from spacy_convkernels.kernels._driver import DELTA_CELLS, deltas
 from spacy_convkernels.kernels.base import _engine_settings
+from spacy_convkernels.kernels.kinds import KIND_TRAITS
 from spacy_convkernels.structures.paths import PathTuples
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
@@ -66,6 +68,16 @@ def _sums_to_the_kernel(kernel, a, b):
     inverse = [0.0 if k == 0 else 1.0 / math.sqrt(k) for k in kernel.diag([a, b])]  # the kernel's r(x)
     normalized = table.sum() * inverse[0] * inverse[1]
     assert normalized == pytest.approx(kernel(a, b), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kind", [k for k, traits in KIND_TRAITS.items() if traits.sums_of_deltas], ids=lambda kind: kind.name
+)
+def test_every_kind_that_sums_deltas_exports_them(kind):
+    """Every such kind of the table, on its oracle's pairs (``oracles.py``)."""
+    kernel, _, pairs = ORACLES[kind]
+    for a, b in pairs[:12]:
+        _sums_to_the_kernel(kernel, a, b)
 
 
 @SETTINGS

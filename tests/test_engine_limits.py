@@ -36,10 +36,11 @@ from spacy_convkernels.kernels import (
 )
 from spacy_convkernels.kernels._driver import gram, pairs
 from spacy_convkernels.kernels._packing import PackedSequences, PackedTrees
-from spacy_convkernels.kernels._settings import EngineSettings, KernelKind
+from spacy_convkernels.kernels._settings import EngineSettings
 from spacy_convkernels.kernels._tables import NodeSimilarity, TupleTable
 from spacy_convkernels.kernels._tree_kernels import set_stored_pairs
-from spacy_convkernels.kernels.work import TABLE_WORK, structure_work
+from spacy_convkernels.kernels.kinds import KernelKind
+from spacy_convkernels.kernels.work import reads_table, structure_work
 from spacy_convkernels.structures.paths import PathTuples
 
 TESTS = Path(__file__).resolve().parent
@@ -836,7 +837,7 @@ def test_the_count_before_the_tables_is_a_lower_bound():
     cases += [(ZelenkoTreeKernel(vectors=VECTORS), tuples), (SubsequencePathKernel(vectors=VECTORS), paths)]
     for kernel, X in cases:
         spec, tables = kernel._configuration()
-        assert spec.kind in TABLE_WORK
+        assert reads_table(spec.kind)
         compiled = [x.compiled for x in X]
         before = structure_work(spec.kind, compiled, spec.match_key)
         after = structure_work(spec.kind, compiled, spec.match_key, tables.cover_structures(X))

@@ -1,6 +1,7 @@
 """The engine's ``.pyi`` stubs say what the compiled modules really offer."""
 
 import ast
+import enum
 import importlib
 import inspect
 import re
@@ -77,6 +78,9 @@ def test_stub_matches_the_compiled_module(stub):
                 elif isinstance(item, ast.Assign):  # an enum member and its value
                     name = item.targets[0].id
                     assert getattr(cls, name) == ast.literal_eval(item.value), f"{node.name}.{name}"
+            if isinstance(cls, enum.EnumMeta):  # every member declared
+                members = {item.targets[0].id for item in node.body if isinstance(item, ast.Assign)}
+                assert members == set(cls.__members__), node.name
     public = {
         name
         for name, value in vars(module).items()

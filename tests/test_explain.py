@@ -23,9 +23,9 @@ from spacy_convkernels.kernels import (
     ZelenkoTreeKernel,
 )
 from spacy_convkernels.kernels import explain as explain_module
-from spacy_convkernels.kernels._settings import KernelKind
 from spacy_convkernels.kernels.base import EngineSpec, Kernel
 from spacy_convkernels.kernels.explain import COLORS, explain, to_svg
+from spacy_convkernels.kernels.kinds import KernelKind
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"
 WORDSPACE = CORPORA / "trec-qc-kelp-sample" / "wordspace_md300.first60.txt.gz"

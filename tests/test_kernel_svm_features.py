@@ -13,7 +13,7 @@ from spacy_convkernels.cli.convert import CLASSES
 from spacy_convkernels.errors import InvalidParameterError, NotInitializedError
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel
 from spacy_convkernels.learn import KernelSVC
-from spacy_convkernels.ml.doc_kernel_features import doc_blocks, doc_tree, doc_words, kernel_svm_features
+from spacy_convkernels.ml.fitted_doc_features import doc_blocks, doc_tree, doc_words, kernel_svm_features
 from spacy_convkernels.ml.kernel_encoders import NgramCosine
 
 SAMPLE = CORPORA / "trec-qc-kelp-sample" / "TREC_10.coarse.first60.klp.gz"

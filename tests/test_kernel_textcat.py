@@ -17,7 +17,7 @@ from spacy_convkernels.cli.convert import CLASSES, convert
 from spacy_convkernels.configs import config_path
 from spacy_convkernels.errors import InvalidParameterError, MissingAnnotationError
 from spacy_convkernels.ml import kernel_features, kernel_textcat
-from spacy_convkernels.ml.doc_kernel_features import doc_blocks
+from spacy_convkernels.ml.fitted_doc_features import doc_blocks
 
 CONFIG = config_path("qc_textcat")
 VECTORS = {

@@ -1,32 +1,36 @@
-"""The engine's one table of kernel kinds (``_settings.KIND_TRAITS``) covers every kind and
-agrees with what each kernel class asks of the engine."""
+"""The engine's one table of kernel kinds (``kinds.KIND_TRAITS``) covers every kind, agrees
+with what each kernel class asks of the engine and with the engine's C constants."""
 
-import inspect
+import re
+from pathlib import Path
 
 import pytest
 
 from spacy_convkernels import kernels
-from spacy_convkernels.kernels._packing import PackedForests, PackedSequences, PackedTrees
-from spacy_convkernels.kernels._settings import KIND_TRAITS, BucketRule, KernelKind
-
-CLASSES = [
-    cls
-    for name in kernels.__all__
-    if inspect.isclass(cls := getattr(kernels, name)) and issubclass(cls, kernels.Kernel) and cls is not kernels.Kernel
-]
+from spacy_convkernels.kernels.kinds import KIND_TRAITS, BucketRule, Family, KernelKind
 
 
 def test_every_kind_has_one_row():
     assert set(KIND_TRAITS) == set(KernelKind)
     for kind, traits in KIND_TRAITS.items():
-        assert traits.operands in (PackedTrees, PackedSequences, PackedForests), kind
+        assert traits.family in set(Family), kind
         assert traits.bucket_rule in set(BucketRule), kind
         assert traits.table in ("similarity", "tuples", "weights", None), kind
-        assert bool(traits.match_keys) == (traits.operands is PackedTrees), kind
+        assert bool(traits.match_keys) == (traits.family is Family.TREE), kind
+        # a tree kind without sums of Deltas is evaluated as Zelenko's, from the roots, on tuples
+        assert traits.sums_of_deltas or traits.family is not Family.TREE or traits.table == "tuples", kind
         assert not traits.aligned_by_position or traits.sums_of_deltas, kind
 
 
-@pytest.mark.parametrize("cls", CLASSES, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("enum", [Family, BucketRule], ids=lambda enum: enum.__name__)
+def test_the_engine_constants_are_the_table_values(enum):
+    """``_settings.pxd`` declares each value of the table's enums as a C constant of the same name."""
+    source = (Path(kernels.__file__).parent / "_settings.pxd").read_text()
+    constants = {name: int(value) for name, value in re.findall(r"^    (\w+) = (\d+)", source, re.MULTILINE)}
+    assert {member.name: member.value for member in enum}.items() <= constants.items()
+
+
+@pytest.mark.parametrize("cls", kernels.KERNELS, ids=lambda cls: cls.__name__)
 def test_each_kernel_class_asks_for_what_its_row_allows(cls):
     spec, _ = cls()._configuration()
     traits = KIND_TRAITS[spec.kind]

@@ -1,4 +1,5 @@
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -46,7 +47,7 @@ def test_the_truncated_projection_equals_the_full_one_on_the_kept_subspace(trees
     W = kernel.gram(trees[:40])
     eigenvalues, eigenvectors = np.linalg.eigh(W)
     K = kernel.gram(trees, trees[:40])
-    for rtol in (EIGENVALUE_RTOL, 1e-3, 1e-2, 0.1):
+    for rtol in (1e-10, EIGENVALUE_RTOL, 1e-3, 1e-2, 0.1):
         kept = eigenvalues > rtol * eigenvalues[-1]
         inverse_root = eigenvectors @ np.diag(np.where(kept, 1 / np.sqrt(np.abs(eigenvalues)), 0)) @ eigenvectors.T
         model = Nystroem(kernel, eigenvalue_rtol=rtol).set_landmarks(trees[:40])
@@ -201,12 +202,34 @@ def test_an_indefinite_kernel_fits(trees):
 
 
 def test_tiny_eigenvalues_are_cut_relative_to_the_largest():
-    kept = 1e3 * EIGENVALUE_RTOL
-    P = nystroem_normalization(np.diag([4 * kept, 4.0, 4 * EIGENVALUE_RTOL / 2, 0.0, -1e-17]))
-    np.testing.assert_allclose(np.abs(P), [[0, 1 / math.sqrt(4 * kept)], [0.5, 0], [0, 0], [0, 0], [0, 0]])
+    for rtol in (1e-10, EIGENVALUE_RTOL, 1e-2):
+        W = np.diag([8 * rtol, 4.0, 2 * rtol, 0.0, -1e-17])  # kept above 4 rtol: 4 and 8 rtol
+        P = nystroem_normalization(W, rtol=rtol)
+        np.testing.assert_allclose(np.abs(P), [[0, 1 / math.sqrt(8 * rtol)], [0.5, 0], [0, 0], [0, 0], [0, 0]])
+    default = np.diag([8 * EIGENVALUE_RTOL, 4.0, 2 * EIGENVALUE_RTOL])
+    assert nystroem_normalization(default).shape == (3, 2)
     for nothing_positive in (np.zeros((3, 3)), -np.eye(3)):
         P = nystroem_normalization(nothing_positive)
         assert P.shape == (3, 1) and not np.any(P)
+
+
+def test_the_default_cutoff_is_the_one_chosen_by_accuracy():
+    """The default is what docs/results/nystroem_cutoff.md's rule picked from QC and STS
+    accuracy, for the estimator and the normalization alike."""
+    page = (Path(__file__).parent.parent / "docs" / "results" / "nystroem_cutoff.md").read_text(encoding="utf-8")
+    assert f"So the rule picks **{EIGENVALUE_RTOL:g}**." in page
+    assert Nystroem(PartialTreeKernel()).eigenvalue_rtol == EIGENVALUE_RTOL
+
+
+def test_a_saved_normalization_is_used_as_it_is(trees):
+    """A saved model keeps its features whatever the cutoff of the estimator that loads it:
+    set_landmarks takes the normalization as it is, never cut again."""
+    kernel = PartialTreeKernel(terminal_factor=1)
+    saved = Nystroem(kernel, eigenvalue_rtol=1e-10).set_landmarks(trees[:60])
+    assert saved.n_features_out_ > Nystroem(kernel, eigenvalue_rtol=1e-2).set_landmarks(trees[:60]).n_features_out_
+    loaded = Nystroem(kernel, eigenvalue_rtol=1e-2).set_landmarks(trees[:60], saved.normalization_)
+    assert loaded.n_features_out_ == saved.n_features_out_
+    np.testing.assert_array_equal(loaded.transform(trees), saved.transform(trees))
 
 
 def test_the_normalization_never_raises_a_linear_algebra_error(monkeypatch):

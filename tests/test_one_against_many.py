@@ -15,6 +15,7 @@ import reference_kernels as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from interrupts import assert_interruptible
+from oracles import ORACLES
 from path_data import EDGES, NODES, exponential, path_pairs, rooted_pairs
 from path_data import LABELS as TUPLE_LABELS
 from path_data import VECTORS as NODE_VECTORS
@@ -44,6 +45,7 @@ from spacy_convkernels.kernels import (
 from spacy_convkernels.kernels._index import FixedSet
 from spacy_convkernels.kernels._tables import SimilarityKind
 from spacy_convkernels.kernels.base import Kernel, _engine_settings
+from spacy_convkernels.kernels.kinds import KernelKind
 from spacy_convkernels.kernels.node_similarity import (
     CompositionalSimilarity,
     LexicalSimilarity,
@@ -203,6 +205,16 @@ def test_the_comparisons_are_not_trivial(family, kernel):
     fixed = make(rng, 25)
     values = assert_same_values(kernel, make(rng, 12) + fixed[:3], fixed + fixed[:4], n_jobs=2)
     assert np.count_nonzero(values) > values.size // 3
+
+
+@pytest.mark.parametrize("kind", list(KernelKind), ids=lambda kind: kind.name)
+def test_every_kind_indexed_equals_its_reference(kind):
+    """Every kind of the table, against an index of its oracle's structures (``oracles.py``)."""
+    kernel, reference, pairs = ORACLES[kind]
+    queries, fixed = [a for a, _ in pairs[:8]], [b for _, b in pairs[:8]] + [pairs[0][0]]
+    expected = np.array([[reference(a, b) for b in fixed] for a in queries])
+    np.testing.assert_allclose(kernel.gram(queries, kernel.prepare(fixed), normalize=False), expected, rtol=1e-9)
+    assert np.count_nonzero(expected) > expected.size // 3
 
 
 def test_indexed_equals_the_tree_references():

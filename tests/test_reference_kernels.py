@@ -3,11 +3,13 @@
 import numpy as np
 import pytest
 import reference_kernels as ref
+from oracles import ORACLES
 from random_trees import random_pairs, random_tree
 from sklearn.base import clone
 
 from spacy_convkernels import Tree
 from spacy_convkernels.kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
+from spacy_convkernels.kernels.kinds import KernelKind
 
 CASES = [
     (SubtreeKernel(lam=0.4, variant="kelp"), ref.subtree_kelp, {"lam": 0.4}),
@@ -59,6 +61,19 @@ IDS = [
 ]
 
 PAIRS = random_pairs(seed=20261125, n_pairs=520)
+
+
+@pytest.mark.parametrize("kind", list(KernelKind), ids=lambda kind: kind.name)
+def test_every_kind_of_the_table_equals_its_reference(kind):
+    """Every kind of the engine's table, compiled, against its definition (``oracles.py``)."""
+    assert kind in ORACLES, f"{kind.name} has no oracle in tests/oracles.py"
+    kernel, reference, pairs = ORACLES[kind]
+    assert kernel._configuration()[0].kind == kind
+    expected = [reference(a, b) for a, b in pairs]
+    assert np.count_nonzero(expected) > len(pairs) // 2
+    X = [structure for pair in pairs for structure in pair]
+    index = [(2 * k, 2 * k + 1) for k in range(len(pairs))]
+    np.testing.assert_allclose(kernel.pairs(X, index, normalize=False), expected, rtol=1e-9, atol=1e-12)
 
 
 def test_pairs_cover_the_awkward_shapes():

@@ -1,36 +1,57 @@
-"""Every kernel is usable from a spaCy config, with exactly its class's parameters."""
+"""Every kernel is usable from a spaCy config, with exactly its class's parameters, and
+every list of the kernels follows the registration (``kernels.KERNELS``; pyproject.toml's
+entry points: ``test_config_reference.py``)."""
 
+import importlib
 import inspect
+import pkgutil
 
 import pytest
 from confection import Config
 from spacy.util import registry
 
+from spacy_convkernels import Tree, kernels
+from spacy_convkernels.cli import kernel_inputs
 from spacy_convkernels.errors import InvalidParameterError
 from spacy_convkernels.kernels import (
+    KERNELS,
     CompositionalSmoothedPartialTreeKernel,
-    ForestKernel,
     PartialTreeKernel,
-    SmoothedPartialTreeKernel,
     SubsequencePathKernel,
     SubsetTreeKernel,
     SubtreeKernel,
-    ZelenkoTreeKernel,
 )
-
-KERNEL_CLASSES = [
-    SubtreeKernel,
-    SubsetTreeKernel,
-    PartialTreeKernel,
-    SmoothedPartialTreeKernel,
-    CompositionalSmoothedPartialTreeKernel,
-    SubsequencePathKernel,
-    ZelenkoTreeKernel,
-    ForestKernel,
-]
+from spacy_convkernels.kernels.tuple_kernels import TupleKernel
 
 
-@pytest.mark.parametrize("kernel_class", KERNEL_CLASSES, ids=lambda c: c.__name__)
+def kernel_classes_of_the_package() -> set:
+    """The public classes of the kernels' modules whose instances compute a kernel (their
+    default instance names a kind of the engine)."""
+    found = set()
+    for info in pkgutil.iter_modules(kernels.__path__):
+        for name, cls in vars(importlib.import_module(f"{kernels.__name__}.{info.name}")).items():
+            if inspect.isclass(cls) and issubclass(cls, kernels.Kernel) and not name.startswith("_"):
+                try:
+                    cls()._configuration()
+                except (AttributeError, NotImplementedError):  # a base class: TreeKernel, TupleKernel
+                    continue
+                found.add(cls)
+    return found
+
+
+def test_every_kernel_of_the_package_is_registered():
+    assert kernel_classes_of_the_package() == set(KERNELS)
+    assert {name for name in kernels.__all__ if getattr(kernels, name) in KERNELS} == {k.__name__ for k in KERNELS}
+
+
+def test_the_command_line_offers_every_kernel_over_plain_trees():
+    """The command line reads trees of plain labels: every kernel over them (tuple labels
+    are not plain), each once. It lists them by hand, as its help imports no kernel."""
+    over_trees = {k.__name__ for k in KERNELS if k.structure_type is Tree and not issubclass(k, TupleKernel)}
+    assert sorted(kernel_inputs.KERNELS.values()) == sorted(over_trees)
+
+
+@pytest.mark.parametrize("kernel_class", KERNELS, ids=lambda c: c.__name__)
 def test_every_kernel_is_registered_with_its_class_parameters(kernel_class):
     function = registry.misc.get(f"spacy_convkernels.{kernel_class.__name__}.v1")
     assert list(inspect.signature(function).parameters) == list(inspect.signature(kernel_class).parameters)
@@ -49,7 +70,7 @@ def test_a_config_sets_any_parameter_including_label_weights():
     assert kernel.get_params() == {"lam": 0.3, "label_weights": {"SYNT##det": 0.0}, "max_work": 10**8}
 
 
-@pytest.mark.parametrize("kernel_class", KERNEL_CLASSES, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("kernel_class", KERNELS, ids=lambda c: c.__name__)
 def test_constructors_take_keywords_after_the_first_parameter(kernel_class):
     parameters = list(inspect.signature(kernel_class).parameters.values())
     assert parameters[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD

@@ -6,9 +6,14 @@ from relation_samples import SOS, parsed
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
 
-from spacy_convkernels.components.relation_candidates import entity_pair_candidates, interaction_candidates
-from spacy_convkernels.errors import ConvKernelsWarning, InvalidParameterError, MissingAnnotationError
+from spacy_convkernels.errors import (
+    ConvKernelsWarning,
+    InvalidParameterError,
+    MissingAnnotationError,
+    SettingDeprecationWarning,
+)
 from spacy_convkernels.extensions import INTERACTIONS_KEY, install_extensions
+from spacy_convkernels.ml.relation_candidates import entity_pair_candidates, interaction_candidates
 from spacy_convkernels.structures.paths import PathTuples, label_features
 from spacy_convkernels.structures.relations import GoldRelations, dependency_interactions, entity_pairs
 
@@ -262,3 +267,14 @@ def test_twenty_sentences_of_a_thousand_entities_give_the_capped_pairs():
         found = entity_pair_candidates(tree=None)(doc)
     assert len(found) == 5000 and {f.key[0] for f in found} <= set(range(5 * 1999))
     assert sum("max_pairs_per_document" in str(w.message) for w in caught) == 1
+
+
+def test_the_generators_earlier_import_path_gives_them_with_a_warning():
+    from spacy_convkernels.components import relation_candidates as earlier
+    from spacy_convkernels.ml import relation_candidates
+
+    for name in ("EntityPairCandidates", "InteractionCandidates", "entity_pair_candidates", "interaction_candidates"):
+        with pytest.warns(SettingDeprecationWarning, match=f"moved to spacy_convkernels.ml.relation_candidates.{name}"):
+            assert getattr(earlier, name) is getattr(relation_candidates, name)
+    with pytest.raises(AttributeError):
+        earlier.entity_pairs  # noqa: B018 (only the generators moved)

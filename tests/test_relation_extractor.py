@@ -28,6 +28,7 @@ from spacy_convkernels.components.relation_scores import score_relations
 from spacy_convkernels.errors import InvalidParameterError
 from spacy_convkernels.extensions import install_extensions
 from spacy_convkernels.ml.kernel_blocks import blocks_of
+from spacy_convkernels.ml.relation_contract import candidate_batch
 
 RELATIONS_SAMPLE = CORPORA / "relations-sample" / "relations.jsonl"
 
@@ -73,26 +74,36 @@ class CountingCandidates:
         return getattr(self.generator, name)
 
 
-def test_candidates_are_made_once_per_doc_in_pipe_and_update():
-    """predict's candidates serve set_annotations, the forward pass's serve the loss."""
+def test_candidates_are_made_once_per_doc_by_the_model():
+    """The model makes a batch's candidates and gives them with its scores: set_annotations,
+    the loss and initialize's thresholds make none."""
     nlp, extractor, examples, _ = trained_pair_pipeline(tok2vec=False, steps=1)
     expected = [dict(doc._.kernel_rel) for doc in extractor.pipe([parsed_in(nlp), parsed_in(nlp)])]
     counting = extractor.model.attrs["candidates"] = CountingCandidates(extractor.model.attrs["candidates"])
     docs = list(extractor.pipe([parsed_in(nlp), parsed_in(nlp)]))
     assert counting.calls == 2 and [dict(doc._.kernel_rel) for doc in docs] == expected
-    other = parsed_in(nlp)  # other Docs than predict's: their own candidates
+    other = parsed_in(nlp)  # the scores are those of predict's Docs' candidates
     extractor.set_annotations([other], extractor.predict([parsed_in(nlp)]))
-    assert dict(other._.kernel_rel) == expected[0] and counting.calls == 4
+    assert dict(other._.kernel_rel) == expected[0] and counting.calls == 3
     counting.calls = 0
     nlp.update(examples)
     assert counting.calls == len(examples)
+    counting.calls = 0
+    extractor.initialize(lambda: examples, nlp=nlp)
+    assert counting.calls == len(examples)
 
 
-def test_the_model_reads_a_tuple_of_two_docs_as_docs():
-    """Its input is Docs or (Docs, their candidates): two Docs in a tuple are Docs."""
+def test_the_model_takes_docs_or_a_batch_made_before_and_gives_their_candidates_with_the_scores():
+    """Its input is Docs (two Docs in a tuple too) or a CandidateBatch, taken as it is."""
     nlp, extractor, _, _ = trained_pair_pipeline(tok2vec=False, steps=1)
     docs = [parsed_in(nlp), parsed_in(nlp)]
-    np.testing.assert_array_equal(extractor.model.predict(tuple(docs)), extractor.model.predict(docs))
+    scores = extractor.model.predict(docs)
+    pairs = [(0, 2), (0, 6), (2, 0), (2, 6), (6, 0), (6, 2)]
+    assert [[c.key for c in candidates] for candidates in scores.candidates] == [pairs, pairs]
+    assert scores.label_scores().shape == (12, 2) and len(scores) == 12
+    np.testing.assert_array_equal(extractor.model.predict(tuple(docs)).values, scores.values)
+    batch = candidate_batch(extractor.model, docs)
+    assert extractor.model.predict(batch).batch is batch
 
 
 def test_relations_survive_to_bytes_docbin_and_to_json():
@@ -252,7 +263,7 @@ def test_bad_settings_fail_with_their_reason():
 
 def test_kernel_features_take_the_width_of_few_landmarks():
     from spacy_convkernels.kernels import SubsequencePathKernel
-    from spacy_convkernels.ml.relation_model import candidate_kernel_features
+    from spacy_convkernels.ml.candidate_features import candidate_kernel_features
     from spacy_convkernels.structures.relations import entity_pairs
 
     block = candidate_kernel_features(SubsequencePathKernel(), n_components=10, landmark_init="uniform")
@@ -266,7 +277,7 @@ def test_kernel_features_take_the_width_of_few_landmarks():
 @pytest.mark.parametrize("landmark_init", ["pivoted_cholesky", "ridge_leverage"])
 def test_kernel_features_take_every_landmark_method(landmark_init):
     from spacy_convkernels.kernels import SubsequencePathKernel
-    from spacy_convkernels.ml.relation_model import candidate_kernel_features
+    from spacy_convkernels.ml.candidate_features import candidate_kernel_features
     from spacy_convkernels.structures.relations import entity_pairs
 
     block = candidate_kernel_features(SubsequencePathKernel(), n_components=4, landmark_init=landmark_init)

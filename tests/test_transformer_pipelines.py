@@ -21,7 +21,7 @@ from tiny_bert import WIDTH, write_tiny_bert
 
 from spacy_convkernels.cli.convert import CLASSES, convert
 from spacy_convkernels.configs import config_path
-from spacy_convkernels.ml.doc_kernel_features import doc_blocks
+from spacy_convkernels.ml.fitted_doc_features import doc_blocks
 
 require_extra("transformers", "transformers", module_level=True)
 require_extra("spacy_transformers", "transformers", module_level=True)

@@ -13,7 +13,7 @@ from spacy.tokens import Doc
 from spacy.util import fix_random_seed
 
 from spacy_convkernels import ConvKernelsWarning
-from spacy_convkernels.ml.doc_kernel_features import doc_blocks
+from spacy_convkernels.ml.fitted_doc_features import doc_blocks
 
 PTK = {"@misc": "spacy_convkernels.PartialTreeKernel.v1", "lam": 0.4, "mu": 0.4}
 N_QUESTIONS = 20  # sentences: fewer than any width asked below

@@ -222,7 +222,8 @@ def against(commit: str, options) -> None:
         if all(isinstance(v, (int, float)) for v in before + after) and before and after:
             old, new = statistics.median(before), statistics.median(after)
             slower = f"{sum(a > b for a, b in zip(after, before))}/{len(after)}" if method.startswith("time_") else ""
-            lines.append((label, method, f"{old:,.6g}", f"{new:,.6g}", f"{new / old:.3f}", slower))
+            ratio = f"{new / old:.3f}" if old else ""  # a refusal's CPU seconds can round to 0
+            lines.append((label, method, f"{old:,.6g}", f"{new:,.6g}", ratio, slower))
         else:
             lines.append((label, method, before[-1:], after[-1:], "", ""))
     header = ["benchmark", "method", commit[:14], "working tree", "working tree / commit", "slower in"]

@@ -286,6 +286,48 @@ class PathRows:
         return float(np.sum(self.kernel.gram(self.queries, self.fixed, n_jobs=threads)))
 
 
+class ForestPairs:
+    """Normalized evaluations of random pairs of 1,000 synthetic parse forests (the forest
+    kernel, lam 0.4): each the packed forest of 4 random trees over the same 6 to 14
+    words, the k-best parses of one sentence as a beam parser gives them."""
+
+    params = [[1, CORES]]
+    param_names = ["threads"]
+    n = 200_000
+
+    def setup(self, threads):
+        from spacy_convkernels import Tree
+        from spacy_convkernels.kernels import ForestKernel
+        from spacy_convkernels.structures.forest import Forest
+
+        rng = np.random.default_rng(0)
+        words, labels = [f"w{i}" for i in range(30)], ["S", "NP", "VP", "PP", "ADJP"]
+
+        def parse(leaves: list) -> Tree:
+            level = [Tree(word) for word in leaves]
+            while len(level) > 1:
+                i = int(rng.integers(0, len(level) - 1))
+                level[i : i + 2] = [Tree(labels[int(rng.integers(len(labels)))], level[i : i + 2])]
+            return Tree("TOP", level)
+
+        def forest() -> Forest:
+            leaves = list(rng.choice(words, size=int(rng.integers(6, 15))))
+            return Forest.from_trees([(parse(leaves), float(rng.uniform(0.1, 1))) for _ in range(4)])
+
+        forests = [forest() for _ in range(1000)]
+        self.kernel = ForestKernel(lam=0.4)
+        self.kernel.diag(forests)
+        self.prepared = self.kernel.prepare(forests)
+        self.pairs = rng.integers(0, len(forests), size=(self.n, 2))
+
+    @rate("pairs")
+    def time_pairs(self, threads):
+        self.kernel.pairs(self.prepared, self.pairs, n_jobs=threads)
+
+    def track_sum(self, threads):
+        return float(np.sum(self.kernel.pairs(self.prepared, self.pairs[:20_000], n_jobs=threads)))
+
+
 class WideTrees:
     """K(t, t), unnormalized, one thread, of a root with n children (issue 26, point 5;
     formerly bench/wide_trees.py): ``leaves`` of distinct labels; ``repeated``:

@@ -142,7 +142,7 @@ class QcKernelBlocks:
     def setup(self, index):
         import time
 
-        from spacy_convkernels.ml.doc_kernel_features import doc_blocks, doc_tree, doc_words
+        from spacy_convkernels.ml.fitted_doc_features import doc_blocks, doc_tree, doc_words
 
         nlp, docs, labels = parsed_questions()
         block = list(doc_blocks(nlp.get_pipe("textcat").model))[index]

@@ -82,7 +82,7 @@ def entity_pairs(directory: Path):
     from spacy.tokens import Doc, Span
     from spacy.vocab import Vocab
 
-    from spacy_convkernels.components.relation_candidates import entity_pair_candidates
+    from spacy_convkernels.ml.relation_candidates import entity_pair_candidates
 
     words = [w for i in range(1000) for w in ([","] if i else []) + [f"P{i}"]]
     heads = [0 if w != "," else i + 1 for i, w in enumerate(words)]

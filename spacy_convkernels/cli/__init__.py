@@ -26,12 +26,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext, redirect_stdout
 
 from .. import __version__
-from ..errors import ConvKernelsError, InvalidParameterError
+from ..errors import ConvKernelsError
 from ..utils.display import tolerant_streams, visible
 from ..utils.outputs import check_outputs, standard_output
-from ..utils.validation import POSITIVE, SEED
 from . import config, convert, demo, evaluate, explain, explain_relation, gram, lexicon, nystroem, plot, project, trees
-from .options import resolve_output, take_positional_output
+from .options import check_arguments, take_positional_output
 
 COMMANDS = {
     "demo": demo,
@@ -66,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
-def _main(argv: list[str] | None, names: list[str]) -> int:
-    """:func:`main`, ``names[0]`` set to the prefix of its messages once the command is known."""
+def command_parser() -> argparse.ArgumentParser:
+    """The parser of the command line: one subparser per command of :data:`COMMANDS`."""
     parser = argparse.ArgumentParser(
         prog="spacy-convkernels",
         description=__doc__.splitlines()[0],
@@ -78,6 +77,12 @@ def _main(argv: list[str] | None, names: list[str]) -> int:
     for name, module in COMMANDS.items():
         doc = str(module.__doc__)
         module.add_parser(commands.add_parser(name, help=doc.splitlines()[0], description=doc))
+    return parser
+
+
+def _main(argv: list[str] | None, names: list[str]) -> int:
+    """:func:`main`, ``names[0]`` set to the prefix of its messages once the command is known."""
+    parser = command_parser()
     prefix = names[0]
     formatwarning = warnings.formatwarning
     warnings.formatwarning = lambda message, *_, **__: f"{prefix}: warning: {_line(message)}\n"
@@ -89,7 +94,7 @@ def _main(argv: list[str] | None, names: list[str]) -> int:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         prefix = names[0] = f"spacy-convkernels {arguments.command}"
         with _terminating_signals():
-            _check_common(arguments)
+            check_arguments(arguments)
             module = COMMANDS[arguments.command]
             inputs, outputs = module.files(arguments)
             check_outputs(inputs=inputs, outputs=outputs)
@@ -187,26 +192,6 @@ def version() -> str:
         return metadata.version("spacy-convkernels")
     except metadata.PackageNotFoundError:
         return __version__
-
-
-def _check_common(arguments: argparse.Namespace) -> None:
-    """The options several commands share, checked before any work."""
-    resolve_output(arguments)
-    if getattr(arguments, "n_jobs", None) is not None:
-        from ..kernels.base import n_threads
-
-        n_threads(arguments.n_jobs)
-    n_process = getattr(arguments, "n_process", 1)
-    if n_process != -1 and n_process < 1:
-        raise InvalidParameterError(f"--n-process must be positive, or -1 for every core; got {n_process}")
-    for name in ("batch_size", "block_size", "top", "n_components", "local_cluster"):
-        value = getattr(arguments, name, 1)
-        if value is not None and value < 1:
-            raise InvalidParameterError(f"--{name.replace('_', '-')} must be positive, got {value}")
-    for name, accepted in (("seed", SEED), ("C", POSITIVE)):
-        value = getattr(arguments, name, None)
-        if value is not None and not accepted.accepts(value):
-            raise InvalidParameterError(f"--{name.replace('_', '-')} must be {accepted}, got {value!r}")
 
 
 def _line(message) -> str:

@@ -37,13 +37,18 @@ import argparse
 
 from ..data import SAMPLES, sample_path
 from ..utils.outputs import pipeline_path
+from .options import add_checked_argument, processes, threads
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--model", default=None, help="a spaCy pipeline with a parser (name or path) to parse with")
-    parser.add_argument("--n-jobs", type=int, default=None, help="threads of the kernels (default: every core)")
-    parser.add_argument("--n-process", type=int, default=1, help="parser processes with --model (default 1)")
+    add_checked_argument(
+        parser, "--n-jobs", check=threads, type=int, default=None, help="threads of the kernels (default: every core)"
+    )
+    add_checked_argument(
+        parser, "--n-process", check=processes, type=int, default=1, help="parser processes with --model (default 1)"
+    )
     listing = parser.add_mutually_exclusive_group()
     listing.add_argument("--list-samples", action="store_true", help="print the installed samples' names and paths")
     listing.add_argument("--sample", choices=SAMPLES, default=None, help="print the path of one sample")

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFileError, InvalidParameterError
 from ..utils.outputs import pipeline_path, replacing
-from .options import standoff_inputs, vector_inputs
-from .structures import REPRESENTATIONS, add_kernel_arguments, kernel_parameters, make_kernel
+from ..utils.validation import POSITIVE
+from .kernel_inputs import REPRESENTATIONS, add_kernel_arguments, kernel_parameters, make_kernel
+from .options import accepted_by, add_checked_argument, positive, processes, standoff_inputs, threads, vector_inputs
 
 SETTINGS = ("gold", "predicted")  # of evaluate relations' --entities and --triggers (evaluate_relations's)
 
@@ -96,7 +97,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     qc.add_argument("train", type=Path, help="KeLP examples to train on (.klp, .klp.gz)")
     qc.add_argument("test", type=Path, help="KeLP examples to test on")
     qc.add_argument("--representation", choices=REPRESENTATIONS, default="grct", help="the trees (default grct)")
-    qc.add_argument("--C", type=float, default=10.0, help="the SVMs' C (default 10, KeLP's)")
+    add_checked_argument(
+        qc, "--C", check=accepted_by(POSITIVE), type=float, default=10.0, help="the SVMs' C (default 10, KeLP's)"
+    )
     qc.add_argument("--quiet", action="store_true", help="no progress bars")
     add_kernel_arguments(qc)
     bionlp = tasks.add_parser("bionlp", help=BIONLP.splitlines()[0], description=BIONLP)
@@ -104,9 +107,13 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     bionlp.add_argument("train", type=Path, help="a directory of standoff documents (.txt, .a1, .a2)")
     bionlp.add_argument("devel", type=Path, help="a directory of standoff documents to score")
     bionlp.add_argument("--model", required=True, help="a spaCy pipeline with a parser (name or path)")
-    bionlp.add_argument("--k", type=int, default=5, help="neighbours (default 5)")
-    bionlp.add_argument("--n-jobs", type=int, default=None, help="threads of the kernel (default: every core)")
-    bionlp.add_argument("--n-process", type=int, default=1, help="parser processes (default 1)")
+    add_checked_argument(bionlp, "--k", check=positive, type=int, default=5, help="neighbours (default 5)")
+    add_checked_argument(
+        bionlp, "--n-jobs", check=threads, type=int, default=None, help="threads of the kernel (default: every core)"
+    )
+    add_checked_argument(
+        bionlp, "--n-process", check=processes, type=int, default=1, help="parser processes (default 1)"
+    )
     bionlp.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -272,8 +279,6 @@ def evaluate_bionlp(arguments: argparse.Namespace) -> None:
     for folder in (arguments.train, arguments.devel):
         if not folder.is_dir():
             raise CorpusFileError("no such directory", folder)
-    if arguments.k < 1:
-        raise InvalidParameterError(f"--k must be positive, got {arguments.k}")
     nlp = load_pipeline(arguments.model, exclude=["ner"])
     if "parser" not in nlp.pipe_names:
         raise InvalidParameterError(f"--model {arguments.model} has no parser")

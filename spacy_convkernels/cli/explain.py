@@ -23,8 +23,8 @@ from pathlib import Path
 from ..errors import ConvKernelsError, InvalidParameterError
 from ..utils.display import visible
 from ..utils.outputs import default_output, replacing
-from .options import vector_inputs
-from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
+from .kernel_inputs import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
+from .options import add_checked_argument, positive, vector_inputs
 
 DEFAULT = "explain.html"  # the output without -o, written only where no file of that name is
 
@@ -37,7 +37,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o", "--output", type=Path, default=None, help=f".html or .svg (default {DEFAULT}, never over an existing one)"
     )
-    parser.add_argument("--top", type=int, default=10, help="node pairs to list and draw (default 10)")
+    add_checked_argument(
+        parser, "--top", check=positive, type=int, default=10, help="node pairs to list and draw (default 10)"
+    )
     add_input_arguments(parser)
     add_kernel_arguments(parser)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..errors import CorpusFileError, InvalidParameterError
 from ..utils.display import visible
 from ..utils.outputs import default_output, pipeline_path, replacing
-from .options import standoff_inputs
+from .options import add_checked_argument, positive, standoff_inputs
 
 DEFAULT = "relation.html"  # the output without -o, written only where no file of that name is
 
@@ -40,7 +40,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--child", default=None, help="the child entity's text (with --head)")
     parser.add_argument("--label", action="append", default=None, help="a label to explain (repeatable)")
     parser.add_argument("--entities", choices=("gold", "predicted"), default="gold", help="given entities")
-    parser.add_argument("--top", type=int, default=5, help="support vectors per decision (default 5)")
+    add_checked_argument(
+        parser, "--top", check=positive, type=int, default=5, help="support vectors per decision (default 5)"
+    )
     parser.add_argument("-o", "--output", type=Path, default=None, help=f".html (default {DEFAULT}, never over one)")
 
 

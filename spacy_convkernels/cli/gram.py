@@ -5,7 +5,7 @@
     python -m spacy_convkernels gram "$QUESTIONS" -o lct.npy --representation lct --block-size 16
 
 The corpus is a ``.jsonl`` file of ``trees --format jsonl``, a ``.klp``/``.klp.gz`` file
-or a file of bracket trees, one per line (see :mod:`spacy_convkernels.cli.structures`).
+or a file of bracket trees, one per line (see :mod:`spacy_convkernels.cli.kernel_inputs`).
 Without ``--against``, K(X, X) is computed from its upper triangle; with it, K(X, Y)
 (rows: the corpus, columns: the ``--against`` trees). Rows are computed ``--block-size``
 at a time on every core (``--n-jobs``) and written straight into a memory-mapped
@@ -22,9 +22,9 @@ from pathlib import Path
 
 from ..errors import InvalidParameterError
 from ..utils.outputs import preallocate, replacing
-from .cluster import add_cluster_arguments, cluster_client
-from .options import add_output_argument, vector_inputs
-from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
+from .dask_options import add_cluster_arguments, cluster_client
+from .kernel_inputs import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
+from .options import add_checked_argument, add_output_argument, positive, vector_inputs
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +33,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     add_output_argument(parser, help="the .npy file to write")
     parser.add_argument("--against", type=Path, default=None, help="a second corpus: write K(input, against)")
     parser.add_argument("--float32", action="store_true", help="write float32 instead of float64")
-    parser.add_argument("--block-size", type=int, default=1000, help="rows per block (default 1000)")
+    add_checked_argument(
+        parser, "--block-size", check=positive, type=int, default=1000, help="rows per block (default 1000)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_input_arguments(parser)
     add_kernel_arguments(parser)

@@ -15,9 +15,8 @@ from pathlib import Path
 
 from ..errors import ModelFileError
 from ..utils.outputs import replacing, save_array
-from .cluster import add_cluster_arguments, cluster_client
-from .options import add_output_argument, add_seed_argument, vector_inputs
-from .structures import (
+from .dask_options import add_cluster_arguments, cluster_client
+from .kernel_inputs import (
     KERNELS,
     REPRESENTATIONS,
     add_input_arguments,
@@ -26,6 +25,7 @@ from .structures import (
     make_kernel,
     read_trees,
 )
+from .options import add_checked_argument, add_output_argument, add_seed_argument, positive, threads, vector_inputs
 
 FIT = """Pick landmarks among a corpus' trees and save the model (.npz).
 
@@ -37,7 +37,7 @@ the kernel, its numeric options, the landmarks (bracket strings), the projection
 and the ``--vectors`` (read once, saved inside) are saved in one ``.npz`` file (no pickle),
 sealed with their content hashes: ``transform`` refuses a file that was changed, or whose
 settings name a file to open. Corpus files are as for ``gram`` (see
-:mod:`spacy_convkernels.cli.structures`).
+:mod:`spacy_convkernels.cli.kernel_inputs`).
 """
 TRANSFORM = """Write the vectors of a corpus' trees with a saved model (.npy).
 
@@ -61,8 +61,13 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     fit.formatter_class = argparse.RawDescriptionHelpFormatter
     fit.add_argument("input", type=Path, help="the corpus: .jsonl (of trees), .klp[.gz] or bracket trees")
     add_output_argument(fit, help="the .npz file to write")
-    fit.add_argument(
-        "--n-components", type=int, default=100, help="landmarks; as many dimensions or fewer (default 100)"
+    add_checked_argument(
+        fit,
+        "--n-components",
+        check=positive,
+        type=int,
+        default=100,
+        help="landmarks; as many dimensions or fewer (default 100)",
     )
     fit.add_argument("--landmark-init", choices=LANDMARK_INITS, default="uniform", help="(default uniform)")
     add_seed_argument(fit, help="seed of the landmark choice")
@@ -75,7 +80,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     transform.add_argument("input", type=Path, help="the corpus (same formats as fit)")
     add_output_argument(transform, help="the .npy file to write")
     transform.add_argument("--float32", action="store_true", help="write float32 instead of float64")
-    transform.add_argument("--n-jobs", type=int, default=None, help="threads of the kernel (default: every core)")
+    add_checked_argument(
+        transform, "--n-jobs", check=threads, type=int, default=None, help="threads of the kernel (default: every core)"
+    )
     transform.add_argument("--quiet", action="store_true", help="no progress bar")
     add_cluster_arguments(transform)
 

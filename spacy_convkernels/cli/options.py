@@ -1,15 +1,74 @@
 """The options the commands spell alike: ``-o/--output`` for the file (or folder) a command
-writes, ``--seed`` for the seed of its random choices; and the files an input stands for
-(:func:`vector_inputs`, :func:`standoff_inputs`), every one a command declares.
+writes, ``--seed`` for the seed of its random choices; the checks of an option's value,
+declared with the option (:func:`add_checked_argument`) and run before any work
+(:func:`check_arguments`); and the files an input stands for (:func:`vector_inputs`,
+:func:`standoff_inputs`), every one a command declares.
 
 Earlier spellings still read, hidden from the help, for the commands written with them
 (bench/, docs/results/): the output as a last positional argument after the inputs
 (``gram IN G.npy``), ``--random-state`` for ``--seed``."""
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..errors import InvalidParameterError
+from ..utils.validation import SEED
+
+#: A check of an option's value: called with the option's flag and its value (not None),
+#: it raises :class:`~spacy_convkernels.errors.InvalidParameterError` when it refuses it.
+Check = Callable[[str, Any], None]
+
+
+def add_checked_argument(
+    parser: argparse.ArgumentParser, *flags: str, check: Check, group: Any = None, **options: Any
+) -> None:
+    """Add an option (to ``group``, an argument group of ``parser``, when given) whose value
+    ``check`` accepts: :func:`check_arguments` runs it before any work. Only declared
+    options are checked, whatever their names."""
+    action = (group or parser).add_argument(*flags, **options)
+    declared = parser.get_default("checks") or ()
+    parser.set_defaults(checks=(*declared, (flags[-1], action.dest, check)))
+
+
+def positive(flag: str, value: Any) -> None:
+    """A count of 1 or more."""
+    if value < 1:
+        raise InvalidParameterError(f"{flag} must be positive, got {value}")
+
+
+def processes(flag: str, value: Any) -> None:
+    """A number of processes: 1 or more, or -1 for every core."""
+    if value != -1 and value < 1:
+        raise InvalidParameterError(f"{flag} must be positive, or -1 for every core; got {value}")
+
+
+def threads(flag: str, value: Any) -> None:
+    """A number of kernel threads, as ``n_jobs`` counts them (:func:`~spacy_convkernels.kernels.base.n_threads`)."""
+    from ..kernels.base import n_threads
+
+    n_threads(value)
+
+
+def accepted_by(constraint) -> Check:
+    """The check of a value ``constraint`` (of :mod:`spacy_convkernels.utils.validation`) accepts."""
+
+    def check(flag: str, value: Any) -> None:
+        if not constraint.accepts(value):
+            raise InvalidParameterError(f"{flag} must be {constraint}, got {value!r}")
+
+    return check
+
+
+def check_arguments(arguments: argparse.Namespace) -> None:
+    """Resolve the output (:func:`resolve_output`) and run the declared checks of the
+    options given a value."""
+    resolve_output(arguments)
+    for flag, dest, check in getattr(arguments, "checks", ()):
+        value = getattr(arguments, dest, None)
+        if value is not None:
+            check(flag, value)
 
 
 def add_output_argument(parser: argparse.ArgumentParser, *, help: str, metavar: str = "OUTPUT") -> None:
@@ -22,7 +81,7 @@ def add_output_argument(parser: argparse.ArgumentParser, *, help: str, metavar: 
 
 def add_seed_argument(parser: argparse.ArgumentParser, *, help: str) -> None:
     """``--seed`` (default 0); ``--random-state``, its earlier spelling, still reads."""
-    parser.add_argument("--seed", type=int, default=0, help=f"{help} (default 0)")
+    add_checked_argument(parser, "--seed", check=accepted_by(SEED), type=int, default=0, help=f"{help} (default 0)")
     parser.add_argument("--random-state", dest="seed", type=int, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 

@@ -19,8 +19,15 @@ from pathlib import Path
 
 from ..errors import InvalidParameterError, SettingDeprecationWarning
 from ..utils.outputs import pipeline_path, replacing
-from .options import add_output_argument, add_seed_argument, standoff_inputs, vector_inputs
-from .structures import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
+from .kernel_inputs import add_input_arguments, add_kernel_arguments, kernel_parameters, make_kernel, read_trees
+from .options import (
+    add_checked_argument,
+    add_output_argument,
+    add_seed_argument,
+    positive,
+    standoff_inputs,
+    vector_inputs,
+)
 
 HEATMAP = """A kernel-similarity heatmap of a corpus sample.
 
@@ -59,7 +66,9 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     heatmap.add_argument("input", type=Path, help="the corpus: .jsonl (of trees), .klp[.gz] or bracket trees")
     add_output_argument(heatmap, help="the image to write: .png, .svg or .pdf")
     heatmap.add_argument("--labels", type=Path, default=None, help="a file of one label per line and tree")
-    heatmap.add_argument("--sample", type=int, default=200, help="trees to draw at random (default 200)")
+    add_checked_argument(
+        heatmap, "--sample", check=positive, type=int, default=200, help="trees to draw at random (default 200)"
+    )
     add_seed_argument(heatmap, help="seed of the sample")
     add_input_arguments(heatmap)
     add_kernel_arguments(heatmap)
@@ -108,8 +117,6 @@ def run(arguments: argparse.Namespace) -> None:
 
 def heatmap(arguments: argparse.Namespace):
     """The heatmap's Figure and what it shows."""
-    if arguments.sample < 1:
-        raise InvalidParameterError(f"--sample must be positive, got {arguments.sample}")
     kernel = make_kernel(arguments.kernel, kernel_parameters(arguments))
     trees = read_trees(arguments.input, representation=arguments.representation)
     labels = _labels(arguments.input, arguments.labels, len(trees))

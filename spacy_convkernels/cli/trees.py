@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..errors import InvalidParameterError, MissingAnnotationError
 from ..utils.outputs import pipeline_path, replacing
-from .structures import REPRESENTATIONS
+from .kernel_inputs import REPRESENTATIONS
+from .options import add_checked_argument, positive, processes
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -44,8 +45,12 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--representations", nargs="+", choices=REPRESENTATIONS, default=list(REPRESENTATIONS))
     parser.add_argument("--format", choices=["lines", "jsonl"], default="lines", help="output format (default lines)")
     parser.add_argument("-o", "--output", type=Path, default=None, help="the file to write (default: standard output)")
-    parser.add_argument("--batch-size", type=int, default=256, help="texts per batch of the parser (default 256)")
-    parser.add_argument("--n-process", type=int, default=1, help="parser processes (default 1)")
+    add_checked_argument(
+        parser, "--batch-size", check=positive, type=int, default=256, help="texts per parser batch (default 256)"
+    )
+    add_checked_argument(
+        parser, "--n-process", check=processes, type=int, default=1, help="parser processes (default 1)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar (shown on a terminal)")
 
 

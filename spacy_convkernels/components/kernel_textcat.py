@@ -34,7 +34,7 @@ from thinc.api import Model
 
 from ..errors import MissingAnnotationError
 from ..extensions import install_extensions
-from ..ml.doc_kernel_features import doc_blocks, fit_doc_blocks
+from ..ml.fitted_doc_features import doc_blocks, fit_doc_blocks
 from .overlapped_pipe import overlapped_pipe
 from .registered_kernels import bind_model_vectors
 from .sealed_pipe import SealedPipe

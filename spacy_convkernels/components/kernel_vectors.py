@@ -44,7 +44,7 @@ from spacy.tokens import Doc
 
 from ..approx.nystroem import LANDMARK_INITS, Nystroem, saved_normalization
 from ..errors import ModelFileError
-from ..ml.kernel_features import set_feature_widths
+from ..ml.component_features import set_feature_widths
 from ..utils.saved_arrays import texts
 from ..utils.validation import COUNT, Boolean, Options, validate_params
 from .sentences import SENTENCE_MODEL_PARAMETERS, TREE_SOURCES, SentenceTreeModel

@@ -4,31 +4,23 @@
     @misc = "spacy_convkernels.PartialTreeKernel.v1"
     lam = 0.4
 
-Each function is made from its kernel class and takes exactly the class's parameters,
-as keywords. For the kernels with word vectors, ``vectors = "vocab"`` (the default in a
-config) stands for the vectors of the pipeline the component belongs to; any other
-string is a path to a vectors file, and null means no vectors. Nothing else: a block of a
-registered function (``@readers = ...``) as the vectors is refused (:func:`check_config_vectors`;
-the command line finds one before spaCy runs it, :func:`vector_functions`).
+One function for each kernel of the registration (``kernels.KERNELS``), made from its
+class: it takes exactly the class's parameters, as keywords. For the kernels with word
+vectors, ``vectors = "vocab"`` (the default in a config) stands for the vectors of the
+pipeline the component belongs to; any other string is a path to a vectors file, and null
+means no vectors. Nothing else: a block of a registered function (``@readers = ...``) as
+the vectors is refused (:func:`check_config_vectors`; the command line finds one before
+spaCy runs it, :func:`vector_functions`).
 """
 
 import inspect
 import os
+from types import SimpleNamespace
 
 from spacy.util import registry
 
 from ..errors import InvalidParameterError, ModelFileError
-from ..kernels import (
-    CompositionalSmoothedPartialTreeKernel,
-    ForestKernel,
-    Kernel,
-    PartialTreeKernel,
-    SmoothedPartialTreeKernel,
-    SubsequencePathKernel,
-    SubsetTreeKernel,
-    SubtreeKernel,
-    ZelenkoTreeKernel,
-)
+from ..kernels import KERNELS, Kernel
 
 PIPELINE_VECTORS = "vocab"
 #: The names of the registered kernel functions.
@@ -92,14 +84,9 @@ def vector_functions(config) -> list[str]:
     return sorted(found)
 
 
-subtree_kernel = register(SubtreeKernel)
-subset_tree_kernel = register(SubsetTreeKernel)
-partial_tree_kernel = register(PartialTreeKernel)
-smoothed_partial_tree_kernel = register(SmoothedPartialTreeKernel)
-compositional_smoothed_partial_tree_kernel = register(CompositionalSmoothedPartialTreeKernel)
-subsequence_path_kernel = register(SubsequencePathKernel)
-zelenko_tree_kernel = register(ZelenkoTreeKernel)
-forest_kernel = register(ForestKernel)
+functions = SimpleNamespace(**{kernel.__name__: register(kernel) for kernel in KERNELS})
+"""The registered function of each kernel, by class name: what the ``spacy_misc`` entry
+points of pyproject.toml load (``registered_kernels:functions.NAME``)."""
 
 
 def bind_pipeline_vectors(kernel, vocab):

@@ -1,165 +1,24 @@
-"""The candidate generators of the ``kernel_relations``, as registered functions a config names:
+"""The candidate generators' earlier import path: they are the relation model's, in
+:mod:`spacy_convkernels.ml.relation_candidates` (their registered names are unchanged).
+A name imported from here is that module's, with a
+:class:`~spacy_convkernels.errors.SettingDeprecationWarning` naming the new path."""
 
-    [components.kernel_relations.model.candidates]
-    @misc = "spacy_convkernels.InteractionCandidates.v1"
-    max_distance = 4
+import warnings
 
-Each returns a callable Doc -> list of
-:class:`~spacy_convkernels.structures.relations.RelationCandidate` (see
-:mod:`spacy_convkernels.structures.relations` for what a candidate carries), with
-``roles``, the roles of its candidates in order (the slots of the pooled tok2vec), and
-``missing(doc)``, what a Doc lacks to have candidates (None when nothing), which the
-component warns about.
-"""
+from ..errors import SettingDeprecationWarning
+from ..ml import relation_candidates
 
-from spacy.util import registry
-
-from ..structures.relations import (
-    DEFAULT_ROLE_SETS,
-    MAX_PAIRS_PER_DOCUMENT,
-    MAX_PAIRS_PER_SENTENCE,
-    amr_interactions,
-    dependency_interactions,
-    entity_pairs,
-)
+MOVED = ("EntityPairCandidates", "InteractionCandidates", "entity_pair_candidates", "interaction_candidates")
 
 
-class EntityPairCandidates:
-    """Ordered pairs of entities in one sentence (:func:`~.relations.entity_pairs`)."""
-
-    roles = ("head", "child")
-
-    def __init__(
-        self,
-        *,
-        max_distance: int | None,
-        labels: list[list[str]] | None,
-        path: str,
-        tree: str | None,
-        max_pairs_per_sentence: int | None = MAX_PAIRS_PER_SENTENCE,
-        max_pairs_per_document: int | None = MAX_PAIRS_PER_DOCUMENT,
-        entities_key: str | None = None,
-    ):
-        self.options = {
-            "max_distance": max_distance,
-            "labels": labels,
-            "path": path,
-            "tree": tree,
-            "max_pairs_per_sentence": max_pairs_per_sentence,
-            "max_pairs_per_document": max_pairs_per_document,
-            "entities_key": entities_key,
-        }
-
-    def __call__(self, doc) -> list:
-        return entity_pairs(doc, **self.options)
-
-    def missing(self, doc) -> str | None:
-        """What ``doc`` lacks for candidates: its entities when no component set them
-        (nor the span group ``entities_key``)."""
-        key = self.options["entities_key"]
-        if (key is not None and key in doc.spans) or doc.has_annotation("ENT_IOB"):
-            return None
-        return "entities (doc.ents)" if key is None else f"entities (doc.ents or doc.spans[{key!r}])"
-
-
-class InteractionCandidates:
-    """Trigger x participants with roles (:func:`~.relations.dependency_interactions`), or
-    the candidates of ``Doc._.kernel_amr`` where a Doc has one and ``use_amr``."""
-
-    roles = ("trigger", "catalyst", "theme", "theme2")
-
-    def __init__(
-        self,
-        *,
-        triggers_key: str,
-        participants_key: str,
-        role_sets: list[list[str]],
-        max_distance: int,
-        path: str,
-        tree: str | None,
-        use_amr: bool,
-    ):
-        self.options = {
-            "triggers_key": triggers_key,
-            "participants_key": participants_key,
-            "role_sets": [tuple(r) for r in role_sets],
-            "max_distance": max_distance,
-            "path": path,
-            "tree": tree,
-        }
-        self.use_amr = use_amr
-
-    def __call__(self, doc) -> list:
-        if self._amr(doc):
-            return amr_interactions(doc._.kernel_amr, max_distance=self.options["max_distance"])
-        return dependency_interactions(doc, **self.options)
-
-    def missing(self, doc) -> str | None:
-        """What ``doc`` lacks for candidates: participants, when it has neither their span
-        group nor entities set by a component (nor an AMR graph to use)."""
-        key = self.options["participants_key"]
-        if self._amr(doc) or key in doc.spans or doc.has_annotation("ENT_IOB"):
-            return None
-        return f"participants (doc.spans[{key!r}] or doc.ents)"
-
-    def _amr(self, doc) -> bool:
-        return self.use_amr and doc.has_extension("kernel_amr") and doc._.kernel_amr is not None
-
-
-@registry.misc("spacy_convkernels.EntityPairCandidates.v1")
-def entity_pair_candidates(
-    max_distance: int | None = None,
-    labels: list[list[str]] | None = None,
-    path: str = "tuples",
-    tree: str | None = "lct",
-    max_pairs_per_sentence: int | None = MAX_PAIRS_PER_SENTENCE,
-    max_pairs_per_document: int | None = MAX_PAIRS_PER_DOCUMENT,
-    entities_key: str | None = None,
-) -> EntityPairCandidates:
-    """Ordered entity pairs within a sentence, at most ``max_distance`` tokens apart (null:
-    any), of the (head label, child label) pairs in ``labels`` (null: any); ``path`` and
-    ``tree`` are the representations of their structures (``tree`` null: none, faster
-    when no kernel block reads trees). At most
-    ``max_pairs_per_sentence`` pairs per sentence (default 1,000, null: any), the nearest,
-    with a warning when it cuts (a sentence of 1,000 entities has 999,000 pairs); at most
-    ``max_pairs_per_document`` per document (default 5,000, null: any), those of its first
-    sentences, with a warning when it cuts (20 such sentences: 20,000 pairs, 14 s). The
-    entities are ``doc.ents``, or the spans of ``doc.spans[entities_key]`` when a Doc has
-    that group: the gold entities of ``RelationsJsonl.v1`` with ``give_entities = "span_group"``,
-    while a ``ner`` trained in the same run learns to set ``doc.ents``."""
-    return EntityPairCandidates(
-        max_distance=max_distance,
-        labels=labels,
-        path=path,
-        tree=tree,
-        max_pairs_per_sentence=max_pairs_per_sentence,
-        max_pairs_per_document=max_pairs_per_document,
-        entities_key=entities_key,
+def __getattr__(name: str):
+    """A name of :mod:`spacy_convkernels.ml.relation_candidates`, with a warning (PEP 562)."""
+    if name not in MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        f"spacy_convkernels.components.relation_candidates.{name} moved to "
+        f"spacy_convkernels.ml.relation_candidates.{name}; import it from there",
+        SettingDeprecationWarning,
+        stacklevel=2,
     )
-
-
-@registry.misc("spacy_convkernels.InteractionCandidates.v1")
-def interaction_candidates(
-    triggers_key: str = "triggers",
-    participants_key: str = "proteins",
-    role_sets: list[list[str]] = [list(r) for r in DEFAULT_ROLE_SETS],  # noqa: B006 (a config default, never mutated)
-    max_distance: int = 4,
-    path: str = "tuples",
-    tree: str | None = "lct",
-    use_amr: bool = False,
-) -> InteractionCandidates:
-    """Interaction candidates: triggers from ``doc.spans[triggers_key]``, participants from
-    ``doc.spans[participants_key]`` (else ``doc.ents``) within ``max_distance``
-    dependency edges, in the given role sets (``tree`` null: no path-enclosed tree, faster
-    when no kernel block reads trees; default role sets: theme; catalyst and theme; theme
-    and theme2 — triples are 10 of 5,109 candidates positive on GE 2013 train with gold
-    triggers, ``bench/bionlp_candidates.py``)."""
-    return InteractionCandidates(
-        triggers_key=triggers_key,
-        participants_key=participants_key,
-        role_sets=role_sets,
-        max_distance=max_distance,
-        path=path,
-        tree=tree,
-        use_amr=use_amr,
-    )
+    return getattr(relation_candidates, name)

@@ -28,9 +28,9 @@ from spacy.tokens import Doc
 
 from ..errors import InvalidParameterError, ModelFileError
 from ..kernels.path_explain import PathExplanation, path_html
+from ..ml.candidate_features import candidate_structures
 from ..ml.candidate_svm import candidate_text
 from ..ml.kernel_encoders import StackedSVM
-from ..ml.relation_model import candidate_structures, label_scores
 from ..structures.paths import PathTuples
 from ..utils.display import markup
 
@@ -121,15 +121,15 @@ def explain_candidate(pipe, doc: Doc, key, *, labels=None, top: int = 5) -> Rela
     :class:`~.relation_scores.Relation` is taken for its spans."""
     svm_node = _svm_node(pipe)
     encoder: StackedSVM = svm_node.attrs["encoder"]
-    probabilities = pipe.model.ops.to_numpy(pipe.predict([doc]))
-    (candidates,) = pipe._candidates_of([doc])  # those predict made
+    scored = pipe.predict([doc])
+    (candidates,) = scored.candidates
     key = _key_of(key)
     found = [c for c in candidates if c.key == key]
     if not found:
         keys = ", ".join(str(c.key) for c in candidates[:20]) or "none"
         raise InvalidParameterError(f"{pipe.name}: no candidate of this Doc has the key {key}; its candidates: {keys}")
     (candidate,) = found
-    row = label_scores(probabilities)[candidates.index(candidate)]
+    row = scored.label_scores()[candidates.index(candidate)]
     scores = {label: float(score) for label, score in zip(pipe.labels, row)}
     (structure,) = candidate_structures([candidate], svm_node.attrs["structure"])
     if structure is None:

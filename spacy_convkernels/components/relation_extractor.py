@@ -3,8 +3,10 @@
     nlp.add_pipe("kernel_relations")                             # the default model
     nlp.add_pipe("kernel_relations", config={"model": {...}})   # see the relations config
 
-Its model (``spacy_convkernels.RelationModel.v1``) makes the candidates of each Doc with
-its generator and gives each one score per label; the component writes them:
+Its model (``spacy_convkernels.RelationModel.v1``, or any architecture that keeps the
+contract of :mod:`~spacy_convkernels.ml.relation_contract`) makes the candidates of each
+Doc with its generator and scores them; the component asks it for each one's score per
+label, and writes them:
 
 - entity pairs: ``Doc._.kernel_rel[(head.start, child.start)] = {label: score}`` (the
   reading of explosion's ``rel_component`` tutorial, empty by default), a
@@ -16,9 +18,10 @@ its generator and gives each one score per label; the component writes them:
   (the trigger text) and ``spans`` (role -> [start, end] tokens), as the standoff
   reader writes the gold ones.
 
-A label's score is P(relation) x P(label | relation), the model's two outputs
-(:mod:`~spacy_convkernels.ml.relation_model`). A label is predicted when its score
-reaches its threshold (:attr:`RelationExtractor.thresholds`); :meth:`RelationExtractor.relations`
+With ``RelationModel.v1`` a label's score is P(relation) x P(label | relation), the
+model's two outputs (:mod:`~spacy_convkernels.ml.relation_model`). A label is predicted
+when its score reaches its threshold (:attr:`RelationExtractor.thresholds`, chosen as
+:mod:`~.relation_thresholds` says); :meth:`RelationExtractor.relations`
 gives a Doc's predicted relations. ``threshold`` (in the config, or set on the
 component) is a number for every label, a mapping of labels to their own, or null (the
 default): then the threshold is the one chosen at initialization, for the best micro F1
@@ -55,21 +58,16 @@ from thinc.types import Floats2d
 
 from ..errors import InvalidParameterError, MissingAnnotationWarning, ModelFileError, NotInitializedError
 from ..extensions import INTERACTIONS_KEY, install_extensions, user_data
-from ..learn.thresholds import choose_thresholds, eligible
-from ..ml.relation_model import candidates_of, label_scores
-from ..structures.relations import GoldRelations
-from ..utils.log import logger
+from ..learn.thresholds import eligible
+from ..ml.relation_contract import CandidateBatch, RelationScores, candidate_batch
+from ..structures.relations import GoldRelations, RelationCandidate
 from ..utils.saved_arrays import texts
 from ..utils.validation import SHARE
 from .overlapped_pipe import overlapped_pipe
 from .registered_kernels import bind_model_vectors
 from .relation_explain import RelationExplanation, explain_candidate
-from .relation_scores import (
-    DEFAULT_THRESHOLD,
-    Decisions,
-    Relation,
-    relations_of,
-)
+from .relation_scores import Decisions, Relation, relations_of
+from .relation_thresholds import THRESHOLD_CHOICES, check_threshold, chosen_thresholds, thresholds_in_effect
 from .relation_training import check_entity_sources, check_training_data, reader_of, report_training_data
 from .sealed_pipe import SealedPipe
 from .sentences import fitting_docs
@@ -77,9 +75,6 @@ from .sentences import fitting_docs
 #: The settings of the config that a pipeline loaded with another value of keeps (they
 #: are saved with the component too, so that a setter's change is saved).
 CONFIGURED = ("threshold", "threshold_choice", "single_label")
-
-#: What a null ``threshold`` takes of the thresholds chosen at initialization.
-THRESHOLD_CHOICES = ("one", "per_label")
 
 
 class RelationExtractor(SealedPipe, TrainablePipe):
@@ -89,8 +84,9 @@ class RelationExtractor(SealedPipe, TrainablePipe):
     ----------
     vocab : Vocab
         The pipeline's vocab (its vectors serve a kernel configured with ``vectors = "vocab"``).
-    model : Model[list[Doc], Floats2d]
-        A ``spacy_convkernels.RelationModel.v1``.
+    model : Model[list[Doc], RelationScores]
+        A ``spacy_convkernels.RelationModel.v1``, or another relation model
+        (:mod:`~spacy_convkernels.ml.relation_contract`).
     name : str, default="kernel_relations"
         The component's name.
     threshold : float in [0, 1], dict of label to float, or None, default=None
@@ -134,7 +130,6 @@ class RelationExtractor(SealedPipe, TrainablePipe):
             "chosen_threshold": None,
             "chosen_thresholds": {},
         }
-        self._made: tuple[list[Doc], list[list]] | None = None  # the last batch's Docs and candidates
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -156,20 +151,7 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         """Each label's threshold in effect: the setting's (:attr:`threshold`), else the one
         chosen at initialization (with ``threshold_choice = "per_label"``, the label's own),
         else 0.5."""
-        setting = self.cfg["threshold"]
-        per_label = self.cfg.get("threshold_choice", "one") == "per_label"
-        chosen = (self.cfg.get("chosen_thresholds") or {}) if per_label else {}
-        fallback = self.cfg.get("chosen_threshold")
-        fallback = DEFAULT_THRESHOLD if fallback is None else fallback
-
-        def of(label: str) -> float:
-            if setting is not None and not isinstance(setting, Mapping):
-                return float(setting)
-            if isinstance(setting, Mapping) and label in setting:
-                return float(setting[label])
-            return float(chosen.get(label, fallback))
-
-        return {label: of(label) for label in self.labels}
+        return thresholds_in_effect(self.labels, self.cfg)
 
     def relations(self, doc: Doc) -> list[Relation]:
         """The relations predicted in ``doc``, a Doc this component annotated: each
@@ -222,45 +204,24 @@ class RelationExtractor(SealedPipe, TrainablePipe):
                 warned = True
             yield doc
 
-    def predict(self, docs: Iterable[Doc]) -> Floats2d:
+    def predict(self, docs: Iterable[Doc]) -> RelationScores:
         encoders = [node.attrs["encoder"] for node in self.model.walk() if "encoder" in node.attrs]
         if not self.labels or not all(encoder.fitted for encoder in encoders):
             raise NotInitializedError(f"{self.name}: not initialized; run nlp.initialize() or load a trained pipeline")
         bind_model_vectors(self.model, self.vocab)
-        docs = list(docs)
-        if not any(len(doc) for doc in docs):
-            return self.model.ops.alloc2f(0, len(self.labels) + 1)
-        return self.model.predict(self._made_for(docs))
+        return self.model.predict(list(docs))
 
-    def _made_for(self, docs: list[Doc]) -> tuple[list[Doc], list[list]]:
-        """The Docs with their candidates, made once per batch: kept for the next
-        :meth:`_candidates_of` (``set_annotations`` after ``predict``, the loss after the
-        forward pass), whose rows are these candidates'."""
-        self._made = (docs, candidates_of(self.model, docs))
-        return self._made
-
-    def _candidates_of(self, docs: list[Doc]) -> list[list]:
-        """The candidates of the Docs: those made last, when these are the very same Docs
-        (taken once), else made now."""
-        made, self._made = self._made, None
-        if made is not None and len(made[0]) == len(docs) and all(a is b for a, b in zip(made[0], docs)):
-            return made[1]
-        return candidates_of(self.model, docs)
-
-    def set_annotations(self, docs: Iterable[Doc], probabilities: Floats2d) -> None:
-        docs = list(docs)
-        scores = label_scores(self.model.ops.to_numpy(probabilities))
-        row = 0
-        for doc, candidates in zip(docs, self._candidates_of(docs)):
-            doc_scores = scores[row : row + len(candidates)]
-            row += len(candidates)
+    def set_annotations(self, docs: Iterable[Doc], scores: RelationScores) -> None:
+        """Write the scores of the candidates the model made of ``docs``, as it read them."""
+        by_label = iter(scores.label_scores())
+        for doc, candidates in zip(docs, scores.candidates):
             pairs, interactions = {}, []
-            for candidate, values in zip(candidates, doc_scores):
-                by_label = {label: float(v) for label, v in zip(self.labels, values)}
+            for candidate, values in zip(candidates, by_label):
+                labelled = {label: float(v) for label, v in zip(self.labels, values)}
                 if candidate.spans and candidate.spans[0][0] == "head":
-                    pairs[candidate.key] = by_label
+                    pairs[candidate.key] = labelled
                 else:
-                    interactions.append(_interaction_record(doc, candidate, by_label))
+                    interactions.append(_interaction_record(doc, candidate, labelled))
             doc._.kernel_rel = pairs
             user_data(doc)[INTERACTIONS_KEY] = interactions
 
@@ -277,13 +238,9 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         examples = list(examples)
         validate_get_examples(lambda: examples, f"{self.name}.update")
         bind_model_vectors(self.model, self.vocab)
-        docs = [eg.predicted for eg in examples]
-        if not any(len(doc) for doc in docs):
-            return losses
         set_dropout_rate(self.model, drop)
-        scores, backprop = self.model.begin_update(self._made_for(docs))
+        scores, backprop = self.model.begin_update([eg.predicted for eg in examples])
         if not len(scores):  # no candidate in the batch
-            self._made = None
             return losses
         loss, gradient = self.get_loss(examples, scores)
         backprop(gradient)
@@ -292,35 +249,23 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         losses[self.name] += loss
         return losses
 
-    def truths(self, examples: Iterable[Example]) -> np.ndarray:
-        """The gold label matrix of the examples' candidates (one row per candidate)."""
-        examples = list(examples)
-        docs = [eg.predicted for eg in examples]
+    def truths(self, examples: Iterable[Example], candidates: list[list[RelationCandidate]]) -> np.ndarray:
+        """The gold label matrix of the candidates of each example's predicted Doc (one
+        row per candidate, a column per label)."""
         rows = []
-        for example, doc, candidates in zip(examples, docs, self._candidates_of(docs)):
+        for example, doc_candidates in zip(examples, candidates):
             gold = GoldRelations(example.reference)
-            for candidate in candidates:
-                found = gold.labels(candidate, doc)
+            for candidate in doc_candidates:
+                found = gold.labels(candidate, example.predicted)
                 rows.append([label in found for label in self.labels])
         return np.asarray(rows, dtype=np.float32).reshape(len(rows), len(self.labels))
 
-    def get_loss(self, examples: Iterable[Example], probabilities: Floats2d) -> tuple[float, Floats2d]:
-        """The negative log-likelihood of the gold relations, summed over candidates: the
-        binary cross-entropy of P(relation), plus, for a candidate with a relation, the
-        cross-entropy of P(label | relation) against its gold labels (shared equally when
-        it has several); and its gradient with respect to the model's logits."""
-        truths = self.model.ops.asarray2f(self.truths(examples))
-        xp = self.model.ops.xp
-        n_labels = truths.shape[1]
-        labels, related = probabilities[:, :n_labels], probabilities[:, n_labels]
-        has = truths.sum(axis=1)
-        gold = has > 0
-        wanted = truths / xp.maximum(has, 1)[:, None]
-        p = xp.clip(related, 1e-7, 1 - 1e-7)
-        loss = -(gold * xp.log(p) + (1 - gold) * xp.log(1 - p)).sum()
-        loss -= (wanted * xp.log(xp.clip(labels, 1e-7, 1.0))).sum()
-        gradient = xp.hstack([(labels - wanted) * gold[:, None], (related - gold)[:, None]])
-        return float(loss), self.model.ops.asarray2f(gradient)
+    def get_loss(self, examples: Iterable[Example], scores: RelationScores) -> tuple[float, Floats2d]:
+        """The loss of the gold relations of the scored candidates, as the model reads its
+        scores (with ``RelationModel.v1``, the negative log-likelihood of
+        :class:`~spacy_convkernels.ml.relation_model.GatedSoftmax`), and its gradient,
+        which the model's backprop takes."""
+        return scores.loss(self.truths(examples, scores.candidates))
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Language | None = None, labels=None):
         """Label set from the gold relations (or ``labels``), landmarks and layer sizes
@@ -341,12 +286,12 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         docs = list(fitting_docs(examples, nlp, self.name, "predicted")) if nlp is not None else []
         docs = docs or [eg.predicted for eg in examples]
         annotated = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
-        inputs = self._made_for(docs)
-        truths = self.truths(annotated)
+        batch = candidate_batch(self.model, docs)  # made once: their gold labels are needed before any fit
+        truths = self.truths(annotated, batch.candidates)
         check_training_data(self.name, self.model.attrs["candidates"], docs, truths, self.labels, reader=reader)
-        report_training_data(self.name, annotated, inputs[1], truths, self.labels, reader=reader)
-        self.model.initialize(X=inputs, Y=self.model.ops.asarray2f(truths))
-        self._choose_thresholds(inputs, truths)
+        report_training_data(self.name, annotated, batch.candidates, truths, self.labels, reader=reader)
+        self.model.initialize(X=batch, Y=self.model.ops.asarray2f(truths))
+        self._choose_thresholds(batch, truths)
         setting = self.cfg["threshold"]
         unknown = sorted(set(setting) - set(self.labels)) if isinstance(setting, Mapping) else []
         if unknown:
@@ -355,22 +300,15 @@ class RelationExtractor(SealedPipe, TrainablePipe):
                 f"its labels: {', '.join(self.labels)}"
             )
 
-    def _choose_thresholds(self, inputs: tuple[list[Doc], list[list]], truths: np.ndarray) -> None:
-        """Each label's threshold, of the best micro F1 over the training candidates'
-        labels, their scores as training first sees them (the out-of-fold kernel
-        decisions, no dropout); and the best single threshold; saved and logged."""
+    def _choose_thresholds(self, batch: CandidateBatch, truths: np.ndarray) -> None:
+        """The one threshold and each label's, of the best micro F1 over the training
+        candidates' labels, their scores as training first sees them (the out-of-fold
+        kernel decisions, no dropout); saved and logged."""
         set_dropout_rate(self.model, 0.0)
-        probabilities, _ = self.model.begin_update(inputs)
-        scores = eligible(label_scores(self.model.ops.to_numpy(probabilities)), single_label=self.cfg["single_label"])
-        one, per_label, f1 = choose_thresholds(scores, truths.astype(bool))
-        self.cfg["chosen_threshold"] = min(one, 1.0)
-        self.cfg["chosen_thresholds"] = {label: min(float(t), 1.0) for label, t in zip(self.labels, per_label)}
-        chosen = ", ".join(f"{label} {t:.3f}" for label, t in self.cfg["chosen_thresholds"].items())
-        used = "each label's" if self.cfg["threshold_choice"] == "per_label" else "the one for all"
-        logger.info(
-            f"{self.name}: thresholds chosen on the {len(scores):,} training candidates' out-of-fold scores: one "
-            f"for all labels {one:.3f} (micro F1 {f1['one']:.3f}); per label {chosen} (micro F1 "
-            f"{f1['per_label']:.3f}); with threshold = null, {used} is used (threshold_choice)"
+        scores, _ = self.model.begin_update(batch)
+        eligible_scores = eligible(scores.label_scores(), single_label=self.cfg["single_label"])
+        self.cfg["chosen_threshold"], self.cfg["chosen_thresholds"] = chosen_thresholds(
+            self.name, eligible_scores, truths, self.labels, choice=self.cfg["threshold_choice"]
         )
 
     def check_cfg(self, cfg: dict) -> None:
@@ -420,18 +358,6 @@ def _interaction_record(doc: Doc, candidate, scores: dict[str, float]) -> dict:
         record["trigger"] = doc[slice(*roles["trigger"])].text
         record["participants"] = {r: doc[s:e].text for r, (s, e) in roles.items() if r != "trigger"}
     return record
-
-
-def check_threshold(value, *, where: str, error=InvalidParameterError) -> None:
-    """Raise ``error`` unless ``value`` is a threshold setting: null, a number in [0, 1],
-    or a mapping of labels to such numbers."""
-    if value is None or (not isinstance(value, bool) and SHARE.accepts(value)):
-        return
-    if isinstance(value, Mapping) and all(
-        isinstance(label, str) and not isinstance(v, bool) and SHARE.accepts(v) for label, v in value.items()
-    ):
-        return
-    raise error(f"{where}: threshold must be a number in [0, 1], a label -> number mapping or null, got {value!r}")
 
 
 def _gold_labels(reference: Doc) -> set[str]:

@@ -10,16 +10,25 @@ from .tree_kernels import PartialTreeKernel, SubsetTreeKernel, SubtreeKernel
 from .tuple_kernels import SubsequencePathKernel, ZelenkoTreeKernel
 from .vectors import WordVectors
 
+KERNELS: tuple[type[Kernel], ...] = (
+    SubtreeKernel,
+    SubsetTreeKernel,
+    PartialTreeKernel,
+    SmoothedPartialTreeKernel,
+    SubsequencePathKernel,
+    ZelenkoTreeKernel,
+    ForestKernel,
+    CompositionalSmoothedPartialTreeKernel,
+)
+"""The registration of the package's kernels, the one list of them: each is exported here,
+registered for spaCy configs as ``spacy_convkernels.NAME.v1``
+(``components/registered_kernels.py``) and run through every test of the kernels;
+``tests/test_registered_kernels.py`` checks the lists written by hand (pyproject.toml's
+entry points, the command line's kernels) against it."""
+
 __all__ = [
     "Kernel",
-    "SubtreeKernel",
-    "SubsetTreeKernel",
-    "PartialTreeKernel",
-    "SmoothedPartialTreeKernel",
-    "SubsequencePathKernel",
-    "ZelenkoTreeKernel",
-    "ForestKernel",
-    "CompositionalSmoothedPartialTreeKernel",
+    *(kernel.__name__ for kernel in KERNELS),
     "KernelTransformer",
     "LexicalSimilarity",
     "CompositionalSimilarity",

@@ -32,8 +32,7 @@ from ._forest_kernels cimport forest_kernel
 from ._index cimport FixedSet
 from ._one_against_many cimport Against, one_against_many
 from ._packing cimport ForestView, Packed, PackedStructures, PackedTrees, TreeView, forest_view, tree_view
-from ._settings cimport EngineSettings, FOREST, Settings, SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH, ZELENKO_TREE
-from ._settings import KIND_TRAITS
+from ._settings cimport EngineSettings, FOREST, PATH, Settings
 from ._tree_kernels cimport delta_table, smoothed_kernel, tree_kernel
 from ._tuple_kernels cimport path_kernel, zelenko_kernel
 from ._workspace cimport Control, Workspace, control_init, workspace_attach, workspace_free, workspace_new
@@ -59,26 +58,27 @@ ctypedef bint (*Task)(Workspace* ws, const Job* job, Py_ssize_t item) noexcept n
 
 cdef inline double evaluate(Workspace* ws, const Settings* prm, const Packed* A, Py_ssize_t r,
                             const Packed* B, Py_ssize_t c) noexcept nogil:
-    """The unnormalized kernel of structure r of A and structure c of B (out of memory:
-    ``ws.failed`` set)."""
+    """The unnormalized kernel of structure r of A and structure c of B, by the family and
+    traits of the kind (a tree kind that sums no Deltas is K of the roots: Zelenko's; out
+    of memory: ``ws.failed`` set)."""
     cdef long long oa, ob
     cdef TreeView va, vb
     cdef ForestView fa, fb
-    if prm.kind == FOREST:
+    if prm.family == FOREST:
         fa = forest_view(A, r)
         fb = forest_view(B, c)
         return forest_kernel(ws, prm, &fa, &fb)
-    if prm.kind == SUBSEQUENCE_PATH:
+    if prm.family == PATH:
         oa = A.node_offset[r]
         ob = B.node_offset[c]
         return path_kernel(ws, prm, A.label + oa, <int>(A.node_offset[r + 1] - oa),
                            B.label + ob, <int>(B.node_offset[c + 1] - ob))
     va = tree_view(A, r)
     vb = tree_view(B, c)
-    if prm.kind == SMOOTHED_PARTIAL_TREE:
-        return smoothed_kernel(ws, prm, &va, &vb)
-    if prm.kind == ZELENKO_TREE:
+    if not prm.sums_of_deltas:
         return zelenko_kernel(ws, prm, &va, &vb)
+    if prm.smoothed:
+        return smoothed_kernel(ws, prm, &va, &vb)
     return tree_kernel(ws, prm, &va, &vb)
 
 
@@ -150,7 +150,7 @@ cdef bint against_row(Workspace* ws, const Job* job, Py_ssize_t item) noexcept n
     compute the whole row, the index sharing work across all of B), normalized as
     :func:`gram_row` does (its diagonal 1 without rounding); False if out of memory."""
     cdef Py_ssize_t r = item if job.order == NULL else job.order[item]
-    cdef Py_ssize_t c, first = r if job.symmetric and job.prm.kind == SUBSEQUENCE_PATH else 0
+    cdef Py_ssize_t c, first = r if job.symmetric and job.prm.family == PATH else 0
     cdef int shared = job.shared[item] if job.order != NULL and ws.last_item == item - 1 else 0
     cdef double* K = job.out + r * job.n_b
     ws.last_item = item
@@ -265,7 +265,7 @@ def gram_against(EngineSettings settings not None, PackedStructures A, FixedSet 
     cdef Py_ssize_t[::1] order
     cdef int[::1] shared
     cdef int chunk = 1
-    if job.prm.kind == SUBSEQUENCE_PATH and not len(B.vector_groups):  # a symmetric Gram's row r from column r on
+    if job.prm.family == PATH and not len(B.vector_groups):  # a symmetric Gram's row r from column r on
         order, shared = sorted_paths(A, keep_order=symmetric)
         job.order = &order[0]
         job.shared = &shared[0]
@@ -487,7 +487,7 @@ def deltas(EngineSettings settings not None, PackedStructures A, PackedStructure
     as do other kernel kinds and inconsistent arguments."""
     cdef Job job
     job.prm = checked_settings(settings, A, B, 1)
-    if not KIND_TRAITS[settings.settings.kind].sums_of_deltas:
+    if not settings.settings.sums_of_deltas:
         raise InvalidParameterError(f"the Delta table is for the kernels that sum over node pairs (ST, SST, PTK, "
                                     f"SPTK), not {settings.kind.name}")
     if not (0 <= r < A.n_structures and 0 <= c < B.n_structures):

@@ -18,61 +18,44 @@ visits the first forest's hyper-edges in order of their heads, which come after 
 tails: every D a hyper-edge pair needs is complete before. Each matching hyper-edge pair
 is visited once: O(|E1| |E2|) at worst, memory one double per node pair of equal labels.
 """
+from ._merge cimport KeysInOrder, Run, next_run
 from ._workspace cimport reserve, reserve_nodes, tick
 
 
 cdef inline long long merge_nodes(Workspace* ws, const ForestView* a, const ForestView* b) noexcept nogil:
     """For each node x of ``a``, the run of ``b``'s nodes with its label: ``b.order[group_start[x] :
     group_start[x] + group_len[x]]``, its D values from ``pair_start[x]``; returns the number of pairs."""
-    cdef int i = 0, j = 0, j_end, x, key
+    cdef KeysInOrder label_a = KeysInOrder(a.label, a.order), label_b = KeysInOrder(b.label, b.order)
+    cdef Run run = Run(0, 0, 0, 0)
+    cdef int i, x
     cdef long long n_pairs = 0
     for x in range(a.n):
         ws.group_len[x] = 0
-    while i < a.n and j < b.n:
-        key = a.label[a.order[i]]
-        if key < b.label[b.order[j]]:
-            i += 1
-        elif key > b.label[b.order[j]]:
-            j += 1
-        else:
-            j_end = j + 1
-            while j_end < b.n and b.label[b.order[j_end]] == key:
-                j_end += 1
-            while i < a.n and a.label[a.order[i]] == key:
-                x = a.order[i]
-                ws.group_start[x] = j
-                ws.group_len[x] = j_end - j
-                ws.pair_start[x] = n_pairs
-                n_pairs += j_end - j
-                i += 1
-            j = j_end
+    while next_run(&label_a, a.n, &label_b, b.n, &run):
+        for i in range(run.i, run.i_end):
+            x = a.order[i]
+            ws.group_start[x] = run.j
+            ws.group_len[x] = run.j_end - run.j
+            ws.pair_start[x] = n_pairs
+            n_pairs += run.j_end - run.j
     return n_pairs
 
 
 cdef inline long long merge_edges(Workspace* ws, const ForestView* a, const ForestView* b) noexcept nogil:
     """For each hyper-edge e of ``a``, the run of ``b``'s hyper-edges with its production:
     ``b.edge_order[edge_group[2e] : edge_group[2e] + edge_group[2e + 1]]``; returns the number of pairs."""
-    cdef int i = 0, j = 0, j_end, e, key
+    cdef KeysInOrder key_a = KeysInOrder(a.edge_key, a.edge_order), key_b = KeysInOrder(b.edge_key, b.edge_order)
+    cdef Run run = Run(0, 0, 0, 0)
+    cdef int i, e
     cdef long long n_pairs = 0
     for e in range(a.n_edges):
         ws.edge_group[2 * e + 1] = 0
-    while i < a.n_edges and j < b.n_edges:
-        key = a.edge_key[a.edge_order[i]]
-        if key < b.edge_key[b.edge_order[j]]:
-            i += 1
-        elif key > b.edge_key[b.edge_order[j]]:
-            j += 1
-        else:
-            j_end = j + 1
-            while j_end < b.n_edges and b.edge_key[b.edge_order[j_end]] == key:
-                j_end += 1
-            while i < a.n_edges and a.edge_key[a.edge_order[i]] == key:
-                e = a.edge_order[i]
-                ws.edge_group[2 * e] = j
-                ws.edge_group[2 * e + 1] = j_end - j
-                n_pairs += j_end - j
-                i += 1
-            j = j_end
+    while next_run(&key_a, a.n_edges, &key_b, b.n_edges, &run):
+        for i in range(run.i, run.i_end):
+            e = a.edge_order[i]
+            ws.edge_group[2 * e] = run.j
+            ws.edge_group[2 * e + 1] = run.j_end - run.j
+            n_pairs += run.j_end - run.j
     return n_pairs
 
 

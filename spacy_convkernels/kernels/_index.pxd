@@ -6,7 +6,7 @@ from ._tables cimport EXACT, Similarity, TupleSimilarity
 
 
 cdef struct Fixed:
-    int rule                        # a BucketRule (``_settings.pxd``)
+    int rule                        # a BucketRule (``kinds.py``, C constants in ``_settings.pxd``)
     int n_structures
     int n_nodes                     # distinct subtrees (trees) or distinct tuple labels (paths)
     const int* label                # per index node, sorted by (bucket, label)

@@ -47,8 +47,8 @@ from ..errors import InvalidParameterError
 from ._packing cimport Packed, PackedSequences, PackedTrees, TreeView, tree_view
 from ._readonly import frozen_copy
 from ._tables cimport SHARED_FEATURES
-from ._settings cimport EngineSettings, FOREST, SUBSEQUENCE_PATH
-from ._settings import KIND_TRAITS
+from ._settings cimport EngineSettings, PATH, TREE
+from .kinds import KIND_TRAITS
 
 _SMOOTHED = 1 << 32  # buckets from here on are similarity groups (BY_KEY_OR_GROUP)
 PRODUCT_RUN = 1 << 27  # multiply-adds of the block product between two checks for signals (about 0.05 s)
@@ -147,10 +147,10 @@ cdef class FixedSet:
         self.features = self.feature_node = empty_int
         self.feature_ptr = empty_long
         self.fixed.n_features = 0
-        if self.kind == SUBSEQUENCE_PATH:
-            self._index_paths(settings)
-        elif self.kind != FOREST:
+        if settings.settings.family == TREE:
             self._index_trees(settings)
+        elif settings.settings.family == PATH:
+            self._index_paths(settings)
         self.description = self._read_tables(settings)
         self._point()
         self.ready = True
@@ -433,7 +433,7 @@ cdef class FixedSet:
         self.fixed.feature_ptr = &feature_ptr[0]
         self.fixed.feature_node = &feature_node[0]
         self.fixed.path_offset = NULL
-        if self.kind == SUBSEQUENCE_PATH:
+        if isinstance(self.packed, PackedSequences):
             self.fixed.path_offset = (<PackedSequences>self.packed).packed.node_offset
 
     def __len__(self):

@@ -37,9 +37,9 @@ from libc.string cimport memset
 from ._children cimport IndexRanges, child_sum, fill_row, production_delta
 from ._deltas cimport partial_value
 from ._forest_kernels cimport forest_kernel
-from ._index cimport BY_KEY_OR_GROUP, NO_BUCKETS, bucket_of, find_bucket, find_feature
+from ._index cimport BY_KEY_OR_GROUP, bucket_of, find_bucket, find_feature
 from ._packing cimport ForestView, TreeView, forest_view, is_leaf, tree_view
-from ._settings cimport SMOOTHED_PARTIAL_TREE, SUBSEQUENCE_PATH, ZELENKO_TREE
+from ._settings cimport FOREST, PATH
 from ._tables cimport (SHARED_FEATURES, Similarity, TupleSimilarity, row_dot, similarity_from_dot,
                        similarity_without_vectors, tuple_similarity, weighted_similarity)
 from ._workspace cimport (reserve, reserve_nodes, reserve_zeroed,
@@ -144,8 +144,8 @@ cdef inline double smoothed_sigma(const Similarity* sim, int la, int lb, int slo
 cdef bint tree_deltas(Workspace* ws, const Settings* prm, const TreeView* a, const Fixed* f,
                       const Against* against, const long long* node_dot) noexcept nogil:
     """Delta of every query node with every index node of its range, children first, each
-    added to ``fixed_sum`` of its index node unless ``prm.kind`` is ZELENKO_TREE; False if
-    out of memory."""
+    added to ``fixed_sum`` of its index node when K sums them (Zelenko's K is the roots'
+    value: their similarities are kept instead); False if out of memory."""
     cdef const Similarity* sim = prm.similarity
     cdef const double* w = sim.label_weight if sim != NULL else NULL
     cdef const double* dot_row
@@ -159,7 +159,7 @@ cdef bint tree_deltas(Workspace* ws, const Settings* prm, const TreeView* a, con
     if not (reserve(<void**>&ws.delta, &ws.pair_capacity, n_pairs, sizeof(double))
             and reserve_zeroed(&ws.fixed_sum, &ws.fixed_capacity, f.n_nodes)):
         return False
-    if prm.kind == ZELENKO_TREE and not reserve(<void**>&ws.pair_sim, &ws.sim_capacity, n_pairs, sizeof(double)):
+    if not prm.sums_of_deltas and not reserve(<void**>&ws.pair_sim, &ws.sim_capacity, n_pairs, sizeof(double)):
         return False
     for x in range(na - 1, -1, -1):
         base = ws.pair_start[x]
@@ -177,7 +177,7 @@ cdef bint tree_deltas(Workspace* ws, const Settings* prm, const TreeView* a, con
         for t in range(ws.group_len[x]):
             u = start + t
             lb = f.label[u]
-            if prm.kind == SMOOTHED_PARTIAL_TREE:
+            if prm.smoothed:
                 if lb != last:  # sigma once per run of equal labels
                     last = lb
                     if smoothed:
@@ -189,7 +189,7 @@ cdef bint tree_deltas(Workspace* ws, const Settings* prm, const TreeView* a, con
                     d = 0.0
                 else:
                     d = partial_value(prm, sigma, leaf, 0.0 if leaf else child_subsequences(ws, prm, a, f, x, u))
-            elif prm.kind == ZELENKO_TREE:
+            elif not prm.sums_of_deltas:  # Zelenko
                 if lb != last:
                     last = lb
                     sigma = tuple_similarity(prm.tuples, la, lb)
@@ -205,7 +205,7 @@ cdef bint tree_deltas(Workspace* ws, const Settings* prm, const TreeView* a, con
             if ws.failed or not tick(ws, 1):
                 return False
             ws.delta[base + t] = d
-            if prm.kind != ZELENKO_TREE:
+            if prm.sums_of_deltas:
                 ws.fixed_sum[u] += d
     return True
 
@@ -278,7 +278,7 @@ cdef bint tree_row(Workspace* ws, const Settings* prm, const TreeView* a, const 
     cdef unsigned int t
     if not tree_deltas(ws, prm, a, f, against, node_dot):
         return False
-    if prm.kind != ZELENKO_TREE:
+    if prm.sums_of_deltas:
         scatter(ws, f, a.n, out)
         return True
     for j in range(f.n_structures):  # the pair of roots
@@ -419,10 +419,10 @@ cdef bint one_against_many(Workspace* ws, const Settings* prm, const Packed* A, 
     cdef ForestView fa
     cdef long long o
     cdef bint ok
-    if against.fixed.rule == NO_BUCKETS:
+    if prm.family == FOREST:
         fa = forest_view(A, r)
         ok = forest_row(ws, prm, &fa, against.forests, against.fixed.n_structures, out)
-    elif prm.kind == SUBSEQUENCE_PATH:
+    elif prm.family == PATH:
         o = A.node_offset[r]
         ok = path_row(ws, prm, A.label + o, <int>(A.node_offset[r + 1] - o), against.fixed, first, shared, out)
     else:

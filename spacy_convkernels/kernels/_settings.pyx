@@ -1,44 +1,12 @@
 # cython: language_level=3
-"""Engine settings (see ``_settings.pxd``), checked against the tables when made and
-against the packed structures of each call, and the one table of what the engine knows
-of each kernel kind (:data:`KIND_TRAITS`)."""
-from typing import NamedTuple
-
+"""Engine settings (see ``_settings.pxd``): a kind's row of the table of kinds
+(:data:`~.kinds.KIND_TRAITS`) with its numbers and tables, checked against the tables when
+made and against the packed structures of each call."""
 from ..errors import InvalidParameterError
 from ._packing cimport PackedForests, PackedSequences, PackedTrees
+from .kinds import KIND_TRAITS, KernelKind
 
-
-class KindTraits(NamedTuple):
-    """One kernel kind as the engine's modules read it (``_settings``, ``_index``,
-    ``_driver`` and ``explain``).
-
-    ``operands`` the packed type it reads; ``match_keys`` (trees) the keys it can pair
-    nodes by; ``table`` the label table it needs: ``"similarity"`` (SPTK), ``"tuples"``
-    (Zelenko, path), ``"weights"`` (optional label weights) or None (it takes none);
-    ``bucket_rule`` how a one-against-many index sorts its nodes; ``sums_of_deltas``
-    whether K is the sum of Delta over node pairs (``deltas`` exports the table and
-    ``explain`` draws it); ``aligned_by_position`` (sums of Deltas) whether a fragment's
-    children align by position (ST, SST) or as a subsequence (PTK, SPTK)."""
-
-    operands: type
-    match_keys: tuple
-    table: str | None
-    bucket_rule: int
-    sums_of_deltas: bool
-    aligned_by_position: bool
-
-
-KIND_TRAITS = {
-    SUBTREE_KELP: KindTraits(PackedTrees, ("production",), "weights", BY_KEY, True, True),
-    SUBTREE_TEXTBOOK: KindTraits(PackedTrees, ("production",), "weights", BY_KEY, True, True),
-    SUBSET_TREE: KindTraits(PackedTrees, ("production",), "weights", BY_KEY, True, True),
-    PARTIAL_TREE: KindTraits(PackedTrees, ("content",), "weights", BY_KEY, True, False),
-    # SPTK without vectors matches contents, as KeLP
-    SMOOTHED_PARTIAL_TREE: KindTraits(PackedTrees, ("label", "content"), "similarity", BY_KEY_OR_GROUP, True, False),
-    ZELENKO_TREE: KindTraits(PackedTrees, ("label",), "tuples", BY_TUPLE, False, False),
-    SUBSEQUENCE_PATH: KindTraits(PackedSequences, (), "tuples", BY_TUPLE, False, False),
-    FOREST: KindTraits(PackedForests, (), None, NO_BUCKETS, False, False),
-}
+_OPERANDS = {TREE: PackedTrees, PATH: PackedSequences, FOREST: PackedForests}  # the packed type of each family
 _NEEDS = {"similarity": "a NodeSimilarity", "tuples": "a TupleTable"}
 
 
@@ -56,16 +24,22 @@ cdef class EngineSettings:
             raise InvalidParameterError("a table of the settings was not initialized")
         if kind not in KIND_TRAITS:
             raise InvalidParameterError(f"unknown kernel kind {kind}")
-        table = KIND_TRAITS[kind].table
-        if table in _NEEDS and {"similarity": similarity, "tuples": tuples}[table] is None:
-            raise InvalidParameterError(f"kernel kind {KernelKind(kind).name} needs {_NEEDS[table]}")
+        traits = KIND_TRAITS[kind]
+        if traits.table in _NEEDS and {"similarity": similarity, "tuples": tuples}[traits.table] is None:
+            raise InvalidParameterError(f"kernel kind {KernelKind(kind).name} needs {_NEEDS[traits.table]}")
         self.similarity, self.tuples = similarity, tuples
         self.settings.kind = kind
+        self.settings.family = traits.family
+        self.settings.smoothed = traits.table == "similarity"
+        self.settings.sums_of_deltas = traits.sums_of_deltas
+        self.settings.aligned = traits.aligned_by_position
+        self.settings.child_offset = traits.child_offset
+        self.settings.mismatch_factor = traits.mismatch_factor
+        self.settings.factor_first = traits.factor_first
         self.settings.lam = lam
         self.settings.lam2 = lam * lam
         self.settings.mu = mu
         self.settings.terminal_factor = terminal_factor
-        self.settings.aligned = KIND_TRAITS[kind].aligned_by_position
         self.settings.similarity = &similarity.similarity if similarity is not None else NULL
         self.settings.tuples = &tuples.table if tuples is not None else NULL
         self.ready = True
@@ -91,11 +65,12 @@ cdef class EngineSettings:
         their labels: every read the engine makes is then in bounds."""
         cdef int kind = self.settings.kind
         traits = KIND_TRAITS[kind]
+        operands = _OPERANDS[traits.family]
         for name, packed in (("A", A), ("B", B)):
             if packed is None or not packed.ready:
                 raise InvalidParameterError(f"{name} is not a packed set of structures")
-            if not isinstance(packed, traits.operands):
-                raise InvalidParameterError(f"kernel kind {KernelKind(kind).name} takes {traits.operands.__name__}; "
+            if not isinstance(packed, operands):
+                raise InvalidParameterError(f"kernel kind {KernelKind(kind).name} takes {operands.__name__}; "
                                             f"{name} is {type(packed).__name__}")
             if traits.match_keys and packed.match_key not in traits.match_keys:
                 raise InvalidParameterError(f"kernel kind {KernelKind(kind).name} takes PackedTrees keyed by "
@@ -112,7 +87,7 @@ cdef class EngineSettings:
             if table_size is not None and packed.max_label >= table_size:
                 raise InvalidParameterError(f"the {table} covers label ids 0..{table_size - 1}, but {name} holds "
                                             f"label id {packed.max_label}")
-            if kind == SMOOTHED_PARTIAL_TREE and not (<PackedTrees>packed).smoothed_like(self.similarity.kinds):
+            if self.settings.smoothed and not (<PackedTrees>packed).smoothed_like(self.similarity.kinds):
                 raise InvalidParameterError(f"{name} was packed against other similarity kinds than the table's "
                                             "(its smoothed nodes differ)")
 

@@ -28,8 +28,9 @@ with 20,000 children holds 400 million matching pairs of grandchildren). The eng
    not match (or that hold a root): a pair reads the Deltas of its child pairs (PTK, SPTK:
    every matching child pair, in the child-subsequence sum; ST/SST: the aligned ones),
    evaluating each one when it reads it, on an explicit stack of frames (no C recursion,
-   any depth). Every pair of inner nodes has one pair of parents, so each Delta is
-   evaluated once, either there or as a pair of its own, and added to K.
+   any depth; PTK, SPTK: ``_top_down.pxd``). Every pair of inner nodes has one pair of
+   parents, so each Delta is evaluated once, either there or as a pair of its own, and
+   added to K.
 
    Memory is one frame per level of the pair being evaluated, each with the rolling rows
    of its child-subsequence sum (``_workspace.pxd``): O(depth * children), however many
@@ -44,10 +45,11 @@ from libc.stdlib cimport qsort
 
 from ._children cimport PartnerLists, StoredPairs, child_sum, production_delta
 from ._deltas cimport partial_value, production_factor
+from ._merge cimport KeysInOrder, Run, SortedKeys, next_run
 from ._packing cimport is_leaf, n_children
-from ._settings cimport SMOOTHED_PARTIAL_TREE
 from ._tables cimport EXACT, Similarity, node_similarity, weighted_similarity
-from ._workspace cimport Frame, push_frame, reserve, reserve_nodes, scratch_ints, subsequence_row, tick
+from ._top_down cimport Pairing, pair_factor, smoothed_factor, top_down
+from ._workspace cimport Frame, push_frame, reserve, reserve_nodes, scratch_ints, tick
 
 
 cdef enum:
@@ -71,32 +73,20 @@ cdef inline long long match_groups(Workspace* ws, const TreeView* a, const TreeV
     ``b`` with its key is ``b.order[group_start[x] : group_start[x] + group_len[x]]`` and its
     pairs start at ``pair_start[x]``; nodes whose label ``smoothing`` smooths are left out
     (group_len 0). Returns the number of pairs; ``reserve_nodes`` must have been called."""
-    cdef int na = a.n, nb = b.n
-    cdef int i = 0, j = 0, j_end, x, key
+    cdef SortedKeys key_a = SortedKeys(a.sorted_key), key_b = SortedKeys(b.sorted_key)
+    cdef Run run = Run(0, 0, 0, 0)
+    cdef int i, x
     cdef long long n_pairs = 0
-    cdef const int* key_a = a.sorted_key
-    cdef const int* key_b = b.sorted_key
-    for x in range(na):
+    for x in range(a.n):
         ws.group_len[x] = 0
-    while i < na and j < nb:
-        key = key_a[i]
-        if key < key_b[j]:
-            i += 1
-        elif key > key_b[j]:
-            j += 1
-        else:
-            j_end = j + 1
-            while j_end < nb and key_b[j_end] == key:
-                j_end += 1
-            while i < na and key_a[i] == key:
-                x = a.order[i]
-                if smoothing == NULL or smoothing.kind[a.label[x]] == EXACT:
-                    ws.group_start[x] = j
-                    ws.group_len[x] = j_end - j
-                    ws.pair_start[x] = n_pairs
-                    n_pairs += j_end - j
-                i += 1
-            j = j_end
+    while next_run(&key_a, a.n, &key_b, b.n, &run):
+        for i in range(run.i, run.i_end):
+            x = a.order[i]
+            if smoothing == NULL or smoothing.kind[a.label[x]] == EXACT:
+                ws.group_start[x] = run.j
+                ws.group_len[x] = run.j_end - run.j
+                ws.pair_start[x] = n_pairs
+                n_pairs += run.j_end - run.j
     return n_pairs
 
 
@@ -211,51 +201,6 @@ cdef double stored_smoothed_kernel(Workspace* ws, const Settings* prm, const Tre
     return total
 
 
-cdef struct Pairing:
-    # what one pair of trees needs to pair its nodes
-    const Settings* prm
-    const TreeView* a
-    const TreeView* b
-    const double* w             # label weights w, or NULL (all 1)
-    const Similarity* sim       # SPTK: the node similarity, or NULL
-    const int* parent_a         # per node: its parent, -1 for the root
-    const int* parent_b
-    const int* pos_a            # per node: its place among its parent's children
-    const int* pos_b
-    const int* slot_a           # SPTK: per node of a, the slot of its smoothed label, -1 for an exact node; or NULL
-    const int* slot_b
-    const int* slot_label_a     # SPTK: the label of each slot
-    const int* slot_label_b
-    const double* cache         # SPTK: the factor of each pair of slots (slot_a * n_slots_b + slot_b), or NULL
-    int n_slots_b
-
-
-cdef inline double smoothed_factor(const Similarity* sim, int la, int lb) noexcept nogil:
-    """w(a) sigma(a, b) w(b) of two smoothed labels, 0 below the threshold."""
-    return weighted_similarity(sim, la, lb, node_similarity(sim, la, lb))
-
-
-cdef inline double pair_factor(const Pairing* P, int x, int y) noexcept nogil:
-    """The factor of the pair (x, y), 0 when the pair does not match: w(x) w(y) (1 without
-    label weights) for equal keys; SPTK's w(x) sigma(x, y) w(y) when x is smoothed (a
-    smoothed node pairs with smoothed nodes only, by similarity; an exact one by key)."""
-    cdef int sx, sy
-    if P.slot_a != NULL:
-        sx = P.slot_a[x]
-        if sx >= 0:
-            sy = P.slot_b[y]
-            if sy < 0:
-                return 0.0
-            if P.cache != NULL:
-                return P.cache[<long long>sx * P.n_slots_b + sy]
-            return smoothed_factor(P.sim, P.slot_label_a[sx], P.slot_label_b[sy])
-    if P.a.key[x] != P.b.key[y]:
-        return 0.0
-    if P.w == NULL:
-        return 1.0
-    return P.w[P.a.label[x]] * P.w[P.b.label[y]]
-
-
 cdef inline bint read_by_parents(const Pairing* P, int x, int y, bint aligned) noexcept nogil:
     """Whether the Delta of the pair (x, y) of inner nodes is evaluated by the pair of their
     parents, which then reads it: the parents match (PTK, SPTK: every matching child pair
@@ -338,86 +283,9 @@ cdef double production_pairs(Workspace* ws, const Pairing* P, int x0, int y0, do
         returned = True
 
 
-cdef double partial_pairs(Workspace* ws, const Pairing* P, int x0, int y0, double f0) noexcept nogil:
-    """PTK, SPTK: Delta(x0, y0) of two inner nodes with factor f0 != 0, plus the Delta of
-    every pair of inner nodes it reads, evaluated top-down (their sum). With f the pair's
-    factor (:func:`pair_factor`),
-
-        Delta(x, y) = mu * lam^2 * terminal_factor * f                  if x or y is a leaf,
-        Delta(x, y) = mu * f * (lam^2 + child-subsequence sum)            otherwise,
-
-    the sum over pairs of equal-length child subsequences J1, J2 of lam^(gaps(J1) +
-    gaps(J2)) * prod_k Delta(c_x[J1k], c_y[J2k]) (Moschitti 2006, KeLP's conventions; SPTK:
-    Croce et al. 2011, eq. 1), gaps = children skipped between the first and last chosen
-    child. The sum over all lengths is one O(n*m) dynamic programme with rolling rows
-    (``_workspace.subsequence_row``): row i of the child Deltas is filled, a child pair of
-    inner nodes evaluated on a frame of its own when reached, then added to the frame's
-    rows (three rows of m + 1 doubles per frame). Out of memory or stopped: ``failed``."""
-    cdef const TreeView* a = P.a
-    cdef const TreeView* b = P.b
-    cdef const Settings* prm = P.prm
-    cdef double total = 0.0, value = 0.0, f
-    cdef Frame* fr
-    cdef double* rows
-    cdef double* v
-    cdef int depth, ca, cb, j, m, pa, pb
-    cdef bint returned = False, pushed
-    if push_frame(ws, 0, x0, y0, n_children(a, x0), n_children(b, y0), 3, 1, f0) == NULL:
-        return 0.0
-    depth = 1
-    while True:
-        fr = ws.frames + depth - 1
-        m = fr.m
-        rows = ws.rows + fr.rows
-        v = rows + 2 * (m + 1)
-        pa = a.child_ptr[fr.x]
-        pb = b.child_ptr[fr.y]
-        if returned:
-            v[fr.j] = value
-            fr.j += 1
-            returned = False
-        pushed = False
-        while fr.i < fr.n:
-            ca = a.child_idx[pa + fr.i]
-            j = fr.j
-            while j < m:
-                cb = b.child_idx[pb + j]
-                f = pair_factor(P, ca, cb)
-                if f == 0.0:
-                    v[j] = 0.0
-                elif is_leaf(a, ca) or is_leaf(b, cb):
-                    v[j] = partial_value(prm, f, True, 0.0)
-                else:
-                    fr.j = j
-                    if push_frame(ws, depth, ca, cb, n_children(a, ca), n_children(b, cb), 3, 1, f) == NULL:
-                        return 0.0
-                    depth += 1
-                    pushed = True
-                    break
-                j += 1
-            if pushed:
-                break
-            fr.total = subsequence_row(v, rows + fr.parity * (m + 1), rows + (1 - fr.parity) * (m + 1), m,
-                                       prm.lam, 1.0, fr.total)
-            fr.parity = 1 - fr.parity
-            fr.i += 1
-            fr.j = 0
-            if not tick(ws, m + 1):
-                return 0.0
-        if pushed:
-            continue
-        value = partial_value(prm, fr.factor, False, fr.total)
-        total += value
-        ws.row_top = fr.rows
-        depth -= 1
-        if depth == 0:
-            return total
-        returned = True
-
-
 cdef inline double evaluate_pairs(Workspace* ws, const Pairing* P, int x, int y, double f) noexcept nogil:
     if not P.prm.aligned:
-        return partial_pairs(ws, P, x, y, f)
+        return top_down(ws, P, x, y, f)
     return production_pairs(ws, P, x, y, f)
 
 
@@ -435,18 +303,14 @@ cdef double keyed_sums(Workspace* ws, const Pairing* P, int* inner_a, int* inner
     cdef bint aligned = not partial
     cdef double leaf_value = partial_value(prm, 1.0, True, 0.0)  # a pair with a leaf, of factor 1
     cdef double total = 0.0, leaves_a, inner_sum_a, leaves_b, inner_sum_b, wx, f
-    cdef int na = a.n, nb = b.n, i = 0, j = 0, i_end, j_end, key, x, y, k, t, n_inner_a = 0, n_inner_b = 0
+    cdef int na = a.n, nb = b.n, i, j, x, y, n_inner_a = 0, n_inner_b = 0
+    cdef SortedKeys key_a = SortedKeys(a.sorted_key), key_b = SortedKeys(b.sorted_key)
+    cdef KeysInOrder inner_key_a = KeysInOrder(a.key, inner_a), inner_key_b = KeysInOrder(b.key, inner_b)
+    cdef Run run = Run(0, 0, 0, 0)
     # leaves: per key, the sums of the factors of leaves and of inner nodes on either side
-    while i < na and j < nb:
-        key = a.key[a.order[i]]
-        if key < b.key[b.order[j]]:
-            i += 1
-            continue
-        if key > b.key[b.order[j]]:
-            j += 1
-            continue
+    while next_run(&key_a, na, &key_b, nb, &run):
         leaves_a = inner_sum_a = leaves_b = inner_sum_b = 0.0
-        while i < na and a.key[a.order[i]] == key:
+        for i in range(run.i, run.i_end):
             x = a.order[i]
             if P.slot_a == NULL or P.slot_a[x] < 0:
                 wx = w[a.label[x]] if w != NULL else 1.0
@@ -454,15 +318,13 @@ cdef double keyed_sums(Workspace* ws, const Pairing* P, int* inner_a, int* inner
                     leaves_a += wx
                 else:
                     inner_sum_a += wx
-            i += 1
-        while j < nb and b.key[b.order[j]] == key:
+        for j in range(run.j, run.j_end):
             y = b.order[j]
             wx = w[b.label[y]] if w != NULL else 1.0
             if is_leaf(b, y):
                 leaves_b += wx
             else:
                 inner_sum_b += wx
-            j += 1
         if partial:
             total += leaf_value * (leaves_a * (leaves_b + inner_sum_b) + inner_sum_a * leaves_b)
         else:
@@ -480,34 +342,19 @@ cdef double keyed_sums(Workspace* ws, const Pairing* P, int* inner_a, int* inner
         if not is_leaf(b, y):
             inner_b[n_inner_b] = y
             n_inner_b += 1
-    i = j = 0
-    while i < n_inner_a and j < n_inner_b:
-        key = a.key[inner_a[i]]
-        if key < b.key[inner_b[j]]:
-            i += 1
-            continue
-        if key > b.key[inner_b[j]]:
-            j += 1
-            continue
-        i_end = i
-        while i_end < n_inner_a and a.key[inner_a[i_end]] == key:
-            i_end += 1
-        j_end = j
-        while j_end < n_inner_b and b.key[inner_b[j_end]] == key:
-            j_end += 1
-        for k in range(i, i_end):
-            x = inner_a[k]
-            for t in range(j, j_end):
-                y = inner_b[t]
+    run = Run(0, 0, 0, 0)
+    while next_run(&inner_key_a, n_inner_a, &inner_key_b, n_inner_b, &run):
+        for i in range(run.i, run.i_end):
+            x = inner_a[i]
+            for j in range(run.j, run.j_end):
+                y = inner_b[j]
                 f = pair_factor(P, x, y)
                 if f != 0.0 and not read_by_parents(P, x, y, aligned):
                     total += evaluate_pairs(ws, P, x, y, f)
                     if ws.failed:
                         return 0.0
-            if not tick(ws, 1 + j_end - j):
+            if not tick(ws, 1 + run.j_end - run.j):
                 return 0.0
-        i = i_end
-        j = j_end
     return total
 
 
@@ -575,7 +422,7 @@ cdef int smoothed_slots(const TreeView* t, long long* sort_keys, int* slot, int*
 cdef double top_down_smoothed_kernel(Workspace* ws, const Settings* prm, const TreeView* a,
                                      const TreeView* b) noexcept nogil:
     """Unnormalized SPTK (Croce et al. 2011, eq. 1; KeLP's SmoothedPartialTreeKernel):
-    the sum over node pairs with w(x) sigma(x, y) w(y) != 0 of Delta (:func:`partial_pairs`),
+    the sum over node pairs with w(x) sigma(x, y) w(y) != 0 of Delta (``_top_down.top_down``),
     sigma counted only from the threshold on. Exact nodes of ``a`` pair by key; smoothed
     nodes with the smoothed nodes of ``b`` by similarity, once per pair of distinct labels
     (the module; out of memory or stopped: ``failed`` set)."""
@@ -662,7 +509,7 @@ cdef double top_down_smoothed_kernel(Workspace* ws, const Settings* prm, const T
             y = inner_b[j]
             f = pair_factor(&P, x, y)
             if f != 0.0 and not read_by_parents(&P, x, y, False):
-                total += partial_pairs(ws, &P, x, y, f)
+                total += top_down(ws, &P, x, y, f)
                 if ws.failed:
                     return 0.0
         if not tick(ws, 1 + n_inner_b):
@@ -704,7 +551,7 @@ cdef bint delta_table(Workspace* ws, const Settings* prm, const TreeView* a, con
     times the pair's factor as K sums it: by the stored evaluation (the module), whatever
     ``stored_pairs`` says, as the table is quadratic anyway. Summed, the table is K(a, b).
     False (``failed``) if out of memory or stopped."""
-    cdef bint smoothed = prm.kind == SMOOTHED_PARTIAL_TREE
+    cdef bint smoothed = prm.smoothed
     cdef long long n_pairs, k
     cdef int x, t, y
     if not reserve_nodes(ws, a.n):

@@ -33,9 +33,10 @@ from ._index import FixedSet
 from ._openmp import max_threads
 from ._openmp import set_max_threads as set_max_threads  # for worker threads (components)
 from ._packing import PackedSequences, PackedStructures, PackedTrees
-from ._settings import EngineSettings, KernelKind
+from ._settings import EngineSettings
 from ._tables import NodeSimilarity
-from .work import DEFAULT_MAX_WORK, TABLE_WORK, structure_work
+from .kinds import KIND_TRAITS, Family
+from .work import DEFAULT_MAX_WORK, reads_table, structure_work
 
 
 def inverse_roots(self_kernels) -> np.ndarray:
@@ -64,7 +65,7 @@ class TableSpec(Protocol):
 class EngineSpec:
     """What the engine needs of a kernel configuration.
 
-    ``kind`` the recursion (``_settings.KernelKind``) and its numbers ``lam``, ``mu``,
+    ``kind`` the recursion (a :class:`~.kinds.KernelKind`) and its numbers ``lam``, ``mu``,
     ``terminal_factor``; ``match_key`` how tree nodes are paired ("production",
     "content" or "label"; None for sequences); ``tables`` a frozen description of the
     label tables (:class:`~.node_similarity.SimilaritySpec`,
@@ -239,7 +240,8 @@ class Kernel(BaseEstimator):
             inv_b = inv_a if B is A else self._inverse_norms(Y, B, spec, tables, threads)
         index = given.index if isinstance(given, Prepared) and B is given.packed and B is not A else None
         indexed_gram = given is None and len(X) >= INDEXED_GRAM_MIN
-        if indexed_gram or (spec.kind == KernelKind.SUBSEQUENCE_PATH and not isinstance(given, Prepared)):
+        paths = KIND_TRAITS[spec.kind].family is Family.PATH
+        if indexed_gram or (paths and not isinstance(given, Prepared)):
             index = FixedSet(_engine_settings(spec, tables), B)
         with tqdm(total=len(X), desc=f"{type(self).__name__} Gram", unit=" rows", disable=progress is not True) as bar:
             rows_done = progress if callable(progress) else bar.update if progress else None
@@ -337,7 +339,7 @@ class Kernel(BaseEstimator):
         compiled = [x.compiled for x in X]
         self._check_work(compiled, spec, None)  # before the tables describe new labels (a lower bound)
         published = None if tables is None else tables.cover_structures(X)
-        if published is not None and spec.kind in TABLE_WORK:
+        if published is not None and reads_table(spec.kind):
             self._check_work(compiled, spec, published)
         if spec.match_key is None:
             return PackedSequences(compiled)

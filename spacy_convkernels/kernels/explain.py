@@ -27,8 +27,8 @@ from ..structures.tree import Tree
 from ..utils.display import markup, visible
 from ..utils.validation import COUNT, validate_params
 from ._driver import deltas
-from ._settings import KIND_TRAITS
 from .base import Kernel, _engine_settings, inverse_roots
+from .kinds import KIND_TRAITS
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ leaves); ``terminal_factor=0`` is the paper's sum over non-terminals only.
 from ..structures.forest import Forest
 from ..utils.validation import Interval
 from ._packing import PackedForests
-from ._settings import KernelKind
 from .base import EngineSpec, Kernel
+from .kinds import KernelKind
 from .work import DEFAULT_MAX_WORK, MAX_WORK
 
 

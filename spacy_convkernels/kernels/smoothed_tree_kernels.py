@@ -15,8 +15,8 @@ Without vectors sigma is the identity on label contents and SPTK is exactly PTK.
 """
 
 from ..utils.validation import NON_NEGATIVE, POSITIVE, Anything, Boolean, Interval, Options, Weights
-from ._settings import KernelKind
 from .base import EngineSpec
+from .kinds import KernelKind
 from .node_similarity import SHARED_ROW_RULES, SimilaritySpec
 from .tree_kernels import TreeKernel
 from .vectors import VectorsParameter

@@ -14,9 +14,9 @@ Normalization is K(a, b) / sqrt(K(a, a) K(b, b)), 0 when a self-kernel is 0.
 
 from ..structures.tree import Tree
 from ..utils.validation import NON_NEGATIVE, POSITIVE, Options, Weights
-from ._settings import KernelKind
 from .base import EngineSpec, Kernel
 from .explain import explain
+from .kinds import KernelKind
 from .node_similarity import SimilaritySpec
 from .work import DEFAULT_MAX_WORK, MAX_WORK
 

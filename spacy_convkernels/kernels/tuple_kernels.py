@@ -26,10 +26,10 @@ from ..structures.networkx_graphs import is_networkx_graph, path_from_networkx, 
 from ..structures.paths import PathTuples, split_tuple_label
 from ..structures.tree import Tree
 from ..utils.validation import Interval, Weights
-from ._settings import KernelKind
 from ._tables import TupleTable
 from .base import EngineSpec, Kernel
 from .growing import Coverage, GrowingArray
+from .kinds import KernelKind
 from .node_similarity import ExponentialSimilarity, SharedFeatures, SimilarityTable
 from .path_explain import explain_paths
 from .smoothed_tree_kernels import VECTOR_SOURCE

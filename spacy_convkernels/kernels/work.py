@@ -53,8 +53,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..utils.validation import COUNT
-from ._settings import KIND_TRAITS, KernelKind
 from ._tables import NodeSimilarity, SimilarityKind, TupleTable
+from .kinds import KIND_TRAITS, Family
 
 DEFAULT_MAX_WORK = 10**8
 """The default ``max_work`` of every kernel: about a second of one core per pair at the
@@ -66,11 +66,15 @@ sentence, 21 times that of the largest whole GE document (CSPTK; ``bench/speed/k
 MAX_WORK = [COUNT, None]
 """The constraint of ``max_work`` in every kernel's table."""
 
-TABLE_WORK = frozenset({KernelKind.SMOOTHED_PARTIAL_TREE, KernelKind.ZELENKO_TREE, KernelKind.SUBSEQUENCE_PATH})
-"""The kinds whose count reads their label table (smoothed nodes, edges, word vectors)."""
 
 FOREST_PAIR_UNITS = 4
 """Units per pair of forest nodes of equal labels: each keeps a double for the whole pair."""
+
+
+def reads_table(kernel_kind: int) -> bool:
+    """Whether the count of the engine kind ``kernel_kind`` reads its label table (smoothed
+    nodes, edges, word vectors)."""
+    return KIND_TRAITS[kernel_kind].table in ("similarity", "tuples")
 
 
 def structure_work(kernel_kind: int, structures: Sequence, match_key: str | None, table=None) -> np.ndarray:
@@ -79,9 +83,10 @@ def structure_work(kernel_kind: int, structures: Sequence, match_key: str | None
     call publishes (SPTK's node similarity, the tuple table; None: no smoothing), as float64."""
     if not len(structures):
         return np.zeros(0)
-    if kernel_kind == KernelKind.FOREST:
+    family = KIND_TRAITS[kernel_kind].family
+    if family is Family.FOREST:
         return np.array([forest_work(forest) for forest in structures])
-    if kernel_kind == KernelKind.SUBSEQUENCE_PATH:
+    if family is Family.PATH:
         return path_work(structures, table)
     return tree_work(kernel_kind, structures, match_key, table)
 
@@ -124,7 +129,8 @@ def tree_work(kernel_kind: int, trees: Sequence, match_key: str | None, table=No
     def per_node(name: str) -> np.ndarray:
         return np.concatenate([np.asarray(getattr(tree, name), dtype=np.int64) for tree in trees])
 
-    if kernel_kind == KernelKind.ZELENKO_TREE:  # by edge (by tuple label without the table: a lower bound)
+    traits = KIND_TRAITS[kernel_kind]
+    if traits.table == "tuples":  # Zelenko: by edge (by tuple label without the table: a lower bound)
         labels = per_node("labels")
         edges = np.asarray(table.edges, dtype=np.int64)[labels] if isinstance(table, TupleTable) else labels
         work = _squares_by_group(n, owner[inner], edges[inner], weight[inner])
@@ -132,7 +138,7 @@ def tree_work(kernel_kind: int, trees: Sequence, match_key: str | None, table=No
         return work + cost * _squares_by_group(n, owner, edges, np.ones(len(edges))) if cost else work
     keys = per_node(f"{match_key}s")
     work = np.zeros(n)
-    if kernel_kind == KernelKind.SMOOTHED_PARTIAL_TREE and isinstance(table, NodeSimilarity):
+    if traits.table == "similarity" and isinstance(table, NodeSimilarity):
         labels = per_node("labels")
         kinds = np.asarray(table.kinds, dtype=np.int64)[labels]
         smooth = kinds != SimilarityKind.EXACT
@@ -142,7 +148,7 @@ def tree_work(kernel_kind: int, trees: Sequence, match_key: str | None, table=No
             work += np.bincount(owner[smooth], minlength=n).astype(np.float64) ** 2
             ones = np.ones(int(smooth.sum()))
             work += _similarity_cost(table) * _squares_by_group(n, owner[smooth], bucket[smooth], ones)
-    if KIND_TRAITS[kernel_kind].aligned_by_position:  # equal productions, equal child counts: N^2 (1 + |ch|)
+    if traits.aligned_by_position:  # equal productions, equal child counts: N^2 (1 + |ch|)
         return work + _squares_by_group(n, owner[inner], keys[inner], np.ones(int(inner.sum())), weight[inner])
     return work + _squares_by_group(n, owner[inner], keys[inner], weight[inner])
 

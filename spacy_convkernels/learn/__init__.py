@@ -1,7 +1,7 @@
 """Learners over structure kernels: k-NN (exact and hashed), KLSH forests, exact-kernel SVMs, label-weight learning;
 cluster purity."""
 
-from .forest import KLSHForestClassifier
+from .klsh_forest import KLSHForestClassifier
 from .knn import KernelKNeighborsClassifier, kernel_knn_graph
 from .metrics import cluster_purity
 from .nonstationary import NonstationaryKernelLearner

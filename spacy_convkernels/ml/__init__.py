@@ -1,7 +1,7 @@
 """Thinc models over the package's annotations, registered as spaCy architectures
 (``spacy_convkernels.KernelFeatures.v1``, ``spacy_convkernels.KernelTextCat.v1``)."""
 
-from .kernel_features import kernel_features
-from .kernel_textcat import kernel_textcat
+from .component_features import kernel_features
+from .textcat_model import kernel_textcat
 
 __all__ = ["kernel_features", "kernel_textcat"]

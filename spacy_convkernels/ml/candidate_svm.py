@@ -61,8 +61,8 @@ from ..kernels.base import KERNEL, Kernel
 from ..learn.svm import FOLDS
 from ..utils.log import logger
 from ..utils.validation import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options, Satisfies, validate_params
+from .candidate_features import STRUCTURES, candidate_structures, flat_candidates
 from .kernel_encoders import MAX_TRAIN, StackedSVM
-from .relation_model import STRUCTURES, candidate_structures, flat_candidates
 
 
 def one_or_a_list(number: Interval, what: str) -> Satisfies:

@@ -23,23 +23,25 @@ label.
     ...
 
 The candidates of each Doc (``candidates``, a registered generator) are made once per
-batch and given to the two feature blocks, either of which may be null (the model's input
-is the Docs, or the Docs with their candidates already made, :func:`with_candidates`):
+batch (:func:`~.relation_contract.candidate_batch`) and given to the two feature blocks,
+either of which may be null:
 
 - ``kernel_features``: the decision values of exact-kernel SVMs over each candidate's
   structure (``spacy_convkernels.CandidateKernelSVM.v1``, :mod:`.candidate_svm`), or its
-  Nyström vector (Croce et al. §3) or KLSH bits (``CandidateKernelFeatures.v1``), or
+  Nyström vector (Croce et al. §3) or KLSH bits (``CandidateKernelFeatures.v1``,
+  :mod:`.candidate_features`), or
   several such blocks (``spacy_convkernels.KernelBlocks.v1``); no gradient;
 - ``tok2vec_features``: the tok2vec rows of each role's span, mean-pooled per span and
   concatenated in the order of the generator's ``roles`` (zeros for a role the
   candidate lacks), as in explosion's ``rel_component`` tutorial.
 
-The output has a column per label and one more: ``P(label | relation)``, a softmax over
-the labels, then ``P(relation)``, a sigmoid; the score of a label is their product. (Two
-questions apart: on the candidates of GE and CoNLL04 the product beat one sigmoid per
-label, as the rare labels' own decisions are weak while whether there is a relation at
-all is a sharp one; no candidate of either corpus holds two labels.) The logits are the
-sum of
+The output (:class:`~.relation_contract.RelationScores`) has a row per candidate, in the
+layout :class:`GatedSoftmax` reads: a column per label and one more, ``P(label |
+relation)``, a softmax over the labels, then ``P(relation)``, a sigmoid; the score of a
+label is their product. (Two questions apart: on the candidates of GE and CoNLL04 the
+product beat one sigmoid per label, as the rare labels' own decisions are weak while
+whether there is a relation at all is a sharp one; no candidate of either corpus holds
+two labels.) The logits are the sum of
 
 - a **linear layer over the kernel features** (``skip``), fitted at initialization by
   logistic regressions on the training candidates' rows as training sees them (the
@@ -51,41 +53,25 @@ sum of
   ``hidden_width`` units (none when null), dropout, and a linear layer that starts at 0
   when there is a skip, so the text features learn only what the kernel misses.
 
-The backward pass takes the gradient of the loss with respect to the logits (the
-component's loss: binary cross-entropy of P(relation), cross-entropy of the label
-distribution on the candidates with a relation), which does not vanish where a sigmoid
-or softmax saturates.
+The backward pass takes the gradient of the layout's loss with respect to the logits
+(binary cross-entropy of P(relation), cross-entropy of the label distribution on the
+candidates with a relation), which does not vanish where a sigmoid or softmax saturates.
 """
 
 from collections.abc import Callable
-from itertools import accumulate
-from typing import Protocol, cast
+from typing import cast
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Dropout, LayerNorm, Linear, Maxout, Model, chain, zero_init
+from thinc.api import Dropout, LayerNorm, Linear, Maxout, Model, chain, get_array_module, zero_init
 from thinc.types import Floats1d, Floats2d
 
-from ..approx.nystroem import LANDMARK_INITS
 from ..errors import InvalidParameterError
-from ..kernels.base import KERNEL, Kernel
-from ..utils.validation import COUNT, Options, validate_params
+from ..utils.validation import COUNT, validate_params
 from .kernel_blocks import as_kernel_blocks, blocks_of
-from .kernel_encoders import METHODS, KernelEncoder
-
-STRUCTURES = ("path", "tree")
-
-
-class CandidateGenerator(Protocol):
-    """The ``candidates`` of a relation model (:mod:`~spacy_convkernels.components.relation_candidates`):
-    Doc -> candidates, with the roles of its candidates and its options."""
-
-    roles: tuple[str, ...]
-    options: dict
-
-    def __call__(self, doc: Doc) -> list: ...
+from .relation_contract import CandidateBatch, CandidateGenerator, RelationScores, candidate_batch
 
 
 @registry.architectures("spacy_convkernels.RelationModel.v1")
@@ -96,7 +82,7 @@ def relation_model(
     tok2vec_features: Model | None = None,
     hidden_width: int | None = 64,
     nO: int | None = None,
-) -> Model[list[Doc], Floats2d]:
+) -> Model[list[Doc], RelationScores]:
     """The scorer of the module docstring; ``nO`` is the number of labels (the output
     has one more column)."""
     generator = cast(CandidateGenerator, candidates)  # typed Callable for the config's validation
@@ -133,26 +119,33 @@ def relation_model(
     )
 
 
-def label_scores(probabilities: np.ndarray) -> np.ndarray:
-    """The label scores P(relation) x P(label | relation) of the model's output (the
-    labels' conditional probabilities, then P(relation))."""
-    return probabilities[:, :-1] * probabilities[:, -1:]
+class GatedSoftmax:
+    """The layout of the relation model's rows: ``P(label | relation)`` for each label, a
+    softmax, then ``P(relation)``, a sigmoid."""
+
+    def label_scores(self, values: np.ndarray) -> np.ndarray:
+        """P(relation) x P(label | relation)."""
+        return values[:, :-1] * values[:, -1:]
+
+    def loss(self, values: Floats2d, truths: Floats2d) -> tuple[float, Floats2d]:
+        """The negative log-likelihood of the gold relations, summed over candidates: the
+        binary cross-entropy of P(relation), plus, for a candidate with a relation, the
+        cross-entropy of P(label | relation) against its gold labels (shared equally when
+        it has several); and its gradient with respect to the logits."""
+        xp = get_array_module(values)
+        n_labels = truths.shape[1]
+        labels, related = values[:, :n_labels], values[:, n_labels]
+        has = truths.sum(axis=1)
+        gold = has > 0
+        wanted = truths / xp.maximum(has, 1)[:, None]
+        p = xp.clip(related, 1e-7, 1 - 1e-7)
+        loss = -(gold * xp.log(p) + (1 - gold) * xp.log(1 - p)).sum()
+        loss -= (wanted * xp.log(xp.clip(labels, 1e-7, 1.0))).sum()
+        gradient = xp.hstack([(labels - wanted) * gold[:, None], (related - gold)[:, None]])
+        return float(loss), xp.asarray(gradient, dtype="float32")
 
 
-def candidates_of(model: Model, docs: list[Doc]) -> list[list]:
-    """The candidates of each Doc, by the model's generator."""
-    return [model.attrs["candidates"](doc) for doc in docs]
-
-
-def with_candidates(model: Model, inputs) -> tuple[list[Doc], list[list]]:
-    """(Docs, the candidates of each) of the model's input: Docs, whose candidates the
-    model's generator makes, or (Docs, their candidates), made once by a caller that
-    needs them again after the forward pass (the component's annotations and loss)."""
-    if isinstance(inputs, tuple) and len(inputs) == 2 and not isinstance(inputs[0], Doc):  # not two Docs
-        docs, candidates = inputs
-        return list(docs), list(candidates)
-    docs = list(inputs)
-    return docs, candidates_of(model, docs)
+GATED_SOFTMAX = GatedSoftmax()
 
 
 def feature_blocks(model: Model) -> list[Model]:
@@ -160,9 +153,11 @@ def feature_blocks(model: Model) -> list[Model]:
     return [model.get_ref(name) for name in ("kernel_features", "tok2vec_features") if model.has_ref(name)]
 
 
-def relation_forward(model: Model, inputs, is_train: bool):
-    docs, candidates = with_candidates(model, inputs)
-    blocks, backprops = zip(*(block((docs, candidates), is_train) for block in feature_blocks(model)))
+def relation_forward(model: Model, inputs: list[Doc] | CandidateBatch, is_train: bool):
+    batch = candidate_batch(model, inputs)
+    if not any(batch.candidates):  # nothing to score
+        return RelationScores(batch, model.ops.alloc2f(0, model.get_dim("nO")), GATED_SOFTMAX), lambda d: []
+    blocks, backprops = zip(*(block(batch, is_train) for block in feature_blocks(model)))
     X = model.ops.xp.hstack(blocks) if len(blocks) > 1 else blocks[0]
     logits, backprop_residual = model.get_ref("residual")(X, is_train)
     backprop_skip = None
@@ -184,15 +179,16 @@ def relation_forward(model: Model, inputs, is_train: bool):
             start += rows.shape[1]
         return []
 
-    return probabilities, backprop
+    return RelationScores(batch, probabilities, GATED_SOFTMAX), backprop
 
 
-def relation_init(model: Model, X=None, Y: Floats2d | None = None) -> None:
+def relation_init(model: Model, X: list[Doc] | CandidateBatch | None = None, Y: Floats2d | None = None) -> None:
     """Fit the kernel blocks and the skip layer, and size the layers, on the candidates of
-    ``X`` (Docs, or Docs with their candidates) and their labels ``Y`` (one column per label)."""
+    ``X`` (a :class:`~.relation_contract.CandidateBatch`, or Docs) and their labels ``Y``
+    (one column per label)."""
     if X is None:
         return
-    inputs = with_candidates(model, X)
+    inputs = candidate_batch(model, X)
     width, kernel_rows = 0, None
     for block in feature_blocks(model):
         if block.name == "kernel_blocks":
@@ -243,123 +239,3 @@ def calibration(rows: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray
         intercept = which.intercept_ if len(present) > 2 else np.array([-1, 1]) * which.intercept_[0] / 2
         W[present], b[present] = coef, intercept
     return W, b
-
-
-def candidate_structures(candidates: list, structure: str) -> list:
-    """Each candidate's dependency ``structure`` (``"path"`` or ``"tree"``), else its AMR
-    counterpart, else None."""
-    amr = "amr_path" if structure == "path" else "amr_subgraph"
-    return [getattr(c, structure) or getattr(c, amr) for c in candidates]
-
-
-def flat_candidates(candidates: list[list]) -> list:
-    """The candidates of a batch, Doc after Doc."""
-    return [c for doc_candidates in candidates for c in doc_candidates]
-
-
-@registry.architectures("spacy_convkernels.CandidateKernelFeatures.v1")
-@validate_params(
-    {
-        "kernel": [KERNEL],
-        "structure": [Options(*STRUCTURES)],
-        "method": [Options(*METHODS)],
-        "n_components": [COUNT],
-        "landmark_init": [Options(*LANDMARK_INITS)],
-    },
-    owner="CandidateKernelFeatures",
-)
-def candidate_kernel_features(
-    kernel: Kernel,
-    structure: str = "path",
-    method: str = "nystroem",
-    n_components: int = 200,
-    n_references: int = 100,
-    subset_size: int = 20,
-    landmark_init: str = "kmeans++",
-    random_state: int = 0,
-) -> Model:
-    """Features of each candidate's ``structure`` (``"path"`` or ``"tree"``) under
-    ``kernel``: Nyström vectors of ``n_components`` landmarks chosen by ``landmark_init``
-    among the training candidates, or (``method = "klsh"``) ``n_components`` KLSH bits from
-    ``n_references`` training candidates, ``subset_size`` references per random subset
-    (alpha). ``landmark_init`` (:mod:`spacy_convkernels.approx.landmarks`): ``"uniform"``;
-    ``"kmeans++"``, kernel k-means++ seeding (Arthur & Vassilvitskii 2007);
-    ``"pivoted_cholesky"``, greedy by largest residual diag(K - K~) (Fine & Scheinberg
-    2001); ``"ridge_leverage"``, recursive ridge-leverage-score sampling (Musco & Musco
-    2017, "Recursive Sampling for the Nyström Method", NeurIPS)."""
-    encoder = KernelEncoder(
-        kernel,
-        method=method,
-        n_components=n_components,
-        n_references=n_references,
-        subset_size=subset_size,
-        landmark_init=landmark_init,
-        random_state=random_state,
-    )
-    return Model(
-        "candidate_kernel_features",
-        kernel_forward,
-        init=kernel_init,
-        dims={"nO": None},  # set by kernel_init, after the fit (or by loading)
-        attrs={"encoder": encoder, "structure": structure},
-    )
-
-
-def kernel_forward(model: Model, inputs, is_train: bool):
-    structures = candidate_structures(flat_candidates(inputs[1]), model.attrs["structure"])
-    rows = model.attrs["encoder"].transform(structures, width=model.get_dim("nO"))
-
-    def backprop(d_rows: Floats2d) -> list:
-        return []
-
-    return model.ops.asarray2f(rows), backprop
-
-
-def kernel_init(model: Model, X=None, Y=None) -> None:
-    """Choose the landmarks among the candidates of ``X`` (docs, candidates); the width is then
-    the number of landmarks (fewer than ``n_components`` with fewer candidates)."""
-    if X is not None:
-        encoder = model.attrs["encoder"]
-        encoder.fit(candidate_structures(flat_candidates(X[1]), model.attrs["structure"]))
-        model.set_dim("nO", encoder.width, force=True)
-
-
-@registry.architectures("spacy_convkernels.CandidateTok2Vec.v1")
-def candidate_tok2vec(tok2vec: Model) -> Model:
-    """Each role span's tok2vec rows, mean-pooled, concatenated in the generator's role
-    order (zeros for a role the candidate lacks)."""
-    return Model(
-        "candidate_tok2vec", pool_forward, init=pool_init, layers=[tok2vec], dims={"nO": None}, attrs={"roles": ()}
-    )
-
-
-def pool_forward(model: Model, inputs, is_train: bool):
-    docs, candidates = inputs
-    vectors, backprop_tok2vec = model.layers[0](docs, is_train)
-    roles = model.attrs["roles"]
-    width = model.layers[0].get_dim("nO")
-    firsts = [0, *accumulate(len(c) for c in candidates)]  # the row of each doc's first candidate
-    spans = [
-        (d, row, roles.index(role), start, end)
-        for d, doc_candidates in enumerate(candidates)
-        for row, candidate in enumerate(doc_candidates, start=firsts[d])
-        for role, start, end in candidate.spans
-        if role in roles
-    ]
-    pooled = model.ops.alloc2f(firsts[-1], width * len(roles))
-    for d, row, slot, start, end in spans:
-        pooled[row, slot * width : (slot + 1) * width] = vectors[d][start:end].mean(axis=0)
-
-    def backprop(d_pooled: Floats2d) -> list:
-        d_vectors = [model.ops.alloc2f(*v.shape) for v in vectors]
-        for d, row, slot, start, end in spans:
-            d_vectors[d][start:end] += d_pooled[row, slot * width : (slot + 1) * width] / (end - start)
-        return backprop_tok2vec(d_vectors)
-
-    return pooled, backprop
-
-
-def pool_init(model: Model, X=None, Y=None) -> None:
-    docs = X[0] if X is not None else None
-    model.layers[0].initialize(X=docs)
-    model.set_dim("nO", model.layers[0].get_dim("nO") * len(model.attrs["roles"]))

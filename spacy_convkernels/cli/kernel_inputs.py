@@ -16,11 +16,13 @@ from pathlib import Path
 
 from ..errors import ConvKernelsError, CorpusFormatError, InvalidParameterError
 from ..utils.validation import validate_parameters
+from .options import add_checked_argument, threads
 
 # structures.dependency.REPRESENTATIONS, not imported here: --help imports no numpy (a test keeps them equal)
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
 
-# name on the command line: class of spacy_convkernels.kernels (imported by kernel_class)
+# name on the command line: class of spacy_convkernels.kernels (imported by kernel_class): every kernel of
+# kernels.KERNELS over trees of plain labels, written here as --help imports no kernel (a test keeps them equal)
 KERNELS = {
     "st": "SubtreeKernel",
     "sst": "SubsetTreeKernel",
@@ -46,7 +48,9 @@ def add_kernel_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--normalize", action=argparse.BooleanOptionalAction, default=True, help="K(a,b)/sqrt(K(a,a)K(b,b)) (on)"
     )
-    parser.add_argument("--n-jobs", type=int, default=None, help="threads of the kernel (default: every core)")
+    add_checked_argument(
+        parser, "--n-jobs", check=threads, type=int, default=None, help="threads of the kernel (default: every core)"
+    )
 
 
 def kernel_parameters(arguments: argparse.Namespace) -> dict:

@@ -5,6 +5,8 @@
 import argparse
 from contextlib import nullcontext
 
+from .options import add_checked_argument, positive
+
 
 def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
@@ -14,8 +16,15 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="run on the Dask cluster of this scheduler (tcp://host:8786)",
     )
-    group.add_argument(
-        "--local-cluster", metavar="N", type=int, default=None, help="run on a local Dask cluster of N worker processes"
+    add_checked_argument(
+        parser,
+        "--local-cluster",
+        check=positive,
+        group=group,
+        metavar="N",
+        type=int,
+        default=None,
+        help="run on a local Dask cluster of N worker processes",
     )
 
 
