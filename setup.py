@@ -1,4 +1,4 @@
-"""Build of the compiled kernel engine (Cython + OpenMP); metadata lives in pyproject.toml.
+"""Build of the compiled kernel engine and tree builder (Cython + OpenMP); metadata lives in pyproject.toml.
 
 ``SPACY_CONVKERNELS_SANITIZE=1`` builds the engine with AddressSanitizer and
 UndefinedBehaviorSanitizer (GCC or Clang, Linux and macOS): -O1 -g (after -g0, so it
@@ -41,25 +41,32 @@ if os.environ.get("SPACY_CONVKERNELS_SANITIZE") == "1":
 
 extensions = [
     Extension(
-        f"spacy_convkernels.kernels.{name}",
-        [f"spacy_convkernels/kernels/{name}.pyx"],
+        f"spacy_convkernels.{package}.{name}",
+        [f"spacy_convkernels/{package}/{name}.pyx"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         **openmp,
     )
-    for name in (
-        "_tables",
-        "_packing",
-        "_workspace",
-        "_settings",
-        "_tree_kernels",
-        "_tuple_kernels",
-        "_forest_kernels",
-        "_index",
-        "_one_against_many",
-        "_driver",
-        "_openmp",
+    for package, names in (
+        ("structures", ("interning", "_trees", "_dependency")),
+        (
+            "kernels",
+            (
+                "_tables",
+                "_packing",
+                "_workspace",
+                "_settings",
+                "_tree_kernels",
+                "_tuple_kernels",
+                "_forest_kernels",
+                "_index",
+                "_one_against_many",
+                "_driver",
+                "_openmp",
+            ),
+        ),
     )
+    for name in names
 ]
 
 # every core: cythonize translates the .pyx files in parallel, build_ext compiles the C in parallel

@@ -511,7 +511,7 @@ def test_smoothed_nodes_must_agree_with_the_table():
 
 def fake(compiled, **changes):
     """A copy of a compiled tree's arrays with some replaced."""
-    names = [name for name in type(compiled).__slots__ if name != "self_kernels"]
+    names = [name for name in dir(compiled) if not name.startswith("_") and name != "self_kernels"]
     return SimpleNamespace(**{name: getattr(compiled, name) for name in names} | changes)
 
 
@@ -557,7 +557,10 @@ def test_productions_of_another_interner_do_not_match():
     interners): the pair does not match, and nothing past the children is read."""
     two = Tree.from_string("(S a b)").compiled
     one = Tree.from_string("(S a)").compiled
-    forged = fake(one, productions=np.array([two.productions[0], two.productions[1]], dtype=np.int32))
+    productions = np.array([two.productions[0], two.productions[1]], dtype=np.int32)
+    order = np.argsort(productions, kind="stable").astype(np.int32)
+    ranks = np.argsort(order).astype(np.int32)
+    forged = fake(one, productions=productions, by_production=order, rank_by_production=ranks)
     A = PackedTrees([two], key="production")
     B = PackedTrees([forged], key="production")
     value = gram(EngineSettings(KernelKind.SUBSET_TREE, lam=0.4), A, B)

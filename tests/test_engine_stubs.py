@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 import spacy_convkernels.kernels as kernels_package
+import spacy_convkernels.structures as structures_package
 
-STUBS = sorted(Path(kernels_package.__file__).parent.glob("_*.pyi"))
+PACKAGES = (kernels_package, structures_package)
+STUBS = sorted(path for package in PACKAGES for path in Path(package.__file__).parent.glob("_*.pyi"))
 
 
 def stub_parameters(node: ast.FunctionDef) -> list:
@@ -42,12 +44,21 @@ def source_init_parameters(source: str, class_name: str) -> list:
 
 
 def test_every_compiled_module_with_a_python_api_has_a_stub():
-    assert {stub.stem for stub in STUBS} == {"_driver", "_index", "_openmp", "_packing", "_settings", "_tables"}
+    assert {stub.stem for stub in STUBS} == {
+        "_driver",
+        "_index",
+        "_openmp",
+        "_packing",
+        "_settings",
+        "_tables",
+        "_trees",
+        "_dependency",
+    }
 
 
 @pytest.mark.parametrize("stub", STUBS, ids=lambda stub: stub.stem)
 def test_stub_matches_the_compiled_module(stub):
-    module = importlib.import_module(f"spacy_convkernels.kernels.{stub.stem}")
+    module = importlib.import_module(f"spacy_convkernels.{stub.parent.name}.{stub.stem}")
     source = stub.with_suffix(".pyx").read_text()
     tree = ast.parse(stub.read_text())
     declared = set()

@@ -36,9 +36,9 @@ RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
 SPACY_LAYER = {"ml", "components", "cli", "__main__"}
 
 #: Modules below the spaCy layer that use spaCy: readers make Docs and Examples, the
-#: extension attributes are spaCy's, beam forests read a parser, the demo's samples are
-#: read into Docs.
-USE_SPACY = {"corpora", "extensions", "structures.forest", "data.samples"}
+#: extension attributes are spaCy's, beam forests read a parser, dependency trees are
+#: built from a Doc's arrays, the demo's samples are read into Docs.
+USE_SPACY = {"corpora", "extensions", "structures.forest", "structures.dependency", "data.samples"}
 
 CYTHON_IMPORT = re.compile(r"^\s*(?:from\s+(\.*[\w.]*)\s+c?import\b|c?import\s+([\w.]+))", re.MULTILINE)
 

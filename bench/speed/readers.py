@@ -223,10 +223,12 @@ class CrowdedSentence:
 
 class DependencyTrees:
     """UD English EWT's training sentences into GRCT, LCT, LOCT, CGRCT and CLCT, one core:
-    as Tree objects (``span_to_trees``) and as the bracket strings ``kernel_trees`` writes
-    (formerly bench/dependency_trees.py)."""
+    as Tree objects (``span_to_trees``), as the bracket strings ``kernel_trees`` writes,
+    compiled as the kernels that match labels (SPTK, CSPTK) read them, and as strings read
+    back and compiled, what a textcat after ``kernel_trees`` does (formerly
+    bench/dependency_trees.py)."""
 
-    params = [["trees", "strings"]]
+    params = [["trees", "strings", "compiled", "read back"]]
     param_names = ["as"]
 
     def setup(self, what):
@@ -240,12 +242,17 @@ class DependencyTrees:
 
     @rate("sentences")
     def time_convert(self, what):
+        from spacy_convkernels import Tree
         from spacy_convkernels.structures import span_to_trees
 
         for sentence in self.sentences:
             trees = span_to_trees(sentence)
             if what == "strings":
                 {name: str(tree) for name, tree in trees.items()}
+            elif what == "compiled":
+                [tree.compiled.by_label for tree in trees.values() if tree is not None]
+            elif what == "read back":
+                [Tree.from_string(str(tree)).compiled.by_label for tree in trees.values() if tree is not None]
 
 
 class BionlpCorpus:

@@ -9,11 +9,11 @@ values are plain strings stored with the sentences, so they survive
 ``Tree.from_string`` gives the trees back.
 """
 
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
 from ..errors import MissingAnnotationError, UnknownRepresentationError
 from ..extensions import install_extensions
-from ..structures.dependency import REPRESENTATIONS, span_to_trees
+from ..structures.dependency import REPRESENTATIONS, spans_to_trees
 from .pipe import KernelPipe
 
 
@@ -61,11 +61,12 @@ class KernelTrees(KernelPipe):
                     f"{self.name}: the Doc {doc.text[:40]!r} has no dependency parse (token.dep_, token.head); "
                     "put a parser before this component"
                 )
-        return [[self._strings(sentence) for sentence in doc.sents] if len(doc) else [] for doc in docs]
+        return [self._strings(doc) if len(doc) else [] for doc in docs]
 
-    def _strings(self, sentence: Span) -> dict[str, str]:
-        trees = span_to_trees(sentence, self.representations, **self.options)
-        return {name: str(tree) if tree is not None else "" for name, tree in trees.items()}
+    def _strings(self, doc: Doc) -> list[dict[str, str]]:
+        """Each sentence's bracket strings ("" for a sentence without a tree)."""
+        sentences = spans_to_trees(doc.sents, self.representations, **self.options)
+        return [{name: "" if tree is None else str(tree) for name, tree in trees.items()} for trees in sentences]
 
     def set_annotations(self, docs: list[Doc], predictions: list[list[dict]]) -> None:
         for doc, sentences in zip(docs, predictions):

@@ -5,7 +5,7 @@ from spacy.tokens import Doc
 
 from ..errors import InvalidParameterError, MissingAnnotationError
 from ..kernels import Kernel
-from ..structures.dependency import span_to_tree
+from ..structures.dependency import spans_to_trees
 from ..structures.forest import Forest
 from ..structures.tree import Tree
 from ..utils.validation import Satisfies, validate_parameters
@@ -47,11 +47,13 @@ def sentence_trees(doc: Doc, representation: str, structure_type: type = Tree) -
                 )
             forests.append(Forest.from_string(sentence._.kernel_forest) if sentence._.kernel_forest else None)
         return forests
-    trees: list[Tree | Forest | None] = []
-    for sentence in doc.sents:
-        made = sentence._.kernel_trees
-        if made is not None and representation in made:
-            trees.append(Tree.from_string(made[representation]) if made[representation] else None)
-        else:
-            trees.append(span_to_tree(sentence, representation))
-    return trees
+    sentences = list(doc.sents)
+    made = [sentence._.kernel_trees or {} for sentence in sentences]
+    missing = [sentence for sentence, strings in zip(sentences, made) if representation not in strings]
+    built = iter(spans_to_trees(missing, [representation]) if missing else ())  # from the parse, at once
+    return [
+        (Tree.from_string(strings[representation]) if strings[representation] else None)
+        if representation in strings
+        else next(built)[representation]
+        for strings in made
+    ]

@@ -12,6 +12,7 @@ from .dependency import (
     span_to_parse,
     span_to_tree,
     span_to_trees,
+    spans_to_trees,
 )
 from .forest import CompiledForest, Forest, beam_forests
 from .interactions import (
@@ -48,6 +49,7 @@ __all__ = [
     "span_to_parse",
     "span_to_tree",
     "span_to_trees",
+    "spans_to_trees",
     "parse_to_trees",
     "PathTuples",
     "CompiledPath",

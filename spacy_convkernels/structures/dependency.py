@@ -24,17 +24,23 @@ the first as root and hangs the others under it. Parentheses in labels are writt
 ``-LRB-`` and ``-RRB-``, and every whitespace character (``str.isspace``: no-break
 space, ``\\r``, U+3000, ...), control character (category Cc) and lone surrogate ``_``,
 so the bracket string of every tree reads back as the same tree.
+
+The normalization, the walk and the trees are compiled (``_dependency.pyx``); from a
+Doc they are built straight from its arrays (:func:`spans_to_trees`).
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 
 from ..errors import MissingAnnotationError, UnknownRepresentationError
+from ._dependency import Event, annotated, array_trees, emit_trees, normalize, role
 from .labels import LEX, POS, ROOT_KEY, SYNT, clean_label, compositional_label, lexical_key, node_label
 from .tree import Tree
 
 REPRESENTATIONS = ("grct", "lct", "loct", "cgrct", "clct")
 VIRTUAL_ROOT = "ROOT##sentences"
+ENTER, MIDDLE, EXIT = Event.ENTER, Event.MIDDLE, Event.EXIT  # the events of a tour
 
 
 @dataclass(frozen=True)
@@ -65,59 +71,22 @@ class DependencyParse:
     ) -> "DependencyParse":
         """Apply KeLP's normalization (module docstring) to a raw parse whose ``heads``
         index the tokens (-1 or the token itself for a root)."""
-        n = len(words)
-        heads = [-1 if h == i or h is None or h < 0 else h for i, h in enumerate(heads)]
+        heads = [-1 if h is None else h for h in heads]
         relations = [r.lower() for r in relations]
         lemmas = [lemma.lower() for lemma in lemmas] if lowercase else list(lemmas)
-        keep = [True] * n
-        children: list[list[int]] = [[] for _ in range(n)]
-        for i, h in enumerate(heads):
-            if h >= 0:
-                children[h].append(i)
-
-        def remove(i):
-            """Drop token i; its dependents move up to its head."""
-            keep[i] = False
-            for c in children[i]:
-                heads[c] = heads[i]
-                if heads[i] >= 0:
-                    children[heads[i]].append(c)
-            if heads[i] >= 0:
-                children[heads[i]].remove(i)
-            children[i] = []
-
-        if collapse_prepositions:
-            for p in range(n):
-                if relations[p] != "prep" or not keep[p]:
-                    continue
-                objects = [c for c in children[p] if relations[c] == "pobj" and not tags[c].startswith("RB")]
-                if not objects:
-                    continue
-                obj = objects[0]
-                parts = [p] + sorted(c for c in children[p] if relations[c] == "mwe")
-                name = "_".join(words[k].lower() for k in parts)
-                relations[obj] = "prep_" + name
-                for k in parts[1:]:
-                    remove(k)
-                children[p].remove(obj)
-                children[p].insert(0, obj)  # the object takes the preposition's place
-                remove(p)
-        for i in range(n):
-            if keep[i] and relations[i] == "punct":
-                remove(i)
-        roots = [i for i in range(n) if keep[i] and heads[i] < 0]
-        for extra in roots[1:]:
-            heads[extra] = roots[0]
-        if roots:
-            relations[roots[0]] = "root"
-        index = {old: new for new, old in enumerate(i for i in range(n) if keep[i])}
-        kept = [i for i in range(n) if keep[i]]
+        roles = [role(r, t) for r, t in zip(relations, tags)]
+        kept, heads, root, collapsed = normalize(heads, roles, collapse_prepositions)
+        for obj, parts in collapsed:
+            relations[obj] = "prep_" + "_".join(words[k].lower() for k in parts)
+        relations = [relations[i] for i in kept]
+        if root >= 0:
+            relations[root] = "root"
         return cls(
             words=tuple(words[i] for i in kept),
             lemmas=tuple(lemmas[i] for i in kept),
             tags=tuple(tags[i] for i in kept),
-            relations=tuple(relations[i] for i in kept),
-            heads=tuple(index[heads[i]] if heads[i] >= 0 else -1 for i in kept),
+            relations=tuple(relations),
+            heads=tuple(heads),
             positions=tuple(kept),
         )
 
@@ -128,16 +97,7 @@ def span_to_parse(span, *, lowercase: bool = True, collapse_prepositions: bool =
     Heads outside the span make a token a root. Raises :class:`MissingAnnotationError`
     when the Doc has no dependency parse, tags or lemmas.
     """
-    doc = span.doc if hasattr(span, "doc") else span
-    for annotation, what in (
-        ("DEP", "a dependency parse (token.dep_, token.head)"),
-        ("TAG", "part-of-speech tags (token.tag_)"),
-        ("LEMMA", "lemmas (token.lemma_)"),
-    ):
-        if len(doc) and not doc.has_annotation(annotation):
-            raise MissingAnnotationError(
-                f"the Doc has no {what}: run a pipeline with a parser, tagger and lemmatizer first"
-            )
+    _check_annotations(span.doc if hasattr(span, "doc") else span)
     start = span.start if hasattr(span, "start") else 0
     end = start + len(span)
     tokens = list(span)
@@ -155,12 +115,33 @@ def span_to_parse(span, *, lowercase: bool = True, collapse_prepositions: bool =
 def span_to_tree(span, representation: str, **options) -> Tree | None:
     """The tree of a spaCy sentence ``Span`` in one representation (``grct``, ``lct``,
     ``loct``, ``cgrct`` or ``clct``; None for an empty one); options as :func:`span_to_parse`."""
-    return parse_to_trees(span_to_parse(span, **options), [representation])[representation]
+    return span_to_trees(span, [representation], **options)[representation]
 
 
 def span_to_trees(span, representations: Iterable[str] = REPRESENTATIONS, **options) -> dict[str, Tree | None]:
     """The trees of a sentence in several representations, from one parse."""
-    return parse_to_trees(span_to_parse(span, **options), representations)
+    return spans_to_trees([span], representations, **options)[0]
+
+
+def spans_to_trees(
+    spans: Iterable, representations: Iterable[str] = REPRESENTATIONS, *, lowercase=True, collapse_prepositions=True
+) -> list[dict[str, Tree | None]]:
+    """The trees of each of some Spans of one Doc (its sentences, say), as
+    :func:`span_to_trees` gives them, built from the Doc's arrays read once (compiled:
+    ``_dependency.array_trees``). A Span costs the length of its Doc, as the check of the
+    Doc's annotations does."""
+    spans = list(spans)
+    if not spans:
+        _checked(representations)
+        return []
+    doc = spans[0].doc if hasattr(spans[0], "doc") else spans[0]
+    names, attributes = _array_attributes()
+    whole = doc.to_array(attributes)
+    _check_annotations(doc, dict(zip(names, annotated(whole))).__getitem__)
+    representations = _checked(representations)
+    rows = [whole[span.start : span.end] if hasattr(span, "start") else whole for span in spans]
+    options = (lowercase, collapse_prepositions)
+    return [array_trees(r, doc.vocab.strings, representations, *options) for r in rows]
 
 
 def join_sentences(trees: Iterable[Tree | None]) -> Tree | None:
@@ -177,15 +158,9 @@ def join_sentences(trees: Iterable[Tree | None]) -> Tree | None:
 
 def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPRESENTATIONS) -> dict[str, Tree | None]:
     """Build the requested representations of a normalized parse (None for an empty one)."""
-    representations = list(representations)
-    for name in representations:
-        if name not in REPRESENTATIONS:
-            raise UnknownRepresentationError(
-                f"unknown tree representation {name!r}; known: {', '.join(REPRESENTATIONS)}"
-            )
-    n = len(parse.heads)
-    if n == 0:
-        return {name: None for name in representations}
+    representations = _checked(representations)
+    if not parse.heads:
+        return dict.fromkeys(representations)
     tags = [clean_label(t) for t in parse.tags]
     keys = [lexical_key(clean_label(lemma), tag) for lemma, tag in zip(parse.lemmas, tags)]
     relations = [clean_label(r) for r in parse.relations]
@@ -193,69 +168,39 @@ def parse_to_trees(parse: DependencyParse, representations: Iterable[str] = REPR
     pos = [node_label(POS, t) for t in tags]
     synt = [node_label(SYNT, r) for r in relations]
     comp = [compositional_label(r, keys[h] if h >= 0 else ROOT_KEY, k) for k, r, h in zip(keys, relations, parse.heads)]
-    layouts = {  # the node a token becomes; whether POS(LEX) sits among its dependents; leaves after them
-        "grct": (synt, True, ()),
-        "lct": (lex, False, (pos, synt)),
-        "loct": (lex, False, ()),
-        "cgrct": (comp, True, ()),
-        "clct": (comp, False, (pos, synt, lex)),
-    }
-    walk = tour(parse.heads)
-    return {name: _emit(walk, *layouts[name], pos, lex) for name in representations}
+    return emit_trees(parse.heads, representations, synt, pos, lex, comp)
 
 
-ENTER, MIDDLE, EXIT = 0, 1, 2  # the events of a tour
+@cache
+def _array_attributes() -> tuple[list[str], list[int]]:
+    """What trees are built from, per token: its lemma, word, tag, relation and relative
+    head (names, and spaCy's attribute ids, imported when first needed)."""
+    from spacy.attrs import DEP, HEAD, LEMMA, ORTH, TAG
+
+    return ["LEMMA", "ORTH", "TAG", "DEP", "HEAD"], [LEMMA, ORTH, TAG, DEP, HEAD]
 
 
-def tour(heads: Sequence[int]) -> list[tuple[int, int]]:
-    """(event, token) in the order a word-ordered walk of the dependency tree meets them:
-    entering a token, passing it (its dependents before it are done, those after it to
-    come) and leaving it. Iterative, so any depth."""
-    dependents: list[list[int]] = [[] for _ in heads]
-    root = 0
-    for i, h in enumerate(heads):
-        if h < 0:
-            root = i
-        else:
-            dependents[h].append(i)
-    events = []
-    stack = [(ENTER, root)]
-    while stack:
-        event, t = stack.pop()
-        events.append((event, t))
-        if event == ENTER:
-            deps = dependents[t]
-            stack.append((EXIT, t))
-            stack.extend((ENTER, d) for d in reversed(deps) if d > t)
-            stack.append((MIDDLE, t))
-            stack.extend((ENTER, d) for d in reversed(deps) if d < t)
-    return events
+def _checked(representations: Iterable[str]) -> list[str]:
+    """The representations asked for, each known."""
+    representations = list(representations)
+    for name in representations:
+        if name not in REPRESENTATIONS:
+            raise UnknownRepresentationError(
+                f"unknown tree representation {name!r}; known: {', '.join(REPRESENTATIONS)}"
+            )
+    return representations
 
 
-def _emit(walk, own, pos_lex_inside, tail, pos, lex) -> Tree:
-    """One representation: preorder labels and parents, and the bracket string alongside."""
-    labels: list[str] = []
-    parents: list[int] = []
-    text: list[str] = []
-    open_nodes = [-1]
-    for event, t in walk:
-        if event == ENTER:
-            parents.append(open_nodes[-1])
-            open_nodes.append(len(labels))
-            labels.append(own[t])
-            text.append("(" + own[t])
-        elif event == MIDDLE:
-            if pos_lex_inside:
-                parents.append(open_nodes[-1])
-                parents.append(len(labels))
-                labels.append(pos[t])
-                labels.append(lex[t])
-                text.append(f"({pos[t]}({lex[t]}))")
-        else:
-            for leaves in tail:
-                parents.append(open_nodes[-1])
-                labels.append(leaves[t])
-                text.append(f"({leaves[t]})")
-            open_nodes.pop()
-            text.append(")")
-    return Tree._trusted(tuple(labels), tuple(parents), "".join(text))
+def _check_annotations(doc, has_annotation=None) -> None:
+    """Refuse a Doc without a dependency parse, tags or lemmas (``has_annotation``: which
+    it has, by attribute name; default ``doc.has_annotation``)."""
+    has_annotation = has_annotation or doc.has_annotation
+    for annotation, what in (
+        ("DEP", "a dependency parse (token.dep_, token.head)"),
+        ("TAG", "part-of-speech tags (token.tag_)"),
+        ("LEMMA", "lemmas (token.lemma_)"),
+    ):
+        if len(doc) and not has_annotation(annotation):
+            raise MissingAnnotationError(
+                f"the Doc has no {what}: run a pipeline with a parser, tagger and lemmatizer first"
+            )

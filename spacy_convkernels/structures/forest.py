@@ -28,7 +28,8 @@ from typing import NoReturn
 import numpy as np
 
 from ..errors import ForestParseError, InvalidForestError, InvalidTreeError
-from .dependency import ENTER, MIDDLE, REPRESENTATIONS, DependencyParse, parse_to_trees, span_to_parse, tour
+from ._dependency import tour
+from .dependency import ENTER, MIDDLE, REPRESENTATIONS, DependencyParse, parse_to_trees, span_to_parse
 from .interning import LABELS, PRODUCTIONS
 from .tree import Tree, check_label
 
@@ -570,7 +571,7 @@ def _token_spans(parse: DependencyParse, representation: str, tree: Tree) -> tup
     their spans coincide."""
     pos_lex_inside, n_tail = _SHAPES[representation]
     tokens = []
-    for event, t in tour(parse.heads):  # the walk of dependency._emit, node by node
+    for event, t in tour(parse.heads):  # the walk the trees are emitted along, node by node
         if event == ENTER:
             tokens.append(t)
         elif event == MIDDLE:

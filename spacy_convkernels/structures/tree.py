@@ -6,11 +6,8 @@ from typing import NoReturn
 
 import numpy as np
 
-from ..errors import InvalidTreeError, StructureSizeError, TreeParseError
-from .interning import CONTENTS, LABELS, PRODUCTIONS
-from .labels import label_content
-
-_TOKEN = re.compile(r"\(|\)|[^\s()]+|\s+")  # covers every character, so offsets can be recovered
+from ..errors import InvalidTreeError
+from ._trees import bracket_string, compile_key, compile_tree, read_brackets
 
 #: The most nodes a bracket string may give a tree: a one-line corpus of 8 MB (under the
 #: readers' 10 MiB line cap) held 4 million, whose parsing and compiling took 10 s and
@@ -113,52 +110,7 @@ class Tree:
         """
         if not isinstance(text, str):
             raise InvalidTreeError(f"Tree.from_string expects a str, got {type(text).__name__}")
-
-        def fail(message: str, position: int) -> NoReturn:
-            raise TreeParseError(message, text, position)
-
-        labels: list[str] = []
-        parents: list[int] = []
-        open_nodes: list[tuple[int, int]] = []  # (node, position of its '(')
-        pending: int | None = None  # position of a '(' still waiting for its label
-        for match in _TOKEN.finditer(text):  # one token at a time: a huge string is never split whole
-            token, at = match.group(), match.start()
-            if len(labels) > MAX_TREE_NODES:
-                raise StructureSizeError(
-                    f"a tree of more than {MAX_TREE_NODES:,} nodes (structures.tree.MAX_TREE_NODES), at position "
-                    f"{at} of a {len(text):,}-character string: refused before it is built"
-                )
-            if pending is not None:
-                if token.isspace():
-                    continue
-                if token in "()":
-                    fail("node without a label", pending)
-                parents.append(open_nodes[-1][0] if open_nodes else -1)
-                open_nodes.append((len(labels), pending))
-                labels.append(token)
-                pending = None
-            elif token == "(":
-                if labels and not open_nodes:
-                    fail("text after the end of the tree", at)
-                pending = at
-            elif token == ")":
-                if not open_nodes:
-                    fail("unbalanced ')'", at)
-                open_nodes.pop()
-            elif token.isspace():
-                continue
-            elif open_nodes:
-                parents.append(open_nodes[-1][0])  # a bare word: a leaf
-                labels.append(token)
-            else:
-                fail("text after the end of the tree" if labels else "expected '('", at)
-        if pending is not None:
-            fail("unclosed '('", pending)
-        if open_nodes:
-            fail("unclosed '('", open_nodes[-1][1])
-        if not labels:
-            fail("empty tree string", 0)
-        return cls._trusted(tuple(labels), tuple(parents))
+        return cls._trusted(*read_brackets(text, MAX_TREE_NODES))
 
     @classmethod
     def _trusted(cls, labels: tuple[str, ...], parents: tuple[int, ...], text: str | None = None) -> "Tree":
@@ -228,17 +180,7 @@ class Tree:
     def __str__(self) -> str:
         text = self._text
         if text is None:
-            parts: list[str] = []
-            open_nodes: list[int] = []
-            for i, (label, parent) in enumerate(zip(self._labels, self._parents)):
-                while open_nodes and open_nodes[-1] != parent:
-                    open_nodes.pop()
-                    parts.append(")")
-                parts.append("(")
-                parts.append(label)
-                open_nodes.append(i)
-            parts.append(")" * len(open_nodes))
-            text = "".join(parts)
+            text = bracket_string(self._labels, self._parents)
             object.__setattr__(self, "_text", text)
         return text
 
@@ -303,6 +245,9 @@ class CompiledTree:
       node pairs of two trees are enumerated by a merge; ``rank_by_*`` are their inverses;
     - ``self_kernels``: K(tree, tree) by kernel configuration, filled by the kernels.
 
+    The contents and the productions, with their orders, are made when first read (a
+    kernel reads one match key). Compiled in ``_trees.pyx``.
+
     Parameters
     ----------
     labels : tuple of str
@@ -314,45 +259,54 @@ class CompiledTree:
     __slots__ = (
         "n_nodes",
         "labels",
-        "contents",
-        "productions",
         "child_ptr",
         "child_idx",
-        "by_production",
-        "rank_by_production",
-        "by_content",
-        "rank_by_content",
         "by_label",
         "rank_by_label",
         "self_kernels",
+        "_source",
+        "_keys",
         "_leases",
     )
 
     def __init__(self, labels: tuple[str, ...], parents: tuple[int, ...]):
-        n = len(labels)
-        parent = np.asarray(parents[1:], dtype=np.int64)
-        label_lease, content_lease = LABELS.lease(labels), CONTENTS.lease(map(label_content, labels))
-        label_ids = label_lease.ids.tolist()
-        self.n_nodes = n
-        self.labels = label_lease.ids
-        self.contents = content_lease.ids
-        self.child_ptr = np.zeros(n + 1, dtype=np.int32)
-        np.cumsum(np.bincount(parent, minlength=n), out=self.child_ptr[1:])
-        self.child_idx = (np.argsort(parent, kind="stable") + 1).astype(np.int32)
-        children: list[list[int]] = [[] for _ in range(n)]
-        for i, p in enumerate(parents[1:], start=1):
-            children[p].append(label_ids[i])
-        production_lease = PRODUCTIONS.lease((label_ids[i], *kids) for i, kids in enumerate(children))
-        self.productions = production_lease.ids
-        self._leases = (label_lease, content_lease, production_lease)  # the ids stay ours while this lives
-        self.by_production, self.rank_by_production = _sorted_order(self.productions)
-        self.by_content, self.rank_by_content = _sorted_order(self.contents)
-        self.by_label, self.rank_by_label = _sorted_order(self.labels)
+        lease, self.child_ptr, self.child_idx, self.by_label, self.rank_by_label = compile_tree(labels, parents)
+        self.n_nodes = len(labels)
+        self.labels = lease.ids
         self.self_kernels: dict = {}
+        self._source = labels
+        self._keys: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # ids, order, ranks
+        self._leases = [lease]  # the ids stay ours while this lives
 
+    def _match_key(self, key: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(ids, order, ranks) of the match key ``key``, made on first use (by any thread: the first kept)."""
+        found = self._keys.get(key)
+        if found is None:
+            lease, order, ranks = compile_key(key, self._source, self.labels, self.child_ptr, self.child_idx)
+            self._leases.append(lease)
+            found = self._keys.setdefault(key, (lease.ids, order, ranks))
+        return found
 
-def _sorted_order(keys: np.ndarray):
-    order = np.argsort(keys, kind="stable").astype(np.int32)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order), dtype=np.int32)
-    return order, rank
+    @property
+    def contents(self) -> np.ndarray:
+        return self._match_key("content")[0]
+
+    @property
+    def by_content(self) -> np.ndarray:
+        return self._match_key("content")[1]
+
+    @property
+    def rank_by_content(self) -> np.ndarray:
+        return self._match_key("content")[2]
+
+    @property
+    def productions(self) -> np.ndarray:
+        return self._match_key("production")[0]
+
+    @property
+    def by_production(self) -> np.ndarray:
+        return self._match_key("production")[1]
+
+    @property
+    def rank_by_production(self) -> np.ndarray:
+        return self._match_key("production")[2]
