@@ -287,26 +287,9 @@ class CompiledTree:
             found = self._keys.setdefault(key, (lease.ids, order, ranks))
         return found
 
-    @property
-    def contents(self) -> np.ndarray:
-        return self._match_key("content")[0]
-
-    @property
-    def by_content(self) -> np.ndarray:
-        return self._match_key("content")[1]
-
-    @property
-    def rank_by_content(self) -> np.ndarray:
-        return self._match_key("content")[2]
-
-    @property
-    def productions(self) -> np.ndarray:
-        return self._match_key("production")[0]
-
-    @property
-    def by_production(self) -> np.ndarray:
-        return self._match_key("production")[1]
-
-    @property
-    def rank_by_production(self) -> np.ndarray:
-        return self._match_key("production")[2]
+    contents = property(lambda self: self._match_key("content")[0])
+    by_content = property(lambda self: self._match_key("content")[1])
+    rank_by_content = property(lambda self: self._match_key("content")[2])
+    productions = property(lambda self: self._match_key("production")[0])
+    by_production = property(lambda self: self._match_key("production")[1])
+    rank_by_production = property(lambda self: self._match_key("production")[2])
