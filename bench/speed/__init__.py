@@ -51,6 +51,9 @@ SETTINGS = {
     "qc_test": str(ROOT / "build" / "work" / "corpus" / "qc" / "test.spacy"),
     "ge_model": str(ROOT / "build" / "work" / "training" / "ge" / "model-best"),  # project.yml's ge-train
     "ge_devel": str(DATA / "bionlp-st-2013-ge" / "original-data" / "devel"),
+    # project.yml's relations-raw-entities
+    "relations_model": str(ROOT / "build" / "work" / "conll04" / "raw_text-all-seed0" / "model-best"),
+    "relations_test": str(DATA / "conll04" / "test.jsonl"),
 }
 KINDS = ("time_", "peakmem_", "track_")
 
@@ -182,8 +185,28 @@ def built(commit: str) -> Path:
             subprocess.run(["git", "worktree", "add", "--detach", str(tree), commit], cwd=ROOT, check=True)
         print(f"compiling {commit} in {tree} ...", file=sys.stderr, flush=True)
         subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tree, check=True)
+        write_entry_points(tree)
         (tree / ".built").touch()
     return tree
+
+
+def write_entry_points(tree: Path) -> None:
+    """The registered functions of the commit in ``tree`` as its pyproject.toml names them,
+    in a ``.dist-info`` folder of the worktree, which its side's PYTHONPATH puts before the
+    installed package's: spaCy's registry then finds that commit's functions, not the working
+    tree's (whose targets may not exist there)."""
+    import tomllib
+
+    project = tomllib.loads((tree / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    info = tree / "spacy_convkernels-0.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: spacy-convkernels\nVersion: 0\n")
+    groups = project.get("entry-points", {})
+    lines = [
+        f"[{group}]\n" + "".join(f"{name} = {target}\n" for name, target in entries.items())
+        for group, entries in groups.items()
+    ]
+    (info / "entry_points.txt").write_text("\n".join(lines), encoding="utf-8")
 
 
 def against(commit: str, options) -> None:
@@ -212,6 +235,7 @@ def against(commit: str, options) -> None:
                 raise SystemExit(f"the {side} side imported the package from {result['package']}")
             for row in result["rows"]:
                 value = row.get("cpu") if options.cpu and row.get("unit") == "s" else row.get("value")
+                value = row.get("failed") or row.get("skipped") or value  # shown as it is, never a ratio
                 values.setdefault((row["benchmark"], row["method"]), {}).setdefault(side, []).append(value)
         print(f"round {round_ + 1} of {options.rounds} done", file=sys.stderr, flush=True)
     from common import table

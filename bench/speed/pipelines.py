@@ -2,6 +2,7 @@
 line's start-up."""
 
 import copy
+import json
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,7 @@ PIPELINES = {
     "ge on 2 processes": ("ge_model", "ge_devel", [], 16, 2),
     "ge without kernel_relations": ("ge_model", "ge_devel", ["kernel_relations"], 64, 1),
     "ge parser alone": ("ge_model", "ge_devel", ["kernel_relations", "ner", "trigger_ruler"], 64, 1),
+    "relations": ("relations_model", "relations_test", [], 64, 1),
 }
 
 
@@ -29,7 +31,8 @@ class PipelineSpeed:
     configs/qc_textcat.cfg's model-best (``--set qc_model=...``) on TREC-10
     (``qc_test``); ``ge``: configs/bionlp_relations.cfg's on GE devel's ``.txt`` files (also
     on two processes, ``nlp.pipe(n_process=2)`` in batches of 16, each process's engine on
-    one thread);
+    one thread); ``relations``: a CoNLL04 raw-text model (``relations_model``, e.g. one of
+    bench/relations_corpus.py's) on CoNLL04 test's texts (``relations_test``);
     the MiniLM textcat: configs/qc_transformer.cfg's transformer and linear head alone,
     initialized and not trained, which costs what a fine-tuned one costs (formerly
     bench/pipeline_speed.py)."""
@@ -47,9 +50,13 @@ class PipelineSpeed:
                 raise NotImplementedError(f"{setting(needed)} is absent (--set {needed}=PATH)")
         source = setting(texts)
         vocab = spacy.blank("en").vocab
-        self.gold = [] if source.is_dir() else list(DocBin().from_disk(source).get_docs(vocab))
-        self.texts = [p.read_text(encoding="utf-8") for p in sorted(source.glob("*.txt"))] if source.is_dir() else []
-        self.texts = self.texts or [doc.text for doc in self.gold]
+        if source.is_dir():  # a folder of .txt files
+            self.gold, self.texts = [], [p.read_text(encoding="utf-8") for p in sorted(source.glob("*.txt"))]
+        elif source.suffix == ".jsonl":  # relations JSONL
+            self.gold, self.texts = [], [json.loads(line)["text"] for line in source.open(encoding="utf-8")]
+        else:  # a DocBin of gold Docs
+            self.gold = list(DocBin().from_disk(source).get_docs(vocab))
+            self.texts = [doc.text for doc in self.gold]
         self.nlp = spacy.load(setting(model), disable=disable) if model else minilm_textcat(self.gold)
         self.n = len(self.texts)
         list(self.nlp.pipe(self.texts[:50]))
@@ -168,6 +175,40 @@ class QcKernelBlocks:
 
     def track_fit(self, index):
         return f"{self.seconds:.1f} s, {len(self.encoder.estimator.support_):,} support vectors"
+
+
+class QcTrees:
+    """The trees of configs/qc_textcat.cfg's pipeline (``--set qc_model=...``) for TREC-10's
+    questions (``qc_test``), parsed before the clock starts: ``kernel_trees``' bracket
+    strings, then each kernel block's tree of each question read back and compiled as its
+    kernel reads it (nodes sorted by label), one core. Issue 64 measured this building at
+    0.51 s of the pipeline's 1.94 s for 500 questions."""
+
+    def setup(self):
+        import spacy
+        from spacy.tokens import DocBin
+
+        from spacy_convkernels.ml.fitted_doc_features import doc_blocks
+
+        for needed in ("qc_model", "qc_test"):
+            if not setting(needed).exists():
+                raise NotImplementedError(f"{setting(needed)} is absent (--set {needed}=PATH)")
+        nlp = spacy.load(setting("qc_model"))
+        texts = [doc.text for doc in DocBin().from_disk(setting("qc_test")).get_docs(nlp.vocab)]
+        with nlp.select_pipes(disable=["kernel_trees", "textcat"]):
+            self.parsed = list(nlp.pipe(texts, batch_size=256))
+        self.kernel_trees = nlp.get_pipe("kernel_trees")
+        self.representations = [block.attrs["representation"] for block in doc_blocks(nlp.get_pipe("textcat").model)]
+        self.n = len(texts)
+
+    @rate("questions")
+    def time_build(self):
+        from spacy_convkernels.ml.fitted_doc_features import doc_tree
+
+        docs = self.parsed  # kernel_trees' strings written anew over the last call's
+        self.kernel_trees.set_annotations(docs, self.kernel_trees.predict(docs))
+        trees = [doc_tree(doc, representation) for doc in docs for representation in self.representations]
+        self.orders = [tree.compiled.by_label for tree in trees if tree is not None]
 
 
 class CommandLine:
