@@ -25,6 +25,7 @@ The models:
 - ``raw_text_transformer_ner``: ``raw_text`` with a new ``ner`` over a ``transformer``
   (``--transformer``) in place of md's, both trained in the same run (the optimizer of
   ``relations_transformer``: 5e-5 after a warm-up, decaying over the 600 steps);
+- ``raw_text_gazetteer_transformer_ner``: both, the gazetteer before the transformer;
 - ``transformer``: ``configs/relations_transformer.cfg`` with the transformer alone
   (``kernel_features null``), fine-tuned for ``--transformer-steps`` (600, the budget of
   configs/relations.cfg; its learning rate warms up and decays over them); ``--transformer``:
@@ -63,10 +64,16 @@ MODELS = {
     "raw_text": ("relations_raw_text.cfg", []),
     "raw_text_gazetteer": ("relations_raw_text.cfg", []),
     "raw_text_transformer_ner": ("relations_raw_text.cfg", []),
+    "raw_text_gazetteer_transformer_ner": ("relations_raw_text.cfg", []),
     "transformer": ("relations_transformer.cfg", ["--components.kernel_relations.model.kernel_features", "null"]),
 }
 UNTRAINED = {"svm", "path_svm"}  # no training step: one run per size, model-last
-RAW_TEXT = {"raw_text", "raw_text_gazetteer", "raw_text_transformer_ner"}  # scored from raw text
+RAW_TEXT = {  # scored from raw text
+    "raw_text",
+    "raw_text_gazetteer",
+    "raw_text_transformer_ner",
+    "raw_text_gazetteer_transformer_ner",
+}
 
 
 def variant(model: str, train_path: Path, args) -> Path:
@@ -74,7 +81,9 @@ def variant(model: str, train_path: Path, args) -> Path:
     from thinc.api import Config
 
     config = Config().from_disk(config_path("relations_raw_text"), interpolate=False)
-    if model == "raw_text_gazetteer":
+    if "transformer_ner" in model:
+        use_transformer_ner(config, args.transformer)
+    if "gazetteer" in model:
         import spacy
 
         from spacy_convkernels.corpora import read_relations_jsonl
@@ -84,9 +93,7 @@ def variant(model: str, train_path: Path, args) -> Path:
         gazetteer = args.work / f"gazetteer-{train_path.stem}.jsonl"
         patterns = entity_gazetteer(read_relations_jsonl(train_path, nlp), tokenizer=nlp.tokenizer)
         write_jsonl(gazetteer, patterns)
-        add_gazetteer(config, gazetteer)
-    else:
-        use_transformer_ner(config, args.transformer)
+        add_gazetteer(config, gazetteer, before="transformer" if "transformer_ner" in model else "ner")
     path = args.work / f"{model}-{train_path.stem}.cfg"
     config.to_disk(path)
     return path
@@ -161,7 +168,7 @@ def main():
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--results", type=Path, help="the JSON of every row")
     args = parser.parse_args()
-    if {"transformer", "raw_text_transformer_ner"} & set(args.models) and args.transformer is None:
+    if any("transformer" in model for model in args.models) and args.transformer is None:
         try:
             from qc_transformer import default_transformer
 
