@@ -185,8 +185,8 @@ def built(commit: str) -> Path:
             subprocess.run(["git", "worktree", "add", "--detach", str(tree), commit], cwd=ROOT, check=True)
         print(f"compiling {commit} in {tree} ...", file=sys.stderr, flush=True)
         subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tree, check=True)
-        write_entry_points(tree)
         (tree / ".built").touch()
+    write_entry_points(tree)  # also in a worktree built before this step existed
     return tree
 
 

@@ -53,7 +53,8 @@ class PipelineSpeed:
         if source.is_dir():  # a folder of .txt files
             self.gold, self.texts = [], [p.read_text(encoding="utf-8") for p in sorted(source.glob("*.txt"))]
         elif source.suffix == ".jsonl":  # relations JSONL
-            self.gold, self.texts = [], [json.loads(line)["text"] for line in source.open(encoding="utf-8")]
+            lines = source.read_text(encoding="utf-8").splitlines()
+            self.gold, self.texts = [], [json.loads(line)["text"] for line in lines]
         else:  # a DocBin of gold Docs
             self.gold = list(DocBin().from_disk(source).get_docs(vocab))
             self.texts = [doc.text for doc in self.gold]
