@@ -68,12 +68,7 @@ MODELS = {
     "transformer": ("relations_transformer.cfg", ["--components.kernel_relations.model.kernel_features", "null"]),
 }
 UNTRAINED = {"svm", "path_svm"}  # no training step: one run per size, model-last
-RAW_TEXT = {  # scored from raw text
-    "raw_text",
-    "raw_text_gazetteer",
-    "raw_text_transformer_ner",
-    "raw_text_gazetteer_transformer_ner",
-}
+RAW_TEXT = {model for model in MODELS if model.startswith("raw_text")}  # scored from raw text
 
 
 def variant(model: str, train_path: Path, args) -> Path:
