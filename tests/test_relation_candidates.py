@@ -15,7 +15,12 @@ from spacy_convkernels.errors import (
 from spacy_convkernels.extensions import INTERACTIONS_KEY, install_extensions
 from spacy_convkernels.ml.relation_candidates import entity_pair_candidates, interaction_candidates
 from spacy_convkernels.structures.paths import PathTuples, label_features
-from spacy_convkernels.structures.relations import GoldRelations, dependency_interactions, entity_pairs
+from spacy_convkernels.structures.relations import (
+    GoldRelations,
+    dependency_interactions,
+    entity_pairs,
+    proposed_participants,
+)
 
 
 def test_entity_pairs_are_the_ordered_pairs_with_the_shortest_path_from_head_to_child():
@@ -80,6 +85,25 @@ def test_interactions_fill_the_role_sets_around_each_trigger():
     assert "LEX##catalyst::r" in str(regulation.tree) and "LEX##trigger::r" in str(regulation.tree)
     triples = dependency_interactions(parsed(), role_sets=[("catalyst", "theme", "theme2")])
     assert len(triples) == 2 * 3
+
+
+def test_proposals_are_participants_in_raw_text_where_no_entity_or_longer_proposal_is():
+    doc = parsed()
+    del doc.spans["proteins"]  # raw text: the ner's entities
+    doc.ents = [Span(doc, 0, 1, "Protein")]
+    doc.spans["proposals"] = [Span(doc, 0, 2, "Protein"), Span(doc, 2, 3, "Protein"), Span(doc, 2, 4, "Protein")]
+    doc.spans["proposals"] += [Span(doc, 6, 7, "Protein")]
+    assert [(s.start, s.end) for s in proposed_participants(doc, "proteins", "proposals")] == [(2, 4), (6, 7)]
+    generate = interaction_candidates(role_sets=[["theme"]], proposals_key="proposals", proposal_margin=0.25)
+    candidates = generate(doc)
+    assert {c.spans[1][1:] for c in candidates} == {(0, 1), (2, 4), (6, 7)}
+    assert generate.margins(doc, candidates) == [0.0 if c.spans[1][1:] == (0, 1) else 0.25 for c in candidates]
+    assert {c.spans[1][1:] for c in interaction_candidates(role_sets=[["theme"]])(doc)} == {(0, 1)}
+    doc.spans["proteins"] = [Span(doc, 6, 7, "Protein")]  # the participants given: no proposals
+    assert proposed_participants(doc, "proteins", "proposals") == []
+    assert {c.spans[1][1:] for c in generate(doc)} == {(6, 7)} and set(generate.margins(doc, generate(doc))) == {0.0}
+    with pytest.raises(InvalidParameterError, match="proposal_margin"):
+        interaction_candidates(proposals_key="proposals", proposal_margin=-0.5)
 
 
 def test_max_distance_limits_the_participants():

@@ -142,6 +142,37 @@ def test_relations_of_two_processes_are_those_of_one():
     assert two == one and one[0]
 
 
+def test_an_interaction_with_a_proposed_participant_scores_the_margin_lower():
+    nlp = spacy.blank("en")
+    config = model_config("InteractionCandidates")
+    config["candidates"] |= {"proposals_key": "proposals", "proposal_margin": 0.3}
+    extractor = nlp.add_pipe("kernel_relations", config={"model": config})
+    reference = parsed()
+    reference.user_data[("spacy_convkernels", "interactions")] = [
+        {"interaction": "Binding", "unit": "E1", "spans": {"trigger": [1, 2], "catalyst": [0, 1], "theme": [2, 3]}}
+    ]
+    nlp.initialize(lambda: [Example(parsed_in(nlp), reference)])
+
+    def scored(doc) -> dict:
+        return {json.dumps(r["spans"]): r["scores"]["Binding"] for r in extractor(doc)._.kernel_interactions}
+
+    found = parsed_in(nlp)
+    del found.spans["proteins"]  # raw text: the ner's entities, all three
+    proposed = parsed_in(nlp)
+    del proposed.spans["proteins"]
+    proposed.ents = proposed.ents[:2]  # the ner missed MEK1, a ruler proposes it
+    proposed.spans["proposals"] = [Span(proposed, 6, 7, "Protein"), Span(proposed, 0, 1, "Protein")]
+    given = parsed_in(nlp)  # the gold proteins given: no proposals
+    given.spans["proposals"] = [Span(given, 6, 7, "Protein")]
+    given.ents = given.ents[:2]
+    before, after = scored(found), scored(proposed)
+    assert after.keys() == before.keys() == scored(given).keys() and len(before) == 24
+    for spans, score in before.items():
+        lowered = max(score - 0.3, 0.0) if "[6, 7]" in spans else score  # MEK1 in any role
+        assert after[spans] == pytest.approx(lowered)
+    assert scored(given) == before
+
+
 @pytest.mark.slow
 def test_interactions_get_scores_and_the_best_label():
     fix_random_seed(0)
@@ -215,6 +246,7 @@ def test_single_label_predicts_only_the_best_label_of_a_candidate():
 
 
 def test_an_equiv_variant_finds_its_interaction_once():
+    install_extensions("doc._.kernel_rel", "doc._.kernel_interactions")
     predicted, reference = parsed(), parsed()
     predicted.user_data[("spacy_convkernels", "interactions")] = [
         {"scores": {"Binding": 0.9}, "spans": {"trigger": [5, 6], "theme": [6, 7]}},
@@ -230,6 +262,7 @@ def test_an_equiv_variant_finds_its_interaction_once():
 
 
 def test_untyped_scores_count_interaction_candidates():
+    install_extensions("doc._.kernel_rel", "doc._.kernel_interactions")
     predicted, reference = parsed(), parsed()
     predicted.user_data[("spacy_convkernels", "interactions")] = [
         {"scores": {"Binding": 0.2, "Expression": 0.9}, "spans": {"trigger": [5, 6], "theme": [6, 7]}},  # wrong type

@@ -212,12 +212,14 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         return self.model.predict(list(docs))
 
     def set_annotations(self, docs: Iterable[Doc], scores: RelationScores) -> None:
-        """Write the scores of the candidates the model made of ``docs``, as it read them."""
+        """Write the scores of the candidates the model made of ``docs``, as it read them,
+        each lowered by its candidate's margin (a proposed participant's, else 0), to 0 at least."""
         by_label = iter(scores.label_scores())
+        maker = self.model.attrs["candidates"]
         for doc, candidates in zip(docs, scores.candidates):
             pairs, interactions = {}, []
-            for candidate, values in zip(candidates, by_label):
-                labelled = {label: float(v) for label, v in zip(self.labels, values)}
+            for candidate, values, margin in zip(candidates, by_label, maker.margins(doc, candidates)):
+                labelled = {label: max(float(v) - margin, 0.0) for label, v in zip(self.labels, values)}
                 if candidate.spans and candidate.spans[0][0] == "head":
                     pairs[candidate.key] = labelled
                 else:

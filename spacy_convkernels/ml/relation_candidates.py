@@ -10,7 +10,8 @@ Each returns a callable Doc -> list of
 :mod:`spacy_convkernels.structures.relations` for what a candidate carries), with
 ``roles``, the roles of its candidates in order (the slots of the pooled tok2vec), and
 ``missing(doc)``, what a Doc lacks to have candidates (None when nothing), which the
-component warns about. The model makes a batch's candidates with it, once
+component warns about, and ``margins(doc, candidates)``, what each candidate's scores are
+lowered by (relation-aware decoding of proposed participants). The model makes a batch's candidates with it, once
 (:func:`~.relation_contract.candidate_batch`).
 """
 
@@ -23,7 +24,9 @@ from ..structures.relations import (
     amr_interactions,
     dependency_interactions,
     entity_pairs,
+    proposed_participants,
 )
+from ..utils.validation import NON_NEGATIVE, validate_params
 
 
 class EntityPairCandidates:
@@ -55,6 +58,11 @@ class EntityPairCandidates:
     def __call__(self, doc) -> list:
         return entity_pairs(doc, **self.options)
 
+    def margins(self, doc, candidates: list) -> list[float]:
+        """What each candidate's scores are lowered by: nothing (entity pairs have no
+        proposed participants)."""
+        return [0.0] * len(candidates)
+
     def missing(self, doc) -> str | None:
         """What ``doc`` lacks for candidates: its entities when no component set them
         (nor the span group ``entities_key``)."""
@@ -80,21 +88,40 @@ class InteractionCandidates:
         path: str,
         tree: str | None,
         use_amr: bool,
+        proposals_key: str | None = None,
+        proposal_margin: float = 0.0,
     ):
         self.options = {
             "triggers_key": triggers_key,
             "participants_key": participants_key,
+            "proposals_key": proposals_key,
             "role_sets": [tuple(r) for r in role_sets],
             "max_distance": max_distance,
             "path": path,
             "tree": tree,
         }
         self.use_amr = use_amr
+        self.proposal_margin = proposal_margin
 
     def __call__(self, doc) -> list:
         if self._amr(doc):
             return amr_interactions(doc._.kernel_amr, max_distance=self.options["max_distance"])
         return dependency_interactions(doc, **self.options)
+
+    def margins(self, doc, candidates: list) -> list[float]:
+        """What each candidate's scores are lowered by: ``proposal_margin`` when a
+        participant of it is a proposal (:func:`~.relations.proposed_participants`), so
+        that it is kept only by an interaction that reaches its threshold with that to spare."""
+        proposed = {
+            (span.start, span.end)
+            for span in proposed_participants(doc, self.options["participants_key"], self.options["proposals_key"])
+        }
+        return [
+            self.proposal_margin
+            if any((start, end) in proposed for role, start, end in c.spans if role != "trigger")
+            else 0.0
+            for c in candidates
+        ]
 
     def missing(self, doc) -> str | None:
         """What ``doc`` lacks for candidates: participants, when it has neither their span
@@ -141,6 +168,7 @@ def entity_pair_candidates(
 
 
 @registry.misc("spacy_convkernels.InteractionCandidates.v1")
+@validate_params({"proposal_margin": [NON_NEGATIVE]}, owner="spacy_convkernels.InteractionCandidates.v1")
 def interaction_candidates(
     triggers_key: str = "triggers",
     participants_key: str = "proteins",
@@ -149,13 +177,19 @@ def interaction_candidates(
     path: str = "tuples",
     tree: str | None = "lct",
     use_amr: bool = False,
+    proposals_key: str | None = None,
+    proposal_margin: float = 0.0,
 ) -> InteractionCandidates:
     """Interaction candidates: triggers from ``doc.spans[triggers_key]``, participants from
     ``doc.spans[participants_key]`` (else ``doc.ents``) within ``max_distance``
     dependency edges, in the given role sets (``tree`` null: no path-enclosed tree, faster
     when no kernel block reads trees; default role sets: theme; catalyst and theme; theme
     and theme2 — triples are 10 of 5,109 candidates positive on GE 2013 train with gold
-    triggers, ``bench/bionlp_candidates.py``)."""
+    triggers, ``bench/bionlp_candidates.py``). Relation-aware decoding: with
+    ``proposals_key``, the spans of that group that overlap no entity (a ruler's matches
+    beside the ``ner``) are participants too, in raw text only (not where the
+    participants' group is given), and an interaction with one scores ``proposal_margin``
+    lower (0 at least), so a proposal is kept only by interactions that clear their threshold by that."""
     return InteractionCandidates(
         triggers_key=triggers_key,
         participants_key=participants_key,
@@ -164,4 +198,6 @@ def interaction_candidates(
         path=path,
         tree=tree,
         use_amr=use_amr,
+        proposals_key=proposals_key,
+        proposal_margin=proposal_margin,
     )

@@ -216,6 +216,7 @@ def dependency_interactions(
     *,
     triggers_key: str = "triggers",
     participants_key: str = "proteins",
+    proposals_key: str | None = None,
     role_sets: Sequence[Sequence[str]] = DEFAULT_ROLE_SETS,
     max_distance: int = 4,
     path: str = "tuples",
@@ -224,12 +225,13 @@ def dependency_interactions(
     """The interactions of each sentence's dependency parse: triggers are the spans of
     ``doc.spans[triggers_key]`` (without that group, tokens whose lemma is in
     :data:`~.interactions.INTERACTIONS`), participants the spans of
-    ``doc.spans[participants_key]`` (without it, ``doc.ents``); ``role_sets`` among
+    ``doc.spans[participants_key]`` (without it, ``doc.ents`` and the proposals of
+    ``doc.spans[proposals_key]``, :func:`proposed_participants`); ``role_sets`` among
     :data:`ROLE_SETS`, by default all but the triples (:data:`DEFAULT_ROLE_SETS`)."""
     _check_parse(doc)
     role_sets = [tuple(roles) for roles in role_sets]
     triggers = _trigger_spans(doc, triggers_key)
-    mentions = _mentions(doc, participants_key)
+    mentions = _mentions(doc, participants_key) + proposed_participants(doc, participants_key, proposals_key)
     candidates = []
     for sentence in doc.sents:
         inside = range(sentence.start, sentence.end)
@@ -265,6 +267,22 @@ def amr_interactions(graph, **options) -> list[RelationCandidate]:
 def _mentions(doc, key: str | None) -> list:
     """The spans of ``doc.spans[key]`` when ``doc`` has that group, else ``doc.ents``."""
     return list(doc.spans[key]) if key is not None and key in doc.spans else list(doc.ents)
+
+
+def proposed_participants(doc, participants_key: str, proposals_key: str | None) -> list:
+    """The participants proposed beside ``doc.ents`` (relation-aware decoding: a proposal
+    is kept by the interactions it takes part in): the spans of ``doc.spans[proposals_key]``
+    that overlap no entity, the longest where they overlap each other; none when ``doc``
+    has the participants' own group (given, as gold proteins are) or no such proposals."""
+    if proposals_key is None or proposals_key not in doc.spans or participants_key in doc.spans:
+        return []
+    taken = {i for entity in doc.ents for i in range(entity.start, entity.end)}
+    proposed = []
+    for span in sorted(doc.spans[proposals_key], key=lambda s: (s.start - s.end, s.start)):
+        if taken.isdisjoint(range(span.start, span.end)):
+            taken.update(range(span.start, span.end))
+            proposed.append(span)
+    return sorted(proposed, key=lambda s: (s.start, s.end))
 
 
 def _assignments(mentions, roles):
