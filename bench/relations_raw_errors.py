@@ -7,6 +7,7 @@ decodings of its entities' types, on a relations JSONL split (docs/results/relat
         --margins 0 0.2 0.4 0.5 0.58 0.6
     python bench/relations_raw_errors.py MODEL ../shared/data/conll04/dev.jsonl --retype gazetteer \\
         --train ../shared/data/conll04/train.jsonl
+    python bench/relations_raw_errors.py MODEL ../shared/data/conll04/dev.jsonl --keep --margins 0 0.1 0.2 0.3 0.5 1
 
 Without ``--retype``: each gold relation by what the pipeline's entities make of it (both
 found exactly and typed right; found, typed right, an end off; a type wrong; an entity
@@ -16,7 +17,10 @@ with both entities retyped to each label's signature (its most frequent (head ty
 type) in ``--train``), the label predicted when that score minus a margin reaches its
 threshold; micro P/R/F for each margin. ``--retype gazetteer``: an entity whose name the
 training entities' gazetteer knows (:func:`~spacy_convkernels.corpora.lexicon.entity_gazetteer`)
-takes its label before the relations are scored.
+takes its label before the relations are scored. ``--keep``: the gazetteer's names
+proposed beside the ``ner`` where it found nothing, a pair with one kept when it clears
+its threshold by each margin (relation-aware keeping, as ``configs/bionlp_relations.cfg``
+does on GE).
 """
 
 import argparse
@@ -134,18 +138,45 @@ def retyped_by_gazetteer(nlp, pipe, rows: list[dict], train: Path) -> None:
         )
 
 
+def kept_by_relations(nlp, pipe, rows: list[dict], train: Path, margins: list[float]) -> None:
+    """The training entities' names proposed beside the ``ner`` (a ``span_ruler`` after
+    it), a pair with one kept when its score clears the threshold by ``margin``
+    (``proposals_key`` and ``proposal_margin`` of the component's candidates)."""
+    ruler = nlp.add_pipe(
+        "span_ruler",
+        name="proposals",
+        before=pipe.name,
+        config={"spans_key": "proposals", "phrase_matcher_attr": "LOWER"},
+    )
+    ruler.add_patterns(entity_gazetteer(read_relations_jsonl(train, nlp), tokenizer=nlp.tokenizer))
+    with nlp.select_pipes(disable=[pipe.name]):
+        docs = list(nlp.pipe(r["text"] for r in rows))
+    candidates = pipe.model.attrs["candidates"]
+    for margin in [None, *margins]:
+        candidates.options["proposals_key"] = None if margin is None else "proposals"
+        candidates.proposal_margin = margin or 0.0
+        found = []
+        for row, doc in zip(rows, docs):
+            doc = pipe(doc.copy())
+            found.append(({(r.head.start_char, r.child.start_char, r.label) for r in pipe.relations(doc)}, gold(row)))
+        print(f"{'the ner alone' if margin is None else f'names proposed, margin {margin}'}: {micro(found)}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, help="a raw-text relations pipeline (ner, kernel_relations)")
     parser.add_argument("split", type=Path, help="a relations JSONL split")
     parser.add_argument("--retype", choices=["signatures", "gazetteer"])
+    parser.add_argument("--keep", action="store_true", help="the training names proposed, kept by relations")
     parser.add_argument("--train", type=Path, default=DATA / "conll04" / "train.jsonl")
     parser.add_argument("--margins", type=float, nargs="+", default=[0.0, 0.2, 0.4, 0.5, 0.58, 0.6])
     args = parser.parse_args()
     nlp = spacy.load(args.model)
     pipe = nlp.get_pipe("kernel_relations")
     rows = [json.loads(line) for line in args.split.read_text(encoding="utf-8").splitlines() if line.strip()]
-    if args.retype == "signatures":
+    if args.keep:
+        kept_by_relations(nlp, pipe, rows, args.train, args.margins)
+    elif args.retype == "signatures":
         retyped_by_signatures(nlp, pipe, rows, args.train, args.margins)
     elif args.retype == "gazetteer":
         retyped_by_gazetteer(nlp, pipe, rows, args.train)

@@ -106,6 +106,20 @@ def test_proposals_are_participants_in_raw_text_where_no_entity_or_longer_propos
         interaction_candidates(proposals_key="proposals", proposal_margin=-0.5)
 
 
+def test_entity_pairs_take_proposals_too_and_the_margin_marks_their_pairs():
+    doc = parsed()
+    doc.ents = [Span(doc, 0, 1, "Protein"), Span(doc, 2, 3, "Protein")]
+    doc.spans["gazetteer"] = [Span(doc, 2, 3, "GENE"), Span(doc, 6, 7, "GENE")]  # RAF overlaps an entity
+    generate = entity_pair_candidates(proposals_key="gazetteer", proposal_margin=0.4)
+    candidates = generate(doc)
+    assert [c.key for c in candidates] == [(0, 2), (0, 6), (2, 0), (2, 6), (6, 0), (6, 2)]
+    assert generate.margins(doc, candidates) == [0.0 if 6 not in c.key else 0.4 for c in candidates]
+    assert [c.labels for c in candidates if c.key == (0, 6)] == [("Protein", "GENE")]
+    doc.spans["entities"] = list(doc.ents)  # the gold entities given: no proposals
+    given = entity_pair_candidates(entities_key="entities", proposals_key="gazetteer", proposal_margin=0.4)
+    assert [c.key for c in given(doc)] == [(0, 2), (2, 0)] and given.margins(doc, given(doc)) == [0.0, 0.0]
+
+
 def test_max_distance_limits_the_participants():
     near = dependency_interactions(parsed(), role_sets=[("theme",)], max_distance=1)
     # "phosphorylates" hangs from RAF (relcl): one edge

@@ -44,6 +44,8 @@ class EntityPairCandidates:
         max_pairs_per_sentence: int | None = MAX_PAIRS_PER_SENTENCE,
         max_pairs_per_document: int | None = MAX_PAIRS_PER_DOCUMENT,
         entities_key: str | None = None,
+        proposals_key: str | None = None,
+        proposal_margin: float = 0.0,
     ):
         self.options = {
             "max_distance": max_distance,
@@ -53,15 +55,17 @@ class EntityPairCandidates:
             "max_pairs_per_sentence": max_pairs_per_sentence,
             "max_pairs_per_document": max_pairs_per_document,
             "entities_key": entities_key,
+            "proposals_key": proposals_key,
         }
+        self.proposal_margin = proposal_margin
 
     def __call__(self, doc) -> list:
         return entity_pairs(doc, **self.options)
 
     def margins(self, doc, candidates: list) -> list[float]:
-        """What each candidate's scores are lowered by: nothing (entity pairs have no
-        proposed participants)."""
-        return [0.0] * len(candidates)
+        """What each candidate's scores are lowered by (:func:`proposal_margins`)."""
+        given, proposals = self.options["entities_key"], self.options["proposals_key"]
+        return proposal_margins(doc, candidates, given_key=given, proposals_key=proposals, margin=self.proposal_margin)
 
     def missing(self, doc) -> str | None:
         """What ``doc`` lacks for candidates: its entities when no component set them
@@ -109,19 +113,9 @@ class InteractionCandidates:
         return dependency_interactions(doc, **self.options)
 
     def margins(self, doc, candidates: list) -> list[float]:
-        """What each candidate's scores are lowered by: ``proposal_margin`` when a
-        participant of it is a proposal (:func:`~.relations.proposed_participants`), so
-        that it is kept only by an interaction that reaches its threshold with that to spare."""
-        proposed = {
-            (span.start, span.end)
-            for span in proposed_participants(doc, self.options["participants_key"], self.options["proposals_key"])
-        }
-        return [
-            self.proposal_margin
-            if any((start, end) in proposed for role, start, end in c.spans if role != "trigger")
-            else 0.0
-            for c in candidates
-        ]
+        """What each candidate's scores are lowered by (:func:`proposal_margins`)."""
+        given, proposals = self.options["participants_key"], self.options["proposals_key"]
+        return proposal_margins(doc, candidates, given_key=given, proposals_key=proposals, margin=self.proposal_margin)
 
     def missing(self, doc) -> str | None:
         """What ``doc`` lacks for candidates: participants, when it has neither their span
@@ -135,7 +129,21 @@ class InteractionCandidates:
         return self.use_amr and doc.has_extension("kernel_amr") and doc._.kernel_amr is not None
 
 
+def proposal_margins(
+    doc, candidates: list, *, given_key: str | None, proposals_key: str | None, margin: float
+) -> list[float]:
+    """``margin`` for each candidate with a proposed participant
+    (:func:`~.relations.proposed_participants`), so that it is kept only by a relation
+    that reaches its threshold with that to spare; 0 for the others."""
+    proposed = {(span.start, span.end) for span in proposed_participants(doc, given_key, proposals_key)}
+    return [
+        margin if any((start, end) in proposed for role, start, end in c.spans if role != "trigger") else 0.0
+        for c in candidates
+    ]
+
+
 @registry.misc("spacy_convkernels.EntityPairCandidates.v1")
+@validate_params({"proposal_margin": [NON_NEGATIVE]}, owner="spacy_convkernels.EntityPairCandidates.v1")
 def entity_pair_candidates(
     max_distance: int | None = None,
     labels: list[list[str]] | None = None,
@@ -144,6 +152,8 @@ def entity_pair_candidates(
     max_pairs_per_sentence: int | None = MAX_PAIRS_PER_SENTENCE,
     max_pairs_per_document: int | None = MAX_PAIRS_PER_DOCUMENT,
     entities_key: str | None = None,
+    proposals_key: str | None = None,
+    proposal_margin: float = 0.0,
 ) -> EntityPairCandidates:
     """Ordered entity pairs within a sentence, at most ``max_distance`` tokens apart (null:
     any), of the (head label, child label) pairs in ``labels`` (null: any); ``path`` and
@@ -155,7 +165,8 @@ def entity_pair_candidates(
     sentences, with a warning when it cuts (20 such sentences: 20,000 pairs, 14 s). The
     entities are ``doc.ents``, or the spans of ``doc.spans[entities_key]`` when a Doc has
     that group: the gold entities of ``RelationsJsonl.v1`` with ``give_entities = "span_group"``,
-    while a ``ner`` trained in the same run learns to set ``doc.ents``."""
+    while a ``ner`` trained in the same run learns to set ``doc.ents``. ``proposals_key``
+    and ``proposal_margin``: relation-aware decoding, as :func:`interaction_candidates`'."""
     return EntityPairCandidates(
         max_distance=max_distance,
         labels=labels,
@@ -164,6 +175,8 @@ def entity_pair_candidates(
         max_pairs_per_sentence=max_pairs_per_sentence,
         max_pairs_per_document=max_pairs_per_document,
         entities_key=entities_key,
+        proposals_key=proposals_key,
+        proposal_margin=proposal_margin,
     )
 
 

@@ -123,8 +123,10 @@ def entity_pairs(
     max_pairs_per_sentence: int | None = MAX_PAIRS_PER_SENTENCE,
     max_pairs_per_document: int | None = MAX_PAIRS_PER_DOCUMENT,
     entities_key: str | None = None,
+    proposals_key: str | None = None,
 ) -> list[RelationCandidate]:
-    """The ordered pairs of ``doc.ents`` (of ``doc.spans[entities_key]`` when ``doc`` has
+    """The ordered pairs of ``doc.ents`` and the proposals of ``doc.spans[proposals_key]``
+    (:func:`proposed_participants`; of ``doc.spans[entities_key]`` alone when ``doc`` has
     that span group) within one sentence, at most ``max_distance`` tokens apart (from the
     end of the first to the start of the second; None: any), and
     of a (head label, child label) in ``labels`` when given. A sentence gives at most
@@ -137,7 +139,8 @@ def entity_pairs(
     _check_parse(doc)
     allowed = None if labels is None else {tuple(pair) for pair in labels}
     candidates: list[RelationCandidate] = []
-    entities, first = sorted(_mentions(doc, entities_key), key=lambda e: (e.start, e.end)), 0
+    mentions = _mentions(doc, entities_key) + proposed_participants(doc, entities_key, proposals_key)
+    entities, first = sorted(mentions, key=lambda e: (e.start, e.end)), 0
     for sentence in doc.sents:
         while first < len(entities) and entities[first].start < sentence.start:
             first += 1
@@ -269,12 +272,14 @@ def _mentions(doc, key: str | None) -> list:
     return list(doc.spans[key]) if key is not None and key in doc.spans else list(doc.ents)
 
 
-def proposed_participants(doc, participants_key: str, proposals_key: str | None) -> list:
+def proposed_participants(doc, participants_key: str | None, proposals_key: str | None) -> list:
     """The participants proposed beside ``doc.ents`` (relation-aware decoding: a proposal
     is kept by the interactions it takes part in): the spans of ``doc.spans[proposals_key]``
     that overlap no entity, the longest where they overlap each other; none when ``doc``
     has the participants' own group (given, as gold proteins are) or no such proposals."""
-    if proposals_key is None or proposals_key not in doc.spans or participants_key in doc.spans:
+    if proposals_key is None or proposals_key not in doc.spans:
+        return []
+    if participants_key is not None and participants_key in doc.spans:
         return []
     taken = {i for entity in doc.ents for i in range(entity.start, entity.end)}
     proposed = []
