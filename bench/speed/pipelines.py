@@ -18,8 +18,15 @@ PIPELINES = {
     "qc MiniLM textcat": (None, "qc_test", [], 256, 1),
     "ge": ("ge_model", "ge_devel", [], 64, 1),
     "ge on 2 processes": ("ge_model", "ge_devel", [], 16, 2),
+    "ge without protein_proposals": ("ge_model", "ge_devel", ["protein_proposals"], 64, 1),
     "ge without kernel_relations": ("ge_model", "ge_devel", ["kernel_relations"], 64, 1),
-    "ge parser alone": ("ge_model", "ge_devel", ["kernel_relations", "ner", "trigger_ruler"], 64, 1),
+    "ge parser alone": (
+        "ge_model",
+        "ge_devel",
+        ["kernel_relations", "ner", "protein_proposals", "trigger_ruler"],
+        64,
+        1,
+    ),
     "relations": ("relations_model", "relations_test", [], 64, 1),
 }
 
