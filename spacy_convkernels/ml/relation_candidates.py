@@ -15,6 +15,8 @@ lowered by (relation-aware decoding of proposed participants). The model makes a
 (:func:`~.relation_contract.candidate_batch`).
 """
 
+from typing import Any
+
 from spacy.util import registry
 
 from ..structures.relations import (
@@ -47,7 +49,7 @@ class EntityPairCandidates:
         proposals_key: str | None = None,
         proposal_margin: float = 0.0,
     ):
-        self.options = {
+        self.options: dict[str, Any] = {
             "max_distance": max_distance,
             "labels": labels,
             "path": path,
@@ -95,7 +97,7 @@ class InteractionCandidates:
         proposals_key: str | None = None,
         proposal_margin: float = 0.0,
     ):
-        self.options = {
+        self.options: dict[str, Any] = {
             "triggers_key": triggers_key,
             "participants_key": participants_key,
             "proposals_key": proposals_key,
