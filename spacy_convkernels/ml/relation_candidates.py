@@ -11,8 +11,8 @@ Each returns a callable Doc -> list of
 ``roles``, the roles of its candidates in order (the slots of the pooled tok2vec), and
 ``missing(doc)``, what a Doc lacks to have candidates (None when nothing), which the
 component warns about, and ``margins(doc, candidates)``, what each candidate's scores are
-lowered by (relation-aware decoding of proposed participants). The model makes a batch's candidates with it, once
-(:func:`~.relation_contract.candidate_batch`).
+lowered by (relation-aware decoding of proposed participants). The model makes a batch's
+candidates with it, once (:func:`~.relation_contract.candidate_batch`).
 """
 
 from typing import Any
@@ -168,7 +168,7 @@ def entity_pair_candidates(
     entities are ``doc.ents``, or the spans of ``doc.spans[entities_key]`` when a Doc has
     that group: the gold entities of ``RelationsJsonl.v1`` with ``give_entities = "span_group"``,
     while a ``ner`` trained in the same run learns to set ``doc.ents``. ``proposals_key``
-    and ``proposal_margin``: relation-aware decoding, as :func:`interaction_candidates`'."""
+    and ``proposal_margin``: relation-aware decoding, as in :func:`interaction_candidates`."""
     return EntityPairCandidates(
         max_distance=max_distance,
         labels=labels,
