@@ -2,8 +2,11 @@
 their shortest dependency paths, path-enclosed trees and gold labels."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from relation_samples import SOS, parsed
 from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
 from spacy.vocab import Vocab
 
 from spacy_convkernels.errors import (
@@ -104,6 +107,27 @@ def test_proposals_are_participants_in_raw_text_where_no_entity_or_longer_propos
     assert {c.spans[1][1:] for c in generate(doc)} == {(6, 7)} and set(generate.margins(doc, generate(doc))) == {0.0}
     with pytest.raises(InvalidParameterError, match="proposal_margin"):
         interaction_candidates(proposals_key="proposals", proposal_margin=-0.5)
+
+
+SPANS = st.lists(st.tuples(st.integers(0, 7), st.integers(1, 4)), max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(entities=SPANS, proposals=SPANS)
+def test_proposals_kept_overlap_nothing_and_each_one_dropped_overlaps_something_longer(entities, proposals):
+    doc = parsed()
+    del doc.spans["proteins"]
+    doc.ents = filter_spans([Span(doc, start, min(start + n, 8), "Protein") for start, n in entities])
+    doc.spans["proposals"] = [Span(doc, start, min(start + n, 8), "Protein") for start, n in proposals]
+    kept = proposed_participants(doc, "proteins", "proposals")
+    tokens = [set(range(s.start, s.end)) for s in [*doc.ents, *kept]]
+    assert sum(map(len, tokens)) == len(set().union(*tokens))  # nothing overlaps
+    for span in doc.spans["proposals"]:
+        if (span.start, span.end) not in {(k.start, k.end) for k in kept}:
+            inside = set(range(span.start, span.end))
+            assert any(inside & set(range(e.start, e.end)) for e in doc.ents) or any(
+                inside & set(range(k.start, k.end)) and len(k) >= len(span) for k in kept
+            )
 
 
 def test_entity_pairs_take_proposals_too_and_the_margin_marks_their_pairs():
