@@ -5,7 +5,7 @@ import pytest
 import spacy
 from relation_samples import PATH_SVM, model_config, pair_examples, parsed, parsed_in
 from spacy.language import Language
-from spacy.tokens import DocBin
+from spacy.tokens import DocBin, Span
 
 from spacy_convkernels.cli import main
 from spacy_convkernels.components.relation_explain import ANY_RELATION, to_html
@@ -53,6 +53,23 @@ def test_the_shares_sum_to_the_decision_and_the_decision_is_the_svms(pipeline):
             for s in decision.support:
                 assert s.contribution == pytest.approx(s.coefficient * (s.kernel_value + s.text_value))
         assert set(explanation.scores) == set(extractor.labels)
+
+
+def test_a_proposed_participant_lowers_the_explained_scores_as_the_docs():
+    nlp = spacy.blank("en")
+    config = model_config("EntityPairCandidates", tok2vec=False, kernel_features=PATH_SVM)
+    config["candidates"] |= {"proposals_key": "proposals", "proposal_margin": 0.25}
+    extractor = nlp.add_pipe("kernel_relations", config={"model": config})
+    nlp.initialize(lambda: pair_examples(nlp))
+    doc = parsed_in(nlp)
+    doc.ents = doc.ents[:2]  # MEK1 is a proposal, beside the entities RAS and RAF
+    doc.spans["proposals"] = [Span(doc, 6, 7, "Protein")]
+    stored = extractor(doc.copy())._.kernel_rel
+    for key in [(0, 2), (2, 6), (6, 0)]:
+        explanation = extractor.explain(doc, key)
+        assert explanation.scores == pytest.approx(stored[key])
+        assert explanation.margin == (0.25 if 6 in key else 0.0)
+        assert ("lowered by 0.25" in to_html(explanation)) == (6 in key)
 
 
 def test_the_support_vectors_are_named_by_their_sentence_spans_and_gold_labels(pipeline):

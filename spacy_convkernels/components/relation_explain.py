@@ -31,6 +31,7 @@ from ..kernels.path_explain import PathExplanation, path_html
 from ..ml.candidate_features import candidate_structures
 from ..ml.candidate_svm import candidate_text
 from ..ml.kernel_encoders import StackedSVM
+from ..ml.relation_candidates import lowered_scores
 from ..structures.paths import PathTuples
 from ..utils.display import markup
 
@@ -102,13 +103,15 @@ class DecisionExplanation:
 @dataclass(frozen=True)
 class RelationExplanation:
     """A candidate of a Doc, its scores by label (the component's, after the layers over
-    the SVMs), and the explanation of its SVM decisions: the gate's and the labels'."""
+    the SVMs, lowered by ``margin`` when a participant is a proposal), and the explanation
+    of its SVM decisions: the gate's and the labels'."""
 
     text: str
     spans: tuple[tuple[str, int, int], ...]
     scores: dict[str, float]
     structure: object
     decisions: tuple[DecisionExplanation, ...]
+    margin: float = 0.0
 
 
 def explain_candidate(pipe, doc: Doc, key, *, labels=None, top: int = 5) -> RelationExplanation:
@@ -130,7 +133,8 @@ def explain_candidate(pipe, doc: Doc, key, *, labels=None, top: int = 5) -> Rela
         raise InvalidParameterError(f"{pipe.name}: no candidate of this Doc has the key {key}; its candidates: {keys}")
     (candidate,) = found
     row = scored.label_scores()[candidates.index(candidate)]
-    scores = {label: float(score) for label, score in zip(pipe.labels, row)}
+    (margin,) = pipe.model.attrs["candidates"].margins(doc, [candidate])
+    scores = lowered_scores(pipe.labels, row, margin)
     (structure,) = candidate_structures([candidate], svm_node.attrs["structure"])
     if structure is None:
         raise InvalidParameterError(f"{pipe.name}: the candidate {key} has no structure, so no SVM decides it")
@@ -184,7 +188,7 @@ def explain_candidate(pipe, doc: Doc, key, *, labels=None, top: int = 5) -> Rela
         rest = float(contributions.sum() - sum(s.contribution for s in support))
         decisions.append(DecisionExplanation(output, value, float(svm.intercept_[k]), support, len(order), rest))
     spans = tuple((role, doc[start].idx, doc[end - 1].idx + len(doc[end - 1])) for role, start, end in candidate.spans)
-    return RelationExplanation(doc.text, spans, scores, structure, tuple(decisions))
+    return RelationExplanation(doc.text, spans, scores, structure, tuple(decisions), margin)
 
 
 def _svm_node(pipe):
@@ -241,6 +245,7 @@ def to_html(explanation: RelationExplanation, *, title: str = "Relation explanat
         f"<p class=sentence>{_marked(explanation.text, explanation.spans)}</p>",
         "<p>Scores: "
         + (", ".join(f"{markup(label)} {score:.3f}" for label, score in explanation.scores.items()) or "none")
+        + (f" (lowered by {explanation.margin:g}: a participant is a proposal)" if explanation.margin else "")
         + "</p>",
     ]
     for decision in explanation.decisions:

@@ -59,6 +59,7 @@ from thinc.types import Floats2d
 from ..errors import InvalidParameterError, MissingAnnotationWarning, ModelFileError, NotInitializedError
 from ..extensions import INTERACTIONS_KEY, install_extensions, user_data
 from ..learn.thresholds import eligible
+from ..ml.relation_candidates import lowered_scores
 from ..ml.relation_contract import CandidateBatch, RelationScores, candidate_batch
 from ..structures.relations import GoldRelations, RelationCandidate
 from ..utils.saved_arrays import texts
@@ -219,7 +220,7 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         for doc, candidates in zip(docs, scores.candidates):
             pairs, interactions = {}, []
             for candidate, values, margin in zip(candidates, by_label, maker.margins(doc, candidates)):
-                labelled = {label: max(float(v) - margin, 0.0) for label, v in zip(self.labels, values)}
+                labelled = lowered_scores(self.labels, values, margin)
                 if candidate.spans and candidate.spans[0][0] == "head":
                     pairs[candidate.key] = labelled
                 else:

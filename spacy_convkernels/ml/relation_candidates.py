@@ -144,6 +144,11 @@ def proposal_margins(
     ]
 
 
+def lowered_scores(labels, values, margin: float) -> dict[str, float]:
+    """A candidate's score per label, ``values`` lowered by its ``margin``, to 0 at least."""
+    return {label: max(float(value) - margin, 0.0) for label, value in zip(labels, values)}
+
+
 @registry.misc("spacy_convkernels.EntityPairCandidates.v1")
 @validate_params({"proposal_margin": [NON_NEGATIVE]}, owner="spacy_convkernels.EntityPairCandidates.v1")
 def entity_pair_candidates(
