@@ -107,6 +107,12 @@ def test_proposals_are_participants_in_raw_text_where_no_entity_or_longer_propos
     assert {c.spans[1][1:] for c in generate(doc)} == {(6, 7)} and set(generate.margins(doc, generate(doc))) == {0.0}
     with pytest.raises(InvalidParameterError, match="proposal_margin"):
         interaction_candidates(proposals_key="proposals", proposal_margin=-0.5)
+    with pytest.raises(InvalidParameterError, match="no effect without proposals_key"):
+        interaction_candidates(proposal_margin=0.5)
+    with pytest.raises(InvalidParameterError, match="proposals_key and participants_key are both 'proteins'"):
+        interaction_candidates(proposals_key="proteins")
+    with pytest.raises(InvalidParameterError, match="proposals_key and entities_key are both 'entities'"):
+        entity_pair_candidates(entities_key="entities", proposals_key="entities")
 
 
 SPANS = st.lists(st.tuples(st.integers(0, 7), st.integers(1, 4)), max_size=6)

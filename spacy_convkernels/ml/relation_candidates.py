@@ -19,6 +19,7 @@ from typing import Any
 
 from spacy.util import registry
 
+from ..errors import InvalidParameterError
 from ..structures.relations import (
     DEFAULT_ROLE_SETS,
     MAX_PAIRS_PER_DOCUMENT,
@@ -59,6 +60,7 @@ class EntityPairCandidates:
             "entities_key": entities_key,
             "proposals_key": proposals_key,
         }
+        check_proposals(proposals_key, proposal_margin, given_key=entities_key, given_name="entities_key")
         self.proposal_margin = proposal_margin
 
     def __call__(self, doc) -> list:
@@ -107,6 +109,7 @@ class InteractionCandidates:
             "tree": tree,
         }
         self.use_amr = use_amr
+        check_proposals(proposals_key, proposal_margin, given_key=participants_key, given_name="participants_key")
         self.proposal_margin = proposal_margin
 
     def __call__(self, doc) -> list:
@@ -129,6 +132,20 @@ class InteractionCandidates:
 
     def _amr(self, doc) -> bool:
         return self.use_amr and doc.has_extension("kernel_amr") and doc._.kernel_amr is not None
+
+
+def check_proposals(proposals_key: str | None, margin: float, *, given_key: str | None, given_name: str) -> None:
+    """Refuse proposal settings that would be silently ignored: a margin without
+    ``proposals_key``, or proposals in the group of the given participants themselves."""
+    if proposals_key is None and margin:
+        raise InvalidParameterError(
+            f"proposal_margin = {margin} has no effect without proposals_key (the span group of the proposals)"
+        )
+    if proposals_key is not None and proposals_key == given_key:
+        raise InvalidParameterError(
+            f"proposals_key and {given_name} are both {proposals_key!r}: where a Doc has that group its spans are the "
+            "participants, so nothing would be proposed; give the proposals a span group of their own"
+        )
 
 
 def proposal_margins(
