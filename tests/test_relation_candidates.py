@@ -96,14 +96,15 @@ def test_proposals_are_participants_in_raw_text_where_no_entity_or_longer_propos
     doc.ents = [Span(doc, 0, 1, "Protein")]
     doc.spans["proposals"] = [Span(doc, 0, 2, "Protein"), Span(doc, 2, 3, "Protein"), Span(doc, 2, 4, "Protein")]
     doc.spans["proposals"] += [Span(doc, 6, 7, "Protein")]
-    assert [(s.start, s.end) for s in proposed_participants(doc, "proteins", "proposals")] == [(2, 4), (6, 7)]
+    kept = proposed_participants(doc, given_key="proteins", proposals_key="proposals")
+    assert [(s.start, s.end) for s in kept] == [(2, 4), (6, 7)]
     generate = interaction_candidates(role_sets=[["theme"]], proposals_key="proposals", proposal_margin=0.25)
     candidates = generate(doc)
     assert {c.spans[1][1:] for c in candidates} == {(0, 1), (2, 4), (6, 7)}
     assert generate.margins(doc, candidates) == [0.0 if c.spans[1][1:] == (0, 1) else 0.25 for c in candidates]
     assert {c.spans[1][1:] for c in interaction_candidates(role_sets=[["theme"]])(doc)} == {(0, 1)}
     doc.spans["proteins"] = [Span(doc, 6, 7, "Protein")]  # the participants given: no proposals
-    assert proposed_participants(doc, "proteins", "proposals") == []
+    assert proposed_participants(doc, given_key="proteins", proposals_key="proposals") == []
     assert {c.spans[1][1:] for c in generate(doc)} == {(6, 7)} and set(generate.margins(doc, generate(doc))) == {0.0}
     with pytest.raises(InvalidParameterError, match="proposal_margin"):
         interaction_candidates(proposals_key="proposals", proposal_margin=-0.5)
@@ -125,7 +126,7 @@ def test_proposals_kept_overlap_nothing_and_each_one_dropped_overlaps_something_
     del doc.spans["proteins"]
     doc.ents = filter_spans([Span(doc, start, min(start + n, 8), "Protein") for start, n in entities])
     doc.spans["proposals"] = [Span(doc, start, min(start + n, 8), "Protein") for start, n in proposals]
-    kept = proposed_participants(doc, "proteins", "proposals")
+    kept = proposed_participants(doc, given_key="proteins", proposals_key="proposals")
     tokens = [set(range(s.start, s.end)) for s in [*doc.ents, *kept]]
     assert sum(map(len, tokens)) == len(set().union(*tokens))  # nothing overlaps
     for span in doc.spans["proposals"]:

@@ -142,6 +142,19 @@ def test_relations_of_two_processes_are_those_of_one():
     assert two == one and one[0]
 
 
+def test_a_pair_with_a_proposed_entity_is_reported_with_the_whole_proposal():
+    nlp = spacy.blank("en")
+    config = model_config("EntityPairCandidates", tok2vec=False, kernel_features=PATH_SVM)
+    config["candidates"] |= {"proposals_key": "proposals", "proposal_margin": 0.25}
+    extractor = nlp.add_pipe("kernel_relations", config={"model": config, "threshold": 0.0})
+    nlp.initialize(lambda: pair_examples(nlp))
+    doc = parsed_in(nlp)
+    doc.ents = doc.ents[:2]  # RAS and RAF; "MEK1 ." proposed
+    doc.spans["proposals"] = [Span(doc, 6, 8, "Protein")]
+    found = {(r.head.start, r.head.end, r.child.start, r.child.end) for r in extractor.relations(extractor(doc))}
+    assert (2, 3, 6, 8) in found and (6, 8, 0, 1) in found
+
+
 def test_an_interaction_with_a_proposed_participant_scores_the_margin_lower():
     nlp = spacy.blank("en")
     config = model_config("InteractionCandidates")

@@ -61,7 +61,7 @@ from ..extensions import INTERACTIONS_KEY, install_extensions, user_data
 from ..learn.thresholds import eligible
 from ..ml.relation_candidates import lowered_scores
 from ..ml.relation_contract import CandidateBatch, RelationScores, candidate_batch
-from ..structures.relations import GoldRelations, RelationCandidate
+from ..structures.relations import GoldRelations, RelationCandidate, mentions
 from ..utils.saved_arrays import texts
 from ..utils.validation import SHARE
 from .overlapped_pipe import overlapped_pipe
@@ -160,8 +160,8 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         ``single_label`` its best label only), as :class:`~.relation_scores.Relation`
         (label, score, spans by role: ``head`` and ``child``, or ``trigger`` and the
         participants), in the order of the candidates."""
-        key = self.model.attrs["candidates"].options.get("entities_key")
-        entities = doc.spans[key] if key is not None and key in doc.spans else doc.ents
+        options = self.model.attrs["candidates"].options
+        entities = mentions(doc, given_key=options.get("entities_key"), proposals_key=options.get("proposals_key"))
         return relations_of(doc, thresholds=self.thresholds, single_label=self.cfg["single_label"], entities=entities)
 
     def explain(self, doc: Doc, key, *, labels=None, top: int = 5) -> RelationExplanation:

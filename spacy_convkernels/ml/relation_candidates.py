@@ -154,7 +154,9 @@ def proposal_margins(
     """``margin`` for each candidate with a proposed participant
     (:func:`~.relations.proposed_participants`), so that it is kept only by a relation
     that reaches its threshold with that to spare; 0 for the others."""
-    proposed = {(span.start, span.end) for span in proposed_participants(doc, given_key, proposals_key)}
+    if not margin:
+        return [0.0] * len(candidates)
+    proposed = {(s.start, s.end) for s in proposed_participants(doc, given_key=given_key, proposals_key=proposals_key)}
     return [
         margin if any((start, end) in proposed for role, start, end in c.spans if role != "trigger") else 0.0
         for c in candidates

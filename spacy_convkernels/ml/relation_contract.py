@@ -4,8 +4,9 @@ A relation model is any registered architecture, given as the component's ``mode
 whose thinc model
 
 - carries its candidate generator as ``model.attrs["candidates"]`` (a Doc's candidates,
-  with ``roles``, ``options`` and ``missing``: :mod:`.relation_candidates`), which the
-  component reads for its warnings and the spans of its predicted relations;
+  with ``roles``, ``options``, ``missing`` and ``margins``: :mod:`.relation_candidates`),
+  which the component reads for its warnings, the margins its scores are lowered by and
+  the spans of its predicted relations;
 - takes Docs, makes their candidates once (:func:`candidate_batch`) and returns
   :class:`RelationScores`: that :class:`CandidateBatch` and the model's rows, one per
   candidate, in a layout of its own, with the :class:`Layout` that reads them. A
@@ -34,13 +35,16 @@ from ..structures.relations import RelationCandidate
 
 class CandidateGenerator(Protocol):
     """A relation model's ``attrs["candidates"]``: Doc -> candidates, with the roles of
-    its candidates (in order) and its options; ``missing(doc)``, when it has one, says
-    what a Doc lacks to have candidates (None: nothing)."""
+    its candidates (in order) and its options; ``margins(doc, candidates)`` what each
+    candidate's scores are lowered by (0 but for a proposed participant's); ``missing(doc)``,
+    when it has one, says what a Doc lacks to have candidates (None: nothing)."""
 
     roles: tuple[str, ...]
     options: dict
 
     def __call__(self, doc: Doc) -> list[RelationCandidate]: ...
+
+    def margins(self, doc: Doc, candidates: list[RelationCandidate]) -> list[float]: ...
 
 
 class CandidateBatch(NamedTuple):

@@ -139,8 +139,8 @@ def entity_pairs(
     _check_parse(doc)
     allowed = None if labels is None else {tuple(pair) for pair in labels}
     candidates: list[RelationCandidate] = []
-    mentions = _mentions(doc, entities_key) + proposed_participants(doc, entities_key, proposals_key)
-    entities, first = sorted(mentions, key=lambda e: (e.start, e.end)), 0
+    given = mentions(doc, given_key=entities_key, proposals_key=proposals_key)
+    entities, first = sorted(given, key=lambda e: (e.start, e.end)), 0
     for sentence in doc.sents:
         while first < len(entities) and entities[first].start < sentence.start:
             first += 1
@@ -234,12 +234,12 @@ def dependency_interactions(
     _check_parse(doc)
     role_sets = [tuple(roles) for roles in role_sets]
     triggers = _trigger_spans(doc, triggers_key)
-    mentions = _mentions(doc, participants_key) + proposed_participants(doc, participants_key, proposals_key)
+    participants = mentions(doc, given_key=participants_key, proposals_key=proposals_key)
     candidates = []
     for sentence in doc.sents:
         inside = range(sentence.start, sentence.end)
         # (start, end) -> (root, label) of the sentence's mentions: each root found once
-        spans = {(m.start, m.end): (m.root.i, m.label_) for m in mentions if m.start in inside}
+        spans = {(m.start, m.end): (m.root.i, m.label_) for m in participants if m.start in inside}
         graph = _Graph(sentence)
         for (start, end), labels in triggers.items():
             if start not in inside:
@@ -267,19 +267,23 @@ def amr_interactions(graph, **options) -> list[RelationCandidate]:
     ]
 
 
-def _mentions(doc, key: str | None) -> list:
-    """The spans of ``doc.spans[key]`` when ``doc`` has that group, else ``doc.ents``."""
-    return list(doc.spans[key]) if key is not None and key in doc.spans else list(doc.ents)
+def mentions(doc, *, given_key: str | None, proposals_key: str | None = None) -> list:
+    """The spans a Doc's candidates are made of: those of ``doc.spans[given_key]`` when
+    ``doc`` has that group, else ``doc.ents`` and the proposals of ``proposals_key``
+    (:func:`proposed_participants`)."""
+    if given_key is not None and given_key in doc.spans:
+        return list(doc.spans[given_key])
+    return list(doc.ents) + proposed_participants(doc, given_key=given_key, proposals_key=proposals_key)
 
 
-def proposed_participants(doc, participants_key: str | None, proposals_key: str | None) -> list:
+def proposed_participants(doc, *, given_key: str | None, proposals_key: str | None) -> list:
     """The participants proposed beside ``doc.ents`` (relation-aware decoding: a proposal
     is kept by the interactions it takes part in): the spans of ``doc.spans[proposals_key]``
     that overlap no entity, the longest where they overlap each other; none when ``doc``
     has the participants' own group (given, as gold proteins are) or no such proposals."""
     if proposals_key is None or proposals_key not in doc.spans:
         return []
-    if participants_key is not None and participants_key in doc.spans:
+    if given_key is not None and given_key in doc.spans:
         return []
     taken = {i for entity in doc.ents for i in range(entity.start, entity.end)}
     proposed = []
