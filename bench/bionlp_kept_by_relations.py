@@ -8,13 +8,13 @@ MODEL: a pipeline trained from configs/bionlp_relations.cfg (``bench/bionlp_conf
 LEXICON: the one it was trained with (``lexicon --dev-articles 0.2``), whose protein names
 leave out the held-out fifth. On GE the proteins have one type and an event's type is
 already the relation component's decision (it scores every type for every trigger), so
-what relations can decide of the entities is which are kept: an ``entity_ruler`` after the
-``ner`` proposes what the ``ner`` missed (where it found nothing), from the lexicon's
-protein names, or its names and gene-like shapes, and such a proposal is kept only in the
-interactions that reach their threshold with ``margin`` to spare (its candidates' scores
-lowered by ``margin``); the ``ner``'s own proteins are scored as before. Typed and candidate F1 from raw text for each
-margin, on the held-out fifth of train (which decides) and on devel (read after), against
-the pipeline as it is.
+what relations can decide of the entities is which are kept: a ``span_ruler`` before the
+relation component proposes what the ``ner`` missed, from the lexicon's protein names, or
+its names and gene-like shapes, and the component's candidates take them as the shipped
+config does (``proposals_key``; kept only by an interaction that clears its threshold by
+``proposal_margin``, each margin of ``--margins`` in turn). Typed and candidate F1 from
+raw text for each margin, on the held-out fifth of train (which decides) and on devel
+(read after), against the pipeline as it is.
 """
 
 import argparse
@@ -30,56 +30,51 @@ from spacy_convkernels.components.relation_evaluation import evaluated_examples,
 from spacy_convkernels.components.relation_scores import Decisions
 from spacy_convkernels.corpora.lexicon import read_lexicon
 from spacy_convkernels.corpora.standoff import read_standoff, split_articles
+from spacy_convkernels.structures.relations import proposed_participants
 
 FIGURES = ("rel_micro_f", "rel_micro_p", "rel_micro_r", "rel_untyped_f")
 OWN_PROPOSALS = "protein_proposals"  # the config's own ruler (since issue 63), left out: the ner alone
 
 
-def scores(nlp, examples: list, margin: float = 0.0, proposed: list[set] | None = None) -> dict:
-    """The figures of ``examples`` at the component's thresholds, the scores of every
-    interaction with a participant in ``proposed`` (per example, token spans) lowered by ``margin``."""
-    component = relation_component(nlp)
-    for example, extra in zip(examples, proposed or []):
-        for record in example.predicted._.kernel_interactions or []:
-            original = record.setdefault("original", dict(record["scores"]))
-            taken = any(tuple(span) in extra for role, span in record["spans"].items() if role != "trigger")
-            record["scores"] = {label: value - margin * taken for label, value in original.items()}
-    decisions = Decisions(examples, single_label=component.cfg["single_label"], labels=component.labels)
-    figures = decisions.scores_at(component.thresholds)
+def scores(pipe, examples: list, proposals_key: str | None, margin: float) -> dict:
+    """The figures of ``pipe`` (the relation component) on ``examples``, its candidates
+    taking the proposals of ``proposals_key`` at ``margin`` (None: the ``ner``'s proteins alone)."""
+    candidates = pipe.model.attrs["candidates"]
+    candidates.options["proposals_key"], candidates.proposal_margin = proposals_key, margin
+    for example in examples:
+        pipe(example.predicted)
+    decisions = Decisions(examples, single_label=pipe.cfg["single_label"], labels=pipe.labels)
+    figures = decisions.scores_at(pipe.thresholds)
     return {key: round(float(figures[key]), 4) for key in FIGURES}
 
 
-def with_gazetteer(model: Path, patterns: list[dict]):
-    """The pipeline of ``model`` with an ``entity_ruler`` of ``patterns`` after its
-    ``ner``, adding a match only where the ``ner`` found nothing."""
+def with_proposals(model: Path):
+    """The pipeline of ``model`` without its own proposals (the ``ner`` alone) and with a
+    ``span_ruler`` before its relation component, whose patterns each source sets."""
     nlp = spacy.load(model, exclude=[OWN_PROPOSALS])
-    ruler = nlp.add_pipe("entity_ruler", after="ner", config={"phrase_matcher_attr": "LOWER", "overwrite_ents": False})
-    ruler.add_patterns(patterns)
+    pipe = relation_component(nlp)
+    nlp.add_pipe("span_ruler", name="proposals", before=pipe.name, config={"phrase_matcher_attr": "LOWER"})
     return nlp
 
 
-def measure(model: Path, documents, lexicon: Path, margins: list[float]) -> dict:
-    """The figures of ``model`` on ``documents`` from raw text, its ``ner`` alone and with
-    each source of proposed proteins at each margin."""
-    nlp = spacy.load(model, exclude=[OWN_PROPOSALS])
+def measure(nlp, documents, sources: dict[str, list], margins: list[float]) -> dict:
+    """The figures of ``nlp`` (:func:`with_proposals`) on ``documents`` from raw text, its
+    ``ner`` alone and with each source of proposed proteins at each margin: the pipeline
+    runs once per source, its relation component once per margin."""
+    pipe, ruler = relation_component(nlp), nlp.get_pipe("proposals")
+    given = pipe.model.attrs["candidates"].options["participants_key"]
     references = list(read_standoff(documents, nlp))
-    alone = evaluated_examples(nlp, references, entities="predicted")
-    row = {"ner alone": scores(nlp, alone)}
-    patterns = read_lexicon(lexicon)["proteins"]
-    sources = {
-        "names": [p for p in patterns if isinstance(p["pattern"], str)],
-        "names and shapes": patterns,
-    }
-    for source, chosen in sources.items():
-        nlp = with_gazetteer(model, chosen)
-        union = evaluated_examples(nlp, references, entities="predicted")
-        proposed = [
-            {(e.start, e.end) for e in u.predicted.ents} - {(e.start, e.end) for e in a.predicted.ents}
-            for u, a in zip(union, alone)
-        ]
+    row: dict = {}
+    for source, patterns in sources.items():
+        ruler.clear()
+        ruler.add_patterns(patterns)
+        examples = evaluated_examples(nlp, references, entities="predicted")
+        if not row:
+            row["ner alone"] = scores(pipe, examples, None, 0.0)
+        kept = [proposed_participants(e.predicted, given_key=given, proposals_key=ruler.key) for e in examples]
         row[source] = {
-            "proposed": sum(map(len, proposed)),
-            "margins": {str(margin): scores(nlp, union, margin, proposed) for margin in margins},
+            "proposed": sum(map(len, kept)),
+            "margins": {str(margin): scores(pipe, examples, ruler.key, margin) for margin in margins},
         }
     return row
 
@@ -93,10 +88,13 @@ def main():
     parser.add_argument("--results", type=Path)
     args = parser.parse_args()
     held_out = split_articles(args.data / "train", share=0.2, seed=0)[1]
+    patterns = read_lexicon(args.lexicon)["proteins"]
+    sources = {"names": [p for p in patterns if isinstance(p["pattern"], str)], "names and shapes": patterns}
     rows = []
     for model in args.models:
+        nlp = with_proposals(model)
         for corpus, documents in (("held-out fifth", held_out), ("devel", args.data / "devel")):
-            row = {"model": str(model), "corpus": corpus, **measure(model, documents, args.lexicon, args.margins)}
+            row = {"model": str(model), "corpus": corpus, **measure(nlp, documents, sources, args.margins)}
             print(json.dumps(row), flush=True)
             rows.append(row)
     if args.results:

@@ -96,14 +96,14 @@ def bootstrap_interval(sets: dict, found: dict, reference: dict) -> list[float]:
     return [float(v) for v in np.percentile(differences / len(found), [2.5, 97.5])]
 
 
-def sts_cells(bench, make, sizes) -> dict:
+def sts_cells(bench, make, sizes, n_jobs: int | None) -> dict:
     """ "M=SIZE SIMILARITY" -> split ("tuning": 2012-2014, "2015") -> rtol -> per seed
     {"pearson", "rank", "interval"}: the mean Pearson over the split's sets of the similarity
     of Nyström vectors, M uniform landmarks among the 2012-2014 texts, and the bootstrap
     interval of its difference with the full cutoff's."""
     family, lam, mu, tf = STS_KERNEL
     name = f"{family}/lam={lam},mu={mu},tf={tf}"
-    pool, targets, G, G_targets = bench.pool_grams(name, make(lam, mu, tf), "loct")
+    pool, targets, G, G_targets = bench.pool_grams(name, make(lam, mu, tf), "loct", n_jobs=n_jobs)
     splits = {"tuning": (bench.tuning(), pool, G), "2015": (bench.testing(), targets, G_targets)}
     cells = {}
     for size in sizes:
@@ -326,7 +326,7 @@ def main():
         texts = list(dict.fromkeys(t for _, first, second in sets.values() for t in first + second))
         docs, nlp = parsed(texts, args.model, args.cache)
         make = {family: make for family, _, make in kernel_families(nlp.vocab)}[STS_KERNEL[0]]
-        results.record("sts", **sts_cells(Bench(sets, docs, nlp, args.cache), make, METHOD_SIZES))
+        results.record("sts", **sts_cells(Bench(sets, docs, nlp, args.cache), make, METHOD_SIZES, args.n_jobs))
     if "speed" in args.parts:
         for name in args.kernels:
             representation, make = kernels[QC_KERNELS[name]]

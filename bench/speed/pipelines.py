@@ -8,7 +8,7 @@ import subprocess
 import sys
 from functools import cache
 
-from bench.speed import rate, setting
+from bench.speed import rate, required, setting
 from spacy_convkernels.configs import config_path
 
 # pipeline: (trained model setting, texts setting, components disabled, batch size, processes)
@@ -52,9 +52,7 @@ class PipelineSpeed:
         from spacy.tokens import DocBin
 
         model, texts, disable, self.batch_size, self.n_process = PIPELINES[name]
-        for needed in filter(None, (model, texts)):
-            if not setting(needed).exists():
-                raise NotImplementedError(f"{setting(needed)} is absent (--set {needed}=PATH)")
+        required(*filter(None, (model, texts)))
         source = setting(texts)
         vocab = spacy.blank("en").vocab
         if source.is_dir():  # a folder of .txt files
@@ -198,9 +196,7 @@ class QcTrees:
 
         from spacy_convkernels.ml.fitted_doc_features import doc_blocks
 
-        for needed in ("qc_model", "qc_test"):
-            if not setting(needed).exists():
-                raise NotImplementedError(f"{setting(needed)} is absent (--set {needed}=PATH)")
+        required("qc_model", "qc_test")
         nlp = spacy.load(setting("qc_model"))
         texts = [doc.text for doc in DocBin().from_disk(setting("qc_test")).get_docs(nlp.vocab)]
         with nlp.select_pipes(disable=["kernel_trees", "textcat"]):

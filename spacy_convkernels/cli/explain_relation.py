@@ -66,8 +66,6 @@ def run(arguments: argparse.Namespace) -> None:
         raise InvalidParameterError(f"--output must end in .html, got {output}")
     if (arguments.head is None) != (arguments.child is None):
         raise InvalidParameterError("--head and --child name a pair together: give both or neither")
-    if arguments.top < 1:
-        raise InvalidParameterError(f"--top must be 1 or more, got {arguments.top}")
     if not arguments.corpus.exists():
         raise CorpusFileError("no such file or directory", arguments.corpus)
     nlp = load_pipeline(arguments.model)
