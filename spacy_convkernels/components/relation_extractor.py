@@ -68,7 +68,7 @@ from .overlapped_pipe import overlapped_pipe
 from .registered_kernels import bind_model_vectors
 from .relation_explain import RelationExplanation, explain_candidate
 from .relation_scores import Decisions, Relation, relations_of
-from .relation_thresholds import THRESHOLD_CHOICES, check_threshold, chosen_thresholds, thresholds_in_effect
+from .relation_thresholds import check_threshold, check_threshold_choice, chosen_thresholds, thresholds_in_effect
 from .relation_training import check_entity_sources, check_training_data, reader_of, report_training_data
 from .sealed_pipe import SealedPipe
 from .sentences import fitting_docs
@@ -111,10 +111,7 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         single_label: bool = False,
     ):
         check_threshold(threshold, where=name)
-        if threshold_choice not in THRESHOLD_CHOICES:
-            raise InvalidParameterError(
-                f'{name}: threshold_choice must be "one" or "per_label", got {threshold_choice!r}'
-            )
+        check_threshold_choice(threshold_choice, where=name)
         if not isinstance(single_label, bool):
             raise InvalidParameterError(f"{name}: single_label must be true or false, got {single_label!r}")
         install_extensions("doc._.kernel_rel", "doc._.kernel_interactions")
@@ -327,9 +324,11 @@ class RelationExtractor(SealedPipe, TrainablePipe):
         for value in (cfg.get("single_label"), configured.get("single_label", False)):
             if not isinstance(value, bool):
                 raise ModelFileError("single_label must be true or false")
-        for value in (cfg.get("threshold_choice", "one"), configured.get("threshold_choice", "one")):
-            if value not in THRESHOLD_CHOICES:
-                raise ModelFileError('threshold_choice must be "one" or "per_label"')
+        for where, value in (
+            ("threshold_choice", cfg.get("threshold_choice", "one")),
+            ("configured threshold_choice", configured.get("threshold_choice", "one")),
+        ):
+            check_threshold_choice(value, where=where, error=ModelFileError)
 
     def load_cfg(self, cfg: dict) -> None:
         """The saved settings, but for those the config names otherwise than the config

@@ -29,6 +29,12 @@ def check_threshold(value, *, where: str, error=InvalidParameterError) -> None:
     raise error(f"{where}: threshold must be a number in [0, 1], a label -> number mapping or null, got {value!r}")
 
 
+def check_threshold_choice(value, *, where: str, error=InvalidParameterError) -> None:
+    """Raise ``error`` unless ``value`` is one of :data:`THRESHOLD_CHOICES`."""
+    if value not in THRESHOLD_CHOICES:
+        raise error(f'{where}: threshold_choice must be "one" or "per_label", got {value!r}')
+
+
 def thresholds_in_effect(labels, cfg: Mapping) -> dict[str, float]:
     """Each label's threshold by a component's ``cfg``: its setting's (``threshold``),
     else the one chosen at initialization (with ``threshold_choice = "per_label"``, the
